@@ -1,0 +1,37 @@
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { RouteTable } from './route-table';
+import { routeFor } from './route-table';
+
+/**
+ * The local stand-in for the ingress: routes by the chart's route table (one source for both), forwards the
+ * path unchanged and sets X-Forwarded-For/Proto/Host as the ingress controller does.
+ */
+export function startDevRouter(table: RouteTable, upstreams: Record<string, number>, port: number, host = '127.0.0.1'): Promise<Server> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const service = routeFor(table, path);
+    const upstream = service ? upstreams[service] : undefined;
+    if (!upstream) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', error_description: 'no route for this path' }));
+      return;
+    }
+    const headers = { ...req.headers };
+    const forwardedFor = req.socket.remoteAddress ?? '';
+    headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${forwardedFor}` : forwardedFor;
+    headers['x-forwarded-proto'] = 'http';
+    headers['x-forwarded-host'] = req.headers.host ?? `${host}:${port}`;
+    const upstreamReq = request({ host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers }, (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+      upstreamRes.pipe(res);
+    });
+    upstreamReq.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: `${service} is not reachable` }));
+    });
+    req.pipe(upstreamReq);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

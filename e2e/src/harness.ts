@@ -1,0 +1,41 @@
+/** Shared set-up of e2e test files: own database, own nats-server, the full topology, one seeded tenant. */
+import { randomInt } from 'node:crypto';
+import { connectDatabase, type Database } from '@idp/db';
+import { createLogger } from '@idp/logger';
+import { openTestDatabase, seedDelegationTenant, startNatsServer, type RunningServer, type SeededTenant } from '@idp/testing';
+import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { startTopology, type Topology } from './topology';
+
+export interface Harness {
+  topology: Topology;
+  nats: RunningServer;
+  db: Database;
+  tenant: SeededTenant;
+  stop: () => Promise<void>;
+}
+
+export async function startHarness(label: string): Promise<Harness> {
+  const testDb = await openTestDatabase(label);
+  const nats = await startNatsServer();
+  const topology = await startTopology({ mongoUri: testDb.uri, natsUrl: nats.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn' });
+  const db = await connectDatabase(testDb.uri, createLogger({ service: 'e2e', level: 'silent' }));
+  await testDb.close();
+  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
+  const tenant = await seedDelegationTenant(db.models, keyStore, {
+    tenantId: randomInt(10_000, 1_000_000),
+    tenantName: `e2e-${label}`,
+    clientSecretPepper: topology.secrets.clientSecretPepper,
+  });
+  return {
+    topology,
+    nats,
+    db,
+    tenant,
+    stop: async () => {
+      await topology.stop();
+      await nats.dispose();
+      await db.connection.dropDatabase().catch(() => undefined);
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './models';
+export * from './connect';
+export * from './ids';
+export * from './rbac';

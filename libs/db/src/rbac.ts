@@ -1,0 +1,30 @@
+import type { Models } from './models';
+import { toObjectId } from './ids';
+
+/**
+ * The permissions a user holds now on one resource server: roles assigned directly, plus roles of every group
+ * the user belongs to, restricted to roles of that resource server.
+ */
+export async function userPermissions(models: Models, tenantId: number, userId: string, resourceServer: string): Promise<Set<string>> {
+  const _id = toObjectId(userId);
+  if (!_id) return new Set();
+  const user = await models.User.findOne({ tenantId, _id }, { roleIds: 1, groupIds: 1 }).lean();
+  if (!user) return new Set();
+  const groupIds = user.groupIds.map(toObjectId).filter((x) => x !== undefined);
+  const groups = groupIds.length ? await models.Group.find({ tenantId, _id: { $in: groupIds } }, { roleIds: 1 }).lean() : [];
+  return rolePermissions(models, tenantId, [...user.roleIds, ...groups.flatMap((g) => g.roleIds)], resourceServer);
+}
+
+/** The permissions a client holds on a resource server through its roles (client credentials). */
+export async function clientPermissions(models: Models, tenantId: number, clientId: string, resourceServer: string): Promise<Set<string>> {
+  const client = await models.Client.findOne({ tenantId, clientId }, { roleIds: 1 }).lean();
+  if (!client) return new Set();
+  return rolePermissions(models, tenantId, client.roleIds, resourceServer);
+}
+
+async function rolePermissions(models: Models, tenantId: number, roleIds: string[], resourceServer: string): Promise<Set<string>> {
+  const ids = [...new Set(roleIds)].map(toObjectId).filter((x) => x !== undefined);
+  if (!ids.length) return new Set();
+  const roles = await models.Role.find({ tenantId, _id: { $in: ids }, resourceServer }, { permissions: 1 }).lean();
+  return new Set(roles.flatMap((r) => r.permissions));
+}

@@ -1,0 +1,212 @@
+/**
+ * The NHE delegation decision (spec: "Security model rules", "Token endpoint" rules, "Errors", "Limits"), as a
+ * pure function over facts already loaded. It returns a record that explains itself: which gate refused, or
+ * which layer removed which scope and which term set the lifetime. The sidecar mints from it; the management
+ * API's dry run returns it as is.
+ */
+import { NHE_MIN_TTL_SECONDS } from '@idp/tokens';
+
+export interface TenantFacts {
+  id: number;
+  name: string;
+  nhe: {
+    enabled: boolean;
+    hardMaxTokenLifetime: number;
+    allowedNheTypes: string[];
+    requireDpop: boolean;
+  };
+}
+
+export interface ClientFacts {
+  clientId: string;
+  numericId: number;
+  nhe: { delegationEnabled: boolean; allowedNheIdentifiers: string[]; maxTokenLifetime?: number };
+}
+
+export interface ResourceServerFacts {
+  identifier: string;
+  accessTokenLifetime: number;
+  nhe: { acceptDelegationTokens: boolean; allowedNheTypes: string[] };
+}
+
+export interface NheFacts {
+  id: string;
+  identifier: string;
+  type: string;
+  allowedScopes: string[];
+  maxTokenLifetime: number;
+  enabled: boolean;
+  operator: string;
+  model?: { name?: string; version?: string; provider?: string };
+}
+
+export interface PolicyFacts {
+  id: string;
+  target: { type: 'user' | 'group'; id: string };
+  allowedScopes: string[];
+  maxTokenLifetime?: number;
+}
+
+export interface DelegationFacts {
+  tenant: TenantFacts;
+  client: ClientFacts;
+  /** null when the requested resource is not a resource server of the tenant. */
+  resourceServer: ResourceServerFacts | null;
+  /** null when no NHE has the requested identifier. */
+  nhe: NheFacts | null;
+  userId: string;
+  /** The user exists in the tenant and is enabled. */
+  userActive: boolean;
+  /** Group ids the user belongs to (policy targets). */
+  userGroupIds: string[];
+  /** Policies of this NHE (all targets; the decision picks those that match the user). */
+  policies: PolicyFacts[];
+  /** Permissions the user holds now on the resource server. */
+  userPermissions: ReadonlySet<string>;
+  requestedScopes: string[];
+}
+
+export type DelegationErrorCode = 'access_denied' | 'invalid_grant' | 'invalid_scope' | 'invalid_target';
+
+/** Where a refusal came from: the closed set the metrics and the dry run report. */
+export type DenialGate =
+  | 'user-inactive'
+  | 'tenant-disabled'
+  | 'tenant-nhe-type'
+  | 'client-disabled'
+  | 'client-nhe-not-allowed'
+  | 'nhe-not-found'
+  | 'nhe-disabled'
+  | 'resource-not-found'
+  | 'resource-rejects-delegation'
+  | 'resource-rejects-nhe-type'
+  | 'no-policy'
+  | 'scope-exceeds-policy'
+  | 'scope-empty';
+
+/** A layer of the scope intersection. */
+export type ScopeLayer = 'no-refresh' | 'user-permissions' | 'nhe-allowed-scopes';
+
+/** The terms of the TTL minimum (spec, "Limits"). */
+export type TtlTerm =
+  | 'tenant.hardMaxTokenLifetime'
+  | 'nhe.maxTokenLifetime'
+  | 'policy.maxTokenLifetime'
+  | 'client.maxTokenLifetime'
+  | 'resourceServer.accessToken.lifetime'
+  | 'minimum';
+
+export interface DelegationGranted {
+  outcome: 'granted';
+  scopes: string[];
+  removed: Array<{ scope: string; layer: ScopeLayer }>;
+  ttl: number;
+  ttlSetBy: TtlTerm;
+  ttlTerms: Partial<Record<TtlTerm, number>>;
+  policyIds: string[];
+}
+
+export interface DelegationDenied {
+  outcome: 'denied';
+  error: DelegationErrorCode;
+  gate: DenialGate;
+  description: string;
+  /** The scopes that caused invalid_scope, when that is the error. */
+  scopes?: string[];
+}
+
+export type DelegationDecision = DelegationGranted | DelegationDenied;
+
+const deny = (error: DelegationErrorCode, gate: DenialGate, description: string, scopes?: string[]): DelegationDenied => ({
+  outcome: 'denied',
+  error,
+  gate,
+  description,
+  ...(scopes ? { scopes } : {}),
+});
+
+/**
+ * Policy matching: a policy naming the user wins over group policies; several matching group policies give the
+ * union of their scopes and the smallest of their lifetimes (DESIGN.md).
+ */
+export function matchPolicies(policies: PolicyFacts[], userId: string, groupIds: string[]): { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] } | null {
+  const direct = policies.filter((p) => p.target.type === 'user' && p.target.id === userId);
+  const groups = new Set(groupIds);
+  const matching = direct.length ? direct : policies.filter((p) => p.target.type === 'group' && groups.has(p.target.id));
+  if (!matching.length) return null;
+  const lifetimes = matching.map((p) => p.maxTokenLifetime).filter((v): v is number => typeof v === 'number');
+  return {
+    scopes: new Set(matching.flatMap((p) => p.allowedScopes)),
+    ...(lifetimes.length ? { maxTokenLifetime: Math.min(...lifetimes) } : {}),
+    ids: matching.map((p) => p.id),
+  };
+}
+
+/** Effective TTL: the minimum of the terms that are set, clamped up to 60 seconds. */
+export function resolveTtl(terms: Partial<Record<Exclude<TtlTerm, 'minimum'>, number | undefined>>): { ttl: number; setBy: TtlTerm; terms: Partial<Record<TtlTerm, number>> } {
+  let ttl = Number.POSITIVE_INFINITY;
+  let setBy: TtlTerm = 'tenant.hardMaxTokenLifetime';
+  const used: Partial<Record<TtlTerm, number>> = {};
+  for (const [term, value] of Object.entries(terms) as Array<[Exclude<TtlTerm, 'minimum'>, number | undefined]>) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    used[term] = value;
+    if (value < ttl) {
+      ttl = value;
+      setBy = term;
+    }
+  }
+  if (ttl < NHE_MIN_TTL_SECONDS) return { ttl: NHE_MIN_TTL_SECONDS, setBy: 'minimum', terms: used };
+  return { ttl: Math.floor(ttl), setBy, terms: used };
+}
+
+export function decideDelegation(f: DelegationFacts): DelegationDecision {
+  // Gate 1 and 2: tenant and client (spec: access_denied when the feature is off at either level).
+  if (!f.tenant.nhe.enabled) return deny('access_denied', 'tenant-disabled', 'NHE delegation is disabled for this tenant');
+  if (!f.client.nhe.delegationEnabled) return deny('access_denied', 'client-disabled', 'NHE delegation is disabled for this client');
+  if (!f.userActive) return deny('invalid_grant', 'user-inactive', 'the user of subject_token does not exist or is disabled');
+  // The NHE named by actor_token.
+  if (!f.nhe) return deny('invalid_grant', 'nhe-not-found', 'unknown NHE');
+  if (!f.nhe.enabled) return deny('invalid_grant', 'nhe-disabled', 'the NHE is disabled');
+  if (f.client.nhe.allowedNheIdentifiers.length && !f.client.nhe.allowedNheIdentifiers.includes(f.nhe.identifier)) {
+    return deny('access_denied', 'client-nhe-not-allowed', 'this client may not delegate to this NHE');
+  }
+  if (!f.tenant.nhe.allowedNheTypes.includes(f.nhe.type)) {
+    return deny('access_denied', 'tenant-nhe-type', `NHE type ${f.nhe.type} is not allowed in this tenant`);
+  }
+  // Gate 3: the resource server.
+  if (!f.resourceServer) return deny('invalid_target', 'resource-not-found', 'unknown resource server');
+  if (!f.resourceServer.nhe.acceptDelegationTokens) {
+    return deny('invalid_target', 'resource-rejects-delegation', 'the resource server does not accept delegated tokens');
+  }
+  if (f.resourceServer.nhe.allowedNheTypes.length && !f.resourceServer.nhe.allowedNheTypes.includes(f.nhe.type)) {
+    return deny('invalid_target', 'resource-rejects-nhe-type', `the resource server does not accept NHE type ${f.nhe.type}`);
+  }
+  // Delegation policy.
+  const policy = matchPolicies(f.policies, f.userId, f.userGroupIds);
+  if (!policy) return deny('access_denied', 'no-policy', 'no delegation policy allows this user to delegate to this NHE');
+
+  const requested = [...new Set(f.requestedScopes)];
+  const beyondPolicy = requested.filter((s) => !policy.scopes.has(s) && s !== 'offline_access');
+  if (beyondPolicy.length) {
+    return deny('invalid_scope', 'scope-exceeds-policy', 'requested scope exceeds the delegation policy', beyondPolicy);
+  }
+  const removed: DelegationGranted['removed'] = [];
+  const nheScopes = new Set(f.nhe.allowedScopes);
+  const scopes = requested.filter((s) => {
+    if (s === 'offline_access') removed.push({ scope: s, layer: 'no-refresh' });
+    else if (!f.userPermissions.has(s)) removed.push({ scope: s, layer: 'user-permissions' });
+    else if (!nheScopes.has(s)) removed.push({ scope: s, layer: 'nhe-allowed-scopes' });
+    else return true;
+    return false;
+  });
+  if (!scopes.length) return deny('invalid_scope', 'scope-empty', 'none of the requested scopes can be delegated', requested);
+
+  const { ttl, setBy, terms } = resolveTtl({
+    'tenant.hardMaxTokenLifetime': f.tenant.nhe.hardMaxTokenLifetime,
+    'nhe.maxTokenLifetime': f.nhe.maxTokenLifetime,
+    'policy.maxTokenLifetime': policy.maxTokenLifetime,
+    'client.maxTokenLifetime': f.client.nhe.maxTokenLifetime,
+    'resourceServer.accessToken.lifetime': f.resourceServer.accessTokenLifetime,
+  });
+  return { outcome: 'granted', scopes, removed, ttl, ttlSetBy: setBy, ttlTerms: terms, policyIds: policy.ids };
+}

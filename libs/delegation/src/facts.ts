@@ -1,0 +1,89 @@
+import type { ClientDoc, Models, NheDoc, ResourceServerDoc, TenantDoc } from '@idp/db';
+import { NHE_SETTINGS_DEFAULTS, toObjectId, userPermissions } from '@idp/db';
+import type { ClientFacts, DelegationFacts, NheFacts, ResourceServerFacts, TenantFacts } from './decision';
+
+export interface DelegationRequest {
+  tenantId: number;
+  clientId: string;
+  userId: string;
+  nheIdentifier: string;
+  resource: string;
+  requestedScopes: string[];
+}
+
+export function tenantFacts(doc: TenantDoc): TenantFacts {
+  const nhe = { ...NHE_SETTINGS_DEFAULTS, ...(doc.settings?.nhe ?? {}) };
+  return {
+    id: doc._id,
+    name: doc.name,
+    nhe: { enabled: nhe.enabled, hardMaxTokenLifetime: nhe.hardMaxTokenLifetime, allowedNheTypes: nhe.allowedNheTypes, requireDpop: nhe.requireDpop },
+  };
+}
+
+function clientFacts(doc: ClientDoc): ClientFacts {
+  return {
+    clientId: doc.clientId,
+    numericId: doc.numericId,
+    nhe: {
+      delegationEnabled: doc.config?.nhe?.delegationEnabled ?? false,
+      allowedNheIdentifiers: doc.config?.nhe?.allowedNheIdentifiers ?? [],
+      ...(typeof doc.config?.nhe?.maxTokenLifetime === 'number' ? { maxTokenLifetime: doc.config.nhe.maxTokenLifetime } : {}),
+    },
+  };
+}
+
+function resourceServerFacts(doc: ResourceServerDoc): ResourceServerFacts {
+  return {
+    identifier: doc.identifier,
+    accessTokenLifetime: doc.config?.accessToken?.lifetime ?? 3600,
+    nhe: { acceptDelegationTokens: doc.config?.nhe?.acceptDelegationTokens ?? false, allowedNheTypes: doc.config?.nhe?.allowedNheTypes ?? [] },
+  };
+}
+
+function nheFacts(doc: NheDoc & { _id: unknown }): NheFacts {
+  return {
+    id: String(doc._id),
+    identifier: doc.identifier,
+    type: doc.type,
+    allowedScopes: doc.allowedScopes,
+    maxTokenLifetime: doc.maxTokenLifetime,
+    enabled: doc.enabled,
+    operator: doc.operator,
+    ...(doc.model ? { model: { name: doc.model.name, version: doc.model.version, provider: doc.model.provider } } : {}),
+  };
+}
+
+/**
+ * Loads every fact the decision needs, in parallel, scoped to the tenant. Returns null when the tenant or the
+ * client does not exist (the caller has already authenticated the client, so that is a race with a deletion).
+ */
+export async function loadDelegationFacts(models: Models, r: DelegationRequest): Promise<DelegationFacts | null> {
+  const userObjectId = toObjectId(r.userId);
+  const [tenant, client, rs, nhe, user, permissions] = await Promise.all([
+    models.Tenant.findById(r.tenantId).lean<TenantDoc>(),
+    models.Client.findOne({ tenantId: r.tenantId, clientId: r.clientId }).lean<ClientDoc>(),
+    models.ResourceServer.findOne({ tenantId: r.tenantId, identifier: r.resource }).lean<ResourceServerDoc>(),
+    models.Nhe.findOne({ tenantId: r.tenantId, identifier: r.nheIdentifier }).lean<NheDoc & { _id: unknown }>(),
+    userObjectId ? models.User.findOne({ tenantId: r.tenantId, _id: userObjectId }, { groupIds: 1, enabled: 1 }).lean() : null,
+    userPermissions(models, r.tenantId, r.userId, r.resource),
+  ]);
+  if (!tenant || !client) return null;
+  const policies = nhe ? await models.DelegationPolicy.find({ tenantId: r.tenantId, nheId: String(nhe._id) }).lean() : [];
+  return {
+    tenant: tenantFacts(tenant),
+    client: clientFacts(client),
+    resourceServer: rs ? resourceServerFacts(rs) : null,
+    nhe: nhe ? nheFacts(nhe) : null,
+    userId: r.userId,
+    userActive: Boolean(user?.enabled),
+    userGroupIds: user?.groupIds ?? [],
+    policies: policies.map((p) => ({
+      id: String(p._id),
+      target: { type: p.target.type, id: p.target.id },
+      allowedScopes: p.allowedScopes,
+      ...(typeof p.maxTokenLifetime === 'number' ? { maxTokenLifetime: p.maxTokenLifetime } : {}),
+    })),
+    userPermissions: permissions,
+    requestedScopes: r.requestedScopes,
+  };
+}

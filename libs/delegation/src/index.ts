@@ -1,0 +1,2 @@
+export * from './decision';
+export * from './facts';

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** Stream, subjects and durable names of the audit pipeline (DESIGN.md, "Events"). */
+export const AUDIT_STREAM = 'IDP_AUDIT';
+export const AUDIT_SUBJECT_PREFIX = 'idp.audit.nhe.issued';
+export const AUDIT_SUBJECT_WILDCARD = `${AUDIT_SUBJECT_PREFIX}.*`;
+export const AUDIT_DEAD_LETTER_SUBJECT = 'idp.audit.dead-letter';
+export const AUDIT_WRITER_DURABLE = 'audit-writer';
+
+export const auditSubject = (tenantId: number) => `${AUDIT_SUBJECT_PREFIX}.${tenantId}`;
+
+/** Closed set of audit event types; a new one fails the build until every switch handles it. */
+export type AuditEventType = 'nhe.token.issued';
+
+/** The issuance event: one per NHE token, message id = the token's jti. */
+export const nheTokenIssuedSchema = z
+  .object({
+    type: z.literal('nhe.token.issued'),
+    jti: z.string().min(1).max(128),
+    tenantId: z.number().int().nonnegative(),
+    userId: z.string().min(1),
+    nheId: z.string().min(1),
+    nheIdentifier: z.string().min(1),
+    clientId: z.string().min(1),
+    clientNumericId: z.number().int(),
+    resourceServer: z.string().min(1),
+    scopes: z.array(z.string()),
+    ttl: z.number().int().positive(),
+    sourceIp: z.string(),
+    issuedAt: z.iso.datetime(),
+    dpopJkt: z.string().optional(),
+  })
+  .strict();
+
+export type NheTokenIssued = z.infer<typeof nheTokenIssuedSchema>;
+
+export function assertExhaustive(value: never): never {
+  throw new Error(`unhandled case: ${String(value)}`);
+}

@@ -1,0 +1,2 @@
+export * from './audit-event';
+export * from './jetstream';

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet, { type HelmetOptions } from 'helmet';
+import { pinoHttp } from 'pino-http';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Logger } from '@idp/logger';
+
+export interface ReadinessCheck {
+  name: string;
+  /** Resolves when the dependency is usable; rejects (or times out) otherwise. */
+  check: () => Promise<void>;
+}
+
+export interface HttpAppOptions {
+  service: string;
+  logger: Logger;
+  readiness?: ReadinessCheck[];
+  /** A registry the service also registers its own metrics on; a fresh one when omitted. */
+  registry?: Registry;
+  /** Trust X-Forwarded-* from this many proxy hops (express `trust proxy`); false trusts none. */
+  trustProxy?: boolean | number | string;
+  /** Helmet's Content-Security-Policy; pages that render HTML pass their own. */
+  contentSecurityPolicy?: HelmetOptions['contentSecurityPolicy'];
+}
+
+export interface HttpApp {
+  app: Express;
+  registry: Registry;
+}
+
+const READINESS_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+/**
+ * The express app every service starts from: helmet, a request id, pino-http, request metrics,
+ * /healthz (process alive), /readyz (dependencies answer) and /metrics (Prometheus).
+ * Routes are added by the caller; the caller finishes with one of the error middlewares.
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const app = express();
+  const registry = options.registry ?? new Registry();
+  registry.setDefaultLabels({ service: options.service });
+  collectDefaultMetrics({ register: registry });
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
+  app.use(
+    helmet({
+      contentSecurityPolicy: options.contentSecurityPolicy ?? {
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      crossOriginResourcePolicy: { policy: 'same-site' },
+      xFrameOptions: { action: 'deny' },
+    }),
+  );
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', id);
+    (req as Request & { id: string }).id = id;
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      const route = routeLabel(req);
+      end({ method: req.method, route });
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  });
+
+  app.use(
+    pinoHttp({
+      logger: options.logger,
+      genReqId: (req) => (req as unknown as { id: string }).id,
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: stripQuery(req.url) }),
+      },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const checks = options.readiness ?? [];
+    const results = await Promise.all(
+      checks.map(async (c) => {
+        try {
+          await withTimeout(c.check(), READINESS_TIMEOUT_MS, c.name);
+          return { name: c.name, ok: true };
+        } catch (err) {
+          return { name: c.name, ok: false, error: (err as Error).message };
+        }
+      }),
+    );
+    const ready = results.every((r) => r.ok);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks: results });
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
+  });
+
+  return { app, registry };
+}
+
+/** Route template for metrics (never the raw URL, which would explode label cardinality). */
+function routeLabel(req: Request): string {
+  const route = (req as Request & { route?: { path?: string } }).route?.path;
+  if (typeof route === 'string') return req.baseUrl + route;
+  return req.baseUrl ? `${req.baseUrl.replace(/\/auth\/\d+/, '/auth/:tenantId')}/*` : 'unmatched';
+}
+
+/** Query strings may carry codes, tokens or hints: never log them. */
+function stripQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
+}

@@ -1,0 +1,3 @@
+export * from './app';
+export * from './error-handlers';
+export { listen, onShutdown, type Listening } from './listen';

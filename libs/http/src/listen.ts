@@ -1,0 +1,59 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from '@idp/logger';
+
+export interface Listening {
+  server: Server;
+  port: number;
+  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then resolves. */
+  close: (graceMs?: number) => Promise<void>;
+}
+
+/** Listens on host:port (port 0 picks a free one) and returns a draining close function. */
+export function listen(app: Express, host: string, port: number, logger: Logger): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.keepAliveTimeout = 65_000;
+    server.once('error', reject);
+    server.once('listening', () => {
+      const address = server.address();
+      const actual = typeof address === 'object' && address ? address.port : port;
+      logger.info({ host, port: actual }, 'listening');
+      resolve({
+        server,
+        port: actual,
+        close: (graceMs = 10_000) =>
+          new Promise<void>((done) => {
+            const timer = setTimeout(() => {
+              server.closeAllConnections();
+            }, graceMs);
+            timer.unref();
+            server.close(() => {
+              clearTimeout(timer);
+              done();
+            });
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits 0 (or 1 if stopping failed). */
+export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}

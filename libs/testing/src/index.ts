@@ -1,0 +1,4 @@
+export * from './infra';
+export * from './fixtures';
+export * from './database';
+export * from './nats';

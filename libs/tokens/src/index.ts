@@ -1,0 +1,4 @@
+export * from './kek';
+export * from './key-store';
+export * from './token-types';
+export * from './password';

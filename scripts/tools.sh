@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
+#
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|all]...   (default: all)
+#
+# Idempotent: a tool is rebuilt only when its binary is missing or its stamp
+# file (.tools/bin/<tool>.version) does not match the pinned version.
+# Needs Go (PATH, $GO, or /usr/local/go/bin/go) and access to the Go module proxy.
+set -euo pipefail
+
+# Pinned versions. Bump here; the stamp mismatch triggers a rebuild.
+NATS_SERVER_VERSION="v2.12.15"
+HELM_VERSION="v3.22.0"
+# FerretDB's version is pinned in tools/ferretdb/go.mod (currently v1.24.2).
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="$ROOT/.tools/bin"
+
+log() { printf 'tools: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+usage() {
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|all]..." >&2
+  exit 2
+}
+
+find_go() {
+  if [[ -n "${GO:-}" ]]; then
+    echo "$GO"
+  elif command -v go >/dev/null 2>&1; then
+    command -v go
+  elif [[ -x /usr/local/go/bin/go ]]; then
+    echo /usr/local/go/bin/go
+  else
+    die "go not found (set \$GO or put go on PATH)"
+  fi
+}
+
+# Common build environment: static, reproducible, independent of any go.work
+# or stray GOFLAGS in the repo.
+export CGO_ENABLED=0
+export GOWORK=off
+export GOFLAGS="-buildvcs=false"
+
+# up_to_date TOOL WANT: binary exists and stamp matches.
+up_to_date() {
+  local tool=$1 want=$2
+  [[ -x "$BIN/$tool" && -f "$BIN/$tool.version" ]] &&
+    [[ "$(cat "$BIN/$tool.version")" == "$want" ]]
+}
+
+stamp() { printf '%s\n' "$2" >"$BIN/$1.version"; }
+
+# run_build TOOL WANT CMD...: skip if up to date, else run CMD and stamp.
+run_build() {
+  local tool=$1 want=$2
+  shift 2
+  if up_to_date "$tool" "$want"; then
+    log "$tool $want: up to date"
+    return 0
+  fi
+  log "$tool $want: building..."
+  local start=$SECONDS
+  rm -f "$BIN/$tool.version"
+  "$@"
+  stamp "$tool" "$want"
+  log "$tool $want: built in $((SECONDS - start))s -> .tools/bin/$tool"
+}
+
+build_ferretdb() {
+  local src="$ROOT/tools/ferretdb" fdb_version hash want
+  fdb_version="$(sed -nE 's#^[[:space:]]*(require[[:space:]]+)?github\.com/FerretDB/FerretDB[[:space:]]+(v[^[:space:]]+).*#\2#p' "$src/go.mod" | head -n1)"
+  [[ -n "$fdb_version" ]] || die "cannot find FerretDB version in tools/ferretdb/go.mod"
+  # Include a hash of the wrapper's sources so edits to main.go/go.mod rebuild it.
+  hash="$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go | sha256sum | cut -c1-12)"
+  want="$fdb_version+$hash"
+  run_build ferretdb "$want" _build_ferretdb "$src"
+}
+
+_build_ferretdb() {
+  local src=$1 tmp="$BIN/.ferretdb.tmp.$$"
+  (cd "$src" && "$GO_BIN" build -mod=readonly -trimpath -ldflags="-s -w" -o "$tmp" .) ||
+    { rm -f "$tmp"; return 1; }
+  mv -f "$tmp" "$BIN/ferretdb"
+}
+
+build_nats_server() {
+  run_build nats-server "$NATS_SERVER_VERSION" \
+    env GOBIN="$BIN" "$GO_BIN" install -trimpath -ldflags="-s -w" \
+    "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION"
+}
+
+build_helm() {
+  if up_to_date helm "$HELM_VERSION"; then
+    log "helm $HELM_VERSION: up to date"
+    return 0
+  fi
+  # Same ldflags as helm's release Makefile: version string, and the default
+  # Kubernetes version for `helm template`/lint derived from client-go
+  # (otherwise it falls back to v1.20 and kubeVersion constraints fail).
+  local gomod k8s_minor ldflags
+  gomod="$(cd "$ROOT" && "$GO_BIN" mod download -json "helm.sh/helm/v3@$HELM_VERSION" |
+    sed -n 's/^[[:space:]]*"GoMod":[[:space:]]*"\(.*\)",\{0,1\}$/\1/p')"
+  [[ -f "$gomod" ]] || die "cannot download helm.sh/helm/v3@$HELM_VERSION"
+  k8s_minor="$(sed -n 's#^[[:space:]]*k8s.io/client-go v0\.\([0-9]\{1,\}\)\..*#\1#p' "$gomod" | head -n1)"
+  ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+  ldflags+=" -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+  if [[ -n "$k8s_minor" ]]; then
+    local k
+    for k in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+      ldflags+=" -X $k.k8sVersionMajor=1 -X $k.k8sVersionMinor=$k8s_minor"
+    done
+  fi
+  run_build helm "$HELM_VERSION" \
+    env GOBIN="$BIN" "$GO_BIN" install -trimpath -ldflags="$ldflags" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
+main() {
+  local targets=("$@") t
+  [[ ${#targets[@]} -gt 0 ]] || targets=(all)
+  for t in "${targets[@]}"; do
+    case "$t" in
+      ferretdb | nats-server | helm | all) ;;
+      -h | --help) usage ;;
+      *) log "unknown tool: $t"; usage ;;
+    esac
+  done
+
+  GO_BIN="$(find_go)"
+  mkdir -p "$BIN"
+
+  # Serialize concurrent runs (e.g. parallel CI steps) when flock is available.
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$ROOT/.tools/.lock"
+    flock 9
+  fi
+
+  for t in "${targets[@]}"; do
+    case "$t" in
+      ferretdb) build_ferretdb ;;
+      nats-server) build_nats_server ;;
+      helm) build_helm ;;
+      all) build_ferretdb; build_nats_server; build_helm ;;
+    esac
+  done
+}
+
+main "$@" </dev/null

@@ -1,0 +1,53 @@
+import { connectDatabase } from '@idp/db';
+import { AUDIT_STREAM, AUDIT_WRITER_DURABLE, connectNats, ensureAuditConsumer, ensureAuditStream } from '@idp/events';
+import { listen, onShutdown } from '@idp/http';
+import { createLogger } from '@idp/logger';
+import { createApp } from './app';
+import { readConfig } from './config';
+import { runConsumerLoop } from './consumer-loop';
+import { writeBatch } from './writer';
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger({ service: 'audit-writer', level: config.LOG_LEVEL });
+  const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'audit-writer' });
+  await db.models.TokenAudit.createIndexes();
+  const nats = await connectNats(config.NATS_URL, logger, 'audit-writer');
+  // The writer owns the stream and its durable consumer: created or updated here, idempotently.
+  const jsm = await ensureAuditStream(nats.nc, {
+    replicas: config.AUDIT_STREAM_REPLICAS,
+    duplicateWindowSeconds: config.AUDIT_DUPLICATE_WINDOW_SECONDS,
+    maxAgeSeconds: config.AUDIT_STREAM_MAX_AGE_SECONDS,
+  });
+  await ensureAuditConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
+  const consumer = await nats.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
+
+  const { app, onOutcome } = createApp({
+    logger,
+    readiness: [
+      { name: 'mongodb', check: db.ping },
+      { name: 'nats', check: nats.ping },
+    ],
+  });
+  const server = await listen(app, config.HOST, config.PORT, logger);
+  const stop = new AbortController();
+  const loop = runConsumerLoop(
+    consumer,
+    (msgs) => writeBatch({ models: db.models, js: nats.js, logger, onOutcome }, msgs),
+    { batchSize: config.AUDIT_BATCH_SIZE, fetchExpiresMs: 1000 },
+    logger,
+    stop.signal,
+  );
+  onShutdown(logger, async () => {
+    stop.abort();
+    await loop;
+    await server.close();
+    await nats.close();
+    await db.close();
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`audit-writer failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,96 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { problems } from '@idp/errors';
+import { CLAIM_NHE_DELEGATION, MANAGEMENT_AUDIENCE } from '@idp/tokens';
+
+export interface Caller {
+  tenantId: number;
+  system: boolean;
+  clientId: string;
+  subject: string;
+  scopes: Set<string>;
+}
+
+export interface BearerDeps {
+  publicBaseUrl: string;
+  /** Public JWKS of a tenant, or undefined when the tenant does not exist. */
+  tenantKeys: (tenantId: number) => Promise<{ jwks: JSONWebKeySet; system: boolean } | undefined>;
+}
+
+const CHALLENGE = `Bearer realm="management", error="invalid_token"`;
+
+export const callerOf = (req: Request): Caller => (req as unknown as { caller: Caller }).caller;
+
+/**
+ * Authenticates management calls: a Bearer JWT access token for the management audience, signed by the key of
+ * the tenant named in its issuer. Only tokens of this deployment's issuers are considered.
+ */
+export function authenticate(deps: BearerDeps): RequestHandler {
+  const issuerPattern = new RegExp(`^${deps.publicBaseUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/auth/(\\d{1,15})$`);
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      const header = req.get('authorization') ?? '';
+      const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
+      if (!match) throw problems.unauthorized('a Bearer access token is required', `Bearer realm="management"`);
+      const token = match[1] as string;
+      let iss: unknown;
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        throw problems.unauthorized('the access token is malformed', CHALLENGE);
+      }
+      const tenantMatch = typeof iss === 'string' ? issuerPattern.exec(iss) : null;
+      if (!tenantMatch) throw problems.unauthorized('the access token was not issued by this deployment', CHALLENGE);
+      const tenantId = Number(tenantMatch[1]);
+      const keys = await deps.tenantKeys(tenantId);
+      if (!keys) throw problems.unauthorized('the access token was not issued by this deployment', CHALLENGE);
+      let payload;
+      try {
+        ({ payload } = await jwtVerify(token, createLocalJWKSet(keys.jwks), {
+          issuer: iss as string,
+          audience: MANAGEMENT_AUDIENCE,
+          typ: 'at+jwt',
+          algorithms: ['ES256', 'RS256'],
+        }));
+      } catch (err) {
+        const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
+        throw problems.unauthorized(expired ? 'the access token has expired' : 'the access token is not valid for the management API', CHALLENGE);
+      }
+      if (payload[CLAIM_NHE_DELEGATION] === true) throw problems.unauthorized('delegated tokens cannot call the management API', CHALLENGE);
+      const caller: Caller = {
+        tenantId,
+        system: keys.system,
+        clientId: String(payload.client_id ?? ''),
+        subject: String(payload.sub ?? ''),
+        scopes: new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []),
+      };
+      (req as unknown as { caller: Caller }).caller = caller;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** Requires a scope; 403 naming it otherwise. */
+export function requireScope(scope: string): RequestHandler {
+  return (req, _res, next) => {
+    next(callerOf(req).scopes.has(scope) ? undefined : problems.forbidden(`this operation requires the scope ${scope}`, scope));
+  };
+}
+
+/**
+ * A caller reaches its own tenant only; the system tenant reaches all. Any other tenant id is 404, so that the
+ * existence of other tenants does not leak.
+ */
+export function requireTenantAccess(): RequestHandler {
+  return (req, _res, next) => {
+    const caller = callerOf(req);
+    const raw = String(req.params.tenantId ?? '');
+    if (!/^\d{1,15}$/.test(raw) || (!caller.system && Number(raw) !== caller.tenantId)) {
+      next(problems.notFound('tenant not found'));
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,23 @@
+import { commonEnv, intEnv, loadConfig, secretEnv, urlEnv, z, type Env } from '@idp/config';
+
+export const configSchema = z.object({
+  ...commonEnv,
+  /** Loopback address to bind; the sidecar refuses any other. */
+  HOST: z.enum(['127.0.0.1', '::1'], { message: 'the sidecar binds to loopback only (127.0.0.1 or ::1)' }).default('127.0.0.1'),
+  /** Port on loopback. */
+  PORT: intEnv(3100, 0, 65535),
+  /** Same value as oidc-core's: issuers are `{PUBLIC_BASE_URL}/auth/{tenantId}`. */
+  PUBLIC_BASE_URL: urlEnv(),
+  /** Key-encryption key sealing tenants' private signing keys; same value as oidc-core's. */
+  KEY_ENCRYPTION_KEY: secretEnv(32),
+  /** Secret oidc-core presents on every call. */
+  SIDECAR_SECRET: secretEnv(32),
+  /** Milliseconds to wait for JetStream's ack of the audit event before answering 503. */
+  AUDIT_PUBLISH_TIMEOUT_MS: intEnv(3000, 100, 60_000),
+  /** Seconds tenant keys are cached in memory. */
+  KEY_CACHE_TTL_SECONDS: intEnv(30, 0, 3600),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export const readConfig = (env: Env = process.env): Config => loadConfig(configSchema, env);

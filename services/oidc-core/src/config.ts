@@ -1,0 +1,34 @@
+import { boolEnv, commonEnv, intEnv, loadConfig, secretEnv, urlEnv, z, type Env } from '@idp/config';
+
+export const configSchema = z.object({
+  ...commonEnv,
+  /** Address to bind. */
+  HOST: z.string().default('0.0.0.0'),
+  /** Port to listen on (0 picks a free one). */
+  PORT: intEnv(3000, 0, 65535),
+  /** Public origin (and path prefix, if any) users reach the service at; issuers are `{PUBLIC_BASE_URL}/auth/{tenantId}`. */
+  PUBLIC_BASE_URL: urlEnv(),
+  /** Key-encryption key sealing tenants' private signing keys (>= 32 chars). */
+  KEY_ENCRYPTION_KEY: secretEnv(32),
+  /** Key of the keyed SHA-256 digest of client secrets (>= 32 chars); shared with management. */
+  CLIENT_SECRET_PEPPER: secretEnv(32),
+  /** Comma-separated cookie signing keys, newest first (each >= 32 chars). */
+  COOKIE_KEYS: z
+    .string()
+    .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+    .pipe(z.array(z.string().min(32, 'each cookie key must be at least 32 characters')).min(1)),
+  /** URL of the nhe-delegation sidecar on loopback. */
+  SIDECAR_URL: urlEnv().default('http://127.0.0.1:3100'),
+  /** Shared secret oidc-core presents to the sidecar (>= 32 chars). */
+  SIDECAR_SECRET: secretEnv(32),
+  /** Trust X-Forwarded-Proto/Host/For from the ingress. Enable only behind a proxy that overwrites them. */
+  TRUST_PROXY: boolEnv(false),
+  /** Most tenants whose providers stay in memory at once. */
+  TENANT_POOL_SIZE: intEnv(500, 1),
+  /** Seconds before a cached tenant provider is rebuilt from the database. */
+  TENANT_CACHE_TTL_SECONDS: intEnv(60, 1),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export const readConfig = (env: Env = process.env): Config => loadConfig(configSchema, env);

@@ -1,0 +1,46 @@
+import { connectDatabase } from '@idp/db';
+import { listen, onShutdown } from '@idp/http';
+import { createLogger } from '@idp/logger';
+import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { createApp } from './app';
+import { readConfig } from './config';
+import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
+import { TenantPool } from './tenants/tenant-pool';
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger({ service: 'oidc-core', level: config.LOG_LEVEL });
+  const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'oidc-core' });
+  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
+  const pool = new TenantPool({
+    models: db.models,
+    keyStore,
+    logger,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    cookieKeys: config.COOKIE_KEYS,
+    clientSecretPepper: config.CLIENT_SECRET_PEPPER,
+    forwardTokenExchange: sidecarForwarder(config.SIDECAR_URL, config.SIDECAR_SECRET, logger),
+    trustProxy: config.TRUST_PROXY,
+    maxTenants: config.TENANT_POOL_SIZE,
+    ttlMs: config.TENANT_CACHE_TTL_SECONDS * 1000,
+    negativeTtlMs: 5000,
+  });
+  const { app } = createApp({
+    logger,
+    models: db.models,
+    tenants: pool,
+    trustProxy: config.TRUST_PROXY,
+    readiness: [{ name: 'mongodb', check: db.ping }],
+  });
+  const server = await listen(app, config.HOST, config.PORT, logger);
+  onShutdown(logger, async () => {
+    await server.close();
+    await db.close();
+  });
+}
+
+main().catch((err: unknown) => {
+  // Configuration errors are the common case: print them plainly (no stack) and exit non-zero.
+  process.stderr.write(`oidc-core failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,99 @@
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { ClientDoc, Models } from '@idp/db';
+import { clientMetadata } from './client-metadata';
+
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+
+/**
+ * node-oidc-provider's storage, partitioned by tenant: one MongoDB collection, `_id` = tenant:model:id,
+ * a TTL index on expiresAt. Clients are read from the clients collection (managed by the management API).
+ */
+export function createAdapterFactory(models: Models, tenantId: number): (name: string) => Adapter {
+  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId) : new MongoAdapter(models, tenantId, name));
+}
+
+class MongoAdapter implements Adapter {
+  constructor(
+    private readonly models: Models,
+    private readonly tenantId: number,
+    private readonly name: string,
+  ) {}
+
+  private key(id: string): string {
+    return `${this.tenantId}:${this.name}:${id}`;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const doc = {
+      tenantId: this.tenantId,
+      model: this.name,
+      // Stored as JSON text: payloads have keys with dots (resource URLs, client ids) that BSON stores refuse.
+      payload: JSON.stringify(payload),
+      ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn * 1000) } : {}),
+      ...(GRANTABLE.has(this.name) && payload.grantId ? { grantId: payload.grantId } : {}),
+      ...(this.name === 'DeviceCode' && payload.userCode ? { userCode: payload.userCode } : {}),
+      ...(this.name === 'Session' && payload.uid ? { uid: payload.uid } : {}),
+    };
+    await this.models.OidcPayload.replaceOne({ _id: this.key(id) }, doc, { upsert: true });
+  }
+
+  private async findOne(filter: Record<string, unknown>): Promise<AdapterPayload | undefined> {
+    const doc = await this.models.OidcPayload.findOne({ tenantId: this.tenantId, model: this.name, ...filter }).lean();
+    if (!doc) return undefined;
+    // The TTL monitor runs once a minute: never hand out something that has expired meanwhile.
+    if (doc.expiresAt && doc.expiresAt.getTime() <= Date.now()) return undefined;
+    return { ...(JSON.parse(doc.payload) as AdapterPayload), ...(doc.consumed ? { consumed: doc.consumed } : {}) };
+  }
+
+  find(id: string) {
+    return this.findOne({ _id: this.key(id) });
+  }
+
+  findByUserCode(userCode: string) {
+    return this.findOne({ userCode });
+  }
+
+  findByUid(uid: string) {
+    return this.findOne({ uid });
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.models.OidcPayload.updateOne({ _id: this.key(id) }, { $set: { consumed: Math.floor(Date.now() / 1000) } });
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.models.OidcPayload.deleteOne({ _id: this.key(id) });
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.models.OidcPayload.deleteMany({ tenantId: this.tenantId, grantId });
+  }
+}
+
+/** Read-only view of the tenant's clients; a disabled client does not exist for the protocol. */
+class ClientAdapter implements Adapter {
+  constructor(
+    private readonly models: Models,
+    private readonly tenantId: number,
+  ) {}
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const doc = await this.models.Client.findOne({ tenantId: this.tenantId, clientId: id, enabled: true }).lean<ClientDoc>();
+    return doc ? (clientMetadata(doc) as AdapterPayload) : undefined;
+  }
+
+  async upsert(): Promise<void> {
+    throw new Error('clients are managed through the management API');
+  }
+  async findByUserCode() {
+    return undefined;
+  }
+  async findByUid() {
+    return undefined;
+  }
+  async consume(): Promise<void> {}
+  async destroy(): Promise<void> {
+    throw new Error('clients are managed through the management API');
+  }
+  async revokeByGrantId(): Promise<void> {}
+}

@@ -1,0 +1,31 @@
+import type { ClientDoc } from '@idp/db';
+
+/** Names of our client properties inside node-oidc-provider's client metadata (extraClientMetadata). */
+export const CLIENT_PROPS = {
+  numericId: 'idp_numeric_id',
+  firstParty: 'idp_first_party',
+  requirePkce: 'idp_require_pkce',
+  requireAuthorizationScopesInRequest: 'idp_require_authorization_scopes_in_request',
+  requireResourceIndicatorInRequest: 'idp_require_resource_indicator_in_request',
+} as const;
+
+/** The provider's view of a client record. `client_secret` carries the digest; see internals.ts. */
+export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
+  return {
+    client_id: doc.clientId,
+    client_name: doc.name,
+    ...(doc.secretDigest ? { client_secret: doc.secretDigest } : {}),
+    token_endpoint_auth_method: doc.tokenEndpointAuthMethod,
+    ...(doc.jwks ? { jwks: doc.jwks } : {}),
+    redirect_uris: doc.redirectUris,
+    post_logout_redirect_uris: doc.postLogoutRedirectUris,
+    grant_types: doc.grantTypes,
+    response_types: doc.responseTypes,
+    id_token_signed_response_alg: 'ES256',
+    [CLIENT_PROPS.numericId]: doc.numericId,
+    [CLIENT_PROPS.firstParty]: doc.firstParty,
+    [CLIENT_PROPS.requirePkce]: doc.requirePkce,
+    [CLIENT_PROPS.requireAuthorizationScopesInRequest]: doc.config?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
+    [CLIENT_PROPS.requireResourceIndicatorInRequest]: doc.config?.featureToggles?.requireResourceIndicatorInRequest ?? false,
+  };
+}

@@ -1,0 +1,66 @@
+import type Provider from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
+import { CLIENT_PROPS } from '../client-metadata';
+
+/** What oidc-core hands to the nhe-delegation sidecar after authenticating the client. */
+export interface TokenExchangeRequest {
+  tenantId: number;
+  clientId: string;
+  clientNumericId: number;
+  params: Record<string, string | undefined>;
+  /** The DPoP proof header, if any, with the method and URL it must be bound to. */
+  dpop?: { proof: string; htm: string; htu: string };
+  sourceIp: string;
+}
+
+export interface TokenExchangeResponse {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export type TokenExchangeForwarder = (request: TokenExchangeRequest) => Promise<TokenExchangeResponse>;
+
+export const TOKEN_EXCHANGE_PARAMS = [
+  'subject_token',
+  'subject_token_type',
+  'actor_token',
+  'actor_token_type',
+  'resource',
+  'scope',
+  'audience',
+  'requested_token_type',
+] as const;
+
+/**
+ * RFC 8693 token exchange. node-oidc-provider has already authenticated the client and checked that the grant is
+ * allowed for it; every delegation rule lives in the sidecar, which answers with the token or an RFC 6749 error.
+ */
+export function registerTokenExchange(provider: Provider, tenantId: number, forward: TokenExchangeForwarder): void {
+  async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
+    const client = ctx.oidc.client;
+    if (!client) throw new errors.InvalidClient('client authentication failed');
+    const params: Record<string, string | undefined> = {};
+    for (const name of TOKEN_EXCHANGE_PARAMS) {
+      const value = (ctx.oidc.params as Record<string, unknown> | undefined)?.[name];
+      if (typeof value === 'string') params[name] = value;
+    }
+    const proof = ctx.get('DPoP');
+    const result = await forward({
+      tenantId,
+      clientId: client.clientId,
+      clientNumericId: Number(client[CLIENT_PROPS.numericId]),
+      params,
+      ...(proof ? { dpop: { proof, htm: ctx.method, htu: `${ctx.protocol}://${ctx.host}${ctx.path}` } } : {}),
+      sourceIp: ctx.ip,
+    });
+    ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = result.body;
+  }
+
+  // No parameter may repeat: node-oidc-provider answers invalid_request for duplicates.
+  provider.registerGrantType(GRANT_TYPE_TOKEN_EXCHANGE, tokenExchange, [...TOKEN_EXCHANGE_PARAMS]);
+}

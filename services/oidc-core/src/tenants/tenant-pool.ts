@@ -1,0 +1,101 @@
+import { LRUCache } from 'lru-cache';
+import Provider from 'oidc-provider';
+import type { Models, TenantDoc } from '@idp/db';
+import type { Logger } from '@idp/logger';
+import type { KeyStore } from '@idp/tokens';
+import { providerConfiguration } from '../provider/configuration';
+import { useDigestedClientSecrets } from '../provider/internals';
+import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
+import { registerProviderEvents } from '../provider/events';
+
+export interface TenantContext {
+  tenantId: number;
+  tenant: TenantDoc;
+  provider: Provider;
+  callback: ReturnType<Provider['callback']>;
+}
+
+export interface TenantPoolOptions {
+  models: Models;
+  keyStore: KeyStore;
+  logger: Logger;
+  /** `{publicBaseUrl}/auth/{tenantId}` is each tenant's issuer. */
+  publicBaseUrl: string;
+  cookieKeys: string[];
+  clientSecretPepper: string;
+  forwardTokenExchange: TokenExchangeForwarder;
+  /** Honour X-Forwarded-* (set when running behind the ingress). */
+  trustProxy: boolean;
+  /** At most this many tenants' providers are kept in memory. */
+  maxTenants: number;
+  /** A provider is rebuilt after this long, so configuration changes apply even without an invalidation event. */
+  ttlMs: number;
+  /** Unknown tenant ids are remembered this long (404 without a database query). */
+  negativeTtlMs: number;
+}
+
+export class UnknownTenantError extends Error {
+  constructor(readonly tenantId: string) {
+    super(`unknown tenant ${tenantId}`);
+  }
+}
+
+/**
+ * One node-oidc-provider instance per tenant, built on first use and held in a bounded LRU. The cache holds the
+ * promise, so concurrent first requests build a tenant once. Evicting drops the reference only: requests in
+ * flight keep their provider until they finish (it has no timers or global registrations to dispose).
+ */
+export class TenantPool {
+  private readonly cache: LRUCache<number, Promise<TenantContext>>;
+  private readonly unknown: LRUCache<string, true>;
+
+  constructor(private readonly options: TenantPoolOptions) {
+    this.cache = new LRUCache({ max: options.maxTenants, ttl: options.ttlMs, updateAgeOnGet: false });
+    this.unknown = new LRUCache({ max: 10_000, ttl: options.negativeTtlMs });
+  }
+
+  /** Resolves the tenant's context; rejects with UnknownTenantError for ids that are not tenants. */
+  get(rawTenantId: string): Promise<TenantContext> {
+    if (!/^\d{1,15}$/.test(rawTenantId) || this.unknown.has(rawTenantId)) return Promise.reject(new UnknownTenantError(rawTenantId));
+    const tenantId = Number(rawTenantId);
+    let entry = this.cache.get(tenantId);
+    if (!entry) {
+      entry = this.build(tenantId);
+      this.cache.set(tenantId, entry);
+      entry.catch((err: unknown) => {
+        this.cache.delete(tenantId);
+        if (err instanceof UnknownTenantError) this.unknown.set(rawTenantId, true);
+      });
+    }
+    return entry;
+  }
+
+  /** Drops a tenant so the next request rebuilds it from the database. */
+  evict(tenantId: number): void {
+    this.cache.delete(tenantId);
+    this.unknown.delete(String(tenantId));
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  private async build(tenantId: number): Promise<TenantContext> {
+    const { models, keyStore } = this.options;
+    const tenant = await models.Tenant.findById(tenantId).lean<TenantDoc>();
+    if (!tenant) throw new UnknownTenantError(String(tenantId));
+    let keys = await keyStore.load(tenantId);
+    if (!keys.signing.some((k) => k.alg === 'ES256') || !keys.signing.some((k) => k.alg === 'RS256')) {
+      await keyStore.ensureKeys(tenantId);
+      keys = await keyStore.load(tenantId);
+    }
+    const issuer = `${this.options.publicBaseUrl}/auth/${tenantId}`;
+    const provider = new Provider(issuer, providerConfiguration(tenant, keys.signing, { models, cookieKeys: this.options.cookieKeys }));
+    provider.proxy = this.options.trustProxy;
+    useDigestedClientSecrets(provider, this.options.clientSecretPepper);
+    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange);
+    registerProviderEvents(provider, this.options.logger.child({ tenantId }));
+    this.options.logger.info({ tenantId }, 'tenant provider built');
+    return { tenantId, tenant, provider, callback: provider.callback() };
+  }
+}
