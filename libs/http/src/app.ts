@@ -96,9 +96,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       logger: options.logger,
       genReqId: (req) => (req as unknown as { id: string }).id,
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+      customLogLevel: (_req, res, err) => (res.statusCode >= 500 && res.statusCode !== 503 ? 'error' : err || res.statusCode >= 400 ? 'info' : 'debug'),
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: stripQuery(req.url) }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        err: (err: Error) => ({ type: err.name, message: err.message }),
       },
     }),
   );
