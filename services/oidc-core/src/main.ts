@@ -33,7 +33,14 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
   });
   const server = await listen(app, config.HOST, config.PORT, logger);
+  // Backstop for stores without TTL indexes (FerretDB): expired provider records are removed every minute.
+  // Readers already ignore expired records, so this only bounds storage.
+  const sweeper = setInterval(() => {
+    db.models.OidcPayload.deleteMany({ expiresAt: { $lt: new Date() } }).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'sweep failed'));
+  }, 60_000);
+  sweeper.unref();
   onShutdown(logger, async () => {
+    clearInterval(sweeper);
     await server.close();
     await db.close();
   });

@@ -1,0 +1,58 @@
+/** The sidecar answers oidc-core only, and answers malformed forwarded requests with RFC 6749 errors. */
+import request from 'supertest';
+import { createLogger } from '@idp/logger';
+import { openTestDatabase } from '@idp/testing';
+import { createApp } from '../src/app';
+
+const SECRET = 's'.repeat(40);
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+let app: ReturnType<typeof createApp>['app'];
+const published: unknown[] = [];
+
+beforeAll(async () => {
+  db = await openTestDatabase('sidecar');
+  ({ app } = createApp({
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    models: db.models,
+    sidecarSecret: SECRET,
+    issuerFor: (t) => `https://idp.test/auth/${t}`,
+    keysFor: async () => {
+      throw new Error('no keys needed');
+    },
+    publishIssued: async (e) => {
+      published.push(e);
+    },
+    readiness: [],
+  }));
+});
+
+afterAll(async () => {
+  await db.connection.dropDatabase();
+  await db.close();
+});
+
+const forwarded = { tenantId: 1, clientId: 'c', clientNumericId: 1, params: {}, sourceIp: '127.0.0.1' };
+
+it('refuses callers without the shared secret', async () => {
+  const none = await request(app).post('/internal/token-exchange').send(forwarded);
+  expect(none.status).toBe(403);
+  const wrong = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', 'x'.repeat(40)).send(forwarded);
+  expect(wrong.status).toBe(403);
+  expect(wrong.body.error).toBe('access_denied');
+  expect(published).toHaveLength(0);
+});
+
+it('answers a malformed forwarded request with invalid_request', async () => {
+  const res = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', SECRET).send({ tenantId: 'x' });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toBe('invalid_request');
+  const notJson = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', SECRET).set('content-type', 'application/json').send('{');
+  expect(notJson.status).toBe(400);
+  expect(notJson.body.error).toBe('invalid_request');
+});
+
+it('has no other routes', async () => {
+  const res = await request(app).get('/internal/token-exchange');
+  expect(res.status).toBe(404);
+  expect(res.body.error).toBe('not_found');
+});
