@@ -145,6 +145,17 @@ test('bad input gets a specific OAuth error, never a 500', async () => {
   });
   expect(wrongSecret.status).toBe(401);
   expect(((await wrongSecret.json()) as { error: string }).error).toBe('invalid_client');
+  const pages: Array<[string, RequestInit]> = [
+    [`/auth/${h.tenant.tenantId}/interaction/unknown-uid`, {}],
+    [`/auth/${h.tenant.tenantId}/interaction/unknown-uid/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=a&password=b' }],
+    [`/auth/${h.tenant.tenantId}/authorize`, {}],
+    [`/auth/${h.tenant.tenantId}/authorize?client_id=demo-app&response_type=code&redirect_uri=https://evil.example/cb&scope=openid`, { redirect: 'manual' }],
+  ];
+  for (const [path, init] of pages) {
+    const res = await fetch(`${h.topology.baseUrl}${path}`, init);
+    expect({ path, status: res.status >= 400 && res.status < 500 }).toEqual({ path, status: true });
+    expect(res.headers.get('location')).toBeNull();
+  }
   const unknownTenant = await fetch(`${h.topology.baseUrl}/auth/999999999/.well-known/openid-configuration`);
   expect(unknownTenant.status).toBe(404);
   expect(((await unknownTenant.json()) as { error: string }).error).toBe('not_found');
