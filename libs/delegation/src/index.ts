@@ -1,2 +1,3 @@
 export * from './decision';
 export * from './facts';
+export * from './forwarded-exchange';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT, type JSONWebKeySet } from 'jose';
-import { decideDelegation, loadDelegationFacts, type DelegationDecision } from '@idp/delegation';
+import { decideDelegation, loadDelegationFacts, type DelegationDecision, type ForwardedExchange } from '@idp/delegation';
 import { isDuplicateKeyError, OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
@@ -17,14 +17,7 @@ import {
 import { verifyDpopProof } from './dpop';
 import { verifySubjectToken } from './subject-token';
 
-export interface ExchangeInput {
-  tenantId: number;
-  clientId: string;
-  clientNumericId: number;
-  params: Record<string, string | undefined>;
-  dpop?: { proof: string; htm: string; htu: string };
-  sourceIp: string;
-}
+export type ExchangeInput = ForwardedExchange;
 
 export interface TenantKeyMaterial {
   publicJwks: JSONWebKeySet;

@@ -1,19 +1,8 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { z } from 'zod';
+import { forwardedExchangeSchema } from '@idp/delegation';
 import { oauthErrors } from '@idp/errors';
 import { constantTimeEqual } from '@idp/tokens';
 import { exchangeToken, type ExchangeDeps } from '../domain/exchange';
-
-const requestSchema = z
-  .object({
-    tenantId: z.number().int().nonnegative(),
-    clientId: z.string().min(1).max(256),
-    clientNumericId: z.number().int(),
-    params: z.record(z.string(), z.string().optional()),
-    dpop: z.object({ proof: z.string().max(8192), htm: z.string(), htu: z.string() }).optional(),
-    sourceIp: z.string().max(64),
-  })
-  .strict();
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -36,7 +25,7 @@ export function tokenExchangeRoutes(deps: ExchangeDeps, sidecarSecret: string): 
     express.json({ limit: '64kb' }),
     async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const parsed = requestSchema.safeParse(req.body);
+        const parsed = forwardedExchangeSchema.safeParse(req.body);
         if (!parsed.success) throw oauthErrors.invalidRequest('malformed forwarded request');
         const result = await exchangeToken(deps, parsed.data);
         res.setHeader('Cache-Control', 'no-store');

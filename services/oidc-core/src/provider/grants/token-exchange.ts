@@ -1,18 +1,11 @@
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ForwardedExchange } from '@idp/delegation';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { CLIENT_PROPS } from '../client-metadata';
 
 /** What oidc-core hands to the nhe-delegation sidecar after authenticating the client. */
-export interface TokenExchangeRequest {
-  tenantId: number;
-  clientId: string;
-  clientNumericId: number;
-  params: Record<string, string | undefined>;
-  /** The DPoP proof header, if any, with the method and URL it must be bound to. */
-  dpop?: { proof: string; htm: string; htu: string };
-  sourceIp: string;
-}
+export type TokenExchangeRequest = ForwardedExchange;
 
 export interface TokenExchangeResponse {
   status: number;
