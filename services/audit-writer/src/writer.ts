@@ -70,9 +70,11 @@ export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void>
 
   let failedIndexes = new Set<number>();
   try {
-    await deps.models.TokenAudit.insertMany(
-      valid.map((v) => v.row),
-      { ordered: false },
+    // The event schema (zod) is the validation: rows go to the driver as they are, so writeErrors' indexes
+    // match `valid` and no row can be dropped silently by a second validator.
+    await deps.models.TokenAudit.collection.insertMany(
+      valid.map((v) => ({ ...v.row })),
+      { ordered: false, writeConcern: { w: 'majority' } },
     );
     deps.onOutcome?.('written', valid.length);
   } catch (err) {

@@ -1,0 +1,407 @@
+/**
+ * Static checks of services/<name>/Dockerfile. No Docker engine exists on the development machines, so the images
+ * cannot be built here; this reads every Dockerfile with a small parser (line continuations joined, comments
+ * dropped, one instruction per line, stages split at FROM) and checks the rules the images must keep:
+ * multi-stage, every base image pinned to a full version or a digest, a Node 22 runtime, a non-root USER, an
+ * exec-form entry that runs services/<name>/dist/main.js (the file local runs start), `npm ci` rather than
+ * `npm install`, every workspace manifest present for `npm ci`, and the libs the service builds against shipped.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix } from 'node:path';
+
+const repoRoot = join(__dirname, '../../..');
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parser
+
+interface Instruction {
+  keyword: string;
+  args: string;
+  /** 1-based line where the instruction starts. */
+  line: number;
+}
+
+interface Stage {
+  index: number;
+  /** Image or earlier stage named by FROM, after global ARG substitution. */
+  from: string;
+  alias?: string;
+  /** Instructions after FROM, up to the next FROM. */
+  body: Instruction[];
+  line: number;
+}
+
+interface Dockerfile {
+  /** ARG instructions before the first FROM (the only ones FROM may use). */
+  globalArgs: Record<string, string | undefined>;
+  instructions: Instruction[];
+  stages: Stage[];
+}
+
+function parseInstructions(text: string): Instruction[] {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const out: Instruction[] = [];
+  let current: { text: string; line: number } | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i];
+    const trimmed = raw.trim();
+    // Comment and empty lines are dropped, also inside a continued instruction (as BuildKit does); parser
+    // directives (# syntax=...) are comments as far as these checks go.
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    const continued = /\\\s*$/.test(raw);
+    const piece = (continued ? raw.replace(/\\\s*$/, '') : raw).trim();
+    if (current) current.text += ` ${piece}`;
+    else current = { text: piece, line: i + 1 };
+    if (!continued) {
+      const m = /^(\S+)\s*(.*)$/s.exec(current.text);
+      if (m) out.push({ keyword: m[1].toUpperCase(), args: m[2].trim().replace(/\s+/g, ' '), line: current.line });
+      current = null;
+    }
+  }
+  if (current) throw new Error(`line ${current.line}: line continuation at end of file`);
+  return out;
+}
+
+function substitute(value: string, args: Record<string, string | undefined>): string {
+  return value.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (whole, name: string) => args[name] ?? whole);
+}
+
+function parseDockerfile(text: string): Dockerfile {
+  const instructions = parseInstructions(text);
+  const globalArgs: Record<string, string | undefined> = {};
+  const stages: Stage[] = [];
+  for (const ins of instructions) {
+    if (ins.keyword === 'FROM') {
+      const words = ins.args.split(' ').filter((w) => !w.startsWith('--'));
+      const asAt = words.findIndex((w) => w.toUpperCase() === 'AS');
+      stages.push({
+        index: stages.length,
+        from: substitute(words[0] ?? '', globalArgs),
+        alias: asAt >= 0 ? words[asAt + 1]?.toLowerCase() : undefined,
+        body: [],
+        line: ins.line,
+      });
+    } else if (stages.length === 0) {
+      if (ins.keyword === 'ARG') {
+        const [name, ...rest] = ins.args.split('=');
+        globalArgs[name.trim()] = rest.length ? rest.join('=').replace(/^["']|["']$/g, '') : undefined;
+      }
+    } else {
+      stages[stages.length - 1].body.push(ins);
+    }
+  }
+  return { globalArgs, instructions, stages };
+}
+
+/** ENTRYPOINT/CMD as an argv; `null` for the shell form (which needs /bin/sh in the image). */
+function execForm(args: string): string[] | null {
+  if (!args.startsWith('[')) return null;
+  const parsed: unknown = JSON.parse(args);
+  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error(`not a JSON string array: ${args}`);
+  return parsed as string[];
+}
+
+interface Copy {
+  from?: string;
+  sources: string[];
+  dest: string;
+  line: number;
+}
+
+function copies(instructions: Instruction[]): Copy[] {
+  return instructions
+    .filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD')
+    .map((i) => {
+      const words = i.args.split(' ');
+      let from: string | undefined;
+      while (words[0]?.startsWith('--')) {
+        const flag = words.shift() as string;
+        if (flag.startsWith('--from=')) from = flag.slice('--from='.length).toLowerCase();
+      }
+      const rest = words.join(' ');
+      const paths = rest.startsWith('[') ? (JSON.parse(rest) as string[]) : words;
+      const norm = (p: string) => posix.normalize(p).replace(/^\.\//, '');
+      return { from, sources: paths.slice(0, -1).map(norm), dest: paths[paths.length - 1], line: i.line };
+    });
+}
+
+const lastOf = (body: Instruction[], keyword: string) => [...body].reverse().find((i) => i.keyword === keyword);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rules (each returns the violations; an empty list means the rule holds)
+
+const FULL_VERSION_TAG = /^v?\d+\.\d+\.\d+(?:[-._+][A-Za-z0-9._-]+)?$/;
+const DIGEST = /@sha256:[a-f0-9]{64}$/;
+
+/** Why `image` is not pinned, or null. Stage names are not images and are skipped by the caller. */
+function pinProblem(image: string): string | null {
+  if (image.includes('$')) return `${image}: unresolved variable (give the ARG a pinned default)`;
+  if (DIGEST.test(image)) return null;
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const colon = lastSegment.indexOf(':');
+  if (colon < 0) return `${image}: no tag (means latest); pin a full version tag or a digest`;
+  const tag = lastSegment.slice(colon + 1);
+  if (tag === 'latest') return `${image}: "latest" is not a pin`;
+  if (!FULL_VERSION_TAG.test(tag)) return `${image}: tag "${tag}" is not a full version (major.minor.patch) and there is no @sha256 digest`;
+  return null;
+}
+
+/** The registry image a stage finally rests on, following FROM <earlier stage>. */
+function baseImage(df: Dockerfile, stage: Stage): string {
+  let s: Stage | undefined = stage;
+  const seen = new Set<number>();
+  while (s && !seen.has(s.index)) {
+    seen.add(s.index);
+    const parent: Stage | undefined = df.stages.find((p) => p.index < s!.index && p.alias === s!.from.toLowerCase());
+    if (!parent) return s.from;
+    s = parent;
+  }
+  throw new Error('stage cycle');
+}
+
+const isStageRef = (df: Dockerfile, stage: Stage) => df.stages.some((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
+
+const NODE22_IMAGE = /^(?:(?:docker\.io\/)?(?:library\/)?node:22\.\d+\.\d+|gcr\.io\/distroless\/nodejs22-debian\d+[:@]|cgr\.dev\/chainguard\/node:22\.)/;
+const DISTROLESS_NODE = /^gcr\.io\/distroless\/nodejs\d+-/;
+
+function checkStages(df: Dockerfile): string[] {
+  return df.stages.length >= 2 ? [] : [`${df.stages.length} FROM stage(s); a build stage and a runtime stage are required`];
+}
+
+function checkPins(df: Dockerfile): string[] {
+  return df.stages.filter((s) => !isStageRef(df, s)).flatMap((s) => {
+    const problem = pinProblem(s.from);
+    return problem ? [`line ${s.line}: FROM ${problem}`] : [];
+  });
+}
+
+function checkRuntimeNode22(df: Dockerfile): string[] {
+  const final = df.stages[df.stages.length - 1];
+  if (!final) return ['no FROM'];
+  const image = baseImage(df, final);
+  return NODE22_IMAGE.test(image) ? [] : [`final stage runs on ${image}, not a Node 22 image`];
+}
+
+function checkUser(df: Dockerfile): string[] {
+  const final = df.stages[df.stages.length - 1];
+  const user = final && lastOf(final.body, 'USER');
+  if (!user) return ['final stage has no USER (it would run as root)'];
+  const name = user.args.split(':')[0].trim();
+  return ['root', '0', ''].includes(name) ? [`line ${user.line}: USER ${user.args} is root`] : [];
+}
+
+function checkEntry(df: Dockerfile, service: string): string[] {
+  const final = df.stages[df.stages.length - 1];
+  if (!final) return ['no FROM'];
+  const entrypoint = lastOf(final.body, 'ENTRYPOINT');
+  const cmd = lastOf(final.body, 'CMD');
+  if (!entrypoint && !cmd) return ['final stage has neither ENTRYPOINT nor CMD'];
+  const problems: string[] = [];
+  const argv: string[] = [];
+  for (const ins of [entrypoint, cmd]) {
+    if (!ins) continue;
+    const form = execForm(ins.args);
+    if (!form) problems.push(`line ${ins.line}: ${ins.keyword} uses the shell form (needs /bin/sh at runtime); use the JSON exec form`);
+    else argv.push(...form);
+  }
+  if (problems.length) return problems;
+  const workdir = final.body.filter((i) => i.keyword === 'WORKDIR').reduce((wd, i) => posix.resolve(wd, i.args), '/');
+  const expected = posix.join(workdir, 'services', service, 'dist', 'main.js');
+  // Distroless Node images have node as their own ENTRYPOINT; then CMD names the script alone.
+  const runsNode = posix.basename(argv[0] ?? '') === 'node' || (!entrypoint && DISTROLESS_NODE.test(baseImage(df, final)));
+  if (!runsNode) problems.push(`entry ${JSON.stringify(argv)} does not start node`);
+  if (!argv.some((a) => posix.resolve(workdir, a) === expected)) {
+    problems.push(`entry ${JSON.stringify(argv)} does not run ${expected} (services/${service}/dist/main.js under WORKDIR ${workdir})`);
+  }
+  return problems;
+}
+
+function checkNpmCi(df: Dockerfile): string[] {
+  const runs = df.instructions.filter((i) => i.keyword === 'RUN');
+  const problems = runs
+    .filter((i) => /\bnpm\s+(?:install|i|add|isntall|in|ins|inst|insta|instal)(?![-\w])/.test(i.args))
+    .map((i) => `line ${i.line}: RUN ${i.args.slice(0, 80)} uses npm install; use npm ci (lockfile-exact)`);
+  if (!runs.some((i) => /\bnpm\s+ci\b/.test(i.args))) problems.push('no RUN npm ci');
+  return problems;
+}
+
+function checkNodeEnv(df: Dockerfile): string[] {
+  const final = df.stages[df.stages.length - 1];
+  const envs = (final?.body ?? []).filter((i) => i.keyword === 'ENV').map((i) => i.args);
+  return envs.some((e) => /(?:^|\s)NODE_ENV(?:=|\s+)"?production"?(?:\s|$)/.test(e)) ? [] : ['final stage does not set ENV NODE_ENV=production'];
+}
+
+/** Workspace folders of the root package.json ("libs/*" expanded). */
+function workspaces(): string[] {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { workspaces: string[] };
+  return pkg.workspaces.flatMap((w) => {
+    if (!w.endsWith('/*')) return [w];
+    const dir = w.slice(0, -2);
+    return readdirSync(join(repoRoot, dir)).map((d) => `${dir}/${d}`).filter((d) => existsSync(join(repoRoot, d, 'package.json')));
+  });
+}
+
+/** The stage chain (the stage, then the stages it is built FROM) of the stage holding instruction `ins`. */
+function chainOf(df: Dockerfile, ins: Instruction): Stage[] {
+  const chain: Stage[] = [];
+  let stage = [...df.stages].reverse().find((s) => s.line <= ins.line);
+  while (stage && !chain.includes(stage)) {
+    chain.push(stage);
+    const from = stage.from.toLowerCase();
+    const index: number = stage.index;
+    stage = df.stages.find((p) => p.index < index && p.alias === from);
+  }
+  return chain;
+}
+
+/** `npm ci` refuses a lockfile whose workspaces are missing: each npm ci needs every manifest in its stage chain. */
+function checkManifests(df: Dockerfile): string[] {
+  const required = ['package.json', 'package-lock.json', ...workspaces().map((w) => `${w}/package.json`)];
+  return df.instructions
+    .filter((i) => i.keyword === 'RUN' && /\bnpm\s+ci\b/.test(i.args))
+    .flatMap((ci) => {
+      const before = copies(chainOf(df, ci).flatMap((s) => s.body).filter((i) => i.line < ci.line)).filter((c) => !c.from);
+      const covered = (file: string) => before.some((c) => c.sources.some((s) => s === '.' || s === file || file.startsWith(`${s.replace(/\/$/, '')}/`)));
+      return required.filter((f) => !covered(f)).map((f) => `${f} is not copied into the stage before npm ci (line ${ci.line})`);
+    });
+}
+
+/** The libs a service compiles against: its tsconfig.build.json references, followed through the libs' own. */
+function libClosure(service: string): string[] {
+  const libs = new Set<string>();
+  const visit = (tsconfigPath: string) => {
+    const raw = readFileSync(tsconfigPath, 'utf8');
+    const refs = [...raw.matchAll(/"path"\s*:\s*"([^"]+)"/g)].map((m) => join(tsconfigPath, '..', m[1]));
+    for (const ref of refs) {
+      const m = /[\\/]libs[\\/]([^\\/]+)[\\/]/.exec(ref.replace(repoRoot, ''));
+      if (!m || libs.has(m[1])) continue;
+      libs.add(m[1]);
+      visit(ref.endsWith('.json') ? ref : join(ref, 'tsconfig.json'));
+    }
+  };
+  visit(join(repoRoot, 'services', service, 'tsconfig.build.json'));
+  return [...libs].sort();
+}
+
+/** RUN commands of a stage and of the stages it is built FROM. */
+function stageRuns(df: Dockerfile, name: string): string[] {
+  const stage = df.stages.find((s) => s.alias === name || String(s.index) === name);
+  if (!stage) return [];
+  const parent = df.stages.find((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
+  const own = stage.body.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+  return parent ? [...stageRuns(df, parent.alias as string), ...own] : own;
+}
+
+/** The runtime stage must ship node_modules plus dist/ and package.json of the service and of every lib it uses. */
+function checkShippedPackages(df: Dockerfile, service: string): string[] {
+  const final = df.stages[df.stages.length - 1];
+  if (!final) return ['no FROM'];
+  const workdir = final.body.filter((i) => i.keyword === 'WORKDIR').reduce((wd, i) => posix.resolve(wd, i.args), '/');
+  // Where each copied source lands, relative to WORKDIR ('.' = the whole app directory), and what made it.
+  const landed = copies(final.body).flatMap((c) => {
+    const dest = posix.relative(workdir, posix.resolve(workdir, c.dest)) || '.';
+    const isFile = (s: string) => !s.endsWith('/') && /\.[A-Za-z0-9]+$/.test(posix.basename(s));
+    return c.sources.map((s) => ({
+      path: isFile(s) && c.dest.endsWith('/') ? posix.join(dest, posix.basename(s)) : dest,
+      runs: c.from ? stageRuns(df, c.from) : [],
+    }));
+  });
+  const covered = (path: string, madeBy: RegExp | null) =>
+    landed.some((l) => (l.path === '.' || l.path === path || path.startsWith(`${l.path}/`)) && (!madeBy || l.runs.some((r) => madeBy.test(r))));
+  const packages = [...libClosure(service).map((l) => `libs/${l}`), `services/${service}`];
+  const problems: string[] = [];
+  if (!covered('node_modules', /\bnpm\s+ci\b/)) problems.push('final stage does not copy node_modules from a stage that ran npm ci');
+  for (const pkg of packages) {
+    if (!covered(`${pkg}/dist`, /\btsc\b/)) problems.push(`final stage does not copy ${pkg}/dist from a stage that ran tsc`);
+    if (!covered(`${pkg}/package.json`, null)) problems.push(`final stage does not copy ${pkg}/package.json (the node_modules/@idp link resolves through it)`);
+  }
+  // A filtered production install (npm ci --workspace=...) must name every lib, or the lib's dependencies are missing.
+  const filtered = df.instructions.filter((i) => i.keyword === 'RUN' && /\bnpm\s+ci\b/.test(i.args) && /--(?:workspace|w)\b/.test(i.args));
+  for (const run of filtered) {
+    const listed = new Set([...run.args.matchAll(/--(?:workspace|w)[= ](\S+)/g)].map((m) => m[1].replace(/\/$/, '')));
+    for (const pkg of packages) {
+      if (!listed.has(pkg) && !listed.has(`@idp/${posix.basename(pkg)}`)) problems.push(`line ${run.line}: npm ci --workspace list lacks ${pkg}`);
+    }
+  }
+  return problems;
+}
+
+/** EXPOSE matches the default PORT of src/config.ts; no EXPOSE for a service without a port. */
+function checkExpose(df: Dockerfile, service: string): string[] {
+  const config = readFileSync(join(repoRoot, 'services', service, 'src', 'config.ts'), 'utf8');
+  const port = /\bPORT:\s*intEnv\(\s*(\d+)/.exec(config)?.[1];
+  const final = df.stages[df.stages.length - 1];
+  const exposed = (final?.body ?? []).filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(' ').map((p) => p.split('/')[0]));
+  if (!port) return exposed.length ? [`EXPOSE ${exposed.join(' ')} but src/config.ts has no PORT`] : [];
+  return exposed.includes(port) ? [] : [`no EXPOSE ${port} (the default PORT in src/config.ts)`];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tests
+
+const servicesDir = join(repoRoot, 'services');
+const services = readdirSync(servicesDir).filter((d) => statSync(join(servicesDir, d)).isDirectory() && existsSync(join(servicesDir, d, 'package.json'))).sort();
+
+describe('the rule checkers themselves', () => {
+  it('accept full versions and digests, reject latest, bare and major-only tags', () => {
+    expect(pinProblem('node:22.21.1-bookworm-slim')).toBeNull();
+    expect(pinProblem('docker.io/library/node:22.21.1')).toBeNull();
+    expect(pinProblem(`gcr.io/distroless/nodejs22-debian12:nonroot@sha256:${'a'.repeat(64)}`)).toBeNull();
+    expect(pinProblem('localhost:5000/node:22.21.1-bookworm-slim')).toBeNull();
+    for (const bad of ['node', 'node:latest', 'node:22', 'node:22-bookworm-slim', 'node:22.21', 'node:lts', 'gcr.io/distroless/nodejs22-debian12:nonroot', 'localhost:5000/node', 'node:${TAG}']) {
+      expect([bad, pinProblem(bad)]).toEqual([bad, expect.any(String)]);
+    }
+  });
+
+  it('parse continuations, comments inside them, stages and the exec form', () => {
+    const df = parseDockerfile(
+      [
+        '# syntax=docker/dockerfile:1',
+        'ARG BASE=node:22.21.1-bookworm-slim',
+        'FROM ${BASE} AS build',
+        'RUN npm ci \\',
+        '    # a comment inside the continuation',
+        '    --omit=dev',
+        'FROM build AS runtime',
+        'USER 1000:1000',
+        'WORKDIR /app',
+        'ENTRYPOINT ["node", "services/x/dist/main.js"]',
+      ].join('\n'),
+    );
+    expect(df.stages.map((s) => [s.from, s.alias])).toEqual([['node:22.21.1-bookworm-slim', 'build'], ['build', 'runtime']]);
+    expect(df.stages[0].body).toEqual([{ keyword: 'RUN', args: 'npm ci --omit=dev', line: 4 }]);
+    expect(checkPins(df)).toEqual([]);
+    expect(checkRuntimeNode22(df)).toEqual([]);
+    expect(checkUser(df)).toEqual([]);
+    expect(checkEntry(df, 'x')).toEqual([]);
+    expect(checkEntry(df, 'y')).toHaveLength(1);
+    expect(checkEntry(parseDockerfile('FROM node:22.21.1\nCMD node services/x/dist/main.js'), 'x')[0]).toMatch(/shell form/);
+    expect(checkUser(parseDockerfile('FROM node:22.21.1\nUSER 0:0'))[0]).toMatch(/is root/);
+    expect(checkNpmCi(parseDockerfile('FROM node:22.21.1\nRUN npm install && npm ci'))[0]).toMatch(/npm install/);
+  });
+});
+
+describe('services/*/Dockerfile', () => {
+  it('finds the services', () => {
+    expect(services).toEqual(expect.arrayContaining(['audit-retention', 'audit-writer', 'management', 'nhe-delegation', 'oidc-core']));
+  });
+
+  it('every service folder has a Dockerfile', () => {
+    expect(services.filter((s) => !existsSync(join(servicesDir, s, 'Dockerfile'))).map((s) => `services/${s}/Dockerfile is missing`)).toEqual([]);
+  });
+
+  describe.each(services.filter((s) => existsSync(join(servicesDir, s, 'Dockerfile'))))('services/%s/Dockerfile', (service) => {
+    const df = parseDockerfile(readFileSync(join(servicesDir, service, 'Dockerfile'), 'utf8'));
+
+    it('has at least two stages', () => expect(checkStages(df)).toEqual([]));
+    it('pins every base image to a full version tag or a digest', () => expect(checkPins(df)).toEqual([]));
+    it('runs on a Node 22 image', () => expect(checkRuntimeNode22(df)).toEqual([]));
+    it('runs as a non-root USER', () => expect(checkUser(df)).toEqual([]));
+    it(`starts services/${service}/dist/main.js with node, exec form`, () => expect(checkEntry(df, service)).toEqual([]));
+    it('installs with npm ci, never npm install', () => expect(checkNpmCi(df)).toEqual([]));
+    it('sets NODE_ENV=production at runtime', () => expect(checkNodeEnv(df)).toEqual([]));
+    it('copies every workspace manifest before npm ci', () => expect(checkManifests(df)).toEqual([]));
+    it('ships node_modules and the dist/ of the service and of every lib it references', () => expect(checkShippedPackages(df, service)).toEqual([]));
+    it('exposes the default PORT of src/config.ts', () => expect(checkExpose(df, service)).toEqual([]));
+  });
+});
