@@ -1,10 +1,12 @@
 /**
- * Static checks of services/<name>/Dockerfile. No Docker engine exists on the development machines, so the images
- * cannot be built here; this reads every Dockerfile with a small parser (line continuations joined, comments
- * dropped, one instruction per line, stages split at FROM) and checks the rules the images must keep:
- * multi-stage, every base image pinned to a full version or a digest, a Node 22 runtime, a non-root USER, an
- * exec-form entry that runs services/<name>/dist/main.js (the file local runs start), `npm ci` rather than
- * `npm install`, every workspace manifest present for `npm ci`, and the libs the service builds against shipped.
+ * Static checks of the root Dockerfile, one build target per service (`docker build --target <service> .`). No
+ * Docker engine exists on the development machines, so the images cannot be built here; this reads the Dockerfile
+ * with a small parser (line continuations joined, comments dropped, one instruction per line, stages split at FROM)
+ * and checks, for every service's target (the target stage merged with the stages it is built FROM), the rules the
+ * images must keep: multi-stage, every base image pinned to a full version or a digest, a Node 22 runtime, a
+ * non-root USER, an exec-form entry that runs services/<name>/dist/main.js (the file local runs start), `npm ci`
+ * rather than `npm install`, every workspace manifest present for `npm ci`, production dependencies only in the
+ * runtime, and the libs the service builds against shipped.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -292,6 +294,16 @@ function stageRuns(df: Dockerfile, name: string): string[] {
   return parent ? [...stageRuns(df, parent.alias as string), ...own] : own;
 }
 
+/** Workspace folders under which package-lock.json installs nested dependencies (<folder>/node_modules/...). */
+function nestedModules(): Set<string> {
+  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  return new Set(
+    Object.entries(lock.packages)
+      .filter(([path, meta]) => !meta.dev && /^(?:libs|services)\/[^/]+\/node_modules\//.test(path))
+      .map(([path]) => path.split('/node_modules/')[0]),
+  );
+}
+
 /** The runtime stage must ship node_modules plus dist/ and package.json of the service and of every lib it uses. */
 function checkShippedPackages(df: Dockerfile, service: string): string[] {
   const final = df.stages[df.stages.length - 1];
@@ -314,9 +326,24 @@ function checkShippedPackages(df: Dockerfile, service: string): string[] {
   for (const pkg of packages) {
     if (!covered(`${pkg}/dist`, /\btsc\b/)) problems.push(`final stage does not copy ${pkg}/dist from a stage that ran tsc`);
     if (!covered(`${pkg}/package.json`, null)) problems.push(`final stage does not copy ${pkg}/package.json (the node_modules/@idp link resolves through it)`);
+    // npm nests a dependency under <package>/node_modules when versions conflict: the package folder must then come
+    // whole from the production install, not just its package.json.
+    if (nestedModules().has(pkg) && !covered(`${pkg}/node_modules`, /\bnpm\s+ci\b/)) {
+      problems.push(`final stage does not copy ${pkg}/node_modules (package-lock.json nests dependencies there) from a stage that ran npm ci`);
+    }
   }
   // A filtered production install (npm ci --workspace=...) must name every lib, or the lib's dependencies are missing.
-  const filtered = df.instructions.filter((i) => i.keyword === 'RUN' && /\bnpm\s+ci\b/.test(i.args) && /--(?:workspace|w)\b/.test(i.args));
+  // Only the installs this target's node_modules come from count (other targets have their own deps stages).
+  const stageBody = (alias: string): Instruction[] => {
+    const stage = df.stages.find((st) => st.alias === alias);
+    if (!stage) return [];
+    const parent = df.stages.find((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
+    return [...(parent ? stageBody(parent.alias as string) : []), ...stage.body];
+  };
+  const nodeModulesFrom = copies(final.body).filter((c) => c.from && c.sources.some((src) => /(^|\/)node_modules\/?$/.test(src))).map((c) => c.from as string);
+  const filtered = nodeModulesFrom
+    .flatMap(stageBody)
+    .filter((i) => i.keyword === 'RUN' && /\bnpm\s+ci\b/.test(i.args) && /--(?:workspace|w)\b/.test(i.args));
   for (const run of filtered) {
     const listed = new Set([...run.args.matchAll(/--(?:workspace|w)[= ](\S+)/g)].map((m) => m[1].replace(/\/$/, '')));
     for (const pkg of packages) {
@@ -341,6 +368,33 @@ function checkExpose(df: Dockerfile, service: string): string[] {
 
 const servicesDir = join(repoRoot, 'services');
 const services = readdirSync(servicesDir).filter((d) => statSync(join(servicesDir, d)).isDirectory() && existsSync(join(servicesDir, d, 'package.json'))).sort();
+
+/**
+ * The Dockerfile as `docker build --target <target>` sees it: every stage before the target, then one final stage
+ * whose body is the target's chain (FROM parents first) and whose base is the chain's registry image.
+ */
+function targetView(df: Dockerfile, target: string): Dockerfile {
+  const stage = df.stages.find((s) => s.alias === target.toLowerCase());
+  if (!stage) throw new Error(`no stage named ${target}`);
+  const chain: Stage[] = [];
+  let s: Stage | undefined = stage;
+  while (s && !chain.includes(s)) {
+    chain.unshift(s);
+    const from = s.from.toLowerCase();
+    const index: number = s.index;
+    s = df.stages.find((p) => p.index < index && p.alias === from);
+  }
+  const merged: Stage = { index: stage.index, from: chain[0].from, alias: stage.alias, body: chain.flatMap((c) => c.body), line: chain[0].line };
+  return { ...df, stages: [...df.stages.filter((p) => p.index < stage.index && !chain.includes(p)), merged] };
+}
+
+/** A runtime stage must not carry dev dependencies: every npm ci it copies node_modules from runs with --omit=dev. */
+function checkProdDepsOnly(df: Dockerfile): string[] {
+  const final = df.stages[df.stages.length - 1];
+  return copies(final.body)
+    .filter((c) => c.from && c.sources.some((src) => /(^|\/)node_modules\/?$/.test(src)))
+    .flatMap((c) => stageRuns(df, c.from as string).filter((r) => /\bnpm\s+ci\b/.test(r) && !/--omit=dev\b/.test(r)).map((r) => `line ${c.line}: node_modules come from a stage that ran "${r.slice(0, 60)}" without --omit=dev`));
+}
 
 describe('the rule checkers themselves', () => {
   it('accept full versions and digests, reject latest, bare and major-only tags', () => {
@@ -378,30 +432,48 @@ describe('the rule checkers themselves', () => {
     expect(checkEntry(parseDockerfile('FROM node:22.21.1\nCMD node services/x/dist/main.js'), 'x')[0]).toMatch(/shell form/);
     expect(checkUser(parseDockerfile('FROM node:22.21.1\nUSER 0:0'))[0]).toMatch(/is root/);
     expect(checkNpmCi(parseDockerfile('FROM node:22.21.1\nRUN npm install && npm ci'))[0]).toMatch(/npm install/);
+    // A target merges its FROM chain: USER and ENV set in a shared base stage count for the target.
+    const multi = parseDockerfile(
+      ['FROM node:22.21.1 AS deps', 'RUN npm ci', 'FROM node:22.21.1 AS base', 'USER 1000', 'WORKDIR /app', 'FROM base AS x', 'COPY --from=deps /app/node_modules/ node_modules/', 'ENTRYPOINT ["node", "services/x/dist/main.js"]', 'FROM node:22.21.1 AS y'].join('\n'),
+    );
+    expect(checkUser(targetView(multi, 'x'))).toEqual([]);
+    expect(checkEntry(targetView(multi, 'x'), 'x')).toEqual([]);
+    expect(checkUser(targetView(multi, 'y'))).toHaveLength(1);
+    expect(checkProdDepsOnly(targetView(multi, 'x'))[0]).toMatch(/without --omit=dev/);
   });
 });
 
-describe('services/*/Dockerfile', () => {
+describe('Dockerfile (root, one target per service)', () => {
+  const path = join(repoRoot, 'Dockerfile');
+  const df = parseDockerfile(readFileSync(path, 'utf8'));
+
   it('finds the services', () => {
     expect(services).toEqual(expect.arrayContaining(['audit-retention', 'audit-writer', 'management', 'nhe-delegation', 'oidc-core']));
   });
 
-  it('every service folder has a Dockerfile', () => {
-    expect(services.filter((s) => !existsSync(join(servicesDir, s, 'Dockerfile'))).map((s) => `services/${s}/Dockerfile is missing`)).toEqual([]);
+  it('is the only Dockerfile: no per-service copies to drift from it', () => {
+    expect(services.filter((s) => existsSync(join(servicesDir, s, 'Dockerfile'))).map((s) => `services/${s}/Dockerfile still exists`)).toEqual([]);
   });
 
-  describe.each(services.filter((s) => existsSync(join(servicesDir, s, 'Dockerfile'))))('services/%s/Dockerfile', (service) => {
-    const df = parseDockerfile(readFileSync(join(servicesDir, service, 'Dockerfile'), 'utf8'));
+  it('has a target for every service', () => {
+    const targets = new Set(df.stages.map((s) => s.alias));
+    expect(services.filter((s) => !targets.has(s)).map((s) => `no stage "${s}"`)).toEqual([]);
+  });
 
-    it('has at least two stages', () => expect(checkStages(df)).toEqual([]));
-    it('pins every base image to a full version tag or a digest', () => expect(checkPins(df)).toEqual([]));
-    it('runs on a Node 22 image', () => expect(checkRuntimeNode22(df)).toEqual([]));
-    it('runs as a non-root USER', () => expect(checkUser(df)).toEqual([]));
-    it(`starts services/${service}/dist/main.js with node, exec form`, () => expect(checkEntry(df, service)).toEqual([]));
-    it('installs with npm ci, never npm install', () => expect(checkNpmCi(df)).toEqual([]));
-    it('sets NODE_ENV=production at runtime', () => expect(checkNodeEnv(df)).toEqual([]));
-    it('copies every workspace manifest before npm ci', () => expect(checkManifests(df)).toEqual([]));
-    it('ships node_modules and the dist/ of the service and of every lib it references', () => expect(checkShippedPackages(df, service)).toEqual([]));
-    it('exposes the default PORT of src/config.ts', () => expect(checkExpose(df, service)).toEqual([]));
+  it('pins every base image to a full version tag or a digest', () => expect(checkPins(df)).toEqual([]));
+  it('installs with npm ci, never npm install', () => expect(checkNpmCi(df)).toEqual([]));
+  it('copies every workspace manifest before each npm ci', () => expect(checkManifests(df)).toEqual([]));
+
+  describe.each(services)('target %s', (service) => {
+    const view = () => targetView(df, service);
+
+    it('has a build stage and a runtime stage', () => expect(checkStages(view())).toEqual([]));
+    it('runs on a Node 22 image', () => expect(checkRuntimeNode22(view())).toEqual([]));
+    it('runs as a non-root USER', () => expect(checkUser(view())).toEqual([]));
+    it(`starts services/${service}/dist/main.js with node, exec form`, () => expect(checkEntry(view(), service)).toEqual([]));
+    it('sets NODE_ENV=production at runtime', () => expect(checkNodeEnv(view())).toEqual([]));
+    it('ships production dependencies only', () => expect(checkProdDepsOnly(view())).toEqual([]));
+    it('ships node_modules and the dist/ of the service and of every lib it references', () => expect(checkShippedPackages(view(), service)).toEqual([]));
+    it('exposes the default PORT of src/config.ts', () => expect(checkExpose(view(), service)).toEqual([]));
   });
 });
