@@ -1,10 +1,11 @@
-import type { Models, TenantDoc } from '@idp/db';
-import { NHE_SETTINGS_DEFAULTS } from '@idp/db';
+import type { AuditChainAnchorDoc, JobRunTenantCount, Models, TenantDoc } from '@idp/db';
+import { advanceChainAnchor, NHE_SETTINGS_DEFAULTS } from '@idp/db';
 import type { Logger } from '@idp/logger';
 
 export const JOB_NAME = 'nhe-audit-retention';
 export const JOB_TYPE = 'NHE_AUDIT_RETENTION';
 export const DEFAULT_BATCH_SIZE = 1000;
+export const MAX_BATCH_SIZE = 100_000;
 /** At most this many rows per tenant per run; the rest goes next run (spec, "Limits"). */
 export const DEFAULT_MAX_ROWS_PER_TENANT = 1_000_000;
 const DAY_MS = 86_400_000;
@@ -14,62 +15,145 @@ export interface RetentionOptions {
   maxRowsPerTenant: number;
   dryRun: boolean;
   now: Date;
+  /** Aborting stops the run between two batches (SIGTERM): every batch is complete or not started. */
+  signal?: AbortSignal;
 }
 
 export type TenantOutcome =
   | { tenantId: number; status: 'skipped'; reason: 'nhe-disabled' | 'retention-not-positive' }
-  | { tenantId: number; status: 'pruned' | 'dry-run'; cutoff: string; deleted: number; batches: number; capped: boolean; durationMs: number };
+  | { tenantId: number; status: 'pruned' | 'dry-run'; cutoff: string; deleted: number; batches: number; capped: boolean; durationMs: number; interrupted?: boolean }
+  | { tenantId: number; status: 'failed'; cutoff: string; deleted: number; batches: number; durationMs: number; error: string };
+
+export class RetentionInterrupted extends Error {
+  constructor(readonly outcomes: TenantOutcome[]) {
+    super('retention run interrupted');
+  }
+}
+
+export class RetentionFailed extends Error {
+  constructor(readonly outcomes: TenantOutcome[]) {
+    super(`retention failed for tenant(s) ${outcomes.filter((o) => o.status === 'failed').map((o) => o.tenantId).join(', ')}`);
+  }
+}
+
+/** The per-tenant counts a JobRun stores. */
+export function toRunCount(o: TenantOutcome): JobRunTenantCount {
+  switch (o.status) {
+    case 'skipped':
+      return { tenantId: o.tenantId, status: 'skipped', reason: o.reason, deleted: 0, batches: 0, capped: false, durationMs: 0 };
+    case 'pruned':
+    case 'dry-run':
+      return { tenantId: o.tenantId, status: o.status, deleted: o.deleted, batches: o.batches, capped: o.capped, durationMs: o.durationMs, cutoff: o.cutoff };
+    case 'failed':
+      return { tenantId: o.tenantId, status: 'failed', reason: o.error, deleted: o.deleted, batches: o.batches, capped: false, durationMs: o.durationMs, cutoff: o.cutoff };
+  }
+}
+
+interface TenantProgress {
+  deleted: number;
+  batches: number;
+}
+
+/**
+ * Prunes one tenant, oldest first, never past the cap. Rows of the hash chain are removed in chain order: each
+ * batch takes the next rows by seq, keeps the leading run issued before the cutoff, records the last of them as
+ * the tenant's anchor, then deletes up to it. A row issued before the cutoff but chained after a younger row
+ * (delivery delays of seconds) waits for the next run, so the chain never gets a hole. Rows written before the
+ * chain existed (no seq) are pruned by issuedAt alone.
+ */
+async function pruneTenant(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+  // A previous run may have recorded an anchor and stopped before its delete: finish that batch first.
+  const anchor = await models.AuditChainAnchor.findById(tenantId).lean<AuditChainAnchorDoc>();
+  if (anchor) {
+    const leftover = await models.TokenAudit.deleteMany({ tenantId, seq: { $gte: 1, $lte: anchor.seq } });
+    if (leftover.deletedCount) {
+      p.deleted += leftover.deletedCount;
+      p.batches += 1;
+    }
+  }
+  while (p.deleted < o.maxRowsPerTenant) {
+    if (o.signal?.aborted) return false;
+    const size = Math.min(o.batchSize, o.maxRowsPerTenant - p.deleted);
+    const legacy = await models.TokenAudit.find({ tenantId, seq: { $exists: false }, issuedAt: { $lt: cutoff } }, { _id: 1 })
+      .sort({ issuedAt: 1 })
+      .limit(size)
+      .lean();
+    if (!legacy.length) break;
+    const result = await models.TokenAudit.deleteMany({ tenantId, _id: { $in: legacy.map((d) => d._id) } });
+    p.deleted += result.deletedCount;
+    p.batches += 1;
+  }
+  while (p.deleted < o.maxRowsPerTenant) {
+    if (o.signal?.aborted) return false;
+    const size = Math.min(o.batchSize, o.maxRowsPerTenant - p.deleted);
+    const rows = await models.TokenAudit.find({ tenantId, seq: { $gte: 1 } }, { seq: 1, hash: 1, issuedAt: 1, _id: 0 })
+      .sort({ seq: 1 })
+      .limit(size)
+      .lean<Array<{ seq: number; hash: string; issuedAt: Date }>>();
+    let n = 0;
+    while (n < rows.length && rows[n]!.issuedAt < cutoff) n += 1;
+    if (n === 0) break;
+    const last = rows[n - 1]!;
+    await advanceChainAnchor(models, tenantId, last.seq, last.hash, o.now);
+    const result = await models.TokenAudit.deleteMany({ tenantId, seq: { $gte: 1, $lte: last.seq } });
+    p.deleted += result.deletedCount;
+    p.batches += 1;
+    if (n < rows.length || rows.length < size) break;
+  }
+  return true;
+}
 
 /**
  * The nhe-audit-retention job: for every tenant with settings.nhe.enabled and auditRetentionDays > 0, deletes
  * audit rows issued before now - auditRetentionDays, oldest first, in batches, at most maxRowsPerTenant per run.
- * Safe to interrupt and re-run: each batch is a self-contained delete of rows already past the cutoff.
+ * Other tenants are skipped (and logged). A tenant that fails does not stop the others; the run then throws
+ * RetentionFailed. Aborting stops between batches and throws RetentionInterrupted. Safe to re-run.
  */
 export async function runRetention(models: Models, logger: Logger, o: RetentionOptions): Promise<TenantOutcome[]> {
   const outcomes: TenantOutcome[] = [];
   const tenants = await models.Tenant.find({}, { settings: 1 }).sort({ _id: 1 }).lean<TenantDoc[]>();
   for (const tenant of tenants) {
+    if (o.signal?.aborted) throw new RetentionInterrupted(outcomes);
     const nhe = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) };
     const tenantId = tenant._id;
-    if (!nhe.enabled) {
+    if (nhe.enabled !== true) {
       outcomes.push({ tenantId, status: 'skipped', reason: 'nhe-disabled' });
       logger.info({ tenantId, reason: 'nhe-disabled' }, 'tenant skipped');
       continue;
     }
-    if (!(nhe.auditRetentionDays > 0)) {
+    const days = Number(nhe.auditRetentionDays);
+    if (!Number.isFinite(days) || !(days > 0)) {
       outcomes.push({ tenantId, status: 'skipped', reason: 'retention-not-positive' });
       logger.info({ tenantId, reason: 'retention-not-positive' }, 'tenant skipped');
       continue;
     }
     const started = Date.now();
-    const cutoff = new Date(o.now.getTime() - nhe.auditRetentionDays * DAY_MS);
-    const filter = { tenantId, issuedAt: { $lt: cutoff } };
-    let deleted = 0;
-    let batches = 0;
-    if (o.dryRun) {
-      deleted = Math.min(await models.TokenAudit.countDocuments(filter), o.maxRowsPerTenant);
-    } else {
-      while (deleted < o.maxRowsPerTenant) {
-        const size = Math.min(o.batchSize, o.maxRowsPerTenant - deleted);
-        const ids = await models.TokenAudit.find(filter, { _id: 1 }).sort({ issuedAt: 1, _id: 1 }).limit(size).lean();
-        if (!ids.length) break;
-        const result = await models.TokenAudit.deleteMany({ tenantId, _id: { $in: ids.map((d) => d._id) } });
-        deleted += result.deletedCount;
-        batches += 1;
-        if (ids.length < size) break;
-      }
+    const cutoff = new Date(o.now.getTime() - days * DAY_MS);
+    const progress: TenantProgress = { deleted: 0, batches: 0 };
+    let completed = true;
+    try {
+      if (o.dryRun) progress.deleted = Math.min(await models.TokenAudit.countDocuments({ tenantId, issuedAt: { $lt: cutoff } }), o.maxRowsPerTenant);
+      else completed = await pruneTenant(models, tenantId, cutoff, o, progress);
+    } catch (err) {
+      const failed: TenantOutcome = { tenantId, status: 'failed', cutoff: cutoff.toISOString(), ...progress, durationMs: Date.now() - started, error: (err as Error).message };
+      outcomes.push(failed);
+      logger.error(failed, 'tenant failed');
+      continue;
     }
     const outcome: TenantOutcome = {
       tenantId,
       status: o.dryRun ? 'dry-run' : 'pruned',
       cutoff: cutoff.toISOString(),
-      deleted,
-      batches,
-      capped: deleted >= o.maxRowsPerTenant,
+      deleted: progress.deleted,
+      batches: progress.batches,
+      capped: progress.deleted >= o.maxRowsPerTenant,
       durationMs: Date.now() - started,
+      ...(completed ? {} : { interrupted: true }),
     };
     outcomes.push(outcome);
-    logger.info(outcome, o.dryRun ? 'tenant counted (dry run)' : 'tenant pruned');
+    logger.info(outcome, o.dryRun ? 'tenant counted (dry run)' : completed ? 'tenant pruned' : 'tenant interrupted');
+    if (!completed) throw new RetentionInterrupted(outcomes);
   }
+  if (outcomes.some((x) => x.status === 'failed')) throw new RetentionFailed(outcomes);
   return outcomes;
 }

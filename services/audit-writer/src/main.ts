@@ -1,16 +1,20 @@
 import { connectDatabase } from '@idp/db';
-import { AUDIT_STREAM, AUDIT_WRITER_DURABLE, connectNats, ensureAuditConsumer, ensureAuditStream } from '@idp/events';
+import { AUDIT_STREAM, AUDIT_WRITER_DURABLE, auditConsumerLag, connectNats, ensureAuditConsumer, ensureAuditStream } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { createApp } from './app';
 import { readConfig } from './config';
 import { runConsumerLoop } from './consumer-loop';
-import { writeBatch } from './writer';
+import { writeBatch, type ChainTailCache } from './writer';
 
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger({ service: 'audit-writer', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'audit-writer' });
+  // The unique jti and chain-key indexes are what make redelivery and several replicas safe: create them first.
+  await db.models.TokenAudit.createCollection().catch((err: { code?: number }) => {
+    if (err?.code !== 48) throw err;
+  });
   await db.models.TokenAudit.createIndexes();
   const nats = await connectNats(config.NATS_URL, logger, 'audit-writer');
   // The writer owns the stream and its durable consumer: created or updated here, idempotently.
@@ -24,6 +28,7 @@ async function main(): Promise<void> {
 
   const { app, onOutcome } = createApp({
     logger,
+    lag: () => auditConsumerLag(jsm),
     readiness: [
       { name: 'mongodb', check: db.ping },
       { name: 'nats', check: nats.ping },
@@ -31,9 +36,10 @@ async function main(): Promise<void> {
   });
   const server = await listen(app, config.HOST, config.PORT, logger);
   const stop = new AbortController();
+  const tails: ChainTailCache = new Map();
   const loop = runConsumerLoop(
     consumer,
-    (msgs) => writeBatch({ models: db.models, js: nats.js, logger, onOutcome }, msgs),
+    (msgs) => writeBatch({ models: db.models, js: nats.js, logger, onOutcome, tails }, msgs),
     { batchSize: config.AUDIT_BATCH_SIZE, fetchExpiresMs: 1000 },
     logger,
     stop.signal,

@@ -1,16 +1,25 @@
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
-import { AUDIT_DEAD_LETTER_SUBJECT, nheTokenIssuedSchema, type NheTokenIssued } from '@idp/events';
+import { AUDIT_DEAD_LETTER_SUBJECT, auditSubject, headers as natsHeaders, nheTokenIssuedSchema, type NheTokenIssued } from '@idp/events';
 import { isDuplicateKeyError } from '@idp/errors';
-import type { Models, TokenAuditDoc } from '@idp/db';
+import { advanceChainHead, chainTail, linkRows, type Models, type TokenAuditDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
+
+export type WriteOutcome = 'written' | 'duplicate' | 'dead-letter' | 'retry';
 
 export interface WriterDeps {
   models: Models;
   js: JetStreamClient;
   logger: Logger;
-  /** Counts rows written, duplicates and dead-lettered messages. */
-  onOutcome?: (outcome: 'written' | 'duplicate' | 'dead-letter' | 'retry', count: number) => void;
+  /** Counts rows written, duplicates, dead-lettered and retried messages. */
+  onOutcome?: (outcome: WriteOutcome, count: number) => void;
+  /** Attempts to win a run of chain positions against other replicas before the batch is nak'ed. */
+  maxChainAttempts?: number;
+  /** Last link written per tenant by this process (main.ts keeps one for the process' life). */
+  tails?: ChainTailCache;
 }
+
+/** Redelivery back-off of a nak: 1 s, 2 s, 4 s, ... up to 30 s, by delivery count. */
+export const nakDelayMs = (deliveryCount: number) => Math.min(30_000, 1000 * 2 ** Math.max(0, Math.min(deliveryCount - 1, 5)));
 
 export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
   return {
@@ -30,69 +39,132 @@ export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
   };
 }
 
-function parse(msg: JsMsg): NheTokenIssued | undefined {
+/** The event, or the reason it is not one (zod schema, and the subject must name the event's tenant). */
+export function parseAuditMessage(subject: string, data: string): { event: NheTokenIssued } | { reason: string } {
+  let json: unknown;
   try {
-    const result = nheTokenIssuedSchema.safeParse(JSON.parse(msg.string()));
-    return result.success ? result.data : undefined;
+    json = JSON.parse(data);
   } catch {
-    return undefined;
+    return { reason: 'not JSON' };
   }
+  const result = nheTokenIssuedSchema.safeParse(json);
+  if (!result.success) return { reason: result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ').slice(0, 500) };
+  if (subject !== auditSubject(result.data.tenantId)) return { reason: `subject ${subject} does not match tenantId ${result.data.tenantId}` };
+  return { event: result.data };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The last link this writer appended per tenant; saves a read per batch (checked by the unique chain key). */
+export type ChainTailCache = Map<number, { seq: number; hash: string }>;
+
+/**
+ * Appends rows (one tenant, in order) to the tenant's hash chain. The insert is ordered and both the jti and the
+ * chain key `<tenant>:<seq>` are unique, so the first attempt goes straight to the insert after the cached (or
+ * stored) tail. If it stops on a duplicate key (a jti already stored: redelivery or another replica got there
+ * first; or a position another replica took), the rows before it are stored, stored jtis are dropped as
+ * duplicates, and the rest is relinked after the tail re-read from the database and retried. Returns the count
+ * written and the count of duplicates.
+ */
+export async function appendToChain(
+  models: Models,
+  tenantId: number,
+  rows: TokenAuditDoc[],
+  maxAttempts = 50,
+  tails?: ChainTailCache,
+): Promise<{ written: number; duplicates: number }> {
+  const seen = new Set<string>();
+  let pending = rows.filter((r) => (seen.has(r.jti) ? false : (seen.add(r.jti), true)));
+  let duplicates = rows.length - pending.length;
+  let written = 0;
+  let lastSeq = 0;
+  let tail = tails?.get(tenantId);
+  for (let attempt = 1; pending.length; attempt++) {
+    if (attempt > maxAttempts) throw new Error(`could not append ${pending.length} rows to the chain of tenant ${tenantId} after ${maxAttempts} attempts`);
+    if (attempt > 1) {
+      const stored = await models.TokenAudit.find({ jti: { $in: pending.map((r) => r.jti) } }, { jti: 1, _id: 0 }).lean<Array<{ jti: string }>>();
+      if (stored.length) {
+        const storedJtis = new Set(stored.map((x) => x.jti));
+        duplicates += stored.length;
+        pending = pending.filter((r) => !storedJtis.has(r.jti));
+        if (!pending.length) break;
+      }
+      tail = undefined;
+    }
+    tail ??= await chainTail(models, tenantId);
+    const linked = linkRows(pending, tail);
+    try {
+      await models.TokenAudit.collection.insertMany(linked.map((r) => ({ ...r })), { ordered: true, writeConcern: { w: 'majority' } });
+      written += linked.length;
+      const last = linked[linked.length - 1]!;
+      lastSeq = last.seq!;
+      tails?.set(tenantId, { seq: last.seq!, hash: last.hash! });
+      pending = [];
+    } catch (err) {
+      tails?.delete(tenantId);
+      if (!isDuplicateKeyError(err) && (err as { code?: number }).code !== 11000) throw err;
+      const index = (err as { writeErrors?: Array<{ index?: number }> }).writeErrors?.[0]?.index ?? 0;
+      written += index;
+      if (index > 0) lastSeq = linked[index - 1]?.seq ?? lastSeq;
+      pending = pending.slice(index);
+      // Lost a position to another replica (or a jti race): back off a little, with jitter, and relink.
+      if (attempt > 1) await sleep(Math.floor(Math.random() * 10 * Math.min(attempt, 10)));
+    }
+  }
+  if (lastSeq) await advanceChainHead(models, tenantId, lastSeq);
+  return { written, duplicates };
 }
 
 /**
- * Writes one batch: valid events are inserted in one unordered insertMany (a duplicate jti counts as written,
- * so redelivery and several writer replicas are safe); each message is acked only after its row is stored.
- * Malformed messages go to the dead-letter subject (acknowledged by JetStream) and are then terminated.
- * If the database fails, every message of the batch is nak'ed and comes back after a back-off.
+ * Writes one batch: valid events are appended to their tenants' chains (a duplicate jti counts as written, so
+ * redelivery and several writer replicas are safe); each message is acked (double ack: the server confirms the
+ * ack) only after its row is stored with write concern majority. Malformed messages are copied to the
+ * dead-letter subject (acknowledged by JetStream) and then terminated, never dropped silently. If the database
+ * fails, the tenant's messages are nak'ed with a back-off that grows with the delivery count.
  */
 export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void> {
-  const valid: Array<{ msg: JsMsg; row: TokenAuditDoc }> = [];
+  const byTenant = new Map<number, Array<{ msg: JsMsg; row: TokenAuditDoc }>>();
   for (const msg of msgs) {
-    const event = parse(msg);
-    if (event) {
-      valid.push({ msg, row: toAuditRow(event) });
+    const parsed = parseAuditMessage(msg.subject, msg.string());
+    if ('event' in parsed) {
+      const list = byTenant.get(parsed.event.tenantId) ?? [];
+      list.push({ msg, row: toAuditRow(parsed.event) });
+      byTenant.set(parsed.event.tenantId, list);
       continue;
     }
     try {
+      const headers = natsHeaders();
+      headers.set('Idp-Original-Subject', msg.subject);
+      headers.set('Idp-Original-Sequence', String(msg.info.streamSequence));
+      headers.set('Idp-Reason', parsed.reason.replace(/[\r\n]/g, ' '));
       await deps.js.publish(AUDIT_DEAD_LETTER_SUBJECT, msg.data, {
-        headers: undefined,
+        headers,
         msgID: `dead-letter:${msg.info.stream}:${msg.info.streamSequence}`,
       });
       msg.term('malformed audit event');
-      deps.logger.warn({ subject: msg.subject, seq: msg.info.streamSequence }, 'malformed audit event moved to dead-letter subject');
+      deps.logger.warn({ subject: msg.subject, seq: msg.info.streamSequence, reason: parsed.reason }, 'malformed audit event moved to dead-letter subject');
       deps.onOutcome?.('dead-letter', 1);
     } catch (err) {
-      deps.logger.error({ err }, 'could not dead-letter a malformed message; it will be redelivered');
-      msg.nak(5000);
+      deps.logger.error({ err: (err as Error).message }, 'could not dead-letter a malformed message; it will be redelivered');
+      msg.nak(nakDelayMs(msg.info.deliveryCount));
+      deps.onOutcome?.('retry', 1);
     }
   }
-  if (!valid.length) return;
 
-  let failedIndexes = new Set<number>();
-  try {
-    // The event schema (zod) is the validation: rows go to the driver as they are, so writeErrors' indexes
-    // match `valid` and no row can be dropped silently by a second validator.
-    await deps.models.TokenAudit.collection.insertMany(
-      valid.map((v) => ({ ...v.row })),
-      { ordered: false, writeConcern: { w: 'majority' } },
-    );
-    deps.onOutcome?.('written', valid.length);
-  } catch (err) {
-    const writeErrors = (err as { writeErrors?: Array<{ index?: number; code?: number; err?: { index?: number; code?: number } }> }).writeErrors;
-    if (Array.isArray(writeErrors) && writeErrors.length) {
-      const nonDuplicate = writeErrors.filter((w) => (w.code ?? w.err?.code) !== 11000);
-      failedIndexes = new Set(nonDuplicate.map((w) => w.index ?? w.err?.index ?? -1));
-      deps.onOutcome?.('duplicate', writeErrors.length - nonDuplicate.length);
-      deps.onOutcome?.('written', valid.length - writeErrors.length);
-      if (nonDuplicate.length) deps.logger.error({ count: nonDuplicate.length }, 'audit rows failed to insert; they will be redelivered');
-    } else if (isDuplicateKeyError(err)) {
-      deps.onOutcome?.('duplicate', valid.length);
-    } else {
-      deps.logger.error({ err: (err as Error).message }, 'audit insert failed; batch will be redelivered');
-      for (const v of valid) v.msg.nak(2000);
-      deps.onOutcome?.('retry', valid.length);
-      return;
-    }
-  }
-  valid.forEach((v, i) => (failedIndexes.has(i) ? v.msg.nak(2000) : v.msg.ack()));
+  await Promise.all(
+    [...byTenant].map(async ([tenantId, items]) => {
+      try {
+        const { written, duplicates } = await appendToChain(deps.models, tenantId, items.map((i) => i.row), deps.maxChainAttempts, deps.tails);
+        deps.onOutcome?.('written', written);
+        deps.onOutcome?.('duplicate', duplicates);
+      } catch (err) {
+        deps.logger.error({ tenantId, err: (err as Error).message, count: items.length }, 'audit insert failed; messages will be redelivered');
+        for (const { msg } of items) msg.nak(nakDelayMs(msg.info.deliveryCount));
+        deps.onOutcome?.('retry', items.length);
+        return;
+      }
+      // Every row of the tenant is stored: now ack. A lost ack only means a redelivery, which is a duplicate.
+      await Promise.all(items.map(({ msg }) => msg.ackAck().catch(() => false)));
+    }),
+  );
 }

@@ -84,7 +84,8 @@ function expectedRow(e: NheTokenIssued): TokenAuditDoc {
 
 async function rowsOf(tenant: number): Promise<Array<Record<string, unknown>>> {
   const docs = await db.models.TokenAudit.find({ tenantId: tenant }).sort({ jti: 1 }).lean();
-  return docs.map(({ _id, ...rest }) => rest);
+  // Chain fields (seq, prevHash, hash, chainKey) are checked in chain.int.test.ts.
+  return docs.map(({ _id, seq: _s, prevHash: _p, hash: _h, chainKey: _c, ...rest }) => rest);
 }
 
 const publish = (e: NheTokenIssued, msgId = e.jti) => publishAndAwaitAck(handle.js, auditSubject(e.tenantId), e, msgId);

@@ -1,0 +1,77 @@
+/** Shared helpers of the audit e2e tests: issuing NHE tokens through the whole stack, reading rows back. */
+import { decodeJwt } from 'jose';
+import { browserlessLogin } from '../../src/clients/browserless-login';
+import type { Harness } from '../../src/harness';
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+export async function userToken(h: Harness): Promise<string> {
+  const tokens = await browserlessLogin({
+    baseUrl: h.topology.baseUrl,
+    tenantId: h.tenant.tenantId,
+    clientId: h.tenant.client.clientId,
+    clientSecret: h.tenant.client.clientSecret,
+    redirectUri: h.tenant.client.redirectUri,
+    username: h.tenant.user.username,
+    password: h.tenant.user.password,
+    resource: h.tenant.resource,
+  });
+  return tokens.access_token;
+}
+
+/** One token exchange through the router, oidc-core and the sidecar: the issued token's jti, or the HTTP status. */
+export async function exchange(h: Harness, subjectToken: string): Promise<{ jti: string } | { status: number }> {
+  try {
+    const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(h.tenant.client.clientId)}:${encodeURIComponent(h.tenant.client.clientSecret)}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: TOKEN_EXCHANGE,
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        actor_token: h.tenant.nhe.identifier,
+        actor_token_type: 'urn:vendor:token-type:nhe-id',
+        resource: h.tenant.resource,
+        scope: 'orders:read',
+      }),
+    });
+    const body = (await res.json()) as { access_token?: string };
+    if (res.status !== 200 || !body.access_token) return { status: res.status };
+    return { jti: String(decodeJwt(body.access_token).jti) };
+  } catch {
+    return { status: 0 };
+  }
+}
+
+/** Issues tokens with `concurrency` parallel clients until `stop()` resolves true; returns the jtis issued. */
+export async function issueWhile(h: Harness, subjectToken: string, keepGoing: () => boolean, concurrency = 4, issued: string[] = []): Promise<{ issued: string[]; refused: number[] }> {
+  const refused: number[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (keepGoing()) {
+        const r = await exchange(h, subjectToken);
+        if ('jti' in r) issued.push(r.jti);
+        else {
+          refused.push(r.status);
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      }
+    }),
+  );
+  return { issued, refused };
+}
+
+/** Waits until the tenant has at least `n` audit rows (or the time is up); returns the rows' jtis. */
+export async function waitForRows(h: Harness, n: number, timeoutMs = 30_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await h.db.models.TokenAudit.find({ tenantId: h.tenant.tenantId }, { jti: 1 }).lean();
+    if (rows.length >= n || Date.now() > deadline) return rows.map((r) => r.jti);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
