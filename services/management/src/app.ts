@@ -1,10 +1,29 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Models } from '@idp/db';
 import { createHttpApp, problemErrorHandler, problemNotFound, type ReadinessCheck } from '@idp/http';
+import type { RevocationInput } from '@idp/events';
 import type { Logger } from '@idp/logger';
-import { authenticate, requireTenantAccess, type BearerDeps } from './auth/bearer';
+import type { KeyStore } from '@idp/tokens';
+import { authenticate, type BearerDeps } from './auth/bearer';
+import { buildOpenApiDocument } from './openapi/document';
+import { buildRouter, type ApiDeps, type ClosedPath, type RouteDef } from './openapi/route';
+import { clientRoutes } from './routes/clients';
+import { delegationPolicyRoutes } from './routes/delegation-policies';
+import type { RouteDeps } from './routes/deps';
+import { groupRoutes, roleRoutes } from './routes/groups-roles';
+import { keyRoutes } from './routes/keys';
+import { metaRoutes } from './routes/meta';
 import { nheRegistrationRoutes } from './routes/nhe-registrations';
-import { tokenAuditRoutes } from './routes/token-audit';
+import { resourceServerRoutes } from './routes/resource-servers';
+import { tenantRoutes } from './routes/tenants';
+import { tokenAuditClosedPaths, tokenAuditRoutes } from './routes/token-audit';
+import { userRoutes } from './routes/users';
+import { auditChainRoutes } from './routes/audit-chain';
+import { jobRoutes } from './routes/jobs';
+import { detachedRunner } from './jobs/runner';
+import { createJobService, type JobService } from './jobs/service';
+
+export const API_VERSION = '1.0.0';
 
 export interface AppDeps {
   logger: Logger;
@@ -12,9 +31,39 @@ export interface AppDeps {
   readiness: ReadinessCheck[];
   bearer: BearerDeps;
   trustProxy: boolean;
+  keyStore: KeyStore;
+  clientSecretPepper: string;
+  /** Configuration invalidation over NATS (libs/events invalidation); absent without NATS. */
+  publishInvalidation?: ApiDeps['publishInvalidation'];
+  /** Kill switch for issued NHE tokens (libs/events revocations); absent without NATS. */
+  revoke?: (input: RevocationInput) => Promise<void>;
+  /** Scheduled jobs (Kubernetes CronJob or in-process scheduler); absent: the jobs API cannot start runs. */
+  jobs?: JobService;
 }
 
-/** The admin REST API under /auth/admin (and /_api/auth/admin). Every route needs a management token. */
+/** Every declared route of the API (the OpenAPI document is generated from exactly this list). */
+export function managementRoutes(d: RouteDeps & { jobs?: JobService }, document: () => unknown): { routes: RouteDef[]; closedPaths: ClosedPath[] } {
+  return {
+    routes: [
+      ...metaRoutes(document),
+      ...tenantRoutes(d),
+      ...clientRoutes(d),
+      ...resourceServerRoutes(d),
+      ...userRoutes(d),
+      ...groupRoutes(d),
+      ...roleRoutes(d),
+      ...keyRoutes(d),
+      ...nheRegistrationRoutes(d),
+      ...delegationPolicyRoutes(d),
+      ...tokenAuditRoutes(d),
+      ...auditChainRoutes(d),
+      ...jobRoutes({ jobs: d.jobs ?? createJobService({ models: d.models, logger: d.logger, runner: detachedRunner }) }),
+    ],
+    closedPaths: [...tokenAuditClosedPaths],
+  };
+}
+
+/** The admin REST API under /auth/admin (and /_api/auth/admin). */
 export function createApp(deps: AppDeps) {
   const { app, registry } = createHttpApp({
     service: 'management',
@@ -23,19 +72,24 @@ export function createApp(deps: AppDeps) {
     trustProxy: deps.trustProxy ? 'loopback, linklocal, uniquelocal' : false,
   });
 
-  const admin = Router();
-  admin.use(express.json({ limit: '64kb', strict: true }));
-  admin.use(authenticate(deps.bearer));
+  const routeDeps: RouteDeps = {
+    models: deps.models,
+    logger: deps.logger,
+    keyStore: deps.keyStore,
+    clientSecretPepper: deps.clientSecretPepper,
+    ...(deps.revoke ? { revoke: deps.revoke } : {}),
+  };
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  const { routes, closedPaths } = managementRoutes({ ...routeDeps, ...(deps.jobs ? { jobs: deps.jobs } : {}) }, () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })));
 
-  const tenant = Router({ mergeParams: true });
-  tenant.use(requireTenantAccess());
-  // token-audit before /:id so it is never read as an NHE id.
-  tenant.use('/non-human-entities/token-audit', tokenAuditRoutes({ models: deps.models }));
-  tenant.use('/non-human-entities', nheRegistrationRoutes({ models: deps.models, logger: deps.logger }));
-  admin.use('/tenants/:tenantId', tenant);
-
+  const admin: Router = buildRouter(routes, closedPaths, {
+    logger: deps.logger,
+    authenticate: authenticate(deps.bearer),
+    tenantExists: async (tenantId) => (await deps.models.Tenant.exists({ _id: tenantId })) !== null,
+    ...(deps.publishInvalidation ? { publishInvalidation: deps.publishInvalidation } : {}),
+  });
   app.use(['/auth/admin', '/_api/auth/admin'], admin);
   app.use(problemNotFound);
   app.use(problemErrorHandler(deps.logger));
-  return { app, registry };
+  return { app, registry, routes, openapi: () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })) };
 }

@@ -20,6 +20,21 @@ export const configSchema = z.object({
   BOOTSTRAP_ADMIN_CLIENT_SECRET: secretEnv(32),
   /** Trust X-Forwarded-* from the ingress. */
   TRUST_PROXY: boolEnv(false),
+  /**
+   * Where scheduled jobs run: `kubernetes` keeps the CronJobs in step through the Kubernetes API, `in-process`
+   * schedules and spawns them here, `auto` picks kubernetes when KUBERNETES_SERVICE_HOST is set (in a pod).
+   */
+  JOBS_BACKEND: z.enum(['auto', 'kubernetes', 'in-process']).default('auto'),
+  /** Namespace of the CronJobs (default: the pod's service-account namespace). */
+  JOBS_K8S_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).optional(),
+  /** Name of the retention CronJob (the chart's, `nhe-audit-retention` unless prefixed). */
+  JOBS_K8S_CRONJOB_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(52).default('nhe-audit-retention'),
+  /** Kubernetes API URL when not using the in-cluster service account (out-of-cluster runs, tests). */
+  JOBS_K8S_API_URL: z.url().optional(),
+  /** Bearer token for JOBS_K8S_API_URL. */
+  JOBS_K8S_TOKEN: z.string().optional(),
+  /** Set by Kubernetes in every pod; used by JOBS_BACKEND=auto. */
+  KUBERNETES_SERVICE_HOST: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,70 +1,109 @@
 /**
- * Management API against a real database: bearer authentication, scope checks, tenant isolation, NHE creation
- * rules and the read-only token audit.
+ * Management API against a real database: the OpenAPI document (valid 3.1, every route in it), bearer
+ * authentication, and, for EVERY declared route, 401 without a token, 403 naming its scope and 404 for another
+ * tenant's id. Every response is validated against the document (harness.ts).
  */
-import { randomInt } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { importJWK, SignJWT } from 'jose';
+import express from 'express';
 import request from 'supertest';
+import { problemErrorHandler } from '@idp/http';
 import { createLogger } from '@idp/logger';
-import { openTestDatabase } from '@idp/testing';
-import { KeyEncryptionKey, KeyStore, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
-import { createApp } from '../src/app';
+import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
+import { authenticate } from '../src/auth/bearer';
 import { tenantKeyLookup } from '../src/auth/tenant-keys';
+import { problemStatuses, toOpenApiPath } from '../src/openapi/document';
+import { routeAccess, type RouteDef } from '../src/openapi/route';
+import { startHarness, type Harness } from './harness';
 
-const BASE = 'https://idp.test';
-let db: Awaited<ReturnType<typeof openTestDatabase>>;
-let keyStore: KeyStore;
-let app: ReturnType<typeof createApp>['app'];
-const tenantA = randomInt(10_000, 500_000);
-const tenantB = tenantA + 1;
-const system = tenantA + 2;
-
-async function token(tenantId: number, scopes: string[], overrides: { aud?: string; exp?: number; iss?: string } = {}): Promise<string> {
-  const keys = await keyStore.load(tenantId);
-  const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ scope: scopes.join(' '), client_id: 'admin-client' })
-    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-    .setIssuer(overrides.iss ?? `${BASE}/auth/${tenantId}`)
-    .setAudience(overrides.aud ?? MANAGEMENT_AUDIENCE)
-    .setSubject('admin-client')
-    .setIssuedAt(now)
-    .setExpirationTime(overrides.exp ?? now + 300)
-    .sign(await importJWK(jwk, 'ES256'));
-}
-
+let h: Harness;
 beforeAll(async () => {
-  db = await openTestDatabase('mgmt');
-  keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
-  await db.models.Tenant.create([
-    { _id: tenantA, name: 'a', settings: { nhe: { enabled: true, maxNhePerTenant: 2 } } },
-    { _id: tenantB, name: 'b', settings: { nhe: { enabled: true } } },
-    { _id: system, name: 'system', system: true },
-  ]);
-  for (const t of [tenantA, tenantB, system]) await keyStore.ensureKeys(t);
-  ({ app } = createApp({
-    logger: createLogger({ service: 'test', level: 'silent' }),
-    models: db.models,
-    readiness: [],
-    trustProxy: false,
-    bearer: { publicBaseUrl: BASE, tenantKeys: tenantKeyLookup(db.models, keyStore, 0) },
-  }));
+  h = await startHarness('mgmtauth');
 });
+afterAll(async () => h.close());
 
-afterAll(async () => {
-  await db.connection.dropDatabase();
-  await db.close();
+const ALL = [...MANAGEMENT_SCOPES];
+const DUMMY_ID = '0123456789abcdef01234567';
+
+/** A concrete path for a route: tenant id given, every other param a well-formed id that does not exist. */
+const concrete = (r: RouteDef, tenantId: number, prefix = '/auth/admin') =>
+  prefix + r.path.replace(':tenantId', String(tenantId)).replace(/:[A-Za-z]+/g, DUMMY_ID);
+
+describe('OpenAPI document', () => {
+  it('is served without a token at both prefixes, as OpenAPI 3.1', async () => {
+    const res = await h.call('get', '/auth/admin/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const alias = await h.call('get', '/_api/auth/admin/openapi.json');
+    expect(alias.body).toEqual(res.body);
+  });
+
+  it('is structurally valid: unique operationIds, path params declared, every schema compiles as JSON Schema 2020-12, refs resolve', () => {
+    const doc = h.doc as unknown as {
+      openapi: string;
+      info: { title: string; version: string };
+      paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ name: string; in: string; required?: boolean; schema: unknown }>; responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>; requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+      components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+    };
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+$/);
+    const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
+    addFormats(ajv);
+    // OpenAPI's own Schema Object keywords (3.1 dialect) beyond JSON Schema.
+    for (const k of ['discriminator', 'xml', 'externalDocs', 'example']) ajv.addKeyword(k);
+    const rewrite = (schema: unknown) => JSON.parse(JSON.stringify(schema).replace(/"#\/components\/schemas\/([^"]+)"/g, '"defs.json#/$defs/$1"'));
+    ajv.addSchema({ $id: 'defs.json', $defs: rewrite(doc.components.schemas) });
+    const compile = (schema: unknown) => expect(() => ajv.compile(rewrite(schema))).not.toThrow();
+    const ops = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      expect(path.startsWith('/auth/admin/')).toBe(true);
+      const templateParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const [method, op] of Object.entries(item)) {
+        expect(['get', 'post', 'put', 'patch', 'delete']).toContain(method);
+        expect(ops.has(op.operationId)).toBe(false);
+        ops.add(op.operationId);
+        const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+        expect(pathParams.map((p) => p.name).sort()).toEqual([...templateParams].sort());
+        for (const p of pathParams) expect(p.required).toBe(true);
+        for (const p of op.parameters ?? []) compile(p.schema);
+        for (const [status, r] of Object.entries(op.responses)) {
+          expect(status).toMatch(/^[1-5]\d\d$/);
+          expect(r.description).toBeTruthy();
+          for (const c of Object.values(r.content ?? {})) compile(c.schema);
+        }
+        for (const c of Object.values(op.requestBody?.content ?? {})) compile(c.schema);
+      }
+    }
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    for (const ref of refs) expect(doc.components.schemas[ref]).toBeDefined();
+  });
+
+  it('lists every registered route with its declared statuses and scope', () => {
+    expect(h.routes.length).toBeGreaterThan(20);
+    for (const r of h.routes) {
+      const op = h.doc.paths[toOpenApiPath(r.path)]?.[r.method] as unknown as { operationId: string; security: Array<Record<string, string[]>>; responses: Record<string, unknown> };
+      expect(op?.operationId).toBe(r.operationId);
+      const statuses = Object.keys(op.responses).map(Number);
+      for (const s of [...Object.keys(r.responses).map(Number), ...problemStatuses(r)]) expect(statuses).toContain(s);
+      if (r.scope) expect(op.security).toEqual([{ managementToken: [r.scope] }]);
+    }
+    expect(Object.values(h.doc.paths).reduce((n, item) => n + Object.keys(item).length, 0)).toBe(h.routes.length);
+  });
+
+  it('every scope a route requires is a management scope (the system admin role holds it)', () => {
+    for (const r of h.routes) if (r.scope) expect(ALL).toContain(r.scope);
+  });
 });
-
-const nhe = (identifier: string) => ({ identifier, type: 'llm-assistive', allowedScopes: ['orders:read'], operator: 'ops' });
 
 describe('authentication', () => {
+  const path = () => `/auth/admin/tenants/${h.tenants.a}/non-human-entities/token-audit`;
+
   it('401 with WWW-Authenticate and problem+json without a token', async () => {
-    const res = await request(app).get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit`);
+    const res = await h.call('get', path());
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
-    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
-    expect(res.body).toMatchObject({ type: expect.stringContaining('unauthorized'), status: 401 });
+    expect(res.body).toMatchObject({ type: 'https://idp.dev/problems/unauthorized', status: 401 });
   });
 
   it.each([
@@ -72,126 +111,153 @@ describe('authentication', () => {
     ['an expired token', { exp: Math.floor(Date.now() / 1000) - 60 }],
     ['a token from a foreign issuer', { iss: 'https://evil.example/auth/1' }],
   ])('401 for %s', async (_label, overrides) => {
-    const res = await request(app)
-      .get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit`)
-      .set('authorization', `Bearer ${await token(tenantA, [...MANAGEMENT_SCOPES], overrides)}`);
+    const res = await h.call('get', path(), await h.token(h.tenants.a, ALL, overrides));
     expect(res.status).toBe(401);
   });
 
   it('401 for a token signed by another tenant but claiming this issuer', async () => {
-    const keys = await keyStore.load(tenantB);
+    const keys = await h.keyStore.load(h.tenants.b);
     const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
     const forged = await new SignJWT({ scope: 'auth.nhe.audit.list' })
       .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-      .setIssuer(`${BASE}/auth/${tenantA}`)
+      .setIssuer(`https://idp.test/auth/${h.tenants.a}`)
       .setAudience(MANAGEMENT_AUDIENCE)
       .setExpirationTime('5m')
       .sign(await importJWK(jwk, 'ES256'));
-    const res = await request(app).get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit`).set('authorization', `Bearer ${forged}`);
-    expect(res.status).toBe(401);
-  });
-});
-
-describe('scopes and isolation', () => {
-  it('403 naming the missing scope', async () => {
-    const res = await request(app)
-      .post(`/auth/admin/tenants/${tenantA}/non-human-entities`)
-      .set('authorization', `Bearer ${await token(tenantA, ['auth.nhe.list'])}`)
-      .send(nhe('x1'));
-    expect(res.status).toBe(403);
-    expect(res.body.required_scope).toBe('auth.nhe.create');
+    expect((await h.call('get', path(), forged)).status).toBe(401);
   });
 
-  it("tenant A's token cannot create in or read tenant B (404, existence not leaked)", async () => {
-    const t = await token(tenantA, [...MANAGEMENT_SCOPES]);
-    const create = await request(app).post(`/auth/admin/tenants/${tenantB}/non-human-entities`).set('authorization', `Bearer ${t}`).send(nhe('intruder'));
-    expect(create.status).toBe(404);
-    expect(await db.models.Nhe.countDocuments({ tenantId: tenantB })).toBe(0);
-    const read = await request(app).get(`/auth/admin/tenants/${tenantB}/non-human-entities/token-audit`).set('authorization', `Bearer ${t}`);
-    expect(read.status).toBe(404);
-    const count = await request(app).get(`/auth/admin/tenants/${tenantB}/non-human-entities/token-audit/count`).set('authorization', `Bearer ${t}`);
-    expect(count.status).toBe(404);
+  it('401 for a delegated (NHE) token even with management scopes', async () => {
+    const keys = await h.keyStore.load(h.tenants.a);
+    const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
+    const delegated = await new SignJWT({ scope: ALL.join(' '), 'org.vendor.nhe.delegation': true })
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
+      .setIssuer(`https://idp.test/auth/${h.tenants.a}`)
+      .setAudience(MANAGEMENT_AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(await importJWK(jwk, 'ES256'));
+    expect((await h.call('get', path(), delegated)).status).toBe(401);
   });
 
-  it('a system tenant token reaches every tenant', async () => {
-    const res = await request(app)
-      .post(`/_api/auth/admin/tenants/${tenantB}/non-human-entities`)
-      .set('authorization', `Bearer ${await token(system, [...MANAGEMENT_SCOPES])}`)
-      .send(nhe('from-system'));
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ identifier: 'from-system', maxTokenLifetime: 300, enabled: true });
-  });
-});
-
-describe('NHE registration rules', () => {
-  const post = async (body: unknown) =>
-    request(app)
-      .post(`/auth/admin/tenants/${tenantA}/non-human-entities`)
-      .set('authorization', `Bearer ${await token(tenantA, [...MANAGEMENT_SCOPES])}`)
-      .send(body as object);
-
-  it('validates fields and refuses unknown ones, naming the paths', async () => {
-    const res = await post({ ...nhe('bad id!'), extra: 1, type: 'robot' });
-    expect(res.status).toBe(400);
-    const names = (res.body.invalid_params as Array<{ name: string }>).map((p) => p.name);
-    expect(names).toEqual(expect.arrayContaining(['body.identifier']));
-    expect(res.body.type).toMatch(/validation-error$/);
-  });
-
-  it('refuses a type outside allowedNheTypes and a lifetime above the hard maximum', async () => {
-    expect((await post({ ...nhe('t1'), type: 'robot' })).body.invalid_params[0].name).toBe('body.type');
-    expect((await post({ ...nhe('t2'), maxTokenLifetime: 901 })).body.invalid_params[0].name).toBe('body.maxTokenLifetime');
-  });
-
-  it('refuses a duplicate identifier with 409 and enforces maxNhePerTenant', async () => {
-    expect((await post(nhe('one'))).status).toBe(201);
-    expect((await post(nhe('one'))).status).toBe(409);
-    expect((await post(nhe('two'))).status).toBe(201);
-    const over = await post(nhe('three'));
-    expect(over.status).toBe(409);
-    expect(over.body.limit).toEqual({ name: 'settings.nhe.maxNhePerTenant', value: 2 });
+  it('a token signed by a key rotated in after the keys were cached verifies (re-read on unknown kid, rate-limited)', async () => {
+    const lookup = tenantKeyLookup(h.db.models, h.keyStore, 60_000);
+    const auth = authenticate({ publicBaseUrl: 'https://idp.test', tenantKeys: lookup });
+    const app = express();
+    app.get('/x', auth, (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use(problemErrorHandler(createLogger({ service: 'test', level: 'silent' })));
+    const sign = async () => {
+      const keys = await h.keyStore.load(h.tenants.b);
+      const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
+      return new SignJWT({ scope: 'auth.nhe.list' })
+        .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
+        .setIssuer(`https://idp.test/auth/${h.tenants.b}`)
+        .setAudience(MANAGEMENT_AUDIENCE)
+        .setExpirationTime('5m')
+        .sign(await importJWK(jwk, 'ES256'));
+    };
+    expect((await request(app).get('/x').set('authorization', `Bearer ${await sign()}`)).status).toBe(200);
+    await h.keyStore.rotate(h.tenants.b, 'ES256', 3600);
+    const rotated = await sign();
+    // Within 5 s of caching, an unknown kid does not force a re-read (forged kids cannot hammer the database).
+    expect((await request(app).get('/x').set('authorization', `Bearer ${rotated}`)).status).toBe(401);
+    const realNow = Date.now;
+    const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 6_000);
+    try {
+      expect((await request(app).get('/x').set('authorization', `Bearer ${rotated}`)).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
-  it('answers malformed JSON with a 400 problem, not a 500', async () => {
-    const res = await request(app)
-      .post(`/auth/admin/tenants/${tenantA}/non-human-entities`)
-      .set('authorization', `Bearer ${await token(tenantA, [...MANAGEMENT_SCOPES])}`)
-      .set('content-type', 'application/json')
-      .send('{"identifier":');
-    expect(res.status).toBe(400);
+  it('unknown admin paths are a 404 problem', async () => {
+    const res = await request(h.app).get('/auth/admin/nope');
+    expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/problem\+json/);
   });
 });
 
-describe('token audit is read only', () => {
-  it.each(['post', 'put', 'patch', 'delete'] as const)('%s is 405 with Allow: GET', async (method) => {
-    const t = await token(tenantA, [...MANAGEMENT_SCOPES]);
-    for (const path of ['token-audit', 'token-audit/count', 'token-audit/some-id']) {
-      const res = await request(app)[method](`/auth/admin/tenants/${tenantA}/non-human-entities/${path}`).set('authorization', `Bearer ${t}`);
-      expect(res.status).toBe(405);
-      expect(res.headers.allow).toContain('GET');
+describe('every route', () => {
+  const secured = () => h.routes.filter((r) => routeAccess(r) !== 'public');
+
+  it('answers 401 without a token', async () => {
+    for (const r of secured()) {
+      const res = await h.call(r.method, concrete(r, h.tenants.a), undefined, r.body ? {} : undefined);
+      expect([r.operationId, res.status]).toEqual([r.operationId, 401]);
     }
   });
 
-  it('lists only the caller tenant rows, newest first, with a cursor', async () => {
-    const row = (tenantId: number, jti: string) => ({
-      tenantId, jti, userId: 'u', nheId: 'n', nheIdentifier: 'agent', clientId: 'c', clientNumericId: 1,
-      resourceServer: 'https://api', scopes: ['s'], ttl: 60, sourceIp: '127.0.0.1', issuedAt: new Date(),
-    });
-    for (const jti of ['a1', 'a2', 'a3']) await db.models.TokenAudit.create(row(tenantA, `${tenantA}-${jti}`));
-    await db.models.TokenAudit.create(row(tenantB, `${tenantB}-b1`));
-    const t = await token(tenantA, ['auth.nhe.audit.list']);
-    const page1 = await request(app).get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit?limit=2`).set('authorization', `Bearer ${t}`);
-    expect(page1.status).toBe(200);
-    expect(page1.body.items.map((i: { jti: string }) => i.jti)).toEqual([`${tenantA}-a3`, `${tenantA}-a2`]);
-    const page2 = await request(app)
-      .get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit?limit=2&cursor=${page1.body.nextCursor}`)
-      .set('authorization', `Bearer ${t}`);
-    expect(page2.body.items.map((i: { jti: string }) => i.jti)).toEqual([`${tenantA}-a1`]);
-    expect(page2.body.nextCursor).toBeNull();
-    const count = await request(app).get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit/count`).set('authorization', `Bearer ${t}`);
-    expect(count.body).toEqual({ count: 3 });
-    const bad = await request(app).get(`/auth/admin/tenants/${tenantA}/non-human-entities/token-audit?limit=0&bogus=1`).set('authorization', `Bearer ${t}`);
-    expect(bad.status).toBe(400);
+  it('answers 403 naming its scope when the token has every other scope', async () => {
+    for (const r of secured().filter((x) => x.scope)) {
+      const tenant = routeAccess(r) === 'system' ? h.tenants.system : h.tenants.a;
+      const t = await h.token(tenant, ALL.filter((s) => s !== r.scope));
+      const res = await h.call(r.method, concrete(r, h.tenants.a), t, r.body ? {} : undefined);
+      expect([r.operationId, res.status, res.body.required_scope]).toEqual([r.operationId, 403, r.scope]);
+      expect(res.headers['www-authenticate']).toContain(`scope="${r.scope}"`);
+    }
+  });
+
+  it("answers 404 to tenant A's token on tenant B's paths, with every scope (existence not leaked)", async () => {
+    const t = await h.token(h.tenants.a, ALL);
+    for (const r of secured().filter((x) => routeAccess(x) === 'tenant')) {
+      const res = await h.call(r.method, concrete(r, h.tenants.b), t, r.body ? {} : undefined);
+      expect([r.operationId, res.status, res.body.type]).toEqual([r.operationId, 404, 'https://idp.dev/problems/not-found']);
+      const missing = await h.call(r.method, concrete(r, 999_999_999_999), t, r.body ? {} : undefined);
+      expect([r.operationId, missing.status]).toEqual([r.operationId, 404]);
+    }
+  });
+
+  it('answers 404 to a system token on a tenant that does not exist', async () => {
+    const t = await h.token(h.tenants.system, ALL);
+    for (const r of secured().filter((x) => routeAccess(x) === 'tenant')) {
+      const res = await h.call(r.method, concrete(r, 999_999_999_999), t, r.body ? {} : undefined);
+      expect([r.operationId, res.status]).toEqual([r.operationId, 404]);
+    }
+  });
+
+  it('refuses tenant tokens on system-only routes with 403', async () => {
+    const t = await h.token(h.tenants.a, ALL);
+    const systemOnly = secured().filter((x) => routeAccess(x) === 'system');
+    for (const r of systemOnly) {
+      const res = await h.call(r.method, concrete(r, h.tenants.a), t, r.body ? {} : undefined);
+      expect([r.operationId, res.status]).toEqual([r.operationId, 403]);
+    }
+  });
+
+  it('answers 405 with Allow for undeclared methods on declared paths', async () => {
+    const t = await h.token(h.tenants.a, ALL);
+    const byPath = new Map<string, RouteDef[]>();
+    for (const r of secured()) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+    for (const [path, defs] of byPath) {
+      const declared = new Set(defs.map((d) => d.method));
+      for (const m of (['get', 'post', 'put', 'patch', 'delete'] as const).filter((x) => !declared.has(x))) {
+        const res = await h.call(m, concrete(defs[0]!, h.tenants.a), t);
+        expect([path, m, res.status]).toEqual([path, m, 405]);
+      }
+    }
+  });
+});
+
+describe('request form', () => {
+  it('refuses a body on a route that takes none, unknown query parameters, non-JSON and oversized bodies', async () => {
+    const t = await h.token(h.tenants.a, ALL);
+    const base = `/auth/admin/tenants/${h.tenants.a}/non-human-entities`;
+    const bodyOnGet = await request(h.app).get(`${base}/count`).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{"a":1}');
+    h.validator.check(bodyOnGet);
+    expect(bodyOnGet.status).toBe(400);
+    const unknownQuery = await h.call('get', `${base}/count?bogus=1`, t);
+    expect(unknownQuery.status).toBe(400);
+    expect(unknownQuery.body.invalid_params[0].name).toBe('query');
+    const form = await request(h.app).post(base).set('authorization', `Bearer ${t}`).type('form').send('identifier=x');
+    h.validator.check(form);
+    expect(form.status).toBe(415);
+    const big = await request(h.app).post(base).set('authorization', `Bearer ${t}`).send({ identifier: 'x', operator: 'o'.repeat(70_000) });
+    h.validator.check(big);
+    expect(big.status).toBe(413);
+    expect(big.body.type).toBe('https://idp.dev/problems/payload-too-large');
+    const malformed = await request(h.app).post(base).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{"identifier":');
+    h.validator.check(malformed);
+    expect(malformed.status).toBe(400);
   });
 });

@@ -14,7 +14,10 @@ export interface Caller {
 export interface BearerDeps {
   publicBaseUrl: string;
   /** Public JWKS of a tenant, or undefined when the tenant does not exist. */
-  tenantKeys: (tenantId: number) => Promise<{ jwks: JSONWebKeySet; system: boolean } | undefined>;
+  tenantKeys: ((tenantId: number) => Promise<{ jwks: JSONWebKeySet; system: boolean } | undefined>) & {
+    /** Drops cached keys (rate-limited); true when the next call re-reads them. */
+    refresh?: (tenantId: number) => boolean;
+  };
 }
 
 const CHALLENGE = `Bearer realm="management", error="invalid_token"`;
@@ -42,16 +45,21 @@ export function authenticate(deps: BearerDeps): RequestHandler {
       const tenantMatch = typeof iss === 'string' ? issuerPattern.exec(iss) : null;
       if (!tenantMatch) throw problems.unauthorized('the access token was not issued by this deployment', CHALLENGE);
       const tenantId = Number(tenantMatch[1]);
-      const keys = await deps.tenantKeys(tenantId);
+      let keys = await deps.tenantKeys(tenantId);
       if (!keys) throw problems.unauthorized('the access token was not issued by this deployment', CHALLENGE);
+      const verify = (jwks: JSONWebKeySet) =>
+        jwtVerify(token, createLocalJWKSet(jwks), { issuer: iss as string, audience: MANAGEMENT_AUDIENCE, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
       let payload;
       try {
-        ({ payload } = await jwtVerify(token, createLocalJWKSet(keys.jwks), {
-          issuer: iss as string,
-          audience: MANAGEMENT_AUDIENCE,
-          typ: 'at+jwt',
-          algorithms: ['ES256', 'RS256'],
-        }));
+        try {
+          ({ payload } = await verify(keys.jwks));
+        } catch (err) {
+          // A kid we have not seen: the tenant's keys may have been rotated since they were cached.
+          if ((err as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || !deps.tenantKeys.refresh?.(tenantId)) throw err;
+          keys = await deps.tenantKeys(tenantId);
+          if (!keys) throw err;
+          ({ payload } = await verify(keys.jwks));
+        }
       } catch (err) {
         const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
         throw problems.unauthorized(expired ? 'the access token has expired' : 'the access token is not valid for the management API', CHALLENGE);
@@ -69,28 +77,5 @@ export function authenticate(deps: BearerDeps): RequestHandler {
     } catch (err) {
       next(err);
     }
-  };
-}
-
-/** Requires a scope; 403 naming it otherwise. */
-export function requireScope(scope: string): RequestHandler {
-  return (req, _res, next) => {
-    next(callerOf(req).scopes.has(scope) ? undefined : problems.forbidden(`this operation requires the scope ${scope}`, scope));
-  };
-}
-
-/**
- * A caller reaches its own tenant only; the system tenant reaches all. Any other tenant id is 404, so that the
- * existence of other tenants does not leak.
- */
-export function requireTenantAccess(): RequestHandler {
-  return (req, _res, next) => {
-    const caller = callerOf(req);
-    const raw = String(req.params.tenantId ?? '');
-    if (!/^\d{1,15}$/.test(raw) || (!caller.system && Number(raw) !== caller.tenantId)) {
-      next(problems.notFound('tenant not found'));
-      return;
-    }
-    next();
   };
 }

@@ -2,10 +2,18 @@ import type { JSONWebKeySet } from 'jose';
 import type { Models } from '@idp/db';
 import type { KeyStore } from '@idp/tokens';
 
-/** Public keys (and the system flag) of a tenant, cached for `ttlMs`. */
+export type TenantKeys = { jwks: JSONWebKeySet; system: boolean } | undefined;
+
+/** Fastest re-read of a tenant's keys forced by a token with an unknown kid (bounds the cost of forged kids). */
+const MIN_REFRESH_INTERVAL_MS = 5_000;
+
+/**
+ * Public keys (and the system flag) of a tenant, cached for `ttlMs`. `refresh` drops a cached entry older than
+ * 5 seconds: a token signed by a key rotated in after the entry was cached verifies at once instead of after the TTL.
+ */
 export function tenantKeyLookup(models: Models, keyStore: KeyStore, ttlMs: number) {
-  const cache = new Map<number, { at: number; value: Promise<{ jwks: JSONWebKeySet; system: boolean } | undefined> }>();
-  return (tenantId: number) => {
+  const cache = new Map<number, { at: number; value: Promise<TenantKeys> }>();
+  const get = (tenantId: number) => {
     const hit = cache.get(tenantId);
     if (hit && Date.now() - hit.at < ttlMs) return hit.value;
     const value = (async () => {
@@ -18,4 +26,11 @@ export function tenantKeyLookup(models: Models, keyStore: KeyStore, ttlMs: numbe
     cache.set(tenantId, { at: Date.now(), value });
     return value;
   };
+  const refresh = (tenantId: number): boolean => {
+    const hit = cache.get(tenantId);
+    if (!hit || Date.now() - hit.at < MIN_REFRESH_INTERVAL_MS) return false;
+    cache.delete(tenantId);
+    return true;
+  };
+  return Object.assign(get, { refresh });
 }

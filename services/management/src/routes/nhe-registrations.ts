@@ -1,33 +1,58 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+/** NHE registrations (spec, "Management API: NHE registration"). */
 import { z } from 'zod';
-import type { Models, NheDoc, TenantDoc } from '@idp/db';
-import { NHE_SETTINGS_DEFAULTS } from '@idp/db';
-import { problems } from '@idp/errors';
-import type { Logger } from '@idp/logger';
-import { callerOf, requireScope } from '../auth/bearer';
-import { parse, tenantIdOf } from './validation';
-
-export interface NheRouteDeps {
-  models: Models;
-  logger: Logger;
-}
-
-const scopeString = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be a scope token (RFC 6749 section 3.3)');
+import type { NheDoc } from '@idp/db';
+import { isDuplicateKeyError, problems } from '@idp/errors';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, scopeList, tenantParams } from '../openapi/schemas';
+import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
 
 /** An identifier is used verbatim in `act.sub = "nhe:" + identifier` and as agent.id: a conservative charset. */
-export const nheIdentifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, dot, underscore and hyphen; 1 to 128 characters, starting with a letter or digit');
+export const nheIdentifier = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, dot, underscore and hyphen; 1 to 128 characters, starting with a letter or digit');
+
+const modelInfo = z
+  .object({ name: z.string().min(1).max(128).optional(), version: z.string().min(1).max(64).optional(), provider: z.string().min(1).max(128).optional() })
+  .strict();
 
 export const createNheBody = z
   .object({
     identifier: nheIdentifier,
     type: z.string().min(1).max(64),
-    allowedScopes: z.array(scopeString).max(200),
-    maxTokenLifetime: z.number().int().positive().optional(),
+    allowedScopes: scopeList,
+    maxTokenLifetime: z.number().int().min(1).optional().describe('Seconds; default settings.nhe.defaultMaxTokenLifetime; at most settings.nhe.hardMaxTokenLifetime'),
     operator: z.string().min(1).max(256),
-    model: z.object({ name: z.string().max(128).optional(), version: z.string().max(64).optional(), provider: z.string().max(128).optional() }).strict().optional(),
+    model: modelInfo.optional(),
     enabled: z.boolean().default(true),
   })
   .strict();
+
+/** The identifier is immutable: tokens and audit rows name the NHE by it. */
+const patchNheBody = z
+  .object({
+    type: z.string().min(1).max(64).optional(),
+    allowedScopes: scopeList.optional(),
+    maxTokenLifetime: z.number().int().min(1).optional(),
+    operator: z.string().min(1).max(256).optional(),
+    model: modelInfo.nullable().optional().describe('null removes the model info'),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+
+export const nheSchema = z
+  .object({
+    id: z.string(),
+    identifier: z.string(),
+    type: z.string(),
+    allowedScopes: z.array(z.string()),
+    maxTokenLifetime: z.number().int(),
+    operator: z.string(),
+    model: modelInfo.optional(),
+    enabled: z.boolean(),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'Nhe' });
 
 export function nheView(doc: NheDoc & { _id: unknown }) {
   return {
@@ -37,50 +62,175 @@ export function nheView(doc: NheDoc & { _id: unknown }) {
     allowedScopes: doc.allowedScopes,
     maxTokenLifetime: doc.maxTokenLifetime,
     operator: doc.operator,
-    ...(doc.model ? { model: doc.model } : {}),
+    ...(doc.model && Object.keys(doc.model).length ? { model: doc.model } : {}),
     enabled: doc.enabled,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
 }
 
-/** NHE registrations (spec, "Management API: NHE registration"). Issue 6 adds list, get, count, patch, delete. */
-export function nheRegistrationRoutes(deps: NheRouteDeps): Router {
-  const router = Router({ mergeParams: true });
+const nheParams = tenantParams.extend({ nheId: objectIdParam }).strict();
+const filters = {
+  type: z.string().max(64).optional(),
+  enabled: queryBool.optional(),
+  identifierPrefix: z.string().min(1).max(128).optional(),
+};
+const listQuery = pageQuery.extend(filters).strict();
+const countQuery = z.object(filters).strict();
 
-  router.post('/', requireScope('auth.nhe.create'), async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const tenantId = tenantIdOf(req);
-      const body = parse(createNheBody, req.body, 'body');
-      const tenant = await deps.models.Tenant.findById(tenantId).lean<TenantDoc>();
-      if (!tenant) throw problems.notFound('tenant not found');
-      const settings = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) };
-      if (!settings.allowedNheTypes.includes(body.type)) {
-        throw problems.validation('the NHE type is not allowed in this tenant', [
-          { name: 'body.type', reason: `must be one of: ${settings.allowedNheTypes.join(', ')}` },
-        ]);
-      }
-      const maxTokenLifetime = body.maxTokenLifetime ?? settings.defaultMaxTokenLifetime;
-      if (maxTokenLifetime > settings.hardMaxTokenLifetime) {
-        throw problems.validation('maxTokenLifetime exceeds the tenant hard maximum', [
-          { name: 'body.maxTokenLifetime', reason: `must be at most settings.nhe.hardMaxTokenLifetime (${settings.hardMaxTokenLifetime})` },
-        ]);
-      }
-      const count = await deps.models.Nhe.countDocuments({ tenantId });
-      if (count >= settings.maxNhePerTenant) {
-        throw problems.limitExceeded(`the tenant already has ${count} NHE registrations (settings.nhe.maxNhePerTenant = ${settings.maxNhePerTenant})`, {
-          name: 'settings.nhe.maxNhePerTenant',
-          value: settings.maxNhePerTenant,
-        });
-      }
-      const created = await deps.models.Nhe.create({ ...body, maxTokenLifetime, tenantId });
-      const caller = callerOf(req);
-      deps.logger.info({ tenantId, caller: { tenantId: caller.tenantId, clientId: caller.clientId }, nheId: String(created._id), action: 'nhe.create' }, 'management write');
-      res.status(201).location(`${req.baseUrl}/${String(created._id)}`).json(nheView(created.toObject()));
-    } catch (err) {
-      next(err);
+function filterOf(tenantId: number, q: { type?: string | undefined; enabled?: boolean | undefined; identifierPrefix?: string | undefined }) {
+  const f: Record<string, unknown> = { tenantId };
+  if (q.type !== undefined) f.type = q.type;
+  if (q.enabled !== undefined) f.enabled = q.enabled;
+  if (q.identifierPrefix !== undefined) f.identifier = prefixRegex(q.identifierPrefix);
+  return f;
+}
+
+const BASE = '/tenants/:tenantId/non-human-entities';
+const TAG = 'NHE registrations';
+
+export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+
+  /** Validates type and lifetime against the tenant's settings.nhe. */
+  const checkAgainstSettings = (settings: ReturnType<typeof nheSettingsOf>, type: string | undefined, maxTokenLifetime: number | undefined) => {
+    const invalid = [];
+    if (type !== undefined && !settings.allowedNheTypes.includes(type)) {
+      invalid.push({ name: 'body.type', reason: `must be one of the tenant's allowedNheTypes: ${settings.allowedNheTypes.join(', ')}` });
     }
-  });
+    if (maxTokenLifetime !== undefined && maxTokenLifetime > settings.hardMaxTokenLifetime) {
+      invalid.push({ name: 'body.maxTokenLifetime', reason: `must be at most settings.nhe.hardMaxTokenLifetime (${settings.hardMaxTokenLifetime})` });
+    }
+    if (invalid.length) throw problems.validation('the NHE does not fit the tenant settings', invalid);
+  };
 
-  return router;
+  const find = async (tenantId: number, nheId: string) => {
+    const doc = await models.Nhe.findOne({ tenantId, _id: idOr404(nheId, 'NHE') }).lean<NheDoc & { _id: unknown }>();
+    if (!doc) throw problems.notFound('NHE not found');
+    return doc;
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: BASE,
+      operationId: 'createNhe',
+      summary: 'Register an NHE',
+      tag: TAG,
+      scope: 'auth.nhe.create',
+      params: tenantParams,
+      body: createNheBody,
+      responses: { 201: { description: 'The registration', schema: nheSchema, headers: { Location: 'URL of the registration' } } },
+      errors: [409],
+      handler: async ({ tenantId, body, req, audit, invalidate }) => {
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        const maxTokenLifetime = body.maxTokenLifetime ?? settings.defaultMaxTokenLifetime;
+        checkAgainstSettings(settings, body.type, maxTokenLifetime);
+        const count = await models.Nhe.countDocuments({ tenantId });
+        if (count >= settings.maxNhePerTenant) {
+          throw problems.limitExceeded(`the tenant already has ${count} NHE registrations (settings.nhe.maxNhePerTenant = ${settings.maxNhePerTenant})`, {
+            name: 'settings.nhe.maxNhePerTenant',
+            value: settings.maxNhePerTenant,
+          });
+        }
+        if (await models.Nhe.exists({ tenantId, identifier: body.identifier })) throw problems.conflict('an NHE with this identifier already exists');
+        const created = await models.Nhe.create({ ...body, maxTokenLifetime, tenantId }).catch((err: unknown) => {
+          throw isDuplicateKeyError(err) ? problems.conflict('an NHE with this identifier already exists') : err;
+        });
+        const id = String(created._id);
+        audit({ nheId: id, identifier: body.identifier });
+        invalidate('nhe', id);
+        return { status: 201, body: nheView(created.toObject()), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      operationId: 'listNhes',
+      summary: 'List NHE registrations (oldest first)',
+      tag: TAG,
+      scope: 'auth.nhe.list',
+      params: tenantParams,
+      query: listQuery,
+      responses: { 200: { description: 'A page of registrations', schema: page(nheSchema, 'NhePage') } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.Nhe, filterOf(tenantId, query), query, nheView) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/count`,
+      operationId: 'countNhes',
+      summary: 'Count NHE registrations',
+      tag: TAG,
+      scope: 'auth.nhe.list',
+      params: tenantParams,
+      query: countQuery,
+      responses: { 200: { description: 'The number of matching registrations', schema: countSchema } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.Nhe.countDocuments(filterOf(tenantId, query)) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:nheId`,
+      operationId: 'getNhe',
+      summary: 'Get an NHE registration',
+      tag: TAG,
+      scope: 'auth.nhe.list',
+      params: nheParams,
+      responses: { 200: { description: 'The registration', schema: nheSchema } },
+      handler: async ({ tenantId, params }) => ({ status: 200, body: nheView(await find(tenantId, params.nheId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:nheId`,
+      operationId: 'updateNhe',
+      summary: 'Update an NHE registration',
+      description: 'Disabling an NHE also revokes the tokens already issued to it (kill switch).',
+      tag: TAG,
+      scope: 'auth.nhe.update',
+      params: nheParams,
+      body: patchNheBody,
+      responses: { 200: { description: 'The updated registration', schema: nheSchema } },
+      errors: [503],
+      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+        const tenant = await loadTenant(models, tenantId);
+        const settings = nheSettingsOf(tenant);
+        const existing = await find(tenantId, params.nheId);
+        checkAgainstSettings(settings, body.type, body.maxTokenLifetime);
+        const { model, ...rest } = body;
+        const update: Record<string, unknown> = { $set: { ...rest, ...(model ? { model } : {}) } };
+        if (model === null) update.$unset = { model: 1 };
+        const doc = await models.Nhe.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<NheDoc & { _id: unknown }>();
+        if (!doc) throw problems.notFound('NHE not found');
+        audit({ nheId: params.nheId, identifier: doc.identifier, fields: Object.keys(body) });
+        invalidate('nhe', params.nheId);
+        // Also when it was already disabled: a retry after a failed revocation must revoke.
+        if (body.enabled === false) {
+          await deps.revoke?.({ tenantId, nheIdentifier: doc.identifier, reason: 'nhe.disabled', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        }
+        return { status: 200, body: nheView(doc) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:nheId`,
+      operationId: 'deleteNhe',
+      summary: 'Delete an NHE registration',
+      description:
+        'Deletes the registration and its delegation policies, and revokes the tokens already issued to it. Token audit rows are kept.',
+      tag: TAG,
+      scope: 'auth.nhe.delete',
+      params: nheParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [503],
+      handler: async ({ tenantId, params, audit, invalidate }) => {
+        const existing = await find(tenantId, params.nheId);
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        await models.Nhe.deleteOne({ tenantId, _id: existing._id });
+        const policies = await models.DelegationPolicy.deleteMany({ tenantId, nheId: params.nheId });
+        audit({ nheId: params.nheId, identifier: existing.identifier, policiesDeleted: policies.deletedCount });
+        invalidate('nhe', params.nheId);
+        await deps.revoke?.({ tenantId, nheIdentifier: existing.identifier, reason: 'nhe.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        return { status: 204 };
+      },
+    }),
+  ];
 }

@@ -1,19 +1,31 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+/**
+ * Token audit, read only (spec, "Token audit record"). No code path of this service updates or deletes audit rows:
+ * these are GET routes only, and every other method on their paths is 405 with `Allow: GET, HEAD` (route.ts).
+ */
 import { z } from 'zod';
-import type { Models, TokenAuditDoc } from '@idp/db';
-import { toObjectId } from '@idp/db';
+import type { TokenAuditDoc } from '@idp/db';
 import { problems } from '@idp/errors';
-import { requireScope } from '../auth/bearer';
-import { parse, tenantIdOf } from './validation';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { countSchema, isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
+import { idOr404, pageOf, type RouteDeps } from './deps';
 
-const listQuery = z
+export const auditSchema = z
   .object({
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().regex(/^[0-9a-f]{24}$/, 'must be a cursor returned by a previous page').optional(),
-    userId: z.string().max(128).optional(),
-    nheId: z.string().max(64).optional(),
+    id: z.string(),
+    jti: z.string(),
+    userId: z.string(),
+    nheId: z.string(),
+    nheIdentifier: z.string(),
+    clientId: z.string(),
+    clientNumericId: z.number().int(),
+    resourceServer: z.string(),
+    scopes: z.array(z.string()),
+    ttl: z.number().int(),
+    sourceIp: z.string(),
+    issuedAt: isoDate,
+    dpopJkt: z.string().optional(),
   })
-  .strict();
+  .meta({ id: 'TokenAuditRecord' });
 
 function auditView(doc: TokenAuditDoc & { _id: unknown }) {
   return {
@@ -33,39 +45,79 @@ function auditView(doc: TokenAuditDoc & { _id: unknown }) {
   };
 }
 
-/**
- * Token audit, read only. There is no code path here that updates or deletes rows; every other method is 405
- * with `Allow: GET` (spec, "Token audit record").
- */
-export function tokenAuditRoutes(deps: { models: Models }): Router {
-  const router = Router({ mergeParams: true });
-  const methodNotAllowed = (_req: Request, _res: Response, next: NextFunction) => next(problems.methodNotAllowed(['GET', 'HEAD']));
+const filters = {
+  userId: z.string().min(1).max(128).optional(),
+  nheId: z.string().min(1).max(64).optional().describe('Registration id of the NHE'),
+  nheIdentifier: z.string().min(1).max(128).optional(),
+  clientId: z.string().min(1).max(128).optional(),
+  resourceServer: z.string().min(1).max(2048).optional(),
+  from: isoDate.optional().describe('issuedAt at or after (RFC 3339)'),
+  to: isoDate.optional().describe('issuedAt before (RFC 3339)'),
+};
+const listQuery = pageQuery.extend(filters).strict();
+const countQuery = z.object(filters).strict();
 
-  router.get('/', requireScope('auth.nhe.audit.list'), async (req, res, next) => {
-    try {
-      const tenantId = tenantIdOf(req);
-      const q = parse(listQuery, req.query, 'query');
-      const filter: Record<string, unknown> = { tenantId };
-      if (q.userId) filter.userId = q.userId;
-      if (q.nheId) filter.nheId = q.nheId;
-      if (q.cursor) filter._id = { $lt: toObjectId(q.cursor) };
-      const rows = await deps.models.TokenAudit.find(filter).sort({ _id: -1 }).limit(q.limit + 1).lean<Array<TokenAuditDoc & { _id: unknown }>>();
-      const page = rows.slice(0, q.limit);
-      res.json({ items: page.map(auditView), nextCursor: rows.length > q.limit ? String(page[page.length - 1]?._id) : null });
-    } catch (err) {
-      next(err);
-    }
-  });
-  router.all('/', methodNotAllowed);
+type Filters = { [K in keyof typeof filters]?: string | undefined };
 
-  router.get('/count', requireScope('auth.nhe.audit.list'), async (req, res, next) => {
-    try {
-      res.json({ count: await deps.models.TokenAudit.countDocuments({ tenantId: tenantIdOf(req) }) });
-    } catch (err) {
-      next(err);
+function filterOf(tenantId: number, q: Filters) {
+  const f: Record<string, unknown> = { tenantId };
+  for (const k of ['userId', 'nheId', 'nheIdentifier', 'clientId', 'resourceServer'] as const) if (q[k] !== undefined) f[k] = q[k];
+  if (q.from || q.to) {
+    if (q.from && q.to && Date.parse(q.from) > Date.parse(q.to)) {
+      throw problems.validation('the time range is empty', [{ name: 'query.from', reason: 'must not be after query.to' }]);
     }
-  });
-  router.all('/count', methodNotAllowed);
-  router.all('/*rest', methodNotAllowed);
-  return router;
+    f.issuedAt = { ...(q.from ? { $gte: new Date(q.from) } : {}), ...(q.to ? { $lt: new Date(q.to) } : {}) };
+  }
+  return f;
 }
+
+const BASE = '/tenants/:tenantId/non-human-entities/token-audit';
+const TAG = 'Token audit';
+
+export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+  return [
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      operationId: 'listTokenAudit',
+      summary: 'List NHE token issuances, newest first',
+      tag: TAG,
+      scope: 'auth.nhe.audit.list',
+      params: tenantParams,
+      query: listQuery,
+      responses: { 200: { description: 'A page of audit records', schema: page(auditSchema, 'TokenAuditPage') } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.TokenAudit, filterOf(tenantId, query), query, auditView, true) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/count`,
+      operationId: 'countTokenAudit',
+      summary: 'Count NHE token issuances',
+      tag: TAG,
+      scope: 'auth.nhe.audit.list',
+      params: tenantParams,
+      query: countQuery,
+      responses: { 200: { description: 'The number of matching records', schema: countSchema } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.TokenAudit.countDocuments(filterOf(tenantId, query)) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:auditId`,
+      operationId: 'getTokenAudit',
+      summary: 'Get one audit record',
+      tag: TAG,
+      scope: 'auth.nhe.audit.list',
+      params: tenantParams.extend({ auditId: objectIdParam }).strict(),
+      responses: { 200: { description: 'The audit record', schema: auditSchema } },
+      handler: async ({ tenantId, params }) => {
+        const doc = await models.TokenAudit.findOne({ tenantId, _id: idOr404(params.auditId, 'audit record') }).lean<TokenAuditDoc & { _id: unknown }>();
+        if (!doc) throw problems.notFound('audit record not found');
+        return { status: 200, body: auditView(doc) };
+      },
+    }),
+  ];
+}
+
+/** Deeper paths below the audit collection: 405 as well (no route can change audit rows). */
+export const tokenAuditClosedPaths = [{ path: `${BASE}/:auditId/*rest`, allow: [] as string[] }];

@@ -1,0 +1,99 @@
+/** Generates the OpenAPI 3.1 document from the route declarations (route.ts). */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { routeAccess, type RouteDef } from './route';
+import { problemSchema } from './schemas';
+
+export const API_BASE_PATH = '/auth/admin';
+
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  400: 'Validation failed (`validation-error`, with `invalid_params`)',
+  401: 'Missing or invalid Bearer token (`unauthorized`, with WWW-Authenticate)',
+  403: 'The token lacks the required scope (`forbidden`, with `required_scope`), or the route needs a system-tenant token',
+  404: 'No such resource, or a tenant the caller may not reach (`not-found`)',
+  405: 'Method not allowed (`method-not-allowed`, with Allow)',
+  409: 'Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`)',
+  413: 'Request body larger than 64 kB (`payload-too-large`)',
+  415: 'Request body is not application/json (`unsupported-media-type`)',
+  500: 'Unexpected error (`internal-error`, no detail)',
+  503: 'A dependency could not confirm the change (`service-unavailable`); retrying the request is safe',
+};
+
+/** `/tenants/:tenantId/x` -> `/auth/admin/tenants/{tenantId}/x` */
+export const toOpenApiPath = (path: string): string => API_BASE_PATH + path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** The problem statuses a route can answer with (see route.ts). */
+export function problemStatuses(r: RouteDef): number[] {
+  const access = routeAccess(r);
+  const s = new Set<number>([500, ...(r.errors ?? [])]);
+  if (access !== 'public') s.add(401);
+  if (r.scope || access === 'system') s.add(403);
+  if (access === 'tenant' || r.params) s.add(404);
+  if (r.params || r.query || r.body || r.method !== 'get') s.add(400);
+  if (r.body) {
+    s.add(413);
+    s.add(415);
+  }
+  return [...s].sort();
+}
+
+export function buildOpenApiDocument(routes: RouteDef[], info: { version: string }) {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'managementToken', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'An access token (RFC 9068) issued by a tenant of this deployment for the resource `urn:idp:management` ' +
+      '(client credentials). The scopes an operation needs are listed in its security requirement.',
+  });
+  for (const r of routes) {
+    const access = routeAccess(r);
+    const responses: Record<number, ResponseConfig> = {};
+    for (const [status, decl] of Object.entries(r.responses)) {
+      responses[Number(status)] = {
+        description: decl.description,
+        ...(decl.headers ? { headers: Object.fromEntries(Object.entries(decl.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(decl.schema ? { content: { 'application/json': { schema: decl.schema } } } : {}),
+      };
+    }
+    for (const status of problemStatuses(r)) {
+      responses[status] = {
+        description: PROBLEM_DESCRIPTIONS[status] ?? 'Problem',
+        content: { 'application/problem+json': { schema: problemSchema } },
+        ...(status === 401 ? { headers: { 'WWW-Authenticate': { description: 'Bearer challenge', schema: { type: 'string' } } } } : {}),
+      };
+    }
+    const notes = [
+      r.description,
+      r.scope ? `Requires the scope \`${r.scope}\`.` : undefined,
+      access === 'system' ? 'Only tokens of the system tenant may call it.' : undefined,
+      access === 'tenant' ? 'A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.' : undefined,
+    ].filter(Boolean);
+    registry.registerPath({
+      method: r.method,
+      path: toOpenApiPath(r.path),
+      operationId: r.operationId,
+      summary: r.summary,
+      ...(notes.length ? { description: notes.join('\n\n') } : {}),
+      tags: [r.tag],
+      security: access === 'public' ? [] : [{ [bearer.name]: r.scope ? [r.scope] : [] }],
+      request: {
+        ...(r.params ? { params: r.params } : {}),
+        ...(r.query ? { query: r.query } : {}),
+        ...(r.body ? { body: { required: !r.body.safeParse({}).success, content: { 'application/json': { schema: r.body } } } } : {}),
+      },
+      responses,
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Identity provider management API',
+      version: info.version,
+      description:
+        'Admin REST API of the identity provider. Every path is also served under the `/_api` prefix. ' +
+        'Errors are RFC 9457 problem+json with a stable `type` per kind.',
+    },
+    servers: [{ url: '/' }],
+  });
+}

@@ -1,0 +1,377 @@
+/**
+ * OAuth clients: redirect URIs, grant types, authentication method, secrets (generated here, returned once, stored
+ * as a keyed digest), config.nhe, feature toggles, logout settings, legacy role compatibility and the
+ * customizeUserInfoClaims script (syntax-checked on save; run by oidc-core's sandbox).
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { ClientDoc } from '@idp/db';
+import { nextSequence } from '@idp/db';
+import { isDuplicateKeyError, problems } from '@idp/errors';
+import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/schemas';
+import { loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
+import { nheIdentifier } from './nhe-registrations';
+
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', GRANT_TYPE_TOKEN_EXCHANGE] as const;
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post']);
+/** Same bound as oidc-core's sandbox (MAX_SCRIPT_LENGTH). */
+export const MAX_SCRIPT_LENGTH = 64 * 1024;
+
+export const clientIdSchema = z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3 to 64 letters, digits, dot, underscore or hyphen');
+
+/** Absolute URI without fragment; http only for loopback hosts (RFC 8252); custom schemes allowed for native apps. */
+const redirectUri = z
+  .string()
+  .max(2048)
+  .superRefine((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URI' });
+      return;
+    }
+    if (u.hash) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
+    if (u.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) ctx.addIssue({ code: 'custom', message: 'http is allowed for loopback hosts only; use https' });
+    if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol)) ctx.addIssue({ code: 'custom', message: `scheme ${u.protocol} is not allowed` });
+  });
+
+/** Light check of the script: a string, bounded, that parses as a function body `(input) => { ... }`. Nothing runs. */
+export const userInfoScript = z
+  .string()
+  .min(1)
+  .max(MAX_SCRIPT_LENGTH)
+  .superRefine((src, ctx) => {
+    try {
+      // Compiles (never calls) the body, exactly as the sandbox wraps it: a syntax check only.
+      new Function('input', src);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `syntax error: ${(err as Error).message}` });
+    }
+  });
+
+const clientConfig = z
+  .object({
+    nhe: z
+      .object({
+        delegationEnabled: z.boolean(),
+        allowedNheIdentifiers: z.array(nheIdentifier).max(200),
+        maxTokenLifetime: z.number().int().min(1).nullable().describe('null removes it'),
+      })
+      .partial()
+      .strict(),
+    featureToggles: z.object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() }).partial().strict(),
+    legacyRoleCompatibility: z.boolean(),
+    customizeUserInfoClaims: userInfoScript.nullable().describe('Body of a function of `input` returning the custom_claims object; null removes it'),
+  })
+  .partial()
+  .strict();
+
+const fields = {
+  name: z.string().min(1).max(128),
+  tokenEndpointAuthMethod: z.enum(AUTH_METHODS),
+  jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1).max(10) }).strict(),
+  redirectUris: z.array(redirectUri).max(50),
+  postLogoutRedirectUris: z.array(redirectUri).max(50),
+  grantTypes: z.array(z.enum(GRANT_TYPES)).min(1).max(GRANT_TYPES.length),
+  firstParty: z.boolean(),
+  requirePkce: z.boolean(),
+  showLogoutPrompt: z.boolean(),
+  enabled: z.boolean(),
+  idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
+  config: clientConfig,
+};
+
+const createBody = z
+  .object({ clientId: clientIdSchema.optional().describe('Generated when absent'), ...fields })
+  .partial({ tokenEndpointAuthMethod: true, jwks: true, redirectUris: true, postLogoutRedirectUris: true, firstParty: true, requirePkce: true, showLogoutPrompt: true, enabled: true, idTokenSignedResponseAlg: true, config: true })
+  .strict();
+
+const patchBody = z.object(fields).partial().strict();
+
+export const clientSchema = z
+  .object({
+    clientId: z.string(),
+    numericId: z.number().int(),
+    name: z.string(),
+    tokenEndpointAuthMethod: z.enum(AUTH_METHODS),
+    hasSecret: z.boolean(),
+    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).optional(),
+    redirectUris: z.array(z.string()),
+    postLogoutRedirectUris: z.array(z.string()),
+    grantTypes: z.array(z.string()),
+    responseTypes: z.array(z.string()),
+    roleIds: z.array(z.string()),
+    firstParty: z.boolean(),
+    requirePkce: z.boolean(),
+    showLogoutPrompt: z.boolean(),
+    enabled: z.boolean(),
+    idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
+    config: z.object({
+      nhe: z.object({ delegationEnabled: z.boolean(), allowedNheIdentifiers: z.array(z.string()), maxTokenLifetime: z.number().int().optional() }),
+      featureToggles: z.object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() }),
+      legacyRoleCompatibility: z.boolean(),
+      customizeUserInfoClaims: z.string().optional(),
+    }),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'Client' });
+
+const clientWithSecret = clientSchema
+  .extend({ clientSecret: z.string().optional().describe('Shown once: store it now; only a digest is kept') })
+  .meta({ id: 'ClientWithSecret' });
+
+type ClientRow = ClientDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+
+export function clientView(doc: ClientRow) {
+  const c = doc.config;
+  return {
+    clientId: doc.clientId,
+    numericId: doc.numericId,
+    name: doc.name,
+    tokenEndpointAuthMethod: doc.tokenEndpointAuthMethod,
+    hasSecret: Boolean(doc.secretDigest),
+    ...(doc.jwks ? { jwks: doc.jwks } : {}),
+    redirectUris: doc.redirectUris ?? [],
+    postLogoutRedirectUris: doc.postLogoutRedirectUris ?? [],
+    grantTypes: doc.grantTypes ?? [],
+    responseTypes: doc.responseTypes ?? [],
+    roleIds: doc.roleIds ?? [],
+    firstParty: doc.firstParty ?? false,
+    requirePkce: doc.requirePkce ?? true,
+    showLogoutPrompt: doc.showLogoutPrompt ?? true,
+    enabled: doc.enabled ?? true,
+    idTokenSignedResponseAlg: doc.idTokenSignedResponseAlg ?? 'ES256',
+    config: {
+      nhe: {
+        delegationEnabled: c?.nhe?.delegationEnabled ?? false,
+        allowedNheIdentifiers: c?.nhe?.allowedNheIdentifiers ?? [],
+        ...(typeof c?.nhe?.maxTokenLifetime === 'number' ? { maxTokenLifetime: c.nhe.maxTokenLifetime } : {}),
+      },
+      featureToggles: {
+        requireAuthorizationScopesInRequest: c?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
+        requireResourceIndicatorInRequest: c?.featureToggles?.requireResourceIndicatorInRequest ?? false,
+      },
+      legacyRoleCompatibility: c?.legacyRoleCompatibility ?? false,
+      ...(c?.customizeUserInfoClaims ? { customizeUserInfoClaims: c.customizeUserInfoClaims } : {}),
+    },
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+/** Cross-field rules on the merged client. */
+function checkClient(c: { tokenEndpointAuthMethod: string; grantTypes: string[]; redirectUris: string[]; jwks?: unknown }, hardMax: number, nheMax: number | null | undefined) {
+  const invalid: Array<{ name: string; reason: string }> = [];
+  if (c.grantTypes.includes('authorization_code') && c.redirectUris.length === 0) invalid.push({ name: 'body.redirectUris', reason: 'authorization_code needs at least one redirect URI' });
+  if (c.grantTypes.includes('refresh_token') && !c.grantTypes.includes('authorization_code') && !c.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code')) {
+    invalid.push({ name: 'body.grantTypes', reason: 'refresh_token needs authorization_code or device_code' });
+  }
+  if (c.tokenEndpointAuthMethod === 'none' && (c.grantTypes.includes('client_credentials') || c.grantTypes.includes(GRANT_TYPE_TOKEN_EXCHANGE))) {
+    invalid.push({ name: 'body.grantTypes', reason: 'client_credentials and token exchange need a confidential client (tokenEndpointAuthMethod other than none)' });
+  }
+  if (c.tokenEndpointAuthMethod === 'private_key_jwt' && !c.jwks) invalid.push({ name: 'body.jwks', reason: 'private_key_jwt needs the client\'s public keys' });
+  if (typeof nheMax === 'number' && nheMax > hardMax) invalid.push({ name: 'body.config.nhe.maxTokenLifetime', reason: `must be at most settings.nhe.hardMaxTokenLifetime (${hardMax})` });
+  if (invalid.length) throw problems.validation('the client configuration is not consistent', invalid);
+}
+
+function configSet(config: z.output<typeof clientConfig> | undefined): { $set: Record<string, unknown>; $unset: Record<string, 1> } {
+  const $set: Record<string, unknown> = {};
+  const $unset: Record<string, 1> = {};
+  for (const [k, v] of Object.entries(config?.nhe ?? {})) {
+    if (v === null) $unset[`config.nhe.${k}`] = 1;
+    else $set[`config.nhe.${k}`] = v;
+  }
+  for (const [k, v] of Object.entries(config?.featureToggles ?? {})) $set[`config.featureToggles.${k}`] = v;
+  if (config?.legacyRoleCompatibility !== undefined) $set['config.legacyRoleCompatibility'] = config.legacyRoleCompatibility;
+  if (config?.customizeUserInfoClaims === null) $unset['config.customizeUserInfoClaims'] = 1;
+  else if (config?.customizeUserInfoClaims !== undefined) $set['config.customizeUserInfoClaims'] = config.customizeUserInfoClaims;
+  return { $set, $unset };
+}
+
+const BASE = '/tenants/:tenantId/clients';
+const clientParams = tenantParams.extend({ clientId: z.string().max(64) }).strict();
+const TAG = 'Clients';
+
+export function clientRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+  const find = async (tenantId: number, clientId: string) => {
+    const doc = await models.Client.findOne({ tenantId, clientId }).lean<ClientRow>();
+    if (!doc) throw problems.notFound('client not found');
+    return doc;
+  };
+  const listFilter = (tenantId: number, q: { clientIdPrefix?: string | undefined; grantType?: string | undefined }) => ({
+    tenantId,
+    ...(q.clientIdPrefix ? { clientId: prefixRegex(q.clientIdPrefix) } : {}),
+    ...(q.grantType ? { grantTypes: q.grantType } : {}),
+  });
+  const filters = { clientIdPrefix: z.string().min(1).max(64).optional(), grantType: z.enum(GRANT_TYPES).optional() };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: BASE,
+      operationId: 'createClient',
+      summary: 'Create a client',
+      description: 'For client_secret_basic / client_secret_post a secret is generated and returned once in `clientSecret`.',
+      tag: TAG,
+      scope: 'auth.clients.create',
+      params: tenantParams,
+      body: createBody,
+      responses: { 201: { description: 'The client, with its secret', schema: clientWithSecret, headers: { Location: 'URL of the client' } } },
+      errors: [409],
+      handler: async ({ tenantId, body, req, audit, invalidate }) => {
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        const method = body.tokenEndpointAuthMethod ?? 'client_secret_basic';
+        checkClient({ tokenEndpointAuthMethod: method, grantTypes: body.grantTypes, redirectUris: body.redirectUris ?? [], jwks: body.jwks }, settings.hardMaxTokenLifetime, body.config?.nhe?.maxTokenLifetime);
+        const clientId = body.clientId ?? randomBytes(12).toString('base64url');
+        if (await models.Client.exists({ tenantId, clientId })) throw problems.conflict('a client with this clientId already exists');
+        const secret = SECRET_METHODS.has(method) ? generateClientSecret() : undefined;
+        const { config, ...rest } = body;
+        const created = await models.Client.create({
+          ...rest,
+          clientId,
+          tenantId,
+          tokenEndpointAuthMethod: method,
+          numericId: await nextSequence(models, 'clients'),
+          responseTypes: body.grantTypes.includes('authorization_code') ? ['code'] : [],
+          ...(secret ? { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } : {}),
+        }).catch((err: unknown) => {
+          throw isDuplicateKeyError(err) ? problems.conflict('a client with this clientId already exists') : err;
+        });
+        const cfg = configSet(config);
+        if (Object.keys(cfg.$set).length) await models.Client.updateOne({ _id: created._id }, { $set: cfg.$set });
+        const doc = await find(tenantId, clientId);
+        audit({ clientId, grantTypes: body.grantTypes, secretIssued: Boolean(secret) });
+        invalidate('client', clientId);
+        return { status: 201, body: { ...clientView(doc), ...(secret ? { clientSecret: secret } : {}) }, headers: { Location: `${req.baseUrl}${req.path}/${clientId}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      operationId: 'listClients',
+      summary: 'List clients (oldest first)',
+      tag: TAG,
+      scope: 'auth.clients.list',
+      params: tenantParams,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().regex(/^[0-9a-f]{24}$/).optional(), ...filters }).strict(),
+      responses: { 200: { description: 'A page of clients', schema: page(clientSchema, 'ClientPage') } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.Client, listFilter(tenantId, query), query, clientView) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/count`,
+      operationId: 'countClients',
+      summary: 'Count clients',
+      tag: TAG,
+      scope: 'auth.clients.list',
+      params: tenantParams,
+      query: z.object(filters).strict(),
+      responses: { 200: { description: 'The number of matching clients', schema: countSchema } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.Client.countDocuments(listFilter(tenantId, query)) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:clientId`,
+      operationId: 'getClient',
+      summary: 'Get a client',
+      tag: TAG,
+      scope: 'auth.clients.list',
+      params: clientParams,
+      responses: { 200: { description: 'The client (never its secret)', schema: clientSchema } },
+      handler: async ({ tenantId, params }) => ({ status: 200, body: clientView(await find(tenantId, params.clientId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:clientId`,
+      operationId: 'updateClient',
+      summary: 'Update a client',
+      description:
+        'Switching to a secret-based method on a client without a secret generates one (returned once). Turning ' +
+        'config.nhe.delegationEnabled off, or disabling the client, revokes its NHE tokens already issued.',
+      tag: TAG,
+      scope: 'auth.clients.update',
+      params: clientParams,
+      body: patchBody,
+      responses: { 200: { description: 'The updated client', schema: clientWithSecret } },
+      errors: [503],
+      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        const existing = await find(tenantId, params.clientId);
+        const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
+        const grantTypes = body.grantTypes ?? existing.grantTypes;
+        checkClient(
+          { tokenEndpointAuthMethod: method, grantTypes, redirectUris: body.redirectUris ?? existing.redirectUris, jwks: body.jwks ?? existing.jwks },
+          settings.hardMaxTokenLifetime,
+          body.config?.nhe?.maxTokenLifetime,
+        );
+        const { config, ...rest } = body;
+        const cfg = configSet(config);
+        const $set: Record<string, unknown> = { ...rest, ...cfg.$set };
+        if (body.grantTypes) $set.responseTypes = grantTypes.includes('authorization_code') ? ['code'] : [];
+        let secret: string | undefined;
+        if (SECRET_METHODS.has(method) && !existing.secretDigest) {
+          secret = generateClientSecret();
+          $set.secretDigest = clientSecretDigest(deps.clientSecretPepper, secret);
+        }
+        if (!SECRET_METHODS.has(method)) cfg.$unset.secretDigest = 1;
+        const doc = await models.Client.findOneAndUpdate({ _id: existing._id }, { $set, ...(Object.keys(cfg.$unset).length ? { $unset: cfg.$unset } : {}) }, { returnDocument: 'after' }).lean<ClientRow>();
+        if (!doc) throw problems.notFound('client not found');
+        audit({ clientId: params.clientId, fields: Object.keys(body), secretIssued: Boolean(secret) });
+        invalidate('client', params.clientId);
+        if (body.config?.nhe?.delegationEnabled === false || body.enabled === false) {
+          await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.delegation.disabled', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        }
+        return { status: 200, body: { ...clientView(doc), ...(secret ? { clientSecret: secret } : {}) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${BASE}/:clientId/secret-rotations`,
+      operationId: 'rotateClientSecret',
+      summary: 'Generate a new client secret (the old one stops working now)',
+      tag: TAG,
+      scope: 'auth.clients.update',
+      params: clientParams,
+      body: emptyBody,
+      responses: { 200: { description: 'The new secret, shown once', schema: z.object({ clientId: z.string(), clientSecret: z.string() }).meta({ id: 'ClientSecret' }) } },
+      errors: [409],
+      handler: async ({ tenantId, params, audit, invalidate }) => {
+        const existing = await find(tenantId, params.clientId);
+        if (!SECRET_METHODS.has(existing.tokenEndpointAuthMethod)) throw problems.conflict(`a ${existing.tokenEndpointAuthMethod} client has no secret`);
+        const secret = generateClientSecret();
+        await models.Client.updateOne({ _id: existing._id }, { $set: { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } });
+        audit({ clientId: params.clientId, secretRotated: true });
+        invalidate('client', params.clientId);
+        return { status: 200, body: { clientId: params.clientId, clientSecret: secret } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:clientId`,
+      operationId: 'deleteClient',
+      summary: 'Delete a client',
+      description: 'Revokes the NHE tokens issued to it. Token audit rows stay.',
+      tag: TAG,
+      scope: 'auth.clients.delete',
+      params: clientParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [409, 503],
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
+        const existing = await find(tenantId, params.clientId);
+        if (caller.tenantId === tenantId && caller.clientId === existing.clientId) throw problems.conflict('a client cannot delete itself');
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        await models.Client.deleteOne({ _id: existing._id });
+        audit({ clientId: params.clientId });
+        invalidate('client', params.clientId);
+        await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        return { status: 204 };
+      },
+    }),
+  ];
+}

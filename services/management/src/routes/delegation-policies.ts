@@ -1,0 +1,286 @@
+/**
+ * Delegation policies of an NHE (spec, "Management API: delegation policies") and the delegation dry run
+ * (`delegation-simulations`: the decision record of libs/delegation, nothing minted, nothing audited).
+ */
+import { z } from 'zod';
+import type { DelegationPolicyDoc, Models } from '@idp/db';
+import { decideDelegation, loadDelegationFacts } from '@idp/delegation';
+import { problems } from '@idp/errors';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { isoDate, objectId, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
+import { idOr404, loadTenant, nheSettingsOf, pageOf, type RouteDeps } from './deps';
+
+const target = z.object({ type: z.enum(['user', 'group']), id: objectId }).strict();
+
+const createBody = z
+  .object({
+    target,
+    allowedScopes: scopeList,
+    maxTokenLifetime: z.number().int().min(1).optional().describe('Seconds; at most settings.nhe.hardMaxTokenLifetime'),
+  })
+  .strict();
+
+const patchBody = z
+  .object({
+    target: target.optional(),
+    allowedScopes: scopeList.optional(),
+    maxTokenLifetime: z.number().int().min(1).nullable().optional().describe('null removes the policy lifetime'),
+  })
+  .strict();
+
+export const policySchema = z
+  .object({
+    id: z.string(),
+    nheId: z.string(),
+    target: z.object({ type: z.enum(['user', 'group']), id: z.string() }),
+    allowedScopes: z.array(z.string()),
+    maxTokenLifetime: z.number().int().optional(),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'DelegationPolicy' });
+
+type PolicyRow = DelegationPolicyDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+
+function policyView(doc: PolicyRow) {
+  return {
+    id: String(doc._id),
+    nheId: doc.nheId,
+    target: { type: doc.target.type, id: doc.target.id },
+    allowedScopes: doc.allowedScopes,
+    ...(typeof doc.maxTokenLifetime === 'number' ? { maxTokenLifetime: doc.maxTokenLifetime } : {}),
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+const simulationBody = z
+  .object({
+    userId: objectId.describe('The delegating user (the subject token\'s sub)'),
+    clientId: z.string().min(1).max(128).describe('client_id of the client that would exchange'),
+    resource: z.string().min(1).max(2048).describe('Resource server identifier'),
+    scope: z.string().min(1).max(4096).describe('Space-separated requested scopes'),
+  })
+  .strict();
+
+const decisionSchema = z
+  .discriminatedUnion('outcome', [
+    z.object({
+      outcome: z.literal('granted'),
+      scopes: z.array(z.string()),
+      removed: z.array(z.object({ scope: z.string(), layer: z.string() })),
+      ttl: z.number().int(),
+      ttlSetBy: z.string(),
+      ttlTerms: z.record(z.string(), z.number()),
+      policyIds: z.array(z.string()),
+    }),
+    z.object({
+      outcome: z.literal('denied'),
+      error: z.enum(['access_denied', 'invalid_grant', 'invalid_scope', 'invalid_target']),
+      gate: z.string(),
+      description: z.string(),
+      scopes: z.array(z.string()).optional(),
+    }),
+  ])
+  .meta({ id: 'DelegationDecision' });
+
+const simulationSchema = z
+  .object({
+    nheId: z.string(),
+    nheIdentifier: z.string(),
+    request: simulationBody,
+    decision: decisionSchema,
+    evaluatedAt: isoDate,
+  })
+  .meta({ id: 'DelegationSimulation' });
+
+const NHE = '/tenants/:tenantId/non-human-entities/:nheId';
+const nheParams = tenantParams.extend({ nheId: objectIdParam }).strict();
+const policyParams = nheParams.extend({ policyId: objectIdParam }).strict();
+const TAG = 'Delegation policies';
+
+async function findNhe(models: Models, tenantId: number, nheId: string) {
+  const nhe = await models.Nhe.findOne({ tenantId, _id: idOr404(nheId, 'NHE') }, { identifier: 1 }).lean();
+  if (!nhe) throw problems.notFound('NHE not found');
+  return nhe;
+}
+
+async function checkTarget(models: Models, tenantId: number, t: { type: 'user' | 'group'; id: string }) {
+  const _id = idOr404(t.id, t.type);
+  const exists = t.type === 'user' ? await models.User.exists({ tenantId, _id }) : await models.Group.exists({ tenantId, _id });
+  if (!exists) throw problems.validation('the policy target does not exist', [{ name: 'body.target.id', reason: `no ${t.type} with this id in the tenant` }]);
+}
+
+function checkLifetime(hardMax: number, value: number | null | undefined) {
+  if (typeof value === 'number' && value > hardMax) {
+    throw problems.validation('maxTokenLifetime exceeds the tenant hard maximum', [
+      { name: 'body.maxTokenLifetime', reason: `must be at most settings.nhe.hardMaxTokenLifetime (${hardMax})` },
+    ]);
+  }
+}
+
+export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+  const findPolicy = async (tenantId: number, nheId: string, policyId: string) => {
+    const doc = await models.DelegationPolicy.findOne({ tenantId, nheId, _id: idOr404(policyId, 'delegation policy') }).lean<PolicyRow>();
+    if (!doc) throw problems.notFound('delegation policy not found');
+    return doc;
+  };
+  const duplicateTarget = async (tenantId: number, nheId: string, t: { type: 'user' | 'group'; id: string }, except?: unknown) => {
+    const clash = await models.DelegationPolicy.exists({ tenantId, nheId, 'target.type': t.type, 'target.id': t.id, ...(except ? { _id: { $ne: except } } : {}) });
+    if (clash) throw problems.conflict(`this NHE already has a policy for this ${t.type}`);
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: `${NHE}/delegation-policies`,
+      operationId: 'createDelegationPolicy',
+      summary: 'Create a delegation policy',
+      description: 'One policy per target (user or group) and NHE; the target must exist in the tenant.',
+      tag: TAG,
+      scope: 'auth.nhe.policies.create',
+      params: nheParams,
+      body: createBody,
+      responses: { 201: { description: 'The policy', schema: policySchema, headers: { Location: 'URL of the policy' } } },
+      errors: [409],
+      handler: async ({ tenantId, params, body, req, audit, invalidate }) => {
+        await findNhe(models, tenantId, params.nheId);
+        checkLifetime(nheSettingsOf(await loadTenant(models, tenantId)).hardMaxTokenLifetime, body.maxTokenLifetime);
+        await checkTarget(models, tenantId, body.target);
+        await duplicateTarget(tenantId, params.nheId, body.target);
+        const created = await models.DelegationPolicy.create({ ...body, tenantId, nheId: params.nheId });
+        const id = String(created._id);
+        audit({ nheId: params.nheId, policyId: id, target: body.target });
+        invalidate('policy', id);
+        return { status: 201, body: policyView(created.toObject() as PolicyRow), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${NHE}/delegation-policies`,
+      operationId: 'listDelegationPolicies',
+      summary: 'List the delegation policies of an NHE (oldest first)',
+      tag: TAG,
+      scope: 'auth.nhe.policies.list',
+      params: nheParams,
+      query: pageQuery.extend({ targetType: z.enum(['user', 'group']).optional(), targetId: objectId.optional() }).strict(),
+      responses: { 200: { description: 'A page of policies', schema: page(policySchema, 'DelegationPolicyPage') } },
+      handler: async ({ tenantId, params, query }) => {
+        await findNhe(models, tenantId, params.nheId);
+        const filter: Record<string, unknown> = { tenantId, nheId: params.nheId };
+        if (query.targetType) filter['target.type'] = query.targetType;
+        if (query.targetId) filter['target.id'] = query.targetId;
+        return { status: 200, body: await pageOf(models.DelegationPolicy, filter, query, policyView) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${NHE}/delegation-policies/:policyId`,
+      operationId: 'getDelegationPolicy',
+      summary: 'Get a delegation policy',
+      tag: TAG,
+      scope: 'auth.nhe.policies.list',
+      params: policyParams,
+      responses: { 200: { description: 'The policy', schema: policySchema } },
+      handler: async ({ tenantId, params }) => ({ status: 200, body: policyView(await findPolicy(tenantId, params.nheId, params.policyId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${NHE}/delegation-policies/:policyId`,
+      operationId: 'updateDelegationPolicy',
+      summary: 'Update a delegation policy',
+      description: 'Tokens already issued to the NHE for the previous target are revoked (they may exceed the new policy).',
+      tag: TAG,
+      scope: 'auth.nhe.policies.update',
+      params: policyParams,
+      body: patchBody,
+      responses: { 200: { description: 'The updated policy', schema: policySchema } },
+      errors: [409, 503],
+      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+        const nhe = await findNhe(models, tenantId, params.nheId);
+        const existing = await findPolicy(tenantId, params.nheId, params.policyId);
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        checkLifetime(settings.hardMaxTokenLifetime, body.maxTokenLifetime);
+        if (body.target) {
+          await checkTarget(models, tenantId, body.target);
+          await duplicateTarget(tenantId, params.nheId, body.target, existing._id);
+        }
+        const { maxTokenLifetime, ...rest } = body;
+        const update: Record<string, unknown> = { $set: { ...rest, ...(typeof maxTokenLifetime === 'number' ? { maxTokenLifetime } : {}) } };
+        if (maxTokenLifetime === null) update.$unset = { maxTokenLifetime: 1 };
+        const doc = await models.DelegationPolicy.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<PolicyRow>();
+        if (!doc) throw problems.notFound('delegation policy not found');
+        audit({ nheId: params.nheId, policyId: params.policyId, fields: Object.keys(body) });
+        invalidate('policy', params.policyId);
+        await deps.revoke?.({
+          tenantId,
+          nheIdentifier: nhe.identifier,
+          ...(existing.target.type === 'user' ? { subject: existing.target.id } : {}),
+          reason: 'policy.updated',
+          maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+        });
+        return { status: 200, body: policyView(doc) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${NHE}/delegation-policies/:policyId`,
+      operationId: 'deleteDelegationPolicy',
+      summary: 'Delete a delegation policy',
+      description: 'Tokens already issued to the NHE under this policy\'s target are revoked.',
+      tag: TAG,
+      scope: 'auth.nhe.policies.delete',
+      params: policyParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [503],
+      handler: async ({ tenantId, params, audit, invalidate }) => {
+        const nhe = await findNhe(models, tenantId, params.nheId);
+        const existing = await findPolicy(tenantId, params.nheId, params.policyId);
+        const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        await models.DelegationPolicy.deleteOne({ tenantId, _id: existing._id });
+        audit({ nheId: params.nheId, policyId: params.policyId });
+        invalidate('policy', params.policyId);
+        await deps.revoke?.({
+          tenantId,
+          nheIdentifier: nhe.identifier,
+          ...(existing.target.type === 'user' ? { subject: existing.target.id } : {}),
+          reason: 'policy.deleted',
+          maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+        });
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${NHE}/delegation-simulations`,
+      operationId: 'simulateDelegation',
+      summary: 'Dry run of a token exchange for this NHE',
+      description:
+        'Returns the decision record of the delegation domain function (granted scopes, the TTL and the term that set ' +
+        'it, or the refusal and the gate that refused) for the given user, client, resource and scope. Mints nothing, ' +
+        'writes no audit row.',
+      tag: TAG,
+      scope: 'auth.nhe.policies.list',
+      params: nheParams,
+      body: simulationBody,
+      responses: { 200: { description: 'The decision', schema: simulationSchema } },
+      handler: async ({ tenantId, params, body }) => {
+        const nhe = await findNhe(models, tenantId, params.nheId);
+        const facts = await loadDelegationFacts(models, {
+          tenantId,
+          clientId: body.clientId,
+          userId: body.userId,
+          nheIdentifier: nhe.identifier,
+          resource: body.resource,
+          requestedScopes: body.scope.split(' ').filter(Boolean),
+        });
+        if (!facts) throw problems.validation('the client does not exist', [{ name: 'body.clientId', reason: 'no client with this client_id in the tenant' }]);
+        return {
+          status: 200,
+          body: { nheId: params.nheId, nheIdentifier: nhe.identifier, request: body, decision: decideDelegation(facts), evaluatedAt: new Date() },
+        };
+      },
+    }),
+  ];
+}

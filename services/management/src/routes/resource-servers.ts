@@ -1,0 +1,217 @@
+/** Resource servers (APIs): identifier, permissions, accessToken.lifetime and config.nhe. */
+import { z } from 'zod';
+import type { ResourceServerDoc } from '@idp/db';
+import { DEFAULT_NHE_TYPES } from '@idp/db';
+import { isDuplicateKeyError, problems } from '@idp/errors';
+import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
+import { idOr404, nheSettingsOf, loadTenant, pageOf, type RouteDeps } from './deps';
+
+const identifier = z
+  .string()
+  .max(2048)
+  .superRefine((v, ctx) => {
+    try {
+      const u = new URL(v);
+      if (u.hash) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment (RFC 8707)' });
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URI (RFC 8707)' });
+    }
+    if (v === MANAGEMENT_AUDIENCE) ctx.addIssue({ code: 'custom', message: 'is reserved for the management API' });
+  });
+
+const config = z
+  .object({
+    accessToken: z.object({ lifetime: z.number().int().min(60).max(86_400) }).strict(),
+    nhe: z
+      .object({
+        acceptDelegationTokens: z.boolean(),
+        requireDelegationTokens: z.boolean(),
+        allowedNheTypes: z.array(z.enum(DEFAULT_NHE_TYPES)).max(DEFAULT_NHE_TYPES.length).describe('Empty: every type'),
+      })
+      .partial()
+      .strict(),
+  })
+  .partial()
+  .strict();
+
+const createBody = z.object({ identifier, name: z.string().min(1).max(128), scopes: scopeList.default([]), config: config.optional() }).strict();
+const patchBody = z.object({ name: z.string().min(1).max(128).optional(), scopes: scopeList.optional(), config: config.optional() }).strict();
+
+export const resourceServerSchema = z
+  .object({
+    id: z.string(),
+    identifier: z.string(),
+    name: z.string(),
+    scopes: z.array(z.string()),
+    config: z.object({
+      accessToken: z.object({ lifetime: z.number().int() }),
+      nhe: z.object({ acceptDelegationTokens: z.boolean(), requireDelegationTokens: z.boolean(), allowedNheTypes: z.array(z.string()) }),
+    }),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'ResourceServer' });
+
+type Row = ResourceServerDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+
+export function resourceServerView(doc: Row) {
+  return {
+    id: String(doc._id),
+    identifier: doc.identifier,
+    name: doc.name,
+    scopes: doc.scopes ?? [],
+    config: {
+      accessToken: { lifetime: doc.config?.accessToken?.lifetime ?? 3600 },
+      nhe: {
+        acceptDelegationTokens: doc.config?.nhe?.acceptDelegationTokens ?? false,
+        requireDelegationTokens: doc.config?.nhe?.requireDelegationTokens ?? false,
+        allowedNheTypes: doc.config?.nhe?.allowedNheTypes ?? [],
+      },
+    },
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+function configSet(c: z.output<typeof config> | undefined): Record<string, unknown> {
+  const set: Record<string, unknown> = {};
+  if (c?.accessToken) set['config.accessToken.lifetime'] = c.accessToken.lifetime;
+  for (const [k, v] of Object.entries(c?.nhe ?? {})) set[`config.nhe.${k}`] = v;
+  return set;
+}
+
+/** A resource server cannot require delegated tokens while refusing them. */
+function checkNhe(merged: { acceptDelegationTokens: boolean; requireDelegationTokens: boolean }) {
+  if (merged.requireDelegationTokens && !merged.acceptDelegationTokens) {
+    throw problems.validation('config.nhe is inconsistent', [{ name: 'body.config.nhe.requireDelegationTokens', reason: 'needs acceptDelegationTokens true' }]);
+  }
+}
+
+const BASE = '/tenants/:tenantId/resource-servers';
+const rsParams = tenantParams.extend({ resourceServerId: objectIdParam }).strict();
+const TAG = 'Resource servers';
+
+export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+  const find = async (tenantId: number, id: string) => {
+    const doc = await models.ResourceServer.findOne({ tenantId, _id: idOr404(id, 'resource server') }).lean<Row>();
+    if (!doc) throw problems.notFound('resource server not found');
+    return doc;
+  };
+  const filterOf = (tenantId: number, q: { identifier?: string | undefined }) => ({ tenantId, ...(q.identifier ? { identifier: q.identifier } : {}) });
+  return [
+    defineRoute({
+      method: 'post',
+      path: BASE,
+      operationId: 'createResourceServer',
+      summary: 'Create a resource server',
+      tag: TAG,
+      scope: 'auth.resource-servers.create',
+      params: tenantParams,
+      body: createBody,
+      responses: { 201: { description: 'The resource server', schema: resourceServerSchema, headers: { Location: 'URL of the resource server' } } },
+      errors: [409],
+      handler: async ({ tenantId, body, req, audit, invalidate }) => {
+        await loadTenant(models, tenantId);
+        checkNhe({ acceptDelegationTokens: body.config?.nhe?.acceptDelegationTokens ?? false, requireDelegationTokens: body.config?.nhe?.requireDelegationTokens ?? false });
+        if (await models.ResourceServer.exists({ tenantId, identifier: body.identifier })) throw problems.conflict('a resource server with this identifier already exists');
+        const created = await models.ResourceServer.create({ tenantId, identifier: body.identifier, name: body.name, scopes: body.scopes }).catch((err: unknown) => {
+          throw isDuplicateKeyError(err) ? problems.conflict('a resource server with this identifier already exists') : err;
+        });
+        const set = configSet(body.config);
+        if (Object.keys(set).length) await models.ResourceServer.updateOne({ _id: created._id }, { $set: set });
+        const id = String(created._id);
+        audit({ resourceServerId: id, identifier: body.identifier });
+        invalidate('resource-server', id);
+        return { status: 201, body: resourceServerView(await find(tenantId, id)), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      operationId: 'listResourceServers',
+      summary: 'List resource servers (oldest first)',
+      tag: TAG,
+      scope: 'auth.resource-servers.list',
+      params: tenantParams,
+      query: pageQuery.extend({ identifier: z.string().min(1).max(2048).optional() }).strict(),
+      responses: { 200: { description: 'A page of resource servers', schema: page(resourceServerSchema, 'ResourceServerPage') } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.ResourceServer, filterOf(tenantId, query), query, resourceServerView) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/count`,
+      operationId: 'countResourceServers',
+      summary: 'Count resource servers',
+      tag: TAG,
+      scope: 'auth.resource-servers.list',
+      params: tenantParams,
+      query: z.object({ identifier: z.string().min(1).max(2048).optional() }).strict(),
+      responses: { 200: { description: 'The number of matching resource servers', schema: countSchema } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.ResourceServer.countDocuments(filterOf(tenantId, query)) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:resourceServerId`,
+      operationId: 'getResourceServer',
+      summary: 'Get a resource server',
+      tag: TAG,
+      scope: 'auth.resource-servers.list',
+      params: rsParams,
+      responses: { 200: { description: 'The resource server', schema: resourceServerSchema } },
+      handler: async ({ tenantId, params }) => ({ status: 200, body: resourceServerView(await find(tenantId, params.resourceServerId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:resourceServerId`,
+      operationId: 'updateResourceServer',
+      summary: 'Update a resource server (the identifier is immutable)',
+      tag: TAG,
+      scope: 'auth.resource-servers.update',
+      params: rsParams,
+      body: patchBody,
+      responses: { 200: { description: 'The updated resource server', schema: resourceServerSchema } },
+      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+        const existing = await find(tenantId, params.resourceServerId);
+        const view = resourceServerView(existing);
+        checkNhe({ ...view.config.nhe, ...(body.config?.nhe ?? {}) });
+        const set = { ...configSet(body.config), ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scopes !== undefined ? { scopes: body.scopes } : {}) };
+        const doc = await models.ResourceServer.findOneAndUpdate({ _id: existing._id }, { $set: set }, { returnDocument: 'after' }).lean<Row>();
+        if (!doc) throw problems.notFound('resource server not found');
+        audit({ resourceServerId: params.resourceServerId, fields: Object.keys(body) });
+        invalidate('resource-server', params.resourceServerId);
+        return { status: 200, body: resourceServerView(doc) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:resourceServerId`,
+      operationId: 'deleteResourceServer',
+      summary: 'Delete a resource server',
+      description: 'Refused (409) while roles still bundle its permissions.',
+      tag: TAG,
+      scope: 'auth.resource-servers.delete',
+      params: rsParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [409],
+      handler: async ({ tenantId, params, audit, invalidate }) => {
+        const existing = await find(tenantId, params.resourceServerId);
+        const roles = await models.Role.countDocuments({ tenantId, resourceServer: existing.identifier });
+        if (roles) throw problems.conflict(`${roles} role(s) still use this resource server: delete them first`);
+        await models.ResourceServer.deleteOne({ _id: existing._id });
+        audit({ resourceServerId: params.resourceServerId, identifier: existing.identifier });
+        invalidate('resource-server', params.resourceServerId);
+        return { status: 204 };
+      },
+    }),
+  ];
+}
+
+/** Lifetime for which a retired signing key stays published: the longest access-token lifetime of the tenant. */
+export async function longestTokenLifetime(deps: RouteDeps, tenantId: number): Promise<number> {
+  const [longest] = await deps.models.ResourceServer.find({ tenantId }).sort({ 'config.accessToken.lifetime': -1 }).limit(1).lean<ResourceServerDoc[]>();
+  const tenant = await loadTenant(deps.models, tenantId);
+  return Math.max(3600, longest?.config?.accessToken?.lifetime ?? 0, nheSettingsOf(tenant).hardMaxTokenLifetime);
+}

@@ -1,0 +1,237 @@
+/** Tenants and their settings (settings.nhe with the spec's defaults and limits, settings.claims). */
+import { z } from 'zod';
+import type { TenantDoc } from '@idp/db';
+import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, NHE_SETTINGS_DEFAULTS, nextSequence } from '@idp/db';
+import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
+import { NHE_MIN_TTL_SECONDS } from '@idp/tokens';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { isoDate, tenantParams } from '../openapi/schemas';
+import { loadTenant, type RouteDeps } from './deps';
+
+/** Spec, "Limits": hard max NHE token TTL. */
+export const NHE_HARD_MAX_CEILING = 900;
+
+const nheSettingsPatch = z
+  .object({
+    enabled: z.boolean(),
+    defaultMaxTokenLifetime: z.number().int().min(NHE_MIN_TTL_SECONDS).max(NHE_HARD_MAX_CEILING),
+    hardMaxTokenLifetime: z.number().int().min(NHE_MIN_TTL_SECONDS).max(NHE_HARD_MAX_CEILING),
+    requireDpop: z.boolean(),
+    allowedNheTypes: z
+      .array(z.enum(DEFAULT_NHE_TYPES))
+      .max(DEFAULT_NHE_TYPES.length)
+      .refine((a) => new Set(a).size === a.length, 'must not repeat a type'),
+    maxNhePerTenant: z.number().int().min(0).max(10_000).describe('Only system-tenant administrators may change it (a platform quota)'),
+    auditRetentionDays: z.number().int().min(0).max(36_500).describe('0 disables pruning'),
+  })
+  .partial()
+  .strict();
+
+const claimsSettingsPatch = z
+  .object({
+    amrProfile: z.enum(['rfc8176', 'projected']),
+    ga4ghPassport: z.object({ enabled: z.boolean(), visaLifetimeSeconds: z.number().int().min(60).max(86_400) }).partial().strict(),
+  })
+  .partial()
+  .strict();
+
+const settingsPatch = z.object({ nhe: nheSettingsPatch, claims: claimsSettingsPatch }).partial().strict();
+
+const createBody = z
+  .object({
+    id: z.number().int().min(1).max(999_999_999_999_999).optional().describe('Numeric tenant id; allocated when absent'),
+    name: z.string().min(1).max(128),
+    settings: settingsPatch.optional(),
+  })
+  .strict();
+
+const patchBody = z.object({ name: z.string().min(1).max(128).optional(), settings: settingsPatch.optional() }).strict();
+
+export const tenantSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    system: z.boolean(),
+    settings: z.object({
+      nhe: z.object({
+        enabled: z.boolean(),
+        defaultMaxTokenLifetime: z.number().int(),
+        hardMaxTokenLifetime: z.number().int(),
+        requireDpop: z.boolean(),
+        allowedNheTypes: z.array(z.string()),
+        maxNhePerTenant: z.number().int(),
+        auditRetentionDays: z.number().int(),
+      }),
+      claims: z.object({
+        amrProfile: z.enum(['rfc8176', 'projected']),
+        ga4ghPassport: z.object({ enabled: z.boolean(), visaLifetimeSeconds: z.number().int() }),
+      }),
+    }),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'Tenant' });
+
+export function tenantView(doc: TenantDoc) {
+  const claims = doc.settings?.claims;
+  return {
+    id: doc._id,
+    name: doc.name,
+    system: doc.system === true,
+    settings: {
+      nhe: { ...NHE_SETTINGS_DEFAULTS, ...(doc.settings?.nhe ?? {}) },
+      claims: {
+        amrProfile: claims?.amrProfile ?? CLAIMS_SETTINGS_DEFAULTS.amrProfile,
+        ga4ghPassport: { ...CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport, ...(claims?.ga4ghPassport ?? {}) },
+      },
+    },
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+type SettingsPatch = z.output<typeof settingsPatch>;
+
+/** Flattens a settings patch into `$set` paths and checks the merged NHE settings are consistent. */
+function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | undefined): Record<string, unknown> {
+  const set: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(patch?.nhe ?? {})) set[`settings.nhe.${k}`] = v;
+  if (patch?.claims?.amrProfile !== undefined) set['settings.claims.amrProfile'] = patch.claims.amrProfile;
+  for (const [k, v] of Object.entries(patch?.claims?.ga4ghPassport ?? {})) set[`settings.claims.ga4ghPassport.${k}`] = v;
+  const merged = { ...NHE_SETTINGS_DEFAULTS, ...(current?.settings?.nhe ?? {}), ...(patch?.nhe ?? {}) };
+  if (merged.defaultMaxTokenLifetime > merged.hardMaxTokenLifetime) {
+    throw problems.validation('settings.nhe is inconsistent', [
+      { name: 'body.settings.nhe.defaultMaxTokenLifetime', reason: `must not exceed hardMaxTokenLifetime (${merged.hardMaxTokenLifetime})` },
+    ]);
+  }
+  return set;
+}
+
+const TAG = 'Tenants';
+
+export function tenantRoutes(deps: RouteDeps): RouteDef[] {
+  const { models, keyStore } = deps;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/tenants',
+      operationId: 'createTenant',
+      summary: 'Create a tenant (with its signing keys)',
+      tag: TAG,
+      access: 'system',
+      scope: 'auth.tenants.create',
+      body: createBody,
+      responses: { 201: { description: 'The tenant', schema: tenantSchema, headers: { Location: 'URL of the tenant' } } },
+      errors: [409],
+      handler: async ({ body, req, audit, invalidate }) => {
+        const set = settingsUpdate(undefined, body.settings);
+        let id = body.id;
+        if (id !== undefined && (await models.Tenant.exists({ _id: id }))) throw problems.conflict(`tenant ${id} already exists`);
+        for (let attempt = 0; ; attempt++) {
+          const candidate = id ?? (await nextSequence(models, 'tenants', 1000));
+          try {
+            await models.Tenant.create({ _id: candidate, name: body.name });
+            id = candidate;
+            break;
+          } catch (err) {
+            if (!isDuplicateKeyError(err) || body.id !== undefined || attempt > 20) throw err;
+          }
+        }
+        if (Object.keys(set).length) await models.Tenant.updateOne({ _id: id }, { $set: set });
+        await keyStore.ensureKeys(id);
+        const doc = await loadTenant(models, id);
+        audit({ createdTenantId: id, name: body.name });
+        invalidate('tenant', String(id)); // clears negative caches of the new id
+        return { status: 201, body: tenantView(doc), headers: { Location: `${req.baseUrl}/tenants/${id}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/tenants',
+      operationId: 'listTenants',
+      summary: 'List tenants (by id)',
+      tag: TAG,
+      access: 'system',
+      scope: 'auth.tenants.list',
+      query: z
+        .object({
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+          cursor: z.string().regex(/^\d{1,15}$/, 'must be a cursor returned by a previous page').optional(),
+          namePrefix: z.string().min(1).max(128).optional(),
+        })
+        .strict(),
+      responses: { 200: { description: 'A page of tenants', schema: z.object({ items: z.array(tenantSchema), nextCursor: z.string().nullable() }).meta({ id: 'TenantPage' }) } },
+      handler: async ({ query }) => {
+        const filter: Record<string, unknown> = {};
+        if (query.cursor) filter._id = { $gt: Number(query.cursor) };
+        if (query.namePrefix) filter.name = new RegExp(`^${query.namePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+        const rows = await models.Tenant.find(filter).sort({ _id: 1 }).limit(query.limit + 1).lean<TenantDoc[]>();
+        const items = rows.slice(0, query.limit);
+        return { status: 200, body: { items: items.map(tenantView), nextCursor: rows.length > query.limit ? String(items[items.length - 1]!._id) : null } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/tenants/:tenantId',
+      operationId: 'getTenant',
+      summary: 'Get a tenant and its settings',
+      tag: TAG,
+      scope: 'auth.tenants.list',
+      params: tenantParams,
+      responses: { 200: { description: 'The tenant', schema: tenantSchema } },
+      handler: async ({ tenantId }) => ({ status: 200, body: tenantView(await loadTenant(models, tenantId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/tenants/:tenantId',
+      operationId: 'updateTenant',
+      summary: 'Update a tenant\'s name or settings',
+      description: 'Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued.',
+      tag: TAG,
+      scope: 'auth.tenants.update',
+      params: tenantParams,
+      body: patchBody,
+      responses: { 200: { description: 'The updated tenant', schema: tenantSchema } },
+      errors: [503],
+      handler: async ({ tenantId, body, caller, audit, invalidate }) => {
+        if (body.settings?.nhe?.maxNhePerTenant !== undefined && !caller.system) {
+          throw new ProblemError('forbidden', 403, 'settings.nhe.maxNhePerTenant is a platform quota: only system-tenant administrators may change it');
+        }
+        const current = await loadTenant(models, tenantId);
+        const set = { ...settingsUpdate(current, body.settings), ...(body.name !== undefined ? { name: body.name } : {}) };
+        const doc = Object.keys(set).length ? await models.Tenant.findOneAndUpdate({ _id: tenantId }, { $set: set }, { returnDocument: 'after' }).lean<TenantDoc>() : current;
+        if (!doc) throw problems.notFound('tenant not found');
+        audit({ fields: Object.keys(set) });
+        invalidate('tenant', String(tenantId));
+        if (body.settings?.nhe?.enabled === false) {
+          await deps.revoke?.({ tenantId, reason: 'tenant.nhe.disabled', maxTokenLifetimeSeconds: doc.settings?.nhe?.hardMaxTokenLifetime ?? NHE_HARD_MAX_CEILING });
+        }
+        return { status: 200, body: tenantView(doc) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/tenants/:tenantId',
+      operationId: 'deleteTenant',
+      summary: 'Delete an empty tenant',
+      description: 'Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it; token audit rows stay until retention.',
+      tag: TAG,
+      access: 'system',
+      scope: 'auth.tenants.delete',
+      params: tenantParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [409],
+      handler: async ({ tenantId, audit, invalidate }) => {
+        const tenant = await loadTenant(models, tenantId);
+        if (tenant.system) throw problems.conflict('the system tenant cannot be deleted');
+        const counts = await Promise.all([models.Client, models.User, models.Group, models.Role, models.ResourceServer, models.Nhe].map((m) => (m as typeof models.Client).countDocuments({ tenantId })));
+        if (counts.some((n) => n > 0)) throw problems.conflict('the tenant still has clients, users, groups, roles, resource servers or NHEs: delete them first');
+        await models.SigningKey.deleteMany({ tenantId });
+        await models.Tenant.deleteOne({ _id: tenantId });
+        audit({ deletedTenantId: tenantId });
+        invalidate('tenant', String(tenantId));
+        return { status: 204 };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,219 @@
+/** Users: create, update, set password, reset TOTP, disable (PATCH enabled=false), delete. Never returns secrets. */
+import { z } from 'zod';
+import type { UserDoc } from '@idp/db';
+import { isDuplicateKeyError, problems } from '@idp/errors';
+import { DUMMY_PASSWORD_HASH, hashPassword } from '@idp/tokens';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, tenantParams } from '../openapi/schemas';
+import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
+
+const username = z.string().regex(/^[A-Za-z0-9._@+-]{1,128}$/, '1 to 128 letters, digits or . _ @ + -');
+/** NIST SP 800-63B: at least 8 characters, long passphrases allowed. */
+const password = z.string().min(8).max(256);
+/** Claims keyed by claim name; FerretDB refuses dots in keys. */
+const claims = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'claim names: letters, digits, _ and -'), z.unknown())
+  .refine((c) => Object.keys(c).length <= 100, 'at most 100 claims')
+  .refine((c) => JSON.stringify(c).length <= 16_384, 'at most 16 kB of claims')
+  .refine((c) => !JSON.stringify(c).includes('"$') && !/"[^"]*\.[^"]*":/.test(JSON.stringify(c)), 'nested keys must not start with $ or contain dots');
+
+const createBody = z.object({ username, password: password.optional().describe('Without it the user cannot sign in with a password'), enabled: z.boolean().default(true), claims: claims.default({}) }).strict();
+const patchBody = z.object({ username: username.optional(), enabled: z.boolean().optional(), claims: claims.optional().describe('Replaces the claims') }).strict();
+
+export const userSchema = z
+  .object({
+    id: z.string(),
+    username: z.string(),
+    enabled: z.boolean(),
+    roleIds: z.array(z.string()),
+    groupIds: z.array(z.string()),
+    claims: z.record(z.string(), z.unknown()),
+    totpEnrolled: z.boolean(),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'User' });
+
+export const userPage = page(userSchema, 'UserPage');
+
+type Row = UserDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+
+export function userView(doc: Row) {
+  return {
+    id: String(doc._id),
+    username: doc.username,
+    enabled: doc.enabled,
+    roleIds: doc.roleIds ?? [],
+    groupIds: doc.groupIds ?? [],
+    claims: doc.claims ?? {},
+    totpEnrolled: Boolean(doc.totpSecret),
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+const BASE = '/tenants/:tenantId/users';
+export const userParams = tenantParams.extend({ userId: objectIdParam }).strict();
+const filters = { usernamePrefix: z.string().min(1).max(128).optional(), enabled: queryBool.optional(), groupId: z.string().max(64).optional() };
+const TAG = 'Users';
+const PROJECTION = { passwordHash: 0 };
+
+export function userRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+  const find = async (tenantId: number, id: string) => {
+    const doc = await models.User.findOne({ tenantId, _id: idOr404(id, 'user') }, PROJECTION).lean<Row>();
+    if (!doc) throw problems.notFound('user not found');
+    return doc;
+  };
+  const filterOf = (tenantId: number, q: { usernamePrefix?: string | undefined; enabled?: boolean | undefined; groupId?: string | undefined }) => ({
+    tenantId,
+    ...(q.usernamePrefix ? { username: prefixRegex(q.usernamePrefix) } : {}),
+    ...(q.enabled !== undefined ? { enabled: q.enabled } : {}),
+    ...(q.groupId ? { groupIds: q.groupId } : {}),
+  });
+  const revokeUser = async (tenantId: number, userId: string, reason: string) => {
+    const settings = nheSettingsOf(await loadTenant(models, tenantId));
+    await deps.revoke?.({ tenantId, subject: userId, reason, maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+  };
+  const duplicate = (err: unknown) => {
+    throw isDuplicateKeyError(err) ? problems.conflict('a user with this username already exists') : err;
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: BASE,
+      operationId: 'createUser',
+      summary: 'Create a user',
+      tag: TAG,
+      scope: 'auth.users.create',
+      params: tenantParams,
+      body: createBody,
+      responses: { 201: { description: 'The user', schema: userSchema, headers: { Location: 'URL of the user' } } },
+      errors: [409],
+      handler: async ({ tenantId, body, req, audit, invalidate }) => {
+        if (await models.User.exists({ tenantId, username: body.username })) throw problems.conflict('a user with this username already exists');
+        const passwordHash = body.password ? await hashPassword(body.password) : DUMMY_PASSWORD_HASH;
+        const created = await models.User.create({ tenantId, username: body.username, enabled: body.enabled, claims: body.claims, passwordHash }).catch(duplicate);
+        const id = String(created._id);
+        audit({ userId: id, username: body.username, passwordSet: Boolean(body.password) });
+        invalidate('user', id);
+        return { status: 201, body: userView(await find(tenantId, id)), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      operationId: 'listUsers',
+      summary: 'List users (oldest first)',
+      tag: TAG,
+      scope: 'auth.users.list',
+      params: tenantParams,
+      query: pageQuery.extend(filters).strict(),
+      responses: { 200: { description: 'A page of users', schema: userPage } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.User, filterOf(tenantId, query), query, userView) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/count`,
+      operationId: 'countUsers',
+      summary: 'Count users',
+      tag: TAG,
+      scope: 'auth.users.list',
+      params: tenantParams,
+      query: z.object(filters).strict(),
+      responses: { 200: { description: 'The number of matching users', schema: countSchema } },
+      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.User.countDocuments(filterOf(tenantId, query)) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:userId`,
+      operationId: 'getUser',
+      summary: 'Get a user',
+      tag: TAG,
+      scope: 'auth.users.list',
+      params: userParams,
+      responses: { 200: { description: 'The user (never the password hash or TOTP secret)', schema: userSchema } },
+      handler: async ({ tenantId, params }) => ({ status: 200, body: userView(await find(tenantId, params.userId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:userId`,
+      operationId: 'updateUser',
+      summary: 'Update a user; enabled=false disables it',
+      description: 'Disabling a user revokes the NHE tokens delegated by that user.',
+      tag: TAG,
+      scope: 'auth.users.update',
+      params: userParams,
+      body: patchBody,
+      responses: { 200: { description: 'The updated user', schema: userSchema } },
+      errors: [409, 503],
+      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+        const existing = await find(tenantId, params.userId);
+        if (body.username && body.username !== existing.username && (await models.User.exists({ tenantId, username: body.username }))) {
+          throw problems.conflict('a user with this username already exists');
+        }
+        const doc = await models.User.findOneAndUpdate({ _id: existing._id, tenantId }, { $set: body }, { returnDocument: 'after' }).lean<Row>().catch(duplicate);
+        if (!doc) throw problems.notFound('user not found');
+        audit({ userId: params.userId, fields: Object.keys(body) });
+        invalidate('user', params.userId);
+        if (body.enabled === false) await revokeUser(tenantId, params.userId, 'user.disabled');
+        return { status: 200, body: userView(doc) };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: `${BASE}/:userId/password`,
+      operationId: 'setUserPassword',
+      summary: 'Set a user\'s password',
+      tag: TAG,
+      scope: 'auth.users.update',
+      params: userParams,
+      body: z.object({ password }).strict(),
+      responses: { 204: { description: 'Password set' } },
+      handler: async ({ tenantId, params, body, audit }) => {
+        const existing = await find(tenantId, params.userId);
+        await models.User.updateOne({ _id: existing._id, tenantId }, { $set: { passwordHash: await hashPassword(body.password) } });
+        audit({ userId: params.userId, passwordSet: true });
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:userId/totp`,
+      operationId: 'resetUserTotp',
+      summary: 'Reset a user\'s TOTP enrolment (the user enrols again at next sign-in)',
+      tag: TAG,
+      scope: 'auth.users.update',
+      params: userParams,
+      responses: { 204: { description: 'TOTP removed' } },
+      handler: async ({ tenantId, params, audit }) => {
+        const existing = await find(tenantId, params.userId);
+        await models.User.updateOne({ _id: existing._id, tenantId }, { $unset: { totpSecret: 1 } });
+        audit({ userId: params.userId, totpReset: true });
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:userId`,
+      operationId: 'deleteUser',
+      summary: 'Delete a user',
+      description: 'Also deletes the delegation policies that target the user and revokes the NHE tokens it delegated. Token audit rows stay.',
+      tag: TAG,
+      scope: 'auth.users.delete',
+      params: userParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [503],
+      handler: async ({ tenantId, params, audit, invalidate }) => {
+        const existing = await find(tenantId, params.userId);
+        await models.User.deleteOne({ _id: existing._id, tenantId });
+        const policies = await models.DelegationPolicy.deleteMany({ tenantId, 'target.type': 'user', 'target.id': params.userId });
+        audit({ userId: params.userId, username: existing.username, policiesDeleted: policies.deletedCount });
+        invalidate('user', params.userId);
+        await revokeUser(tenantId, params.userId, 'user.deleted');
+        return { status: 204 };
+      },
+    }),
+  ];
+}
