@@ -40,13 +40,14 @@ function resourceServerFacts(doc: ResourceServerDoc): ResourceServerFacts {
   };
 }
 
-function nheFacts(doc: NheDoc & { _id: unknown }): NheFacts {
+/** `defaultLifetime`: the tenant's defaultMaxTokenLifetime, the NHE's lifetime when its record has none (DESIGN.md). */
+function nheFacts(doc: NheDoc & { _id: unknown }, defaultLifetime: number): NheFacts {
   return {
     id: String(doc._id),
     identifier: doc.identifier,
     type: doc.type,
     allowedScopes: doc.allowedScopes,
-    maxTokenLifetime: doc.maxTokenLifetime,
+    maxTokenLifetime: typeof doc.maxTokenLifetime === 'number' ? doc.maxTokenLifetime : defaultLifetime,
     enabled: doc.enabled,
     operator: doc.operator,
     ...(doc.model ? { model: { name: doc.model.name, version: doc.model.version, provider: doc.model.provider } } : {}),
@@ -73,7 +74,7 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     tenant: tenantFacts(tenant),
     client: clientFacts(client),
     resourceServer: rs ? resourceServerFacts(rs) : null,
-    nhe: nhe ? nheFacts(nhe) : null,
+    nhe: nhe ? nheFacts(nhe, { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime) : null,
     userId: r.userId,
     userActive: Boolean(user?.enabled),
     userGroupIds: user?.groupIds ?? [],

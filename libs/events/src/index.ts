@@ -1,2 +1,4 @@
 export * from './audit-event';
 export * from './jetstream';
+export * from './revocations';
+export * from './invalidation';

@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -15,6 +15,7 @@ import type { Logger } from '@idp/logger';
 import { AUDIT_DEAD_LETTER_SUBJECT, AUDIT_STREAM, AUDIT_SUBJECT_WILDCARD, AUDIT_WRITER_DURABLE } from './audit-event';
 
 export type { NatsConnection, JetStreamClient, JetStreamManager, PubAck };
+export { headers };
 
 const NANOS_PER_SECOND = 1_000_000_000;
 
@@ -26,9 +27,31 @@ export interface NatsHandle {
 }
 
 /** Connects with unlimited reconnects; a service keeps running (and reports not-ready) while NATS is away. */
+/**
+ * Splits `nats://user:pass@host:port,...` into servers and credentials: nats.js 3 ignores credentials inside
+ * server URLs, so they are passed as options (the chart composes NATS_URL with the password from a Secret).
+ */
+export function natsConnectionOptions(servers: string): { servers: string[]; user?: string; pass?: string } {
+  let user: string | undefined;
+  let pass: string | undefined;
+  const list = servers
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const m = /^([a-z]+:\/\/)([^@/]*)@(.*)$/i.exec(s);
+      if (!m) return s;
+      const [userPart = '', passPart] = (m[2] ?? '').split(':');
+      user ??= decodeURIComponent(userPart);
+      if (passPart !== undefined) pass ??= decodeURIComponent(passPart);
+      return `${m[1]}${m[3]}`;
+    });
+  return { servers: list, ...(user ? { user } : {}), ...(pass !== undefined ? { pass } : {}) };
+}
+
 export async function connectNats(servers: string, logger: Logger, name: string): Promise<NatsHandle> {
   const nc = await connect({
-    servers: servers.split(',').map((s) => s.trim()),
+    ...natsConnectionOptions(servers),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
@@ -82,12 +105,34 @@ export async function ensureAuditStream(nc: NatsConnection, options: StreamOptio
     await jsm.streams.update(AUDIT_STREAM, updatable);
   } catch (err) {
     if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String((err as Error).message))) throw err;
-    await jsm.streams.add(config);
+    try {
+      await jsm.streams.add(config);
+    } catch (addErr) {
+      // Another replica created it between our info and add.
+      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+      const { storage: _s, ...updatable } = config;
+      await jsm.streams.update(AUDIT_STREAM, updatable);
+    }
   }
   return jsm;
 }
 
-/** The durable pull consumer of the audit-writer (explicit ack, bounded in-flight, back-off redelivery). */
+/** Redelivery back-off of the writer's consumer when a message is not acked within ack_wait (seconds). */
+export const AUDIT_CONSUMER_BACKOFF_SECONDS = [1, 2, 5, 10, 30];
+
+/**
+ * Consumer lag: messages not yet delivered (num_pending) and delivered but not yet acked (num_ack_pending).
+ * Any process can read it; several writer replicas share one durable, so the figures are the same from each.
+ */
+export async function auditConsumerLag(jsm: JetStreamManager): Promise<{ pending: number; ackPending: number; redelivered: number }> {
+  const info = await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
+  return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
+}
+
+/**
+ * The durable pull consumer of the audit-writer (explicit ack, bounded in-flight, back-off redelivery). The
+ * writer owns it, like the stream: created or updated at every start, so several replicas converge on one config.
+ */
 export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: number): Promise<void> {
   const config = {
     durable_name: AUDIT_WRITER_DURABLE,
@@ -97,7 +142,7 @@ export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: 
     ack_wait: 30 * NANOS_PER_SECOND,
     max_ack_pending: maxAckPending,
     max_deliver: -1,
-    backoff: [1, 2, 5, 10, 30].map((s) => s * NANOS_PER_SECOND),
+    backoff: AUDIT_CONSUMER_BACKOFF_SECONDS.map((s) => s * NANOS_PER_SECOND),
   };
   try {
     await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
@@ -109,7 +154,12 @@ export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: 
     });
   } catch (err) {
     if (!/consumer not found/i.test(String((err as Error).message)) && (err as { name?: string }).name !== 'ConsumerNotFoundError') throw err;
-    await jsm.consumers.add(AUDIT_STREAM, config);
+    try {
+      await jsm.consumers.add(AUDIT_STREAM, config);
+    } catch (addErr) {
+      // Another replica created it between our info and add: that is the config we wanted.
+      if (!/already (exists|in use)/i.test(String((addErr as Error).message))) throw addErr;
+    }
   }
 }
 

@@ -16,6 +16,8 @@ export const configSchema = z.object({
   AUDIT_PUBLISH_TIMEOUT_MS: intEnv(3000, 100, 60_000),
   /** Seconds tenant keys are cached in memory. */
   KEY_CACHE_TTL_SECONDS: intEnv(30, 0, 3600),
+  /** Milliseconds the delegation facts are cached (dropped at once by NATS invalidations and revocations); 0 = off. */
+  FACTS_CACHE_TTL_MS: intEnv(5000, 0, 60_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

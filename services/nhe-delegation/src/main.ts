@@ -1,11 +1,13 @@
 import { connectDatabase } from '@idp/db';
-import { auditSubject, connectNats, publishAndAwaitAck } from '@idp/events';
+import { loadDelegationFacts } from '@idp/delegation';
+import { auditSubject, connectNats, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
 import { readConfig } from './config';
 import { cachedKeys } from './domain/key-cache';
+import { factsCache } from './domain/facts-cache';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -13,12 +15,36 @@ async function main(): Promise<void> {
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'nhe-delegation' });
   const nats = await connectNats(config.NATS_URL, logger, 'nhe-delegation');
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
+  const facts = factsCache((r) => loadDelegationFacts(db.models, r), config.FACTS_CACHE_TTL_MS);
+  const keys = cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
+  const invalid = (err: unknown) => logger.warn({ err: (err as Error)?.message }, 'invalid invalidation/revocation message ignored');
+  const subs = [
+    subscribeInvalidations(
+      nats.nc,
+      (e) => {
+        facts.invalidateTenant(e.tenantId);
+        if (e.kind === 'keys' || e.kind === 'tenant') keys.invalidate(e.tenantId);
+      },
+      { onInvalid: invalid },
+    ),
+    subscribeRevocations(nats.nc, (e) => facts.invalidateTenant(e.tenantId), { onInvalid: invalid }),
+  ];
+  void (async () => {
+    for await (const s of nats.nc.status()) if (s.type === 'reconnect' || s.type === 'disconnect') facts.clear();
+  })().catch(() => undefined);
+  // Expired kill-switch entries are removed here (FerretDB has no TTL index; readers ignore expired rows anyway).
+  const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
+  const pruner = setInterval(() => {
+    revocations.prune().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'pruning expired revocations failed'));
+  }, 10 * 60_000);
+  pruner.unref();
   const { app } = createApp({
     logger,
     models: db.models,
     sidecarSecret: config.SIDECAR_SECRET,
     issuerFor: (tenantId) => `${config.PUBLIC_BASE_URL}/auth/${tenantId}`,
-    keysFor: cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000),
+    keysFor: keys,
+    loadFacts: facts.load,
     publishIssued: async (event) => {
       await publishAndAwaitAck(nats.js, auditSubject(event.tenantId), event, event.jti, config.AUDIT_PUBLISH_TIMEOUT_MS);
     },
@@ -30,6 +56,8 @@ async function main(): Promise<void> {
   const server = await listen(app, config.HOST, config.PORT, logger);
   onShutdown(logger, async () => {
     await server.close();
+    clearInterval(pruner);
+    for (const sub of subs) sub.unsubscribe();
     await nats.close();
     await db.close();
   });

@@ -9,6 +9,8 @@ export interface DpopProof {
   jkt: string;
   jti: string;
   iat: number;
+  /** The server nonce the proof carries, if any (checked by the caller). */
+  nonce?: string;
 }
 
 /** Validates a DPoP proof for the token request (RFC 9449 section 4.3); replay is checked by the caller. */
@@ -34,7 +36,13 @@ export async function verifyDpopProof(proof: string, htm: string, htu: string, n
   if (typeof payload.htu !== 'string' || stripUrl(payload.htu) !== stripUrl(htu)) throw oauthErrors.invalidDpopProof('DPoP proof htu mismatch');
   if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256) throw oauthErrors.invalidDpopProof('DPoP proof jti is missing');
   if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > IAT_WINDOW) throw oauthErrors.invalidDpopProof('DPoP proof iat is not recent');
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti: payload.jti, iat: payload.iat };
+  if (payload.nonce !== undefined && (typeof payload.nonce !== 'string' || payload.nonce.length > 256)) throw oauthErrors.invalidDpopProof('DPoP proof nonce is malformed');
+  return {
+    jkt: await calculateJwkThumbprint(jwk, 'sha256'),
+    jti: payload.jti,
+    iat: payload.iat,
+    ...(typeof payload.nonce === 'string' ? { nonce: payload.nonce } : {}),
+  };
 }
 
 /** htu is compared without query and fragment (RFC 9449 section 4.3, check 9). */

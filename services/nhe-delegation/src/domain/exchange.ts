@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { importJWK, SignJWT, type JSONWebKeySet } from 'jose';
-import { decideDelegation, loadDelegationFacts, type DelegationDecision, type ForwardedExchange } from '@idp/delegation';
+import { createLocalJWKSet, importJWK, SignJWT, type JSONWebKeySet } from 'jose';
+import { decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type DelegationRequest, type ForwardedExchange } from '@idp/delegation';
 import { isDuplicateKeyError, OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
@@ -15,6 +15,7 @@ import {
   type PrivateJwk,
 } from '@idp/tokens';
 import { verifyDpopProof } from './dpop';
+import type { DpopNonces } from './dpop-nonce';
 import { verifySubjectToken } from './subject-token';
 
 export type ExchangeInput = ForwardedExchange;
@@ -32,8 +33,41 @@ export interface ExchangeDeps {
   keysFor: (tenantId: number) => Promise<TenantKeyMaterial>;
   /** Resolves once JetStream has durably accepted the event; rejects otherwise. */
   publishIssued: (event: NheTokenIssued) => Promise<void>;
-  /** Called with every decision (metrics and the decision log). */
-  onDecision: (decision: DelegationDecision | { outcome: 'rejected'; error: string; reason: string }, input: ExchangeInput) => void;
+  /**
+   * Called once per request that reaches the decision or fails before/after it (metrics and the decision log):
+   * the decision record, or `rejected` with the error code and the reason (never a token).
+   */
+  onDecision: (decision: DelegationDecision | ExchangeRejection, input: ExchangeInput) => void;
+  /** Stateless DPoP nonces; without it nonces are neither issued nor required. */
+  dpopNonces?: DpopNonces;
+  /** Loads the decision's facts; default: straight from MongoDB (the service passes a short-lived cache). */
+  loadFacts?: (request: DelegationRequest) => Promise<DelegationFacts | null>;
+}
+
+/** Imported keys and JWKS per key-material object (key-cache.ts hands out the same object until it refreshes). */
+const imported = new WeakMap<TenantKeyMaterial, { signing: ReturnType<typeof importJWK>; jwks: ReturnType<typeof createLocalJWKSet> }>();
+function importedKeys(keys: TenantKeyMaterial) {
+  let hit = imported.get(keys);
+  if (!hit) {
+    hit = { signing: importJWK(keys.signing, 'ES256'), jwks: createLocalJWKSet(keys.publicJwks) };
+    hit.signing.catch(() => imported.delete(keys));
+    imported.set(keys, hit);
+  }
+  return hit;
+}
+
+/** A failure outside the delegation decision: bad parameters, bad subject token, DPoP, audit unavailable. */
+export interface ExchangeRejection {
+  outcome: 'rejected';
+  error: string;
+  /** Where it failed. */
+  stage: 'parameters' | 'subject-token' | 'dpop' | 'audit' | 'client' | 'internal';
+  reason: string;
+}
+
+export interface ExchangeResponse {
+  body: ExchangeResult;
+  headers: Record<string, string>;
 }
 
 export interface ExchangeResult {
@@ -69,10 +103,10 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
   } catch {
     resourceUrl = undefined;
   }
-  if (!resourceUrl || resourceUrl.hash) throw oauthErrors.invalidTarget('resource must be an absolute URI without a fragment');
+  if (!resourceUrl || resourceUrl.hash) throw oauthErrors.invalidTarget("parameter 'resource' must be an absolute URI without a fragment");
   const scope = required(params, 'scope', MAX_SCOPE_LENGTH);
   const scopes = scope.split(' ').filter(Boolean);
-  if (!scopes.length || scopes.some((s) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))) throw oauthErrors.invalidScope('scope is malformed');
+  if (!scopes.length || scopes.some((s) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))) throw oauthErrors.invalidScope("parameter 'scope' is malformed");
   if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPE_ACCESS_TOKEN) {
     throw oauthErrors.invalidRequest(`unsupported requested_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
   }
@@ -96,55 +130,103 @@ async function assertFreshProof(models: Models, tenantId: number, jkt: string, j
   }
 }
 
-/** The whole NHE token exchange after client authentication: verify, decide, mint, audit. */
-export async function exchangeToken(deps: ExchangeDeps, input: ExchangeInput): Promise<ExchangeResult> {
-  let p: ReturnType<typeof parseExchangeParams>;
-  let subject: Awaited<ReturnType<typeof verifySubjectToken>>;
-  const keys = await deps.keysFor(input.tenantId);
-  const issuer = deps.issuerFor(input.tenantId);
+/** An OAuthError tagged with the stage it came from (the decision denials are reported by the decision itself). */
+class StageError extends Error {
+  constructor(
+    readonly stage: ExchangeRejection['stage'],
+    readonly inner: unknown,
+  ) {
+    super('stage error');
+  }
+}
+
+async function stage<T>(name: ExchangeRejection['stage'], fn: () => Promise<T> | T): Promise<T> {
   try {
-    p = parseExchangeParams(input.params);
-    subject = await verifySubjectToken(p.subjectToken, keys.publicJwks, issuer, input.clientId);
+    return await fn();
   } catch (err) {
-    if (err instanceof OAuthError) deps.onDecision({ outcome: 'rejected', error: err.error, reason: err.message }, input);
+    throw new StageError(name, err);
+  }
+}
+
+/**
+ * The whole NHE token exchange after client authentication: verify, decide, DPoP, mint, audit. Every failure is
+ * reported once through onDecision (a denial as its decision record, anything else as a rejection with its stage).
+ */
+export async function exchangeToken(deps: ExchangeDeps, input: ExchangeInput): Promise<ExchangeResponse> {
+  try {
+    return await exchangeInner(deps, input);
+  } catch (err) {
+    if (err instanceof StageError) {
+      const inner = err.inner;
+      if (inner instanceof OAuthError) {
+        const cause = inner.cause instanceof Error ? `: ${inner.cause.message}` : '';
+        deps.onDecision({ outcome: 'rejected', error: inner.error, stage: err.stage, reason: `${inner.message}${cause}` }, input);
+        throw inner;
+      }
+      deps.onDecision({ outcome: 'rejected', error: 'server_error', stage: 'internal', reason: inner instanceof Error ? inner.message : String(inner) }, input);
+      throw inner;
+    }
     throw err;
   }
+}
 
-  const facts = await loadDelegationFacts(deps.models, {
-    tenantId: input.tenantId,
-    clientId: input.clientId,
-    userId: subject.userId,
-    nheIdentifier: p.actorToken,
-    resource: p.resource,
-    requestedScopes: p.scopes,
-  });
-  if (!facts) throw oauthErrors.invalidClient('client not found');
-  const decision = decideDelegation(facts);
+async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<ExchangeResponse> {
+  const p = await stage('parameters', () => parseExchangeParams(input.params));
+  const keys = await stage('internal', () => deps.keysFor(input.tenantId));
+  const issuer = deps.issuerFor(input.tenantId);
+  const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, importedKeys(keys).jwks, issuer, input.clientId));
+
+  const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
+  const facts = await stage('internal', () =>
+    loadFacts({
+      tenantId: input.tenantId,
+      clientId: input.clientId,
+      userId: subject.userId,
+      nheIdentifier: p.actorToken,
+      resource: p.resource,
+      requestedScopes: p.scopes,
+    }),
+  );
+  if (!facts) await stage('client', () => Promise.reject(oauthErrors.invalidClient('client not found')));
+  const decision = decideDelegation(facts!);
   deps.onDecision(decision, input);
   if (decision.outcome === 'denied') {
     throw new OAuthError(decision.error, decision.description, 400, decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {});
   }
+  const tenant = facts!.tenant;
 
+  // DPoP (RFC 9449): required when the tenant says so; a proof sent anyway binds the token. With requireDpop the
+  // proof must also carry a fresh server nonce (use_dpop_nonce hands one out); a nonce sent anyway must be valid.
+  const headers: Record<string, string> = {};
   let jkt: string | undefined;
-  if (input.dpop) {
-    const proof = await verifyDpopProof(input.dpop.proof, input.dpop.htm, input.dpop.htu);
-    await assertFreshProof(deps.models, input.tenantId, proof.jkt, proof.jti);
-    jkt = proof.jkt;
-  } else if (facts.tenant.nhe.requireDpop) {
-    throw oauthErrors.invalidDpopProof('this tenant requires a DPoP proof for delegated tokens');
+  if (input.dpop || tenant.nhe.requireDpop) {
+    jkt = await stage('dpop', async () => {
+      if (!input.dpop) throw oauthErrors.invalidDpopProof('this tenant requires a DPoP proof for delegated tokens');
+      const proof = await verifyDpopProof(input.dpop.proof, input.dpop.htm, input.dpop.htu);
+      const nonces = deps.dpopNonces;
+      if (nonces) {
+        const nonceNeeded = tenant.nhe.requireDpop || proof.nonce !== undefined;
+        if (nonceNeeded && (proof.nonce === undefined || !nonces.isValid(input.tenantId, proof.nonce))) {
+          throw oauthErrors.useDpopNonce(nonces.issue(input.tenantId));
+        }
+      }
+      await assertFreshProof(deps.models, input.tenantId, proof.jkt, proof.jti);
+      return proof.jkt;
+    });
+    if (deps.dpopNonces) headers['DPoP-Nonce'] = deps.dpopNonces.issue(input.tenantId);
   }
 
-  const nhe = facts.nhe!;
+  const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
   const jti = randomUUID();
   const signing = keys.signing;
+  // Exactly the claims of the spec's table (plus cnf when bound): no client_id, the client is azp.
   const accessToken = await new SignJWT({
     scope: decision.scopes.join(' '),
     gty: GRANT_TYPE_TOKEN_EXCHANGE,
     azp: input.clientNumericId,
-    client_id: input.clientId,
-    [CLAIM_TENANT_NAME]: facts.tenant.name,
-    [CLAIM_TENANT_ID]: facts.tenant.id,
+    [CLAIM_TENANT_NAME]: tenant.name,
+    [CLAIM_TENANT_ID]: tenant.id,
     act: { sub: `${NHE_SUBJECT_PREFIX}${nhe.identifier}` },
     agent: { id: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(nhe.model ? { model: nhe.model } : {}) },
     [CLAIM_NHE_DELEGATION]: true,
@@ -157,36 +239,41 @@ export async function exchangeToken(deps: ExchangeDeps, input: ExchangeInput): P
     .setIssuedAt(now)
     .setExpirationTime(now + decision.ttl)
     .setJti(jti)
-    .sign(await importJWK(signing, 'ES256'));
+    .sign(await importedKeys(keys).signing);
 
-  try {
-    await deps.publishIssued({
-      type: 'nhe.token.issued',
-      jti,
-      tenantId: input.tenantId,
-      userId: subject.userId,
-      nheId: nhe.id,
-      nheIdentifier: nhe.identifier,
-      clientId: input.clientId,
-      clientNumericId: input.clientNumericId,
-      resourceServer: p.resource,
-      scopes: decision.scopes,
-      ttl: decision.ttl,
-      sourceIp: input.sourceIp,
-      issuedAt: new Date(now * 1000).toISOString(),
-      ...(jkt ? { dpopJkt: jkt } : {}),
-    });
-  } catch {
-    // No durable audit record, no token (DESIGN.md).
-    throw oauthErrors.temporarilyUnavailable('the issuance could not be recorded; no token was issued, retry later');
-  }
+  await stage('audit', async () => {
+    try {
+      await deps.publishIssued({
+        type: 'nhe.token.issued',
+        jti,
+        tenantId: input.tenantId,
+        userId: subject.userId,
+        nheId: nhe.id,
+        nheIdentifier: nhe.identifier,
+        clientId: input.clientId,
+        clientNumericId: input.clientNumericId,
+        resourceServer: p.resource,
+        scopes: decision.scopes,
+        ttl: decision.ttl,
+        sourceIp: input.sourceIp,
+        issuedAt: new Date(now * 1000).toISOString(),
+        ...(jkt ? { dpopJkt: jkt } : {}),
+      });
+    } catch (err) {
+      // No durable audit record, no token (DESIGN.md).
+      throw new OAuthError('temporarily_unavailable', 'the issuance could not be recorded; no token was issued, retry later', 503, { cause: err });
+    }
+  });
 
   const granted = decision.scopes.join(' ');
   return {
-    access_token: accessToken,
-    issued_token_type: TOKEN_TYPE_ACCESS_TOKEN,
-    token_type: jkt ? 'DPoP' : 'Bearer',
-    expires_in: decision.ttl,
-    ...(granted !== p.scopes.join(' ') ? { scope: granted } : {}),
+    headers,
+    body: {
+      access_token: accessToken,
+      issued_token_type: TOKEN_TYPE_ACCESS_TOKEN,
+      token_type: jkt ? 'DPoP' : 'Bearer',
+      expires_in: decision.ttl,
+      ...(granted !== p.scopes.join(' ') ? { scope: granted } : {}),
+    },
   };
 }

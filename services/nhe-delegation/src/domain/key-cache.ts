@@ -2,9 +2,9 @@ import type { KeyStore } from '@idp/tokens';
 import type { TenantKeyMaterial } from './exchange';
 
 /** Tenant keys for a short while in memory: rotation reaches the sidecar within `ttlMs`. */
-export function cachedKeys(keyStore: KeyStore, ttlMs: number): (tenantId: number) => Promise<TenantKeyMaterial> {
+export function cachedKeys(keyStore: KeyStore, ttlMs: number): ((tenantId: number) => Promise<TenantKeyMaterial>) & { invalidate: (tenantId: number) => void } {
   const cache = new Map<number, { at: number; value: Promise<TenantKeyMaterial> }>();
-  return (tenantId) => {
+  const get = (tenantId: number) => {
     const hit = cache.get(tenantId);
     if (hit && Date.now() - hit.at < ttlMs) return hit.value;
     const value = keyStore.load(tenantId).then((keys) => {
@@ -16,4 +16,5 @@ export function cachedKeys(keyStore: KeyStore, ttlMs: number): (tenantId: number
     cache.set(tenantId, { at: Date.now(), value });
     return value;
   };
+  return Object.assign(get, { invalidate: (tenantId: number) => void cache.delete(tenantId) });
 }

@@ -29,7 +29,9 @@ export function tokenExchangeRoutes(deps: ExchangeDeps, sidecarSecret: string): 
         if (!parsed.success) throw oauthErrors.invalidRequest('malformed forwarded request');
         const result = await exchangeToken(deps, parsed.data);
         res.setHeader('Cache-Control', 'no-store');
-        res.json(result);
+        res.setHeader('Pragma', 'no-cache');
+        for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+        res.json(result.body);
       } catch (err) {
         next(err);
       }

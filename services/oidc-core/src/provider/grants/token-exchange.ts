@@ -3,6 +3,7 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ForwardedExchange } from '@idp/delegation';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { CLIENT_PROPS } from '../client-metadata';
+import { registerNheIntrospection, type NheIntrospectionDeps } from './nhe-introspection';
 
 /** What oidc-core hands to the nhe-delegation sidecar after authenticating the client. */
 export type TokenExchangeRequest = ForwardedExchange;
@@ -30,7 +31,7 @@ export const TOKEN_EXCHANGE_PARAMS = [
  * RFC 8693 token exchange. node-oidc-provider has already authenticated the client and checked that the grant is
  * allowed for it; every delegation rule lives in the sidecar, which answers with the token or an RFC 6749 error.
  */
-export function registerTokenExchange(provider: Provider, tenantId: number, forward: TokenExchangeForwarder): void {
+export function registerTokenExchange(provider: Provider, tenantId: number, forward: TokenExchangeForwarder, introspection?: NheIntrospectionDeps): void {
   async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const client = ctx.oidc.client;
     if (!client) throw new errors.InvalidClient('client authentication failed');
@@ -40,13 +41,18 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
       if (typeof value === 'string') params[name] = value;
     }
     const proof = ctx.get('DPoP');
+    // htu is the URL the client posted to: the mount prefix (/auth/{t} or /_api/auth/{t}) is in originalUrl.
+    const originalPath = ((ctx.req as { originalUrl?: string }).originalUrl ?? ctx.path).split('?')[0];
+    // The client address as express resolved it from the trusted proxy chain (koa's ctx.ip would trust the
+    // left-most X-Forwarded-For entry, which the client controls).
+    const sourceIp = (ctx.req as { ip?: string }).ip ?? ctx.ip;
     const result = await forward({
       tenantId,
       clientId: client.clientId,
       clientNumericId: Number(client[CLIENT_PROPS.numericId]),
       params,
-      ...(proof ? { dpop: { proof, htm: ctx.method, htu: `${ctx.protocol}://${ctx.host}${ctx.path}` } } : {}),
-      sourceIp: ctx.ip,
+      ...(proof ? { dpop: { proof, htm: ctx.method, htu: `${ctx.protocol}://${ctx.host}${originalPath}` } } : {}),
+      sourceIp,
     });
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
@@ -56,4 +62,19 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
 
   // No parameter may repeat: node-oidc-provider answers invalid_request for duplicates.
   provider.registerGrantType(GRANT_TYPE_TOKEN_EXCHANGE, tokenExchange, [...TOKEN_EXCHANGE_PARAMS]);
+  // node-oidc-provider refuses a grant the client is not registered for with invalid_request; RFC 6749 section 5.2
+  // names that case unauthorized_client. Rewritten for this grant only (the other grants keep the provider's answer).
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { error?: string; error_description?: string } | undefined;
+    if (
+      ctx.status === 400 &&
+      body?.error === 'invalid_request' &&
+      body.error_description === 'requested grant type is not allowed for this client' &&
+      (ctx as KoaContextWithOIDC).oidc?.params?.grant_type === GRANT_TYPE_TOKEN_EXCHANGE
+    ) {
+      body.error = 'unauthorized_client';
+    }
+  });
+  if (introspection) registerNheIntrospection(provider, tenantId, introspection);
 }

@@ -1,0 +1,71 @@
+import type { DelegationFacts, DelegationRequest } from '@idp/delegation';
+import { factsCache } from './facts-cache';
+
+const request = (over: Partial<DelegationRequest> = {}): DelegationRequest => ({
+  tenantId: 1, clientId: 'c', userId: 'u', nheIdentifier: 'n', resource: 'https://api', requestedScopes: ['a'], ...over,
+});
+
+function counting() {
+  let calls = 0;
+  let release: (() => void) | undefined;
+  let hold = false;
+  const loader = async (r: DelegationRequest) => {
+    calls += 1;
+    if (hold) await new Promise<void>((res) => (release = res));
+    return { userId: r.userId, requestedScopes: r.requestedScopes, version: calls } as unknown as DelegationFacts;
+  };
+  return { loader, calls: () => calls, hold: (v: boolean) => (hold = v), release: () => release?.() };
+}
+
+describe('factsCache', () => {
+  it('serves hits within the TTL with the current request scopes, reloads after it', async () => {
+    let now = 1000;
+    const l = counting();
+    const cache = factsCache(l.loader, 5000, 100, () => now);
+    await cache.load(request());
+    const hit = await cache.load(request({ requestedScopes: ['b'] }));
+    expect(l.calls()).toBe(1);
+    expect(hit?.requestedScopes).toEqual(['b']);
+    await cache.load(request({ userId: 'other' }));
+    expect(l.calls()).toBe(2);
+    now += 5000;
+    await cache.load(request());
+    expect(l.calls()).toBe(3);
+  });
+
+  it('an invalidation of the tenant drops its entries only', async () => {
+    const l = counting();
+    const cache = factsCache(l.loader, 60_000);
+    await cache.load(request());
+    await cache.load(request({ tenantId: 2 }));
+    cache.invalidateTenant(1);
+    await cache.load(request());
+    await cache.load(request({ tenantId: 2 }));
+    expect(l.calls()).toBe(3);
+  });
+
+  it('a load overlapping an invalidation or a clear is not stored', async () => {
+    for (const drop of ['tenant', 'clear'] as const) {
+      const l = counting();
+      const cache = factsCache(l.loader, 60_000);
+      l.hold(true);
+      const pending = cache.load(request());
+      await new Promise((r) => setImmediate(r));
+      if (drop === 'tenant') cache.invalidateTenant(1);
+      else cache.clear();
+      l.release();
+      await pending;
+      l.hold(false);
+      await cache.load(request());
+      expect(l.calls()).toBe(2);
+    }
+  });
+
+  it('ttl 0 disables caching', async () => {
+    const l = counting();
+    const cache = factsCache(l.loader, 0);
+    await cache.load(request());
+    await cache.load(request());
+    expect(l.calls()).toBe(2);
+  });
+});
