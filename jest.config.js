@@ -5,8 +5,8 @@ const { createJsWithTsPreset } = require('ts-jest');
 const base = {
   ...createJsWithTsPreset({ tsconfig: '<rootDir>/tsconfig.json' }),
   testEnvironment: 'node',
-  // oidc-provider, jose and openid-client are ESM only: let ts-jest transpile them to CommonJS on Node 20.
-  transformIgnorePatterns: ['/node_modules/(?!(oidc-provider|jose|openid-client|oauth4webapi)/)'],
+  // oidc-provider, jose, openid-client and otplib's @noble/@scure deps are ESM only: let ts-jest transpile them to CommonJS on Node 20.
+  transformIgnorePatterns: ['/node_modules/(?!(oidc-provider|jose|openid-client|oauth4webapi|otplib|@otplib|@noble/hashes|@scure/base)/)'],
   moduleNameMapper: { '^@idp/(.*)$': '<rootDir>/libs/$1/src' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   rootDir: __dirname,

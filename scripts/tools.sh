@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|all]...   (default: all)
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|all]...   (default: all)
+#
+# chromium is not built: it is Debian's package (/usr/bin/chromium), installed with apt-get when missing
+# (the browser e2e tests drive it with playwright-core). No browser is ever downloaded from elsewhere.
 #
 # Idempotent: a tool is rebuilt only when its binary is missing or its stamp
 # file (.tools/bin/<tool>.version) does not match the pinned version.
@@ -20,7 +23,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|all]..." >&2
   exit 2
 }
 
@@ -116,18 +119,42 @@ build_helm() {
     "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
+# Debian's chromium for the browser e2e tests. Fails loudly when it cannot be installed: the browser tests
+# would otherwise fail later with a less obvious message.
+CHROMIUM_BIN="${CHROMIUM_PATH:-/usr/bin/chromium}"
+install_chromium() {
+  if [[ -x "$CHROMIUM_BIN" ]]; then
+    log "chromium: present ($CHROMIUM_BIN)"
+    return 0
+  fi
+  command -v apt-get >/dev/null 2>&1 ||
+    die "chromium missing at $CHROMIUM_BIN and apt-get is unavailable: install Debian's chromium package (or set CHROMIUM_PATH) to run the browser tests"
+  local sudo=()
+  if [[ "$(id -u)" != 0 ]]; then
+    command -v sudo >/dev/null 2>&1 || die "chromium missing and not root (no sudo): run 'apt-get install -y chromium' as root"
+    sudo=(sudo -n)
+  fi
+  log "chromium: installing Debian's package with apt-get..."
+  local start=$SECONDS
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y --no-install-recommends chromium >/dev/null ||
+    { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y --no-install-recommends chromium >/dev/null; } ||
+    die "apt-get could not install chromium"
+  [[ -x "$CHROMIUM_BIN" ]] || die "chromium installed but $CHROMIUM_BIN is missing"
+  log "chromium: installed in $((SECONDS - start))s -> $CHROMIUM_BIN"
+}
+
 main() {
   local targets=("$@") t
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | all) ;;
+      ferretdb | nats-server | helm | chromium | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
   done
 
-  GO_BIN="$(find_go)"
   mkdir -p "$BIN"
 
   # Serialize concurrent runs (e.g. parallel CI steps) when flock is available.
@@ -138,10 +165,11 @@ main() {
 
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb) build_ferretdb ;;
-      nats-server) build_nats_server ;;
-      helm) build_helm ;;
-      all) build_ferretdb; build_nats_server; build_helm ;;
+      ferretdb) GO_BIN="$(find_go)"; build_ferretdb ;;
+      nats-server) GO_BIN="$(find_go)"; build_nats_server ;;
+      helm) GO_BIN="$(find_go)"; build_helm ;;
+      chromium) install_chromium ;;
+      all) GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium ;;
     esac
   done
 }

@@ -14,10 +14,15 @@ export interface Harness {
   stop: () => Promise<void>;
 }
 
-export async function startHarness(label: string): Promise<Harness> {
+export interface HarnessOptions {
+  /** Extra environment of the oidc-core process (e.g. LOGOUT_PROMPT_SECONDS for a short countdown). */
+  oidcEnv?: Record<string, string>;
+}
+
+export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
   const testDb = await openTestDatabase(label);
   const nats = await startNatsServer();
-  const topology = await startTopology({ mongoUri: testDb.uri, natsUrl: nats.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn' });
+  const topology = await startTopology({ mongoUri: testDb.uri, natsUrl: nats.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn', extraEnv: options.oidcEnv ? { 'oidc-core': options.oidcEnv } : undefined });
   const db = await connectDatabase(testDb.uri, createLogger({ service: 'e2e', level: 'silent' }));
   await testDb.close();
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));

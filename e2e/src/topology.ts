@@ -32,6 +32,8 @@ export interface TopologyOptions {
   /** Inherit the services' stdout/stderr (the dev command) or drop it (tests). */
   stdio?: 'inherit' | 'ignore';
   systemTenantId?: number;
+  /** Extra environment per service (test knobs such as LOGOUT_PROMPT_SECONDS); wins over the defaults. */
+  extraEnv?: Partial<Record<ServiceName, Record<string, string>>>;
 }
 
 export interface RunningService {
@@ -140,6 +142,7 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     },
     'audit-writer': { ...common, HOST: '127.0.0.1', PORT: String(ports['audit-writer']) },
   };
+  for (const [name, extra] of Object.entries(o.extraEnv ?? {}) as Array<[ServiceName, Record<string, string>]>) Object.assign(envs[name], extra);
 
   const services = {} as Record<ServiceName, RunningService>;
   const launch = async (name: ServiceName) => {

@@ -27,6 +27,14 @@ export const configSchema = z.object({
   TENANT_POOL_SIZE: intEnv(500, 1),
   /** Seconds before a cached tenant provider is rebuilt from the database. */
   TENANT_CACHE_TTL_SECONDS: intEnv(60, 1),
+  /** Seconds the logout confirmation page counts down before signing out by itself (spec default 30). */
+  LOGOUT_PROMPT_SECONDS: intEnv(30, 1, 3600),
+  /** Failed sign-ins (password or TOTP) per account name within LOGIN_FAILURE_WINDOW_SECONDS before it is locked. */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: intEnv(5, 1),
+  /** Failed sign-ins per client IP address (per tenant) within the window before that address is locked. */
+  LOGIN_MAX_FAILURES_PER_IP: intEnv(50, 1),
+  /** Sliding window of the failed sign-in limits, in seconds; a lock ends when old failures leave the window. */
+  LOGIN_FAILURE_WINDOW_SECONDS: intEnv(900, 1, 86_400),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,37 +2,113 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { errors } from 'oidc-provider';
 import type { Models } from '@idp/db';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '@idp/tokens';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from '../domain/login-throttle';
+import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
-import { PAGE_CSP, renderConsentPage, renderErrorPage, renderLoginPage } from '../views/pages';
+import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage } from '../views/pages';
 
 export interface InteractionDeps {
   models: Models;
+  /** Failed sign-in limits; defaults to DEFAULT_LOGIN_THROTTLE over `models`. */
+  loginThrottle?: LoginThrottle;
 }
+
+/** What every failed password or unknown name shows: nothing tells whether the account exists. */
+export const WRONG_CREDENTIALS = 'The username or password is not correct.';
+/** Shown while a name or an address is locked, whether or not the account exists. */
+export const LOCKED_OUT = 'Too many failed sign-in attempts. Wait a few minutes, then try again.';
+export const WRONG_TOTP = 'That code is not correct. Enter the current code from your authenticator app.';
+const MFA_EXPIRED = 'The sign-in took too long. Enter your username and password again.';
+
+/** AMR values (RFC 8176) of a password sign-in and of a password plus TOTP sign-in. */
+export const AMR_PASSWORD = ['pwd'];
+export const AMR_PASSWORD_TOTP = ['pwd', 'otp', 'mfa'];
+
+/** Key in the interaction's stored result while the password is verified and the TOTP code is awaited. */
+const PENDING_MFA = 'idp_pending_mfa';
+const PENDING_MFA_SECONDS = 300;
 
 const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: TenantContext }).tenant;
 
 const MAX_FIELD = 256;
 
-function send(res: Response, status: number, html: string): void {
-  res.status(status).set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' }).type('html').send(html);
+type Details = Awaited<ReturnType<TenantContext['provider']['interactionDetails']>>;
+
+function send(res: Response, status: number, html: string, formTargets: string[] = []): void {
+  res
+    .status(status)
+    .set({ 'Content-Security-Policy': pageCsp({ formTargets }), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
+    .type('html')
+    .send(html);
 }
 
-/** Login and consent pages behind node-oidc-provider's interaction URLs. */
+/** After a form on these pages the provider redirects to the client's redirect_uri: allow it in form-action. */
+function redirectTargets(details: Details): string[] {
+  const uri = details.params.redirect_uri;
+  return typeof uri === 'string' ? [uri] : [];
+}
+
+function pendingMfa(details: Details): { accountId: string; at: number } | undefined {
+  const p = (details.result as Record<string, unknown> | undefined)?.[PENDING_MFA] as { accountId?: unknown; at?: unknown } | undefined;
+  if (!p || typeof p.accountId !== 'string' || typeof p.at !== 'number') return undefined;
+  return { accountId: p.accountId, at: p.at };
+}
+
+const field = (body: unknown, name: string): string => {
+  const v = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v.slice(0, MAX_FIELD) : '';
+};
+
+/** Login, TOTP and consent pages behind node-oidc-provider's interaction URLs. */
 export function interactionRoutes(deps: InteractionDeps): Router {
   const router = Router({ mergeParams: true });
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+  const throttle = deps.loginThrottle ?? new LoginThrottle(deps.models, DEFAULT_LOGIN_THROTTLE);
+
+  const clientNameOf = async (tenant: TenantContext, details: Details) => {
+    const client = await tenant.provider.Client.find(String(details.params.client_id));
+    return client?.clientName ?? String(details.params.client_id);
+  };
+
+  const loginPage = async (res: Response, req: Request, details: Details, status: number, extra: { error?: string; username?: string } = {}) => {
+    const tenant = tenantOf(req);
+    send(
+      res,
+      status,
+      renderLoginPage({
+        action: `${req.baseUrl}/interaction/${details.uid}/login`,
+        clientName: await clientNameOf(tenant, details),
+        tenantName: tenant.tenant.name,
+        ...extra,
+      }),
+      redirectTargets(details),
+    );
+  };
+
+  const totpPage = async (res: Response, req: Request, details: Details, status: number, error?: string) => {
+    const tenant = tenantOf(req);
+    const base = `${req.baseUrl}/interaction/${details.uid}`;
+    send(
+      res,
+      status,
+      renderTotpPage({ action: `${base}/totp`, restartAction: `${base}/abort`, clientName: await clientNameOf(tenant, details), tenantName: tenant.tenant.name, error }),
+      redirectTargets(details),
+    );
+  };
+
+  const locked = (res: Response, retryAfterSeconds: number) => res.set('Retry-After', String(retryAfterSeconds));
 
   router.get('/interaction/:uid', async (req, res, next) => {
     try {
       const tenant = tenantOf(req);
       const details = await tenant.provider.interactionDetails(req, res);
-      const base = `${req.baseUrl}/interaction/${details.uid}`;
-      const client = await tenant.provider.Client.find(String(details.params.client_id));
-      const clientName = client?.clientName ?? String(details.params.client_id);
       if (details.prompt.name === 'login') {
-        send(res, 200, renderLoginPage({ action: `${base}/login`, clientName, tenantName: tenant.tenant.name }));
+        const pending = pendingMfa(details);
+        if (pending && Date.now() / 1000 - pending.at < PENDING_MFA_SECONDS) await totpPage(res, req, details, 200);
+        else await loginPage(res, req, details, 200, pending ? { error: MFA_EXPIRED } : {});
         return;
       }
+      const base = `${req.baseUrl}/interaction/${details.uid}`;
       const d = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
       send(
         res,
@@ -40,10 +116,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         renderConsentPage({
           action: `${base}/confirm`,
           abortAction: `${base}/abort`,
-          clientName,
+          clientName: await clientNameOf(tenant, details),
+          tenantName: tenant.tenant.name,
           scopes: d.missingOIDCScope ?? [],
           resources: Object.entries(d.missingResourceScopes ?? {}).map(([resource, scopes]) => ({ resource, scopes })),
         }),
+        redirectTargets(details),
       );
     } catch (err) {
       next(err);
@@ -55,29 +133,76 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const tenant = tenantOf(req);
       const details = await tenant.provider.interactionDetails(req, res);
       if (details.prompt.name !== 'login') throw new errors.InvalidRequest('this interaction does not expect a login');
-      const username = typeof req.body?.username === 'string' ? req.body.username.slice(0, MAX_FIELD) : '';
-      const password = typeof req.body?.password === 'string' ? req.body.password.slice(0, MAX_FIELD) : '';
-      const user = username
-        ? await deps.models.User.findOne({ tenantId: tenant.tenantId, username }, { passwordHash: 1, enabled: 1 }).lean()
-        : null;
+      const username = field(req.body, 'username');
+      const password = field(req.body, 'password');
+      if (!username || !password) {
+        await loginPage(res, req, details, 400, { error: 'Enter your username and password.', username });
+        return;
+      }
+      const outcome = await throttle.begin(tenant.tenantId, username, req.ip ?? 'unknown');
+      if (!outcome.allowed) {
+        locked(res, outcome.retryAfterSeconds);
+        await loginPage(res, req, details, 429, { error: LOCKED_OUT, username });
+        return;
+      }
+      const user = await deps.models.User.findOne({ tenantId: tenant.tenantId, username }, { passwordHash: 1, enabled: 1, totpSecret: 1 }).lean();
       // Always run one hash so that unknown accounts take as long as wrong passwords.
       const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
       if (!user || !ok || !user.enabled) {
-        const client = await tenant.provider.Client.find(String(details.params.client_id));
-        send(
-          res,
-          401,
-          renderLoginPage({
-            action: `${req.baseUrl}/interaction/${details.uid}/login`,
-            clientName: client?.clientName ?? String(details.params.client_id),
-            tenantName: tenant.tenant.name,
-            error: 'The username or password is not correct.',
-            username,
-          }),
-        );
+        await outcome.attempt.failed();
+        await loginPage(res, req, details, 401, { error: WRONG_CREDENTIALS, username });
         return;
       }
-      await tenant.provider.interactionFinished(req, res, { login: { accountId: String(user._id), amr: ['pwd'] } }, { mergeWithLastSubmission: false });
+      const accountId = String(user._id);
+      if (user.totpSecret) {
+        // The password alone does not clear earlier failures: TOTP guesses stay limited.
+        await outcome.attempt.neutral();
+        details.result = { ...(details.result ?? {}), [PENDING_MFA]: { accountId, at: Math.floor(Date.now() / 1000) } } as typeof details.result;
+        await details.persist();
+        res.redirect(303, `${req.baseUrl}/interaction/${details.uid}`);
+        return;
+      }
+      await outcome.attempt.succeeded();
+      await tenant.provider.interactionFinished(req, res, { login: { accountId, amr: AMR_PASSWORD } }, { mergeWithLastSubmission: false });
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/interaction/:uid/totp', form, async (req, res, next) => {
+    try {
+      const tenant = tenantOf(req);
+      const details = await tenant.provider.interactionDetails(req, res);
+      if (details.prompt.name !== 'login') throw new errors.InvalidRequest('this interaction does not expect a login');
+      const pending = pendingMfa(details);
+      if (!pending || Date.now() / 1000 - pending.at >= PENDING_MFA_SECONDS) {
+        await loginPage(res, req, details, 400, { error: MFA_EXPIRED });
+        return;
+      }
+      const user = await deps.models.User.findOne({ tenantId: tenant.tenantId, _id: pending.accountId }, { username: 1, enabled: 1, totpSecret: 1 }).lean();
+      if (!user?.enabled || !user.totpSecret) {
+        await loginPage(res, req, details, 401, { error: WRONG_CREDENTIALS });
+        return;
+      }
+      const outcome = await throttle.begin(tenant.tenantId, user.username, req.ip ?? 'unknown');
+      if (!outcome.allowed) {
+        locked(res, outcome.retryAfterSeconds);
+        await totpPage(res, req, details, 429, LOCKED_OUT);
+        return;
+      }
+      const code = normaliseTotpCode(field(req.body, 'code'));
+      if (!code || !(await verifyUserTotp(deps.models, tenant.tenantId, pending.accountId, code))) {
+        await outcome.attempt.failed();
+        await totpPage(res, req, details, 401, WRONG_TOTP);
+        return;
+      }
+      await outcome.attempt.succeeded();
+      await tenant.provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: pending.accountId, amr: AMR_PASSWORD_TOTP } },
+        { mergeWithLastSubmission: false },
+      );
     } catch (err) {
       next(err);
     }
@@ -118,15 +243,16 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
   });
 
-  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { name?: string; error?: string; error_description?: string; statusCode?: number; status?: number; expose?: boolean };
+    const tenantName = (req as unknown as { tenant?: TenantContext }).tenant?.tenant.name;
     if (e?.name === 'SessionNotFound' || e?.error === 'invalid_request' || (e?.statusCode ?? 500) < 500) {
-      send(res, e.statusCode ?? e.status ?? 400, renderErrorPage(e.error ?? 'invalid_request', e.error_description ?? 'the sign-in request has expired or is not valid'));
+      send(res, e.statusCode ?? e.status ?? 400, renderErrorPage(e.error ?? 'invalid_request', e.error_description ?? 'the sign-in request has expired or is not valid', tenantName));
       return;
     }
     (res.locals as { error?: unknown }).error = err;
-    send(res, 500, renderErrorPage('server_error', 'an unexpected error occurred'));
-    (_req as unknown as { log?: { error: (o: object, m: string) => void } }).log?.error({ err }, 'interaction failed');
+    send(res, 500, renderErrorPage('server_error', 'an unexpected error occurred', tenantName));
+    (req as unknown as { log?: { error: (o: object, m: string) => void } }).log?.error({ err }, 'interaction failed');
   });
 
   return router;

@@ -1,75 +1,307 @@
 /**
- * Server-rendered pages: no external assets, no scripts, inline styles only (allowed by the page's CSP).
- * Every interpolated value goes through `escape`.
+ * Server-rendered pages a person sees: login, TOTP, consent, device code, logout confirmation, errors.
+ * One design: no external assets, one stylesheet allowed by its hash, scripts only by per-response nonce (the
+ * logout countdown and auto-submit), no framing. Every interpolated value goes through `escape`.
  */
+import { createHash, randomBytes } from 'node:crypto';
+
 export function escape(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Content-Security-Policy of every page rendered here. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
-
 const STYLE = `
-  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
-  body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f4f5f7; color: #1c1e21; }
-  main { width: min(26rem, 92vw); background: #fff; border-radius: 12px; padding: 2rem; box-shadow: 0 2px 12px rgba(0,0,0,.08); }
-  h1 { font-size: 1.35rem; margin: 0 0 1rem; }
-  label { display: block; font-weight: 600; margin: 1rem 0 .35rem; }
-  input { width: 100%; box-sizing: border-box; padding: .65rem; font-size: 1rem; border: 1px solid #8a8f98; border-radius: 6px; }
-  button { margin-top: 1.25rem; width: 100%; padding: .75rem; font-size: 1rem; border: 0; border-radius: 6px; background: #1f5fbf; color: #fff; cursor: pointer; }
-  button.secondary { background: #e4e6eb; color: #1c1e21; }
-  button:focus-visible, input:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
-  .error { background: #fdecea; color: #8a1c12; padding: .75rem; border-radius: 6px; }
-  ul { padding-left: 1.2rem; }
-  @media (prefers-color-scheme: dark) { body { background: #18191a; color: #e4e6eb; } main { background: #242526; } button.secondary { background: #3a3b3c; color: #e4e6eb; } }
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;--bg:#f3f4f6;--card:#fff;--fg:#16181d;--muted:#4a4f58;--line:#8a9099;--accent:#1d56b3;--accent-fg:#fff;--soft:#e3e6eb;--err-bg:#fdecea;--err-fg:#8a1c12;--focus:#b35c00}
+@media (prefers-color-scheme:dark){:root{--bg:#121316;--card:#1e2025;--fg:#eceef2;--muted:#b9bec8;--line:#737a86;--accent:#8fb6ff;--accent-fg:#0d1526;--soft:#343840;--err-bg:#3b1614;--err-fg:#ffc9c2;--focus:#ffb347}}
+*{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;background:var(--bg);color:var(--fg)}
+header{width:100%;max-width:28rem;padding:1.5rem 1rem .5rem;font-weight:600;color:var(--muted)}
+main{width:calc(100% - 2rem);max-width:28rem;background:var(--card);border-radius:12px;padding:1.75rem 1.5rem;box-shadow:0 1px 3px rgba(0,0,0,.12),0 8px 24px rgba(0,0,0,.06);margin-bottom:2rem}
+h1{font-size:1.4rem;line-height:1.3;margin:0 0 .75rem}
+h2{font-size:1rem;margin:1.25rem 0 .25rem}
+p{margin:.5rem 0}
+.muted{color:var(--muted)}
+label{display:block;font-weight:600;margin:1rem 0 .35rem}
+input{width:100%;padding:.7rem .75rem;font-size:1rem;border:1px solid var(--line);border-radius:8px;background:var(--card);color:var(--fg)}
+input.code{font-size:1.4rem;letter-spacing:.3em;text-align:center;font-variant-numeric:tabular-nums}
+.actions{display:flex;flex-direction:column;gap:.75rem;margin-top:1.5rem}
+button,.button{display:block;width:100%;padding:.75rem 1rem;font:inherit;font-size:1rem;font-weight:600;text-align:center;text-decoration:none;border:2px solid transparent;border-radius:8px;background:var(--accent);color:var(--accent-fg);cursor:pointer}
+button.secondary,.button.secondary{background:var(--soft);color:var(--fg)}
+button:focus-visible,.button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+a{color:var(--accent)}
+.error{background:var(--err-bg);color:var(--err-fg);padding:.75rem;border-radius:8px}
+.code-display{font-family:ui-monospace,monospace;font-size:1.6rem;letter-spacing:.15em;text-align:center;padding:.5rem;border:1px dashed var(--line);border-radius:8px}
+ul{padding-left:1.25rem;margin:.25rem 0}
+.countdown{font-variant-numeric:tabular-nums}
+@media (min-width:40rem){main{padding:2rem 2.25rem}header{padding-top:3rem}}
 `;
 
-export function layout(title: string, body: string): string {
+const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const STYLE_HASH = hash(STYLE);
+/** A script hash that matches nothing we serve: provider-rendered pages may add their own hashes beside it. */
+const NO_SCRIPT = hash('idp: no scripts on this page');
+
+export interface Page {
+  html: string;
+  /** Content-Security-Policy for this response. */
+  csp: string;
+}
+
+/**
+ * CSP of a page. `formTargets` are extra origins forms may submit or be redirected to after submission (the
+ * client's redirect URI after login, the post-logout URI); `nonce` allows that response's own scripts.
+ */
+export function pageCsp(options: { nonce?: string; formTargets?: string[] } = {}): string {
+  const targets = [...new Set((options.formTargets ?? []).map(originOf).filter((o): o is string => Boolean(o)))];
+  return [
+    "default-src 'none'",
+    `script-src ${options.nonce ? `'nonce-${options.nonce}'` : NO_SCRIPT}`,
+    `style-src ${STYLE_HASH}`,
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    `form-action 'self'${targets.length ? ` ${targets.join(' ')}` : ''}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * CSP for everything else the tenant router answers (provider-rendered HTML such as form_post responses and
+ * error pages): no form-action restriction, because a form_post response posts to the client's redirect URI;
+ * the provider adds the hash of its own auto-submit script to script-src.
+ */
+export const PROVIDER_CSP = [
+  "default-src 'none'",
+  `script-src ${NO_SCRIPT}`,
+  `style-src ${STYLE_HASH}`,
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** CSP of pages without scripts and with forms to this origin only. */
+export const PAGE_CSP = pageCsp();
+
+export const newNonce = (): string => randomBytes(18).toString('base64');
+
+function originOf(uri: string): string | undefined {
+  try {
+    const u = new URL(uri);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function layout(title: string, body: string, options: { tenantName?: string; nonce?: string; script?: string } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
 <title>${escape(title)}</title>
 <style>${STYLE}</style>
 </head>
-<body><main>${body}</main></body>
+<body>
+<header>${escape(options.tenantName ?? '')}</header>
+<main>${body}</main>
+${options.script && options.nonce ? `<script nonce="${escape(options.nonce)}">${options.script}</script>` : ''}
+</body>
 </html>`;
 }
 
-export function renderErrorPage(error: string, description: string): string {
+const errorBox = (message?: string) => (message ? `<p class="error" role="alert" id="form-error">${escape(message)}</p>` : '');
+
+export function renderErrorPage(error: string, description: string, tenantName?: string): string {
   return layout(
-    'Sign-in error',
+    'Something went wrong',
     `<h1>Something went wrong</h1><p class="error" role="alert"><strong>${escape(error)}</strong>${description ? `: ${escape(description)}` : ''}</p>
 <p>Return to the application and try again.</p>`,
+    { tenantName },
   );
 }
 
-export function renderLoginPage(options: { action: string; clientName: string; tenantName: string; error?: string; username?: string }): string {
+export interface LoginPageOptions {
+  action: string;
+  clientName: string;
+  tenantName: string;
+  error?: string;
+  username?: string;
+}
+
+export function renderLoginPage(o: LoginPageOptions): string {
+  const describedBy = o.error ? ' aria-describedby="form-error"' : '';
   return layout(
-    `Sign in to ${options.tenantName}`,
-    `<h1>Sign in to ${escape(options.clientName)}</h1>
-<p>Organisation: ${escape(options.tenantName)}</p>
-${options.error ? `<p class="error" role="alert">${escape(options.error)}</p>` : ''}
-<form method="post" action="${escape(options.action)}" autocomplete="on">
+    `Sign in – ${o.tenantName}`,
+    `<h1>Sign in</h1>
+<p class="muted">to continue to <strong>${escape(o.clientName)}</strong></p>
+${errorBox(o.error)}
+<form method="post" action="${escape(o.action)}" autocomplete="on">
   <label for="username">Username</label>
-  <input id="username" name="username" autocomplete="username" required autofocus value="${escape(options.username ?? '')}">
+  <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="256"${describedBy} ${o.username ? '' : 'autofocus '}value="${escape(o.username ?? '')}">
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required>
-  <button type="submit">Sign in</button>
+  <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="256"${describedBy}${o.username ? ' autofocus' : ''}>
+  <div class="actions"><button type="submit">Sign in</button></div>
 </form>`,
+    { tenantName: o.tenantName },
   );
 }
 
-export function renderConsentPage(options: { action: string; abortAction: string; clientName: string; scopes: string[]; resources: Array<{ resource: string; scopes: string[] }> }): string {
-  const list = (items: string[]) => (items.length ? `<ul>${items.map((s) => `<li>${escape(s)}</li>`).join('')}</ul>` : '<p>No additional permissions.</p>');
+export function renderTotpPage(o: { action: string; restartAction: string; clientName: string; tenantName: string; error?: string }): string {
+  const describedBy = o.error ? 'totp-help form-error' : 'totp-help';
   return layout(
-    'Allow access',
-    `<h1>${escape(options.clientName)} asks for access</h1>
-<h2>Your information</h2>${list(options.scopes)}
-${options.resources.map((r) => `<h2>API ${escape(r.resource)}</h2>${list(r.scopes)}`).join('')}
-<form method="post" action="${escape(options.action)}"><button type="submit">Allow</button></form>
-<form method="post" action="${escape(options.abortAction)}"><button type="submit" class="secondary">Deny</button></form>`,
+    `Verification code – ${o.tenantName}`,
+    `<h1>Enter your verification code</h1>
+<p class="muted">to continue to <strong>${escape(o.clientName)}</strong></p>
+${errorBox(o.error)}
+<form method="post" action="${escape(o.action)}" autocomplete="off">
+  <label for="code">6-digit code from your authenticator app</label>
+  <p class="muted" id="totp-help">The code changes every 30 seconds.</p>
+  <input id="code" name="code" class="code" inputmode="numeric" pattern="[0-9 ]*" maxlength="8" autocomplete="one-time-code" required autofocus aria-describedby="${describedBy}">
+  <div class="actions"><button type="submit">Verify</button></div>
+</form>
+<form method="post" action="${escape(o.restartAction)}"><div class="actions"><button type="submit" class="secondary">Cancel sign-in</button></div></form>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+/** What the consent page says for the login scopes people see most; other scopes are shown by name. */
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  openid: 'Know who you are',
+  profile: 'Your name and profile details',
+  email: 'Your email address',
+  phone: 'Your phone number',
+  address: 'Your postal address',
+  offline_access: 'Keep access while you are away',
+  groups: 'Your groups',
+};
+
+export function renderConsentPage(o: {
+  action: string;
+  abortAction: string;
+  clientName: string;
+  tenantName: string;
+  scopes: string[];
+  resources: Array<{ resource: string; scopes: string[] }>;
+}): string {
+  const item = (scope: string) => {
+    const text = SCOPE_DESCRIPTIONS[scope];
+    return text ? `<li>${escape(text)} <span class="muted">(${escape(scope)})</span></li>` : `<li>${escape(scope)}</li>`;
+  };
+  const list = (items: string[]) => (items.length ? `<ul>${items.map(item).join('')}</ul>` : '<p class="muted">No additional permissions.</p>');
+  return layout(
+    `Allow access – ${o.tenantName}`,
+    `<h1>Allow ${escape(o.clientName)} to access your account?</h1>
+<h2>Your information</h2>${list(o.scopes)}
+${o.resources.map((r) => `<h2>API ${escape(r.resource)}</h2>${list(r.scopes)}`).join('')}
+<div class="actions">
+<form method="post" action="${escape(o.action)}"><button type="submit">Allow</button></form>
+<form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny</button></form>
+</div>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+export function renderDeviceInputPage(o: { action: string; xsrf: string; tenantName: string; error?: string; code?: string }): string {
+  const describedBy = o.error ? 'code-help form-error' : 'code-help';
+  return layout(
+    `Connect a device – ${o.tenantName}`,
+    `<h1>Connect a device</h1>
+${errorBox(o.error)}
+<form method="post" action="${escape(o.action)}" autocomplete="off">
+  <input type="hidden" name="xsrf" value="${escape(o.xsrf)}">
+  <label for="user_code">Code shown on your device</label>
+  <p class="muted" id="code-help">For example ABCD-EFGH. Upper or lower case both work.</p>
+  <input id="user_code" name="user_code" class="code" autocapitalize="characters" spellcheck="false" required maxlength="64" autofocus aria-describedby="${describedBy}" value="${escape(o.code ?? '')}">
+  <div class="actions"><button type="submit">Continue</button></div>
+</form>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+export function renderDeviceConfirmPage(o: { action: string; xsrf: string; userCode: string; clientName: string; tenantName: string }): string {
+  const hidden = `<input type="hidden" name="xsrf" value="${escape(o.xsrf)}"><input type="hidden" name="user_code" value="${escape(o.userCode)}">`;
+  return layout(
+    `Confirm device – ${o.tenantName}`,
+    `<h1>Connect ${escape(o.clientName)}?</h1>
+<p>Check that your device shows this code:</p>
+<p class="code-display" aria-label="Code ${escape(o.userCode.split('').join(' '))}">${escape(o.userCode)}</p>
+<p class="muted">If you did not start this on a device of yours, or the code differs, choose Cancel.</p>
+<div class="actions">
+<form method="post" action="${escape(o.action)}">${hidden}<input type="hidden" name="confirm" value="yes"><button type="submit" autofocus>Continue</button></form>
+<form method="post" action="${escape(o.action)}">${hidden}<input type="hidden" name="abort" value="yes"><button type="submit" class="secondary">Cancel</button></form>
+</div>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+export function renderDeviceSuccessPage(o: { clientName: string; tenantName: string }): string {
+  return layout(
+    `Device connected – ${o.tenantName}`,
+    `<h1>Device connected</h1>
+<p role="status">You are signed in to <strong>${escape(o.clientName)}</strong> on your device. You can close this page.</p>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+export interface LogoutPromptOptions {
+  /** The provider's end-session confirmation URL. */
+  action: string;
+  xsrf: string;
+  tenantName: string;
+  clientName?: string;
+  otherApps: string[];
+  /** Where "Stay signed in" goes (state included). */
+  stayHref: string;
+  seconds: number;
+  nonce: string;
+}
+
+/** The logout confirmation page; the script counts down and submits the sign-out form at zero. */
+export function renderLogoutPrompt(o: LogoutPromptOptions): string {
+  const apps = o.otherApps.length
+    ? `<h2 id="others">You will also be signed out of</h2><ul aria-labelledby="others">${o.otherApps.map((a) => `<li>${escape(a)}</li>`).join('')}</ul>`
+    : '<p class="muted" id="others">No other applications are signed in with this session.</p>';
+  const script = `(function(){var s=${Number(o.seconds)};var f=document.getElementById('logout-form');var out=document.getElementById('seconds');var t=setInterval(function(){s-=1;if(s<=0){clearInterval(t);out.textContent='0';f.submit();return;}out.textContent=String(s);},1000);document.getElementById('stay').addEventListener('click',function(){clearInterval(t);});})();`;
+  return layout(
+    `Sign out – ${o.tenantName}`,
+    `<h1>Sign out${o.clientName ? ` of ${escape(o.clientName)}` : ''}?</h1>
+<p class="muted">Organisation: <strong>${escape(o.tenantName)}</strong></p>
+${apps}
+<p class="countdown">You will be signed out automatically in <span id="seconds" role="timer" aria-atomic="true">${Number(o.seconds)}</span> seconds.</p>
+<div class="actions">
+<form id="logout-form" method="post" action="${escape(o.action)}"><input type="hidden" name="xsrf" value="${escape(o.xsrf)}"><input type="hidden" name="logout" value="yes"><button type="submit" id="sign-out" autofocus>Sign out</button></form>
+<a class="button secondary" id="stay" href="${escape(o.stayHref)}">Stay signed in</a>
+</div>`,
+    { tenantName: o.tenantName, nonce: o.nonce, script },
+  );
+}
+
+/** Immediate logout: submits the provider's confirmation form at once (a button when scripts are off). */
+export function renderLogoutAutoSubmit(o: { action: string; xsrf: string; tenantName: string; nonce: string }): string {
+  return layout(
+    `Signing out – ${o.tenantName}`,
+    `<h1>Signing out…</h1>
+<form id="logout-form" method="post" action="${escape(o.action)}"><input type="hidden" name="xsrf" value="${escape(o.xsrf)}"><input type="hidden" name="logout" value="yes">
+<noscript><p>Scripts are off in this browser.</p><div class="actions"><button type="submit">Continue signing out</button></div></noscript></form>`,
+    { tenantName: o.tenantName, nonce: o.nonce, script: `document.getElementById('logout-form').submit();` },
+  );
+}
+
+export function renderSignedOutPage(o: { tenantName: string; clientName?: string }): string {
+  return layout(
+    `Signed out – ${o.tenantName}`,
+    `<h1>You are signed out</h1>
+<p role="status">You have signed out${o.clientName ? ` of ${escape(o.clientName)} and every other application of this session` : ''}. You can close this page.</p>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+export function renderStillSignedInPage(o: { tenantName: string; clientName?: string }): string {
+  return layout(
+    `Still signed in – ${o.tenantName}`,
+    `<h1>You are still signed in</h1>
+<p role="status">Nothing changed${o.clientName ? ` for ${escape(o.clientName)}` : ''}. You can close this page and return to the application.</p>`,
+    { tenantName: o.tenantName },
   );
 }

@@ -1,0 +1,57 @@
+/**
+ * TOTP second factor (RFC 6238 through otplib: SHA-1, 6 digits, 30-second steps, base32 secrets as authenticator
+ * apps use them). A code is accepted for the current step or the one before (clock drift), and each time step
+ * is accepted once per user: the last accepted step is stored and later codes must be newer (no replay).
+ */
+import { generate, verify } from 'otplib';
+import type { Models } from '@idp/db';
+
+/** Previous step tolerated for clock drift and typing time (seconds). */
+const PAST_TOLERANCE_SECONDS = 30;
+
+export const TOTP_CODE = /^\d{6}$/;
+
+/** Normalises what a person types ("123 456", "123-456") to six digits, or undefined. */
+export function normaliseTotpCode(raw: string): string | undefined {
+  const code = raw.replace(/[\s-]/g, '');
+  return TOTP_CODE.test(code) ? code : undefined;
+}
+
+/** True when `code` is valid for `secret` now and newer than `lastTimeStep`; returns the matched step. */
+export async function checkTotp(secret: string, code: string, lastTimeStep?: number, epochSeconds?: number): Promise<number | undefined> {
+  try {
+    const result = await verify({
+      secret,
+      token: code,
+      ...(epochSeconds !== undefined ? { epoch: epochSeconds } : {}),
+      epochTolerance: [PAST_TOLERANCE_SECONDS, 0],
+      ...(lastTimeStep !== undefined ? { afterTimeStep: lastTimeStep } : {}),
+    });
+    return result.valid && 'timeStep' in result ? result.timeStep : undefined;
+  } catch {
+    // Malformed secret or token: not a valid code.
+    return undefined;
+  }
+}
+
+/**
+ * Verifies a user's code and records its time step atomically, so two concurrent submissions of one code cannot
+ * both succeed. Returns true when the code is accepted.
+ */
+export async function verifyUserTotp(models: Models, tenantId: number, userId: string, code: string): Promise<boolean> {
+  const user = await models.User.findOne({ tenantId, _id: userId }, { totpSecret: 1, totpLastTimeStep: 1 }).lean();
+  if (!user?.totpSecret) return false;
+  const step = await checkTotp(user.totpSecret, code, user.totpLastTimeStep);
+  if (step === undefined) return false;
+  const previous = user.totpLastTimeStep;
+  const res = await models.User.updateOne(
+    { tenantId, _id: userId, ...(previous === undefined ? { totpLastTimeStep: { $exists: false } } : { totpLastTimeStep: previous }) },
+    { $set: { totpLastTimeStep: step } },
+  );
+  return res.modifiedCount === 1;
+}
+
+/** The current code for a secret (tests and tooling). */
+export function currentTotp(secret: string, epochSeconds?: number): Promise<string> {
+  return generate({ secret, ...(epochSeconds !== undefined ? { epoch: epochSeconds } : {}) });
+}

@@ -1,0 +1,60 @@
+/**
+ * Device flow pages (features.deviceFlow): the user-code input page, the confirmation page and the success page,
+ * in the common design. The provider's `form` strings are not used as-is (their input has no label); the same
+ * action URL and xsrf secret are rendered into our own forms.
+ */
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { pageCsp, renderDeviceConfirmPage, renderDeviceInputPage, renderDeviceSuccessPage } from '../views/pages';
+
+export interface DevicePageOptions {
+  tenantName: string;
+}
+
+function headers(ctx: KoaContextWithOIDC): void {
+  ctx.set('Content-Security-Policy', pageCsp());
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'html';
+}
+
+const xsrfOf = (ctx: KoaContextWithOIDC): string => String((ctx.oidc.session?.state as { secret?: string } | undefined)?.secret ?? '');
+
+/** What a person reads for each failure of the code page. */
+export function deviceErrorMessage(err: (Error & { userCode?: string }) | undefined): string | undefined {
+  if (!err) return undefined;
+  if (err.name === 'NoCodeError') return 'Enter the code shown on your device.';
+  if (err.name === 'AbortedError') return 'The sign-in on your device was cancelled. Start again on the device if you want to connect it.';
+  if (err.userCode !== undefined) return 'That code is not valid or has expired. Check the code on your device and try again.';
+  return 'Something went wrong. Start again on your device.';
+}
+
+export function devicePages(o: DevicePageOptions) {
+  return {
+    userCodeInputSource: async (ctx: KoaContextWithOIDC, _form: string, _out?: unknown, err?: Error): Promise<void> => {
+      headers(ctx);
+      const e = err as (Error & { userCode?: string }) | undefined;
+      ctx.body = renderDeviceInputPage({
+        action: ctx.oidc.urlFor('code_verification'),
+        xsrf: xsrfOf(ctx),
+        tenantName: o.tenantName,
+        error: deviceErrorMessage(e),
+        code: e?.name === 'AbortedError' ? undefined : e?.userCode,
+      });
+    },
+    userCodeConfirmSource: async (ctx: KoaContextWithOIDC, _form: string, client: { clientId: string; clientName?: string }, _deviceInfo: unknown, userCode: string): Promise<void> => {
+      headers(ctx);
+      ctx.body = renderDeviceConfirmPage({
+        action: ctx.oidc.urlFor('code_verification'),
+        xsrf: xsrfOf(ctx),
+        userCode,
+        clientName: client.clientName ?? client.clientId,
+        tenantName: o.tenantName,
+      });
+    },
+    successSource: async (ctx: KoaContextWithOIDC): Promise<void> => {
+      headers(ctx);
+      const client = ctx.oidc.client;
+      ctx.body = renderDeviceSuccessPage({ clientName: client?.clientName ?? client?.clientId ?? 'the application', tenantName: o.tenantName });
+    },
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * GET /logout/confirm edge cases without a browser: refused requests show an error page and never redirect
+ * (unregistered post_logout_redirect_uri, unknown client, tampered / alg-none / foreign-tenant id_token_hint),
+ * show_prompt and showLogoutPrompt decide between the page and an immediate logout, the provider's xsrf
+ * protects the sign-out, state comes back untouched, and /session/end always logs out at once.
+ */
+import { randomInt } from 'node:crypto';
+import { SignJWT, importJWK, decodeJwt } from 'jose';
+import { seedDelegationTenant } from '@idp/testing';
+import { logoutPromptCookie } from '../src/provider/logout';
+import { Browser, PEPPER, redeem, signIn, startAuthorize, startPagesApp, followToRedirectUri, type PagesApp } from './pages-app';
+
+let app: PagesApp;
+let idToken: string;
+let t: number;
+
+beforeAll(async () => {
+  app = await startPagesApp('logout');
+  t = app.tenant.tenantId;
+  const browser = new Browser(app.baseUrl);
+  const auth = await startAuthorize(app, browser, app.tenant.client);
+  const res = await browser.go(`${auth.interaction}/login`, { form: { username: 'alice', password: app.tenant.user.password } });
+  const cb = await followToRedirectUri(browser, res.location, app.tenant.client.redirectUri);
+  idToken = (await redeem(app, app.tenant.client, cb.searchParams.get('code')!, auth.verifier)).id_token;
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const confirmUrl = (params: Record<string, string>, alias = false) => `${alias ? '/_api' : ''}/auth/${t}/logout/confirm?${new URLSearchParams(params)}`;
+
+async function expectRefused(params: Record<string, string>, message: RegExp) {
+  const res = await new Browser(app.baseUrl).go(confirmUrl(params));
+  expect(res.status).toBe(400);
+  expect(res.location).toBeUndefined();
+  expect(res.headers.get('content-type')).toMatch(/text\/html/);
+  expect(res.text).toMatch(message);
+  expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+}
+
+describe('refused requests: error page, no redirect', () => {
+  it('unregistered post_logout_redirect_uri', async () => {
+    await expectRefused({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'https://evil.example/steal', state: 's' }, /not registered/);
+    // A URI registered for another client of the tenant is not enough either.
+    await expectRefused({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' }, /not registered/);
+  });
+
+  it('post_logout_redirect_uri without a client', async () => {
+    await expectRefused({ post_logout_redirect_uri: app.postLogoutUri }, /needs client_id/);
+  });
+
+  it('unknown client_id', async () => {
+    await expectRefused({ client_id: 'no-such-client' }, /not a client of this tenant/);
+  });
+
+  it('tampered id_token_hint', async () => {
+    const [h, p, s] = idToken.split('.');
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'someone-else' })).toString('base64url')}.${s}`;
+    await expectRefused({ id_token_hint: forged, post_logout_redirect_uri: app.postLogoutUri }, /id_token_hint is not valid/);
+  });
+
+  it('alg none id_token_hint', async () => {
+    const payload = decodeJwt(idToken);
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
+    await expectRefused({ id_token_hint: none, post_logout_redirect_uri: app.postLogoutUri }, /not a signed ID token/);
+  });
+
+  it('id_token_hint of another tenant (same client id, its own valid signature)', async () => {
+    const other = await seedDelegationTenant(app.db.models, app.keyStore, { tenantId: randomInt(1_000_001, 2_000_000), clientSecretPepper: PEPPER });
+    const keys = await app.keyStore.load(other.tenantId);
+    const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
+    const foreign = await new SignJWT({ ...decodeJwt(idToken), iss: `${app.baseUrl}/auth/${other.tenantId}` })
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid })
+      .sign(await importJWK(jwk, 'ES256'));
+    await expectRefused({ id_token_hint: foreign, post_logout_redirect_uri: app.postLogoutUri }, /id_token_hint is not valid/);
+  });
+
+  it('id_token_hint issued to a different client than client_id', async () => {
+    await expectRefused({ id_token_hint: idToken, client_id: app.second.clientId }, /not issued to client_id/);
+  });
+
+  it('repeated or malformed parameters', async () => {
+    const res = await new Browser(app.baseUrl).go(`/auth/${t}/logout/confirm?client_id=demo-app&client_id=demo-app`);
+    expect(res.status).toBe(400);
+    await expectRefused({ client_id: app.tenant.client.clientId, show_prompt: 'maybe' }, /show_prompt must be true or false/);
+  });
+});
+
+describe('prompt or immediate logout', () => {
+  it('a valid id_token_hint alone names the client and goes to the provider with the hint', async () => {
+    const b = new Browser(app.baseUrl);
+    const res = await b.go(confirmUrl({ id_token_hint: idToken, post_logout_redirect_uri: app.postLogoutUri, state: 'st-1' }));
+    expect(res.status).toBe(303);
+    const loc = new URL(res.location!, app.baseUrl);
+    expect(loc.pathname).toBe(`/auth/${t}/session/end`);
+    expect(loc.searchParams.get('id_token_hint')).toBe(idToken);
+    expect(loc.searchParams.get('state')).toBe('st-1');
+    expect(b.hasCookie(logoutPromptCookie(t))).toBe(true);
+  });
+
+  it('show_prompt=false overrides the client setting; show_prompt=true overrides showLogoutPrompt=false', async () => {
+    const b = new Browser(app.baseUrl);
+    await b.go(confirmUrl({ client_id: app.tenant.client.clientId, show_prompt: 'false' }));
+    expect(b.hasCookie(logoutPromptCookie(t))).toBe(false);
+    await app.db.models.Client.updateOne({ tenantId: t, clientId: app.second.clientId }, { $set: { showLogoutPrompt: false } });
+    const b2 = new Browser(app.baseUrl);
+    await b2.go(confirmUrl({ client_id: app.second.clientId }));
+    expect(b2.hasCookie(logoutPromptCookie(t))).toBe(false);
+    await b2.go(confirmUrl({ client_id: app.second.clientId, show_prompt: 'true' }));
+    expect(b2.hasCookie(logoutPromptCookie(t))).toBe(true);
+  });
+
+  it('with no session: immediate logout, state returned untouched', async () => {
+    const b = new Browser(app.baseUrl);
+    const state = 'post_logout ü&x=1';
+    const first = await b.go(confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state }));
+    const end = await b.go(first.location!);
+    expect(end.status).toBe(200);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(end.text)![1]!;
+    expect(b.hasCookie(logoutPromptCookie(t))).toBe(true);
+    const done = await b.go(`/auth/${t}/session/end/confirm`, { form: { xsrf, logout: 'yes' } });
+    expect(done.status).toBe(303);
+    // The prompt marker is consumed even though no page was shown.
+    expect(b.hasCookie(logoutPromptCookie(t))).toBe(false);
+    const back = new URL(done.location!);
+    expect(`${back.origin}${back.pathname}`).toBe(app.postLogoutUri);
+    expect(back.searchParams.get('state')).toBe(state);
+  });
+});
+
+describe('with a session', () => {
+  async function sessionWithTwoApps(): Promise<Browser> {
+    const b = new Browser(app.baseUrl);
+    await signIn(app, b, app.tenant.client);
+    // Second client: the session already exists, so no login form (first-party client: no consent).
+    const { location } = await b.go(
+      `/auth/${t}/authorize?${new URLSearchParams({ client_id: app.second.clientId, response_type: 'code', redirect_uri: app.second.redirectUri, scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+    );
+    await followToRedirectUri(b, location, app.second.redirectUri);
+    return b;
+  }
+
+  async function hasSession(b: Browser): Promise<boolean> {
+    const res = await b.go(
+      `/auth/${t}/authorize?${new URLSearchParams({ client_id: app.tenant.client.clientId, response_type: 'code', redirect_uri: app.tenant.client.redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+    );
+    const url = await followToRedirectUri(b, res.location, app.tenant.client.redirectUri);
+    return url.searchParams.has('code');
+  }
+
+  it('shows the page (tenant, client, other apps, countdown, nonce CSP), and Sign out ends the session with state', async () => {
+    const b = await sessionWithTwoApps();
+    expect(await hasSession(b)).toBe(true);
+    const first = await b.go(confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'post_logout' }, true));
+    expect(first.location).toMatch(new RegExp(`^/_api/auth/${t}/session/end\\?`));
+    const page = await b.go(first.location!);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Sign out of Demo App?');
+    expect(page.text).toContain(app.tenant.tenantName);
+    expect(page.text).toMatch(/also be signed out of<\/h2><ul[^>]*><li>Second App<\/li><\/ul>/);
+    expect(page.text).toContain('<span id="seconds" role="timer" aria-atomic="true">30</span>');
+    const csp = page.headers.get('content-security-policy')!;
+    const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+    expect(page.text).toContain(`<script nonce="${nonce}">`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self' http://127.0.0.1:8400");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    // The marker is one-shot: the prompt does not come back for a plain /session/end.
+    expect(b.hasCookie(logoutPromptCookie(t))).toBe(false);
+    const stay = /id="stay" href="([^"]+)"/.exec(page.text)![1]!.replace(/&#61;/g, '=').replace(/&amp;/g, '&');
+    expect(new URL(stay).searchParams.get('state')).toBe('post_logout');
+
+    // CSRF: a wrong xsrf value ends nothing.
+    const forged = await b.go(`/_api/auth/${t}/session/end/confirm`, { form: { xsrf: 'forged', logout: 'yes' } });
+    expect(forged.status).toBe(400);
+    expect(await hasSession(b)).toBe(true);
+
+    // The session is still there until confirmed; then it is gone and state comes back.
+    const again = await b.go((await b.go(confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'post_logout' }))).location!);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(again.text)![1]!;
+    const done = await b.go(`/auth/${t}/session/end/confirm`, { form: { xsrf, logout: 'yes' } });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe(`${app.postLogoutUri}?state=post_logout`);
+    expect(await hasSession(b)).toBe(false);
+  });
+
+  it('/session/end logs out at once even for a client that wants the prompt', async () => {
+    const b = await sessionWithTwoApps();
+    const end = await b.go(`/auth/${t}/session/end?${new URLSearchParams({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'x' })}`);
+    expect(end.status).toBe(200);
+    expect(end.text).not.toContain('Stay signed in');
+    expect(end.text).toContain('Signing out');
+    const nonce = /'nonce-([^']+)'/.exec(end.headers.get('content-security-policy')!)![1];
+    expect(end.text).toContain(`<script nonce="${nonce}">document.getElementById('logout-form').submit();</script>`);
+  });
+
+  it('without post_logout_redirect_uri, Stay signed in leads to our own page', async () => {
+    const b = await sessionWithTwoApps();
+    const page = await b.go((await b.go(confirmUrl({ client_id: app.tenant.client.clientId }))).location!);
+    const stay = /id="stay" href="([^"]+)"/.exec(page.text)![1]!.replace(/&#61;/g, '=');
+    expect(stay).toBe(`/auth/${t}/logout/stayed?client_id=demo-app`);
+    const stayed = await b.go(stay);
+    expect(stayed.text).toContain('You are still signed in');
+    expect(await hasSession(b)).toBe(true);
+  });
+});
