@@ -14,6 +14,11 @@ export interface PrivateJwk extends JWK {
 export interface TenantKeys {
   /** Private JWKs of active keys, newest first per alg (node-oidc-provider's `jwks` option). */
   signing: PrivateJwk[];
+  /**
+   * Private JWKs of retired keys still published, marked `key_ops: ["verify"]` so a provider given them keeps them
+   * in its JWKS (tokens they signed stay verifiable) but never signs with them.
+   */
+  retired: PrivateJwk[];
   /** Public JWKs of every key still published (active and retired-but-unexpired). */
   publicJwks: { keys: JWK[] };
 }
@@ -84,9 +89,9 @@ export class KeyStore {
     })
       .sort({ createdAt: -1 })
       .lean();
-    const signing = docs
-      .filter((d) => d.status === 'active')
-      .map((d) => JSON.parse(this.kek.decrypt(d.encryptedPrivateJwk, aad(tenantId, d.kid))) as PrivateJwk);
-    return { signing, publicJwks: { keys: docs.map((d) => d.publicJwk as JWK) } };
+    const open = (d: (typeof docs)[number]) => JSON.parse(this.kek.decrypt(d.encryptedPrivateJwk, aad(tenantId, d.kid))) as PrivateJwk;
+    const signing = docs.filter((d) => d.status === 'active').map(open);
+    const retired = docs.filter((d) => d.status !== 'active').map((d) => ({ ...open(d), key_ops: ['verify'] }));
+    return { signing, retired, publicJwks: { keys: docs.map((d) => d.publicJwk as JWK) } };
   }
 }

@@ -4,6 +4,10 @@ import { OAuthError } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import { interactionRoutes } from './routes/interactions';
+import { customClaimsScriptErrors } from './provider/claims-custom';
+import { logoutRoutes, providerPageHeaders } from './routes/logout';
+import type { LoginThrottle } from './domain/login-throttle';
+import { PROVIDER_CSP } from './views/pages';
 import { UnknownTenantError, type TenantContext } from './tenants/tenant-pool';
 
 export interface TenantResolver {
@@ -16,12 +20,26 @@ export interface AppDeps {
   tenants: TenantResolver;
   readiness: ReadinessCheck[];
   trustProxy: boolean;
+  /** Failed sign-in limits (per account and per IP); defaults apply when absent. */
+  loginThrottle?: LoginThrottle;
 }
 
 /**
  * oidc-core's HTTP surface: every tenant's provider under /auth/{tenantId} and its /_api alias, with our own
  * interaction pages mounted before the provider (a mounted provider never falls through).
  */
+/**
+ * Answers with the tenant provider's own discovery document, whatever path the request came in on. The provider
+ * derives its endpoint URLs from originalUrl minus url, so both are set to the tenant's mount.
+ */
+function serveDiscovery(req: Request, res: Response): void {
+  const tenant = (req as Request & { tenant: TenantContext }).tenant;
+  const alias = req.originalUrl.startsWith('/_api/') ? '/_api' : '';
+  req.url = '/.well-known/openid-configuration';
+  req.originalUrl = `${alias}/auth/${tenant.tenantId}${req.url}`;
+  void tenant.callback(req, res);
+}
+
 export function createApp(deps: AppDeps) {
   const { app, registry } = createHttpApp({
     service: 'oidc-core',
@@ -31,6 +49,7 @@ export function createApp(deps: AppDeps) {
     // Pages set their own CSP (views/pages.ts); provider-rendered responses (form_post, device, logout) need theirs.
     contentSecurityPolicy: false,
   });
+  registry.registerMetric(customClaimsScriptErrors);
 
   const tenantRouter = Router({ mergeParams: true });
 
@@ -43,12 +62,26 @@ export function createApp(deps: AppDeps) {
       else next(err);
     }
   });
-  tenantRouter.use(interactionRoutes({ models: deps.models }));
+  // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
+  tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
+  tenantRouter.use(providerPageHeaders(PROVIDER_CSP));
+  tenantRouter.use(interactionRoutes({ models: deps.models, loginThrottle: deps.loginThrottle }));
+  tenantRouter.use(logoutRoutes({ models: deps.models }));
   tenantRouter.use((req: Request, res: Response) => {
     void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);
   });
 
   app.use(['/auth/:tenantId', '/_api/auth/:tenantId'], tenantRouter);
+  // RFC 8414 section 3.1: the well-known segment goes between host and the issuer's path.
+  app.get(['/.well-known/oauth-authorization-server/auth/:tenantId', '/_api/.well-known/oauth-authorization-server/auth/:tenantId'], (req, res, next) => {
+    deps.tenants.get(String(req.params.tenantId)).then(
+      (tenant) => {
+        (req as Request & { tenant: TenantContext }).tenant = tenant;
+        serveDiscovery(req, res);
+      },
+      (err: unknown) => (err instanceof UnknownTenantError ? sendOAuthError(res, new OAuthError('not_found', 'unknown tenant', 404)) : next(err)),
+    );
+  });
   app.use(oauthNotFound);
   app.use(oauthErrorHandler(deps.logger));
   return { app, registry };
