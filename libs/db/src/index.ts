@@ -2,3 +2,4 @@ export * from './models';
 export * from './connect';
 export * from './ids';
 export * from './rbac';
+export * from './audit-chain';

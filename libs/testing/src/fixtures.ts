@@ -35,17 +35,38 @@ export interface SeededTenant {
 export async function createClient(
   models: Models,
   pepper: string,
-  fields: { tenantId: number; clientId: string; name: string; grantTypes: string[]; responseTypes?: string[]; redirectUris?: string[]; roleIds?: string[]; firstParty?: boolean; delegationEnabled?: boolean; postLogoutRedirectUris?: string[] },
+  fields: {
+    tenantId: number;
+    clientId: string;
+    name: string;
+    grantTypes: string[];
+    responseTypes?: string[];
+    redirectUris?: string[];
+    roleIds?: string[];
+    firstParty?: boolean;
+    delegationEnabled?: boolean;
+    postLogoutRedirectUris?: string[];
+    /** client_secret_basic (default), client_secret_post, private_key_jwt (give jwks) or none (public client). */
+    tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+    jwks?: { keys: object[] };
+    idTokenSignedResponseAlg?: 'ES256' | 'RS256';
+    requireDpop?: boolean;
+  },
 ): Promise<{ clientId: string; clientSecret: string; numericId: number }> {
-  const clientSecret = generateClientSecret();
+  const method = fields.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  const hasSecret = method === 'client_secret_basic' || method === 'client_secret_post';
+  const clientSecret = hasSecret ? generateClientSecret() : '';
   const numericId = await nextSequence(models, 'clients');
   await models.Client.create({
     tenantId: fields.tenantId,
     clientId: fields.clientId,
     numericId,
     name: fields.name,
-    secretDigest: clientSecretDigest(pepper, clientSecret),
-    tokenEndpointAuthMethod: 'client_secret_basic',
+    ...(hasSecret ? { secretDigest: clientSecretDigest(pepper, clientSecret) } : {}),
+    tokenEndpointAuthMethod: method,
+    ...(fields.jwks ? { jwks: fields.jwks } : {}),
+    ...(fields.idTokenSignedResponseAlg ? { idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg } : {}),
+    ...(fields.requireDpop ? { requireDpop: true } : {}),
     grantTypes: fields.grantTypes,
     responseTypes: fields.responseTypes ?? (fields.grantTypes.includes('authorization_code') ? ['code'] : []),
     redirectUris: fields.redirectUris ?? [],

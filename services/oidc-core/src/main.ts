@@ -1,10 +1,13 @@
 import { connectDatabase } from '@idp/db';
+import { connectNats, type NatsHandle } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
+import { LoginThrottle } from './domain/login-throttle';
 import { readConfig } from './config';
 import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
+import { evictOnInvalidation } from './tenants/invalidation';
 import { TenantPool } from './tenants/tenant-pool';
 
 async function main(): Promise<void> {
@@ -24,6 +27,12 @@ async function main(): Promise<void> {
     maxTenants: config.TENANT_POOL_SIZE,
     ttlMs: config.TENANT_CACHE_TTL_SECONDS * 1000,
     negativeTtlMs: 5000,
+    logoutPromptSeconds: config.LOGOUT_PROMPT_SECONDS,
+  });
+  const loginThrottle = new LoginThrottle(db.models, {
+    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
+    windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
   });
   const { app } = createApp({
     logger,
@@ -31,17 +40,28 @@ async function main(): Promise<void> {
     tenants: pool,
     trustProxy: config.TRUST_PROXY,
     readiness: [{ name: 'mongodb', check: db.ping }],
+    loginThrottle,
   });
+  // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.
+  let nats: NatsHandle | undefined;
+  try {
+    nats = await connectNats(config.NATS_URL, logger, 'oidc-core');
+    evictOnInvalidation(nats.nc, pool, logger);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'NATS unavailable: tenant configuration changes apply after TENANT_CACHE_TTL_SECONDS');
+  }
   const server = await listen(app, config.HOST, config.PORT, logger);
   // Backstop for stores without TTL indexes (FerretDB): expired provider records are removed every minute.
   // Readers already ignore expired records, so this only bounds storage.
   const sweeper = setInterval(() => {
     db.models.OidcPayload.deleteMany({ expiresAt: { $lt: new Date() } }).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'sweep failed'));
+    loginThrottle.sweep().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'login throttle sweep failed'));
   }, 60_000);
   sweeper.unref();
   onShutdown(logger, async () => {
     clearInterval(sweeper);
     await server.close();
+    await nats?.close();
     await db.close();
   });
 }

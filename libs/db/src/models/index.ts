@@ -1,5 +1,11 @@
 import type { Connection, Model } from 'mongoose';
 import {
+  auditChainAnchorSchema,
+  jobRunSchema,
+  jobSchema,
+  type AuditChainAnchorDoc,
+  type JobDoc,
+  type JobRunDoc,
   clientSchema,
   counterSchema,
   delegationPolicySchema,
@@ -12,6 +18,8 @@ import {
   tenantSchema,
   tokenAuditSchema,
   userSchema,
+  loginFailureSchema,
+  type LoginFailureDoc,
   type ClientDoc,
   type CounterDoc,
   type DelegationPolicyDoc,
@@ -35,12 +43,16 @@ export interface Models {
   Role: Model<RoleDoc>;
   Group: Model<GroupDoc>;
   User: Model<UserDoc>;
+  LoginFailure: Model<LoginFailureDoc>;
   Nhe: Model<NheDoc>;
   DelegationPolicy: Model<DelegationPolicyDoc>;
   TokenAudit: Model<TokenAuditDoc>;
   SigningKey: Model<SigningKeyDoc>;
   OidcPayload: Model<OidcPayloadDoc>;
   Counter: Model<CounterDoc>;
+  AuditChainAnchor: Model<AuditChainAnchorDoc>;
+  Job: Model<JobDoc>;
+  JobRun: Model<JobRunDoc>;
 }
 
 /** Models bound to one connection (never mongoose's global registry, so tests can hold several). */
@@ -54,11 +66,15 @@ export function createModels(connection: Connection): Models {
     Role: m('Role', roleSchema),
     Group: m('Group', groupSchema),
     User: m('User', userSchema),
+    LoginFailure: m('LoginFailure', loginFailureSchema),
     Nhe: m('Nhe', nheSchema),
     DelegationPolicy: m('DelegationPolicy', delegationPolicySchema),
     TokenAudit: m('TokenAudit', tokenAuditSchema),
     SigningKey: m('SigningKey', signingKeySchema),
     OidcPayload: m('OidcPayload', oidcPayloadSchema),
     Counter: m('Counter', counterSchema),
+    AuditChainAnchor: m('AuditChainAnchor', auditChainAnchorSchema),
+    Job: m('Job', jobSchema),
+    JobRun: m('JobRun', jobRunSchema),
   };
 }

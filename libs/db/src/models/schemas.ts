@@ -24,11 +24,24 @@ export interface NheSettings {
   auditRetentionDays: number;
 }
 
+/** settings.claims: how claims are released (issue 4). */
+export interface ClaimsSettings {
+  /** `rfc8176` (default): amr as recorded; `projected`: sc -> hwk + mfa, swk -> mfa. */
+  amrProfile: 'rfc8176' | 'projected';
+  /** GA4GH passports (`ga4gh_passport_v1` in UserInfo) are issued only when enabled. */
+  ga4ghPassport: { enabled: boolean; visaLifetimeSeconds: number };
+}
+
+export const CLAIMS_SETTINGS_DEFAULTS: ClaimsSettings = {
+  amrProfile: 'rfc8176',
+  ga4ghPassport: { enabled: false, visaLifetimeSeconds: 3600 },
+};
+
 export interface TenantDoc {
   _id: number;
   name: string;
   system: boolean;
-  settings: { nhe: NheSettings };
+  settings: { nhe: NheSettings; claims?: ClaimsSettings };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -48,6 +61,13 @@ export const tenantSchema = new Schema<TenantDoc>(
         maxNhePerTenant: { type: Number, default: NHE_SETTINGS_DEFAULTS.maxNhePerTenant },
         auditRetentionDays: { type: Number, default: NHE_SETTINGS_DEFAULTS.auditRetentionDays },
       },
+      claims: {
+        amrProfile: { type: String, enum: ['rfc8176', 'projected'], default: CLAIMS_SETTINGS_DEFAULTS.amrProfile },
+        ga4ghPassport: {
+          enabled: { type: Boolean, default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.enabled },
+          visaLifetimeSeconds: { type: Number, min: 60, max: 86400, default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.visaLifetimeSeconds },
+        },
+      },
     },
   },
   { timestamps: true, collection: 'tenants', versionKey: false },
@@ -64,6 +84,8 @@ export interface ClientDoc {
   secretDigest?: string;
   tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
   jwks?: { keys: Record<string, unknown>[] };
+  idTokenSignedResponseAlg?: 'ES256' | 'RS256';
+  requireDpop?: boolean;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: string[];
@@ -90,6 +112,10 @@ export const clientSchema = new Schema<ClientDoc>(
     secretDigest: { type: String },
     tokenEndpointAuthMethod: { type: String, required: true, default: 'client_secret_basic' },
     jwks: { type: Schema.Types.Mixed },
+    /** ID tokens are ES256 unless the client asks for RS256. */
+    idTokenSignedResponseAlg: { type: String, enum: ['ES256', 'RS256'], default: 'ES256' },
+    /** Every token request of this client must carry a DPoP proof (RFC 9449 dpop_bound_access_tokens). */
+    requireDpop: { type: Boolean, default: false },
     redirectUris: { type: [String], default: [] },
     postLogoutRedirectUris: { type: [String], default: [] },
     grantTypes: { type: [String], default: ['authorization_code', 'refresh_token'] },
@@ -193,6 +219,22 @@ export interface UserDoc {
   /** Profile and identity claims (name, email, phone_number, address, ...), keyed by claim name. */
   claims: Record<string, unknown>;
   totpSecret?: string;
+  /** Last TOTP time step accepted for this user: a code is never accepted twice (replay). */
+  totpLastTimeStep?: number;
+  /** Group names asserted by an external identity provider (`external_groups` claim). */
+  externalGroups?: string[];
+  /** The identity provider the account signs in through (`identity_provider` claim), e.g. `google`. */
+  identityProvider?: string;
+  /** The account this one is linked to (`linked_identity` claim). */
+  linkedIdentity?: { provider: string; subject: string };
+  /** Claims as the upstream provider sent them (`provider_claims` claim). */
+  providerClaims?: Record<string, unknown>;
+  /** RAS-compatible federated identities (`federated_identities` claim). */
+  federatedIdentities?: Array<Record<string, unknown>>;
+  /** Values of the identity-provider profile mapping: the `custom_claims` object unless a client script replaces it. */
+  customClaims?: Record<string, unknown>;
+  /** GA4GH visa assertions; signed into the passport (`ga4gh_passport_v1`) at UserInfo time. */
+  ga4ghVisas?: Array<{ type: string; value: string; source: string; by?: string; asserted: number; conditions?: unknown }>;
 }
 
 export const userSchema = new Schema<UserDoc>(
@@ -205,10 +247,42 @@ export const userSchema = new Schema<UserDoc>(
     groupIds: { type: [String], default: [] },
     claims: { type: Schema.Types.Mixed, default: {} },
     totpSecret: { type: String },
+    totpLastTimeStep: { type: Number },
+    externalGroups: { type: [String], default: undefined },
+    identityProvider: { type: String },
+    linkedIdentity: { type: new Schema({ provider: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false }) },
+    providerClaims: { type: Schema.Types.Mixed },
+    federatedIdentities: { type: [Schema.Types.Mixed], default: undefined },
+    customClaims: { type: Schema.Types.Mixed },
+    ga4ghVisas: { type: [Schema.Types.Mixed], default: undefined },
   },
   { timestamps: true, collection: 'users', versionKey: false, minimize: false },
 );
 userSchema.index({ tenantId: 1, username: 1 }, { unique: true });
+
+/**
+ * One failed (or in-flight) sign-in attempt, appended per throttle key (an account name's digest or a client
+ * IP). Only inserts, counts and deletes: FerretDB loses concurrent `$inc` updates, so counters are not used.
+ */
+export interface LoginFailureDoc {
+  tenantId: number;
+  /** `acct:<sha256 of the name typed>` or `ip:<address>`. */
+  key: string;
+  at: Date;
+  expiresAt: Date;
+}
+
+export const loginFailureSchema = new Schema<LoginFailureDoc>(
+  {
+    tenantId: { type: Number, required: true },
+    key: { type: String, required: true },
+    at: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'login_failures', versionKey: false },
+);
+loginFailureSchema.index({ tenantId: 1, key: 1, at: 1 });
+loginFailureSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 export interface NheDoc {
   tenantId: number;
@@ -275,6 +349,14 @@ export interface TokenAuditDoc {
   sourceIp: string;
   issuedAt: Date;
   dpopJkt?: string;
+  /** Position in the tenant's hash chain (1, 2, ...); absent only on rows written before the chain existed. */
+  seq?: number;
+  /** Hash of the tenant's previous row (or of the retention anchor / genesis); see libs/db/src/audit-chain.ts. */
+  prevHash?: string;
+  /** sha256 over this row's canonical fields and prevHash (hex). */
+  hash?: string;
+  /** `<tenantId>:<seq>`, unique: two replicas can never both write position seq of a tenant's chain. */
+  chainKey?: string;
 }
 
 export const tokenAuditSchema = new Schema<TokenAuditDoc>(
@@ -292,12 +374,107 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
     sourceIp: { type: String, required: true },
     issuedAt: { type: Date, required: true },
     dpopJkt: { type: String },
+    seq: { type: Number },
+    prevHash: { type: String },
+    hash: { type: String },
+    chainKey: { type: String },
   },
   { collection: 'nhe_token_audit', versionKey: false },
 );
 tokenAuditSchema.index({ tenantId: 1, issuedAt: -1, _id: -1 });
 tokenAuditSchema.index({ tenantId: 1, userId: 1, issuedAt: -1 });
 tokenAuditSchema.index({ tenantId: 1, nheId: 1, issuedAt: -1 });
+// The other management filters (token-audit list/count).
+tokenAuditSchema.index({ tenantId: 1, clientId: 1, issuedAt: -1 });
+tokenAuditSchema.index({ tenantId: 1, resourceServer: 1, issuedAt: -1 });
+// The hash chain: one row per (tenant, seq). The unique sparse index on chainKey ("<tenantId>:<seq>") is what
+// serialises concurrent writer replicas (a sparse single-field index behaves the same on MongoDB and FerretDB,
+// which has no partialFilterExpression); the compound index serves chain walks and retention.
+tokenAuditSchema.index({ chainKey: 1 }, { unique: true, sparse: true });
+tokenAuditSchema.index({ tenantId: 1, seq: 1 });
+
+/** Where retention pruned a tenant's chain up to: verification starts after this row. `_id` = tenantId. */
+export interface AuditChainAnchorDoc {
+  _id: number;
+  seq: number;
+  hash: string;
+  prunedAt: Date;
+}
+export const auditChainAnchorSchema = new Schema<AuditChainAnchorDoc>(
+  {
+    _id: { type: Number, required: true },
+    seq: { type: Number, required: true },
+    hash: { type: String, required: true },
+    prunedAt: { type: Date, required: true },
+  },
+  { collection: 'nhe_token_audit_anchors', versionKey: false },
+);
+
+/** Closed set of job types (CONVENTIONS 8). */
+export type JobType = 'NHE_AUDIT_RETENTION';
+
+/** A scheduled job of the jobs API; `_id` = its name (e.g. nhe-audit-retention). */
+export interface JobDoc {
+  _id: string;
+  type: JobType;
+  /** Five-field cron expression (UTC), the CronJob's schedule. */
+  schedule: string;
+  enabled: boolean;
+  customOptions: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+export const jobSchema = new Schema<JobDoc>(
+  {
+    _id: { type: String, required: true },
+    type: { type: String, required: true },
+    schedule: { type: String, required: true },
+    enabled: { type: Boolean, default: true },
+    customOptions: { type: Schema.Types.Mixed, default: {} },
+  },
+  { timestamps: true, collection: 'jobs', versionKey: false, minimize: false },
+);
+
+export interface JobRunTenantCount {
+  tenantId: number;
+  status: 'pruned' | 'dry-run' | 'skipped' | 'failed';
+  reason?: string;
+  deleted: number;
+  batches: number;
+  capped: boolean;
+  durationMs: number;
+  cutoff?: string;
+}
+
+/** One run of a job, with per-tenant counts. */
+export interface JobRunDoc {
+  jobName: string;
+  type: JobType;
+  trigger: 'schedule' | 'manual' | 'cli';
+  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
+  dryRun: boolean;
+  startedAt: Date;
+  finishedAt?: Date;
+  tenants: JobRunTenantCount[];
+  deleted: number;
+  error?: string;
+}
+export const jobRunSchema = new Schema<JobRunDoc>(
+  {
+    jobName: { type: String, required: true },
+    type: { type: String, required: true },
+    trigger: { type: String, required: true },
+    status: { type: String, required: true },
+    dryRun: { type: Boolean, default: false },
+    startedAt: { type: Date, required: true },
+    finishedAt: { type: Date },
+    tenants: { type: Schema.Types.Mixed, default: () => [] },
+    deleted: { type: Number, default: 0 },
+    error: { type: String },
+  },
+  { collection: 'job_runs', versionKey: false, minimize: false },
+);
+jobRunSchema.index({ jobName: 1, startedAt: -1 });
 
 export interface SigningKeyDoc {
   tenantId: number;
@@ -341,6 +518,8 @@ export interface OidcPayloadDoc {
   userCode?: string;
   uid?: string;
   consumed?: number;
+  /** Device codes: when the client last polled (slow_down across replicas). */
+  lastPolledAt?: Date;
 }
 
 export const oidcPayloadSchema = new Schema<OidcPayloadDoc>(
@@ -354,6 +533,7 @@ export const oidcPayloadSchema = new Schema<OidcPayloadDoc>(
     userCode: { type: String },
     uid: { type: String },
     consumed: { type: Number },
+    lastPolledAt: { type: Date },
   },
   { collection: 'oidc_payloads', versionKey: false, minimize: false },
 );

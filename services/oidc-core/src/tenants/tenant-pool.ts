@@ -7,6 +7,9 @@ import { providerConfiguration } from '../provider/configuration';
 import { useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerProviderEvents } from '../provider/events';
+import { enforceDevicePollingInterval } from '../provider/device-polling';
+import { ClaimsResolver } from '../provider/claims-account';
+import { registerJwtUserinfo } from '../provider/claims-userinfo';
 
 export interface TenantContext {
   tenantId: number;
@@ -22,6 +25,8 @@ export interface TenantPoolOptions {
   /** `{publicBaseUrl}/auth/{tenantId}` is each tenant's issuer. */
   publicBaseUrl: string;
   cookieKeys: string[];
+  /** Countdown of the logout confirmation page, seconds (default 30). */
+  logoutPromptSeconds?: number;
   clientSecretPepper: string;
   forwardTokenExchange: TokenExchangeForwarder;
   /** Honour X-Forwarded-* (set when running behind the ingress). */
@@ -76,6 +81,12 @@ export class TenantPool {
     this.unknown.delete(String(tenantId));
   }
 
+  /** Drops every tenant (configuration invalidations may have been missed, e.g. across a NATS reconnect). */
+  clear(): void {
+    this.cache.clear();
+    this.unknown.clear();
+  }
+
   get size(): number {
     return this.cache.size;
   }
@@ -90,11 +101,13 @@ export class TenantPool {
       keys = await keyStore.load(tenantId);
     }
     const issuer = `${this.options.publicBaseUrl}/auth/${tenantId}`;
-    const provider = new Provider(issuer, providerConfiguration(tenant, keys.signing, { models, cookieKeys: this.options.cookieKeys }));
+    const provider = new Provider(issuer, providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds }));
     provider.proxy = this.options.trustProxy;
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
-    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange);
+    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
+    enforceDevicePollingInterval(provider, models, tenantId);
+    registerJwtUserinfo(provider, [...keys.signing, ...keys.retired], new ClaimsResolver({ models, tenant, keys: keys.signing }));
     this.options.logger.info({ tenantId }, 'tenant provider built');
     return { tenantId, tenant, provider, callback: provider.callback() };
   }
