@@ -28,3 +28,20 @@ async function rolePermissions(models: Models, tenantId: number, roleIds: string
   const roles = await models.Role.find({ tenantId, _id: { $in: ids }, resourceServer }, { permissions: 1 }).lean();
   return new Set(roles.flatMap((r) => r.permissions));
 }
+
+/** A user's roles (directly and through groups) and group names, for the role and group claims. */
+export interface UserMemberships {
+  groups: string[];
+  roles: Array<{ name: string; resourceServer: string }>;
+}
+
+export async function userMemberships(models: Models, tenantId: number, user: { roleIds: string[]; groupIds: string[] }): Promise<UserMemberships> {
+  const groupIds = user.groupIds.map(toObjectId).filter((x) => x !== undefined);
+  const groups = groupIds.length ? await models.Group.find({ tenantId, _id: { $in: groupIds } }, { name: 1, roleIds: 1 }).lean() : [];
+  const roleIds = [...new Set([...user.roleIds, ...groups.flatMap((g) => g.roleIds)])].map(toObjectId).filter((x) => x !== undefined);
+  const roles = roleIds.length ? await models.Role.find({ tenantId, _id: { $in: roleIds } }, { name: 1, resourceServer: 1 }).lean() : [];
+  return {
+    groups: groups.map((g) => g.name).sort(),
+    roles: roles.map((r) => ({ name: r.name, resourceServer: r.resourceServer })).sort((a, b) => a.name.localeCompare(b.name)),
+  };
+}

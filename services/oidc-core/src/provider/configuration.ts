@@ -1,18 +1,21 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Models, TenantDoc } from '@idp/db';
-import { clientPermissions, toObjectId, userPermissions } from '@idp/db';
 import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, type PrivateJwk } from '@idp/tokens';
-import { accessTokenScope } from '../domain/access-token-scope';
 import { createAdapterFactory } from './adapter';
-import { SCOPE_CLAIMS } from './claims';
+import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
+import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
 import { CLIENT_PROPS } from './client-metadata';
-import { resourceServerInfo } from './resource-servers';
+import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { renderErrorPage } from '../views/pages';
+import { devicePages } from './device-pages';
+import { logoutSource, postLogoutSuccessSource } from './logout';
 
 export interface ProviderDeps {
   models: Models;
   /** Keys signing this provider's cookies (rotate by prepending). */
   cookieKeys: string[];
+  /** Countdown of the logout confirmation page, seconds (default 30). */
+  logoutPromptSeconds?: number;
 }
 
 /** `/auth/{t}` or `/_api/auth/{t}`, whichever the request came in on. */
@@ -20,18 +23,11 @@ export function mountPrefix(ctx: KoaContextWithOIDC, tenantId: number): string {
   return (ctx.req as { originalUrl?: string }).originalUrl?.startsWith('/_api/') ? `/_api/auth/${tenantId}` : `/auth/${tenantId}`;
 }
 
-type TokenLike = {
-  kind: string;
-  accountId?: string;
-  clientId?: string;
-  scope?: string;
-  client?: Record<string, unknown>;
-};
-
 /** node-oidc-provider configuration for one tenant. */
 export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], deps: ProviderDeps): Configuration {
   const tenantId = tenant._id;
   const { models } = deps;
+  const claims = new ClaimsResolver({ models, tenant, keys });
 
   return {
     adapter: createAdapterFactory(models, tenantId),
@@ -42,7 +38,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       keys: deps.cookieKeys,
     },
     claims: SCOPE_CLAIMS,
-    scopes: ['openid', 'offline_access', ...Object.keys(SCOPE_CLAIMS).filter((s) => s !== 'openid')],
+    scopes: SUPPORTED_SCOPES,
+    // ID tokens carry the claims their scopes release (UserInfo-only claims excepted, see provider/claims.ts),
+    // whether or not the access token can call UserInfo.
+    conformIdTokenClaims: false,
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
@@ -60,12 +59,16 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      deviceFlow: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      deviceFlow: { enabled: true, ...devicePages({ tenantName: tenant.name }) },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: logoutSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
+        postLogoutSuccessSource: postLogoutSuccessSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
+      },
       dPoP: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async (_ctx, _client, oneOf) => oneOf,
+        defaultResource: (ctx, client, oneOf) => defaultResource(ctx, client as unknown as Record<string, unknown>, oneOf ? [...oneOf] : undefined) as Promise<string>,
         useGrantedResource: async () => true,
         getResourceServerInfo: resourceServerInfo(models, tenantId),
       },
@@ -73,13 +76,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     interactions: {
       url: (ctx, interaction) => `${mountPrefix(ctx, tenantId)}/interaction/${interaction.uid}`,
     },
-    async findAccount(_ctx, sub) {
-      const _id = toObjectId(sub);
-      if (!_id) return undefined;
-      const user = await models.User.findOne({ tenantId, _id, enabled: true }, { claims: 1 }).lean();
-      if (!user) return undefined;
-      return { accountId: sub, claims: async () => ({ ...(user.claims ?? {}), sub }) };
-    },
+    /** Claims by scope, UserInfo-only claims, custom_claims and passports: provider/claims-account.ts. */
+    findAccount: createFindAccount(claims),
     /** First-party clients skip the consent page: their grant covers what they asked for. */
     async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
@@ -97,34 +95,16 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       }
       return undefined;
     },
-    extraTokenClaims: async (_ctx, token) => ({
+    extraTokenClaims: async (ctx, token) => ({
+      ...userTokenClaims(ctx, token as { accountId?: string }, claims.amrProfile),
       ...((token as { extra?: Record<string, unknown> }).extra ?? {}),
       [CLAIM_TENANT_ID]: tenantId,
       [CLAIM_TENANT_NAME]: tenant.name,
     }),
     formats: {
       customizers: {
-        /** Decides the signed `scope` from RBAC (see domain/access-token-scope.ts). */
-        async jwt(_ctx, token, jwt) {
-          const t = token as unknown as TokenLike;
-          const audience = jwt.payload.aud;
-          if (typeof audience !== 'string') return;
-          const permissions =
-            t.kind === 'ClientCredentials'
-              ? await clientPermissions(models, tenantId, t.clientId ?? '', audience)
-              : t.accountId
-                ? await userPermissions(models, tenantId, t.accountId, audience)
-                : new Set<string>();
-          const narrow = t.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true;
-          const scope = accessTokenScope((t.scope ?? '').split(' ').filter(Boolean), permissions, narrow);
-          if (scope.length) {
-            jwt.payload.scope = scope.join(' ');
-            (token as { scope?: string }).scope = scope.join(' ');
-          } else {
-            delete jwt.payload.scope;
-            (token as { scope?: string }).scope = undefined;
-          }
-        },
+        /** Decides the signed `scope` from RBAC (provider/resource-servers.ts, domain/access-token-scope.ts). */
+        jwt: accessTokenScopeCustomizer(models, tenantId) as never,
       },
     },
     ttl: {
@@ -140,7 +120,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = renderErrorPage(out.error, out.error_description ?? '');
+      ctx.body = renderErrorPage(out.error, out.error_description ?? '', tenant.name);
     },
   };
 }

@@ -1,26 +1,42 @@
 import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Models, ResourceServerDoc } from '@idp/db';
+import { clientPermissions, userPermissions } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
+import { accessTokenScope } from '../domain/access-token-scope';
+import { LOGIN_SCOPES } from './claims';
+import { CLAIM_USERINFO_SCOPE, userinfoAudience } from './claims-userinfo';
+import { CLIENT_PROPS } from './client-metadata';
 
 /** Lifetime of management API access tokens (seconds). */
 const MANAGEMENT_TOKEN_TTL = 600;
+/** Lifetime of JWT access tokens for the tenant's UserInfo audience (seconds). */
+const USERINFO_TOKEN_TTL = 3600;
 
 /** Access tokens are JWTs (RFC 9068) signed ES256 with the tenant's key. */
 const JWT_FORMAT = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES256' as const } } };
+
+/** Login scopes a UserInfo-audience token can carry (offline_access is about refresh tokens, not claims). */
+const USERINFO_SCOPES = [...LOGIN_SCOPES].filter((s) => s !== 'offline_access');
 
 export async function findResourceServer(models: Models, tenantId: number, identifier: string): Promise<ResourceServerDoc | null> {
   return models.ResourceServer.findOne({ tenantId, identifier }).lean<ResourceServerDoc>();
 }
 
 /**
- * resourceIndicators.getResourceServerInfo: the management API is built into every tenant; other resource
- * servers come from the tenant's records. A resource server that only accepts NHE tokens gets no ordinary
- * access tokens (DESIGN.md).
+ * resourceIndicators.getResourceServerInfo: the management API and the tenant's UserInfo audience are built into
+ * every tenant; other resource servers come from the tenant's records. A resource server that only accepts NHE
+ * tokens gets no ordinary access tokens (DESIGN.md).
  */
 export function resourceServerInfo(models: Models, tenantId: number) {
-  return async (_ctx: KoaContextWithOIDC, resource: string): Promise<ResourceServer> => {
+  return async (ctx: KoaContextWithOIDC, resource: string): Promise<ResourceServer> => {
     if (resource === MANAGEMENT_AUDIENCE) {
       return { scope: MANAGEMENT_SCOPES.join(' '), audience: MANAGEMENT_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
+    }
+    if (resource === userinfoAudience(ctx.oidc.provider.issuer)) {
+      if (ctx.oidc.params?.grant_type === 'client_credentials') {
+        throw new errors.InvalidTarget('the UserInfo audience needs a user; client credentials cannot target it');
+      }
+      return { scope: USERINFO_SCOPES.join(' '), audience: resource, accessTokenTTL: USERINFO_TOKEN_TTL, ...JWT_FORMAT };
     }
     const rs = await findResourceServer(models, tenantId, resource);
     if (!rs) throw new errors.InvalidTarget('resource server not found');
@@ -33,5 +49,72 @@ export function resourceServerInfo(models: Models, tenantId: number) {
       accessTokenTTL: rs.config?.accessToken?.lifetime ?? 3600,
       ...JWT_FORMAT,
     };
+  };
+}
+
+/**
+ * resourceIndicators.defaultResource. With several granted resources the token request must choose (oneOf is
+ * returned, and the provider asks for one). A client with requireResourceIndicatorInRequest must send `resource`
+ * on the authorization, device authorization and client credentials requests (invalid_target otherwise); the
+ * toggle only requires the parameter and does not narrow scopes.
+ */
+export async function defaultResource(ctx: KoaContextWithOIDC, client: { [key: string]: unknown } | undefined, oneOf?: string[]): Promise<string | string[] | undefined> {
+  if (oneOf) return oneOf;
+  if (client?.[CLIENT_PROPS.requireResourceIndicatorInRequest] === true) {
+    const err = new errors.InvalidTarget('the resource parameter is required for this client');
+    err.error_description = 'the resource parameter is required for this client (requireResourceIndicatorInRequest)';
+    throw err;
+  }
+  void ctx;
+  return undefined;
+}
+
+type TokenLike = {
+  kind: string;
+  accountId?: string;
+  clientId?: string;
+  scope?: string;
+  client?: Record<string, unknown>;
+  resourceServer?: { scopes?: Set<string>; scope?: string };
+};
+
+/**
+ * formats.customizers.jwt: the signed `scope` of a resource-bound access token (spec, "Scope narrowing"):
+ * the subject's RBAC permissions on that API (users: direct roles and roles through groups, evaluated at every
+ * issuance, so a revoked role is gone at the next refresh; clients: client roles), all of them when the client's
+ * requireAuthorizationScopesInRequest is false, otherwise exactly the requested ones held; omitted when none.
+ * Login scopes never appear. A token for the tenant's UserInfo audience carries its login scopes in
+ * `org.vendor.userinfo.scope` and no `scope`.
+ */
+export function accessTokenScopeCustomizer(models: Models, tenantId: number) {
+  return async (ctx: KoaContextWithOIDC | undefined, token: unknown, jwt: { header: Record<string, unknown>; payload: Record<string, unknown> }): Promise<void> => {
+    const t = token as TokenLike;
+    const audience = jwt.payload.aud;
+    if (typeof audience !== 'string') return;
+    const requested = (t.scope ?? '').split(' ').filter(Boolean);
+    if (ctx && audience === userinfoAudience(ctx.oidc.provider.issuer)) {
+      const login = requested.filter((s) => LOGIN_SCOPES.has(s) && s !== 'offline_access');
+      delete jwt.payload.scope;
+      if (login.length) jwt.payload[CLAIM_USERINFO_SCOPE] = login.join(' ');
+      return;
+    }
+    const held =
+      t.kind === 'ClientCredentials'
+        ? await clientPermissions(models, tenantId, t.clientId ?? '', audience)
+        : t.accountId
+          ? await userPermissions(models, tenantId, t.accountId, audience)
+          : new Set<string>();
+    // Only permissions the API still registers, and never a login scope (a role could name one).
+    const registered = t.resourceServer?.scopes ?? new Set((t.resourceServer?.scope ?? '').split(' ').filter(Boolean));
+    const permissions = new Set([...held].filter((p) => registered.has(p) && !LOGIN_SCOPES.has(p)));
+    const narrow = t.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true;
+    const scope = accessTokenScope(requested, permissions, narrow);
+    if (scope.length) {
+      jwt.payload.scope = scope.join(' ');
+      (token as { scope?: string }).scope = scope.join(' ');
+    } else {
+      delete jwt.payload.scope;
+      (token as { scope?: string }).scope = undefined;
+    }
   };
 }

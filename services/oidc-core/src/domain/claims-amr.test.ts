@@ -1,0 +1,28 @@
+import { releasedAmr } from './claims-amr';
+
+describe('releasedAmr', () => {
+  it.each([
+    [['pwd'], 'rfc8176', ['pwd']],
+    [['pwd', 'otp', 'mfa'], 'rfc8176', ['pwd', 'otp', 'mfa']],
+    [['sc'], 'rfc8176', ['sc']],
+    [['swk', 'pwd'], 'rfc8176', ['swk', 'pwd']],
+    [['sc'], 'projected', ['hwk', 'mfa']],
+    [['swk'], 'projected', ['mfa']],
+    [['pwd', 'swk'], 'projected', ['pwd', 'mfa']],
+    [['hwk', 'sc', 'mfa'], 'projected', ['hwk', 'mfa']],
+    [['pwd', 'otp'], 'projected', ['pwd', 'otp']],
+  ] as const)('%j under %s -> %j', (recorded, profile, expected) => {
+    expect(releasedAmr([...recorded], profile)).toEqual(expected);
+  });
+
+  it('defaults to pwd and drops unknown values', () => {
+    expect(releasedAmr(undefined)).toEqual(['pwd']);
+    expect(releasedAmr([])).toEqual(['pwd']);
+    expect(releasedAmr(['face', 'otp', 7])).toEqual(['otp']);
+  });
+
+  it('is idempotent, so projecting twice changes nothing', () => {
+    const once = releasedAmr(['sc', 'swk', 'pwd'], 'projected');
+    expect(releasedAmr(once, 'projected')).toEqual(once);
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * Authentication method references (RFC 8176) released by the `amr` scope. The login records what the user did
+ * (pwd, otp, hwk, swk, sc, mfa); a tenant's claims profile decides how that is shown to relying parties.
+ */
+export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'sc', 'mfa'] as const;
+export type AmrValue = (typeof AMR_VALUES)[number];
+
+/**
+ * Tenant `settings.claims.amrProfile`:
+ * - `rfc8176` (default): values as recorded at login;
+ * - `projected`: for relying parties that only know hwk/mfa, a smart card (`sc`) is shown as `hwk` + `mfa` (a
+ *   PIN-protected hardware key) and a software key (`swk`) as `mfa`.
+ */
+export type AmrProfile = 'rfc8176' | 'projected';
+
+export const DEFAULT_AMR: readonly string[] = ['pwd'];
+
+const PROJECTION: Record<string, string[]> = { sc: ['hwk', 'mfa'], swk: ['mfa'] };
+
+/**
+ * The amr to release: known values only (anything else is dropped), de-duplicated in first-seen order, projected
+ * when the profile says so; `['pwd']` when the login recorded nothing. Idempotent.
+ */
+export function releasedAmr(recorded: unknown, profile: AmrProfile = 'rfc8176'): string[] {
+  const known = new Set<string>(AMR_VALUES);
+  const input = Array.isArray(recorded) ? recorded.filter((v): v is string => typeof v === 'string' && known.has(v)) : [];
+  const values = input.length ? input : [...DEFAULT_AMR];
+  const out: string[] = [];
+  for (const v of values) for (const p of profile === 'projected' ? (PROJECTION[v] ?? [v]) : [v]) if (!out.includes(p)) out.push(p);
+  return out;
+}

@@ -1,0 +1,295 @@
+/**
+ * Runs a client's `customizeUserInfoClaims` script (tenant-admin code) in QuickJS compiled to WebAssembly
+ * (quickjs-emscripten). Never node:vm: the script has no process, require, network, file system or host objects;
+ * only the ECMAScript built-ins of a bare QuickJS context and a deep-frozen copy of its input.
+ *
+ * Contract of the script: its source is the body of a function whose single parameter is `input`
+ * (`{ user: { sub, claims, custom_claims }, context: { tenantId, clientId, scopes, ... } }`) and it returns a plain
+ * JSON-serialisable object, which becomes the UserInfo `custom_claims` object for that response. Example:
+ * `return { department: input.user.custom_claims.dept, tenant: input.context.tenantId };`
+ *
+ * Limits per call: `timeLimitMs` of run time, enforced inside QuickJS by an interrupt handler (CPU time of the
+ * worker thread where Linux exposes it in /proc/thread-self/stat, so a busy machine does not fail honest scripts;
+ * wall-clock time elsewhere); `memoryLimitBytes` of
+ * heap and `maxStackBytes` of stack (QuickJS runtime limits); `maxOutputBytes` of returned JSON. QuickJS only polls
+ * its interrupt handler between bytecodes, so a single long native built-in (or garbage collection thrashing at
+ * the memory limit) could overrun the deadline: the interpreter therefore runs in a worker thread, and the host
+ * terminates that worker when no answer arrived `hardKillGraceMs` after the time limit. The WASM module is
+ * compiled once per worker and reused for every call; each call gets a fresh QuickJS runtime (its own heap).
+ */
+import { Worker } from 'node:worker_threads';
+
+export type SandboxFailure = 'timeout' | 'memory' | 'threw' | 'invalid_return' | 'output_too_large' | 'syntax' | 'unavailable';
+
+export class CustomClaimsScriptError extends Error {
+  constructor(
+    readonly reason: SandboxFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CustomClaimsScriptError';
+  }
+}
+
+export interface SandboxLimits {
+  timeLimitMs: number;
+  memoryLimitBytes: number;
+  maxStackBytes: number;
+  maxOutputBytes: number;
+  /** Wall-clock slack after timeLimitMs before the worker is terminated. */
+  hardKillGraceMs: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  timeLimitMs: 50,
+  memoryLimitBytes: 8 * 1024 * 1024,
+  maxStackBytes: 256 * 1024,
+  maxOutputBytes: 16 * 1024,
+  hardKillGraceMs: 250,
+};
+
+/** Largest script accepted (characters); longer scripts are refused without running. */
+export const MAX_SCRIPT_LENGTH = 64 * 1024;
+
+/**
+ * The worker's program (plain CommonJS, so it runs the same from ts-jest and from dist). It loads the
+ * release-sync QuickJS variant with require() (the package's own variant uses dynamic import(), which CommonJS
+ * under jest cannot run; same files, same WASM), once, then serves one job at a time.
+ */
+const WORKER_SOURCE = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const { newQuickJSWASMModuleFromVariant } = require(workerData.quickjs);
+const variant = {
+  type: 'sync',
+  importFFI: async () => require(workerData.ffi).QuickJSFFI,
+  importModuleLoader: async () => require(workerData.loader).default,
+};
+const ready = newQuickJSWASMModuleFromVariant(variant);
+const fs = require('node:fs');
+// CPU time of this thread in ms (utime + stime, USER_HZ 100), or wall-clock time where /proc is not available.
+let cpuClock = () => {
+  const stat = fs.readFileSync('/proc/thread-self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+try { if (!Number.isFinite(cpuClock())) throw new Error('no thread cpu time'); } catch (_) { cpuClock = () => performance.now(); }
+ready.then(() => parentPort.postMessage({ ready: true }), (err) => parentPort.postMessage({ ready: false, message: String(err && err.message) }));
+
+function wrap(script) {
+  return '"use strict";\n(function () {\n' +
+    '  const deepFreeze = (o) => { if (o && typeof o === "object") { Object.freeze(o); for (const k of Object.keys(o)) deepFreeze(o[k]); } return o; };\n' +
+    '  const input = deepFreeze(JSON.parse(__input_json));\n' +
+    '  const result = (function (input) {\n' + script + '\n  })(input);\n' +
+    '  if (result === null || typeof result !== "object" || Array.isArray(result)) return "!" + (result === null ? "null" : Array.isArray(result) ? "array" : typeof result);\n' +
+    '  return JSON.stringify(result);\n' +
+    '})()';
+}
+
+function run(quickjs, job) {
+  const { script, inputJson, limits } = job;
+  const runtime = quickjs.newRuntime();
+  let vm;
+  try {
+    runtime.setMemoryLimit(limits.memoryLimitBytes);
+    runtime.setMaxStackSize(limits.maxStackBytes);
+    // Thread CPU time has 10 ms resolution: the deadline is met at the first tick past the limit.
+    const deadline = cpuClock() + limits.timeLimitMs;
+    let timedOut = false;
+    runtime.setInterruptHandler(() => (timedOut = timedOut || cpuClock() > deadline));
+    vm = runtime.newContext();
+    const json = vm.newString(inputJson);
+    vm.setProp(vm.global, '__input_json', json);
+    json.dispose();
+    const result = vm.evalCode(wrap(script), 'customizeUserInfoClaims.js');
+    if (result.error) {
+      const e = vm.dump(result.error);
+      result.error.dispose();
+      const name = String((e && e.name) || 'Error');
+      const message = String((e && e.message) || e || '').slice(0, 200);
+      if (timedOut || /interrupted/i.test(message)) return { ok: false, reason: 'timeout', message: 'script exceeded ' + limits.timeLimitMs + ' ms' };
+      if (/out of memory|stack overflow/i.test(message) || (name === 'RangeError' && /stack/i.test(message))) return { ok: false, reason: 'memory', message: 'script exceeded its memory or stack limit (' + message + ')' };
+      if (name === 'SyntaxError') return { ok: false, reason: 'syntax', message: 'script does not compile: ' + message };
+      return { ok: false, reason: 'threw', message: 'script threw ' + name + ': ' + message };
+    }
+    const text = vm.getString(result.value);
+    result.value.dispose();
+    if (text.startsWith('!')) return { ok: false, reason: 'invalid_return', message: 'script returned ' + text.slice(1) + ', not an object' };
+    if (Buffer.byteLength(text) > limits.maxOutputBytes) return { ok: false, reason: 'output_too_large', message: 'script result is larger than ' + limits.maxOutputBytes + ' bytes' };
+    return { ok: true, json: text };
+  } catch (err) {
+    return { ok: false, reason: 'memory', message: 'sandbox failure: ' + String(err && err.message).slice(0, 200) };
+  } finally {
+    try { if (vm) vm.dispose(); runtime.dispose(); } catch (_) { /* a runtime that ran out of memory may not free cleanly */ }
+  }
+}
+
+parentPort.on('message', (job) => {
+  ready.then(
+    (quickjs) => parentPort.postMessage({ id: job.id, ...run(quickjs, job) }),
+    (err) => parentPort.postMessage({ id: job.id, ok: false, reason: 'unavailable', message: 'QuickJS failed to load: ' + String(err && err.message) }),
+  );
+});
+`;
+
+type WorkerAnswer = { id: number; ok: true; json: string } | { id: number; ok: false; reason: SandboxFailure; message: string };
+
+interface Job {
+  id: number;
+  script: string;
+  inputJson: string;
+  limits: SandboxLimits;
+  resolve: (value: Record<string, unknown>) => void;
+  reject: (err: CustomClaimsScriptError) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** The worker has compiled the WASM module (jobs wait for this; the time limit never covers start-up). */
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * A small pool of sandbox workers. Jobs queue (bounded) when every worker is busy; the time limit starts when a
+ * worker takes the job. A worker that overruns is terminated and replaced.
+ */
+export class CustomClaimsSandbox {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private readonly paths = {
+    quickjs: require.resolve('quickjs-emscripten'),
+    ffi: require.resolve('@jitl/quickjs-wasmfile-release-sync/ffi', { paths: [require.resolve('quickjs-emscripten')] }),
+    loader: require.resolve('@jitl/quickjs-wasmfile-release-sync/emscripten-module', { paths: [require.resolve('quickjs-emscripten')] }),
+  };
+
+  constructor(
+    private readonly size = 2,
+    private readonly maxQueue = 1000,
+  ) {}
+
+  run(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<Record<string, unknown>> {
+    if (typeof script !== 'string' || script.length > MAX_SCRIPT_LENGTH) {
+      return Promise.reject(new CustomClaimsScriptError('syntax', `script must be a string of at most ${MAX_SCRIPT_LENGTH} characters`));
+    }
+    if (this.closed) return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox is closed'));
+    if (this.queue.length >= this.maxQueue) return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox queue is full'));
+    let inputJson: string;
+    try {
+      inputJson = JSON.stringify(input ?? {});
+    } catch {
+      return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox input is not serialisable'));
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, script, inputJson, limits, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Terminates every worker; pending and later calls fail with `unavailable`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new CustomClaimsScriptError('unavailable', 'sandbox is closed'));
+    await Promise.all(this.slots.splice(0).map((s) => this.retire(s, 'sandbox is closed')));
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      const slot = this.slots.find((s) => s.ready && !s.job);
+      if (!slot) {
+        if (this.slots.length < this.size) this.spawn();
+        return;
+      }
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.timer = setTimeout(() => {
+        void this.retire(slot, `script exceeded ${job.limits.timeLimitMs} ms`, 'timeout');
+        this.pump();
+      }, job.limits.timeLimitMs + job.limits.hardKillGraceMs);
+      slot.timer.unref();
+      slot.worker.postMessage({ id: job.id, script: job.script, inputJson: job.inputJson, limits: job.limits });
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: this.paths,
+      // The worker's own V8 heap (the QuickJS heap lives in WASM memory, limited separately).
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+      stdout: true,
+      stderr: true,
+    });
+    worker.unref();
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (answer: WorkerAnswer | { ready: boolean; message?: string }) => {
+      if ('ready' in answer) {
+        if (answer.ready) {
+          slot.ready = true;
+          this.pump();
+        } else {
+          void this.retire(slot, `QuickJS failed to load: ${answer.message}`);
+          this.failStartup(`QuickJS failed to load: ${answer.message}`);
+        }
+        return;
+      }
+      const job = slot.job;
+      if (!job || job.id !== answer.id) return;
+      clearTimeout(slot.timer);
+      slot.job = undefined;
+      if (answer.ok) {
+        try {
+          job.resolve(JSON.parse(answer.json) as Record<string, unknown>);
+        } catch {
+          job.reject(new CustomClaimsScriptError('invalid_return', 'script result is not JSON'));
+        }
+      } else job.reject(new CustomClaimsScriptError(answer.reason, answer.message));
+      this.pump();
+    });
+    worker.on('error', (err) => {
+      const wasReady = slot.ready;
+      void this.retire(slot, 'sandbox worker failed', 'unavailable');
+      if (!wasReady) this.failStartup(`sandbox worker failed to start: ${err.message}`);
+      else this.pump();
+    });
+    worker.on('exit', () => {
+      if (this.slots.includes(slot)) {
+        void this.retire(slot, 'sandbox worker exited', 'unavailable');
+        this.pump();
+      }
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+
+  /** No worker can start: fail what waits rather than queueing forever. */
+  private failStartup(message: string): void {
+    if (this.slots.some((s) => s.ready)) return;
+    for (const job of this.queue.splice(0)) job.reject(new CustomClaimsScriptError('unavailable', message));
+  }
+
+  private async retire(slot: Slot, message: string, reason: SandboxFailure = 'unavailable'): Promise<void> {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = undefined;
+    job?.reject(new CustomClaimsScriptError(reason, message));
+    await slot.worker.terminate().catch(() => undefined);
+  }
+}
+
+let shared: CustomClaimsSandbox | undefined;
+
+/** The process-wide sandbox pool (workers start on first use). */
+export function customClaimsSandbox(): CustomClaimsSandbox {
+  shared ??= new CustomClaimsSandbox();
+  return shared;
+}
+
+/** Runs `script` against `input` in the shared pool; rejects with CustomClaimsScriptError (and only that). */
+export function runCustomClaimsScript(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<Record<string, unknown>> {
+  return customClaimsSandbox().run(script, input, limits);
+}

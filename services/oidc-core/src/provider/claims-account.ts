@@ -1,0 +1,135 @@
+/**
+ * findAccount for node-oidc-provider and the UserInfo claim resolution shared by both UserInfo paths (opaque access
+ * tokens through the provider, JWT access tokens for the tenant's UserInfo audience through claims-userinfo.ts).
+ */
+import type { FindAccount, KoaContextWithOIDC } from 'oidc-provider';
+import type { Models, TenantDoc, UserDoc } from '@idp/db';
+import { toObjectId, userMemberships } from '@idp/db';
+import type { PrivateJwk } from '@idp/tokens';
+import { releasedAmr, type AmrProfile } from '../domain/claims-amr';
+import { userClaims } from '../domain/claims-user';
+import { claimsForScopes, USERINFO_ONLY_CLAIMS } from './claims';
+import { resolveCustomClaims, type LogLike } from './claims-custom';
+import { PassportSigner } from './claims-passport';
+
+export interface ClaimsDeps {
+  models: Models;
+  tenant: TenantDoc;
+  /** The tenant's private signing keys (visas of GA4GH passports are signed with the RS256 one). */
+  keys: PrivateJwk[];
+}
+
+/** Sources of a login that carry `amr` to the ID token and refresh tokens. */
+const LOGIN_SOURCES = new Set(['AuthorizationCode', 'DeviceCode', 'RefreshToken', 'BackchannelAuthenticationRequest']);
+
+export interface ClaimsRequest {
+  use: 'id_token' | 'userinfo';
+  sub: string;
+  scopes: Set<string>;
+  clientId: string | undefined;
+  amr: unknown;
+  log?: LogLike;
+}
+
+export class ClaimsResolver {
+  private readonly passports: PassportSigner;
+  readonly amrProfile: AmrProfile;
+
+  constructor(private readonly deps: ClaimsDeps) {
+    this.passports = new PassportSigner(deps.keys);
+    this.amrProfile = deps.tenant.settings?.claims?.amrProfile ?? 'rfc8176';
+  }
+
+  async findUser(sub: string): Promise<UserDoc | null> {
+    const _id = toObjectId(sub);
+    if (!_id) return null;
+    return this.deps.models.User.findOne({ tenantId: this.deps.tenant._id, _id, enabled: true }).lean<UserDoc>();
+  }
+
+  /**
+   * Every claim the request may see (before masking by scope). For ID tokens, UserInfo-only claims are left out; for
+   * UserInfo, custom_claims and the GA4GH passport are resolved now.
+   */
+  async claims(user: UserDoc, issuer: string, r: ClaimsRequest): Promise<Record<string, unknown>> {
+    const { models, tenant } = this.deps;
+    const userinfo = r.use === 'userinfo';
+    const client = r.clientId
+      ? await models.Client.findOne({ tenantId: tenant._id, clientId: r.clientId }, { config: 1 }).lean()
+      : null;
+    const wantsMemberships = userinfo && (r.scopes.has('profile') || r.scopes.has('groups'));
+    const out = userClaims({
+      sub: r.sub,
+      issuer,
+      tenant: { id: tenant._id, name: tenant.name },
+      user,
+      memberships: wantsMemberships ? await userMemberships(models, tenant._id, user) : undefined,
+      amr: releasedAmr(r.amr, this.amrProfile),
+      legacyRoleCompatibility: client?.config?.legacyRoleCompatibility === true,
+    });
+    if (!userinfo) {
+      for (const c of USERINFO_ONLY_CLAIMS) delete out[c];
+      return out;
+    }
+    if (r.scopes.has('custom_claims') && r.clientId) {
+      const released = claimsForScopes(r.scopes);
+      const visible: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(out)) if (released.has(k)) visible[k] = v;
+      const custom = await resolveCustomClaims({
+        tenantId: tenant._id,
+        tenantName: tenant.name,
+        clientId: r.clientId,
+        sub: r.sub,
+        scopes: [...r.scopes],
+        claims: visible,
+        mapped: user.customClaims,
+        script: client?.config?.customizeUserInfoClaims || undefined,
+        log: r.log,
+      });
+      if (custom) out.custom_claims = custom;
+    }
+    const passport = tenant.settings?.claims?.ga4ghPassport;
+    if (r.scopes.has('ga4gh_passport_v1') && passport?.enabled) {
+      out.ga4gh_passport_v1 = await this.passports.passport(issuer, r.sub, user.ga4ghVisas ?? [], passport.visaLifetimeSeconds ?? 3600);
+    }
+    return out;
+  }
+}
+
+function requestLog(ctx: KoaContextWithOIDC | undefined): LogLike | undefined {
+  return (ctx?.req as unknown as { log?: LogLike } | undefined)?.log;
+}
+
+/**
+ * findAccount: enabled users of this tenant. The login source's `amr` is normalised to the tenant's claims profile
+ * here (so the ID token, refresh tokens and access tokens all carry the released values, default `["pwd"]`).
+ */
+export function createFindAccount(resolver: ClaimsResolver): FindAccount {
+  return async (ctx, sub, token) => {
+    const user = await resolver.findUser(sub);
+    if (!user) return undefined;
+    const t = token as unknown as { kind?: string; amr?: unknown; clientId?: string; extra?: Record<string, unknown> } | undefined;
+    if (t?.kind && LOGIN_SOURCES.has(t.kind)) t.amr = releasedAmr(t.amr, resolver.amrProfile);
+    return {
+      accountId: sub,
+      claims: async (use: string, scope: string) => ({
+        sub,
+        ...(await resolver.claims(user, ctx.oidc.issuer, {
+          use: use === 'userinfo' ? 'userinfo' : 'id_token',
+          sub,
+          scopes: new Set((scope ?? '').split(' ').filter(Boolean)),
+          clientId: t?.clientId ?? ctx.oidc.client?.clientId,
+          amr: t?.extra?.amr ?? t?.amr,
+          log: requestLog(ctx),
+        })),
+      }),
+    };
+  };
+}
+
+/** Claims added to every user access token: the released `amr` of the login (RFC 9068 section 2.2.1). */
+export function userTokenClaims(ctx: KoaContextWithOIDC | undefined, token: { accountId?: string }, profile: AmrProfile): Record<string, unknown> {
+  if (!token.accountId || !ctx?.oidc) return {};
+  const e = ctx.oidc.entities as Record<string, { amr?: unknown } | undefined>;
+  const source = e.AuthorizationCode ?? e.DeviceCode ?? e.RefreshToken ?? e.BackchannelAuthenticationRequest;
+  return source ? { amr: releasedAmr(source.amr, profile) } : {};
+}

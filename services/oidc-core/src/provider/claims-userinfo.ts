@@ -1,0 +1,97 @@
+/**
+ * UserInfo for JWT access tokens issued for the tenant's own UserInfo audience (`{issuer}/me`, requested with
+ * `resource`). node-oidc-provider's UserInfo only knows its opaque access tokens, so a JWT bearer token at `/me`
+ * is answered here (verified against the tenant's keys, issuer, audience, `typ: at+jwt`, expiry); every other
+ * request goes on to the provider. Both paths release the same claims (claims-account.ts).
+ *
+ * Login scopes are never in a JWT access token's `scope`: a UserInfo-audience token carries its granted login
+ * scopes in `org.vendor.userinfo.scope` instead.
+ */
+import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import type Provider from 'oidc-provider';
+import type { PrivateJwk } from '@idp/tokens';
+import type { ClaimsResolver } from './claims-account';
+import { claimsForScopes } from './claims';
+import type { LogLike } from './claims-custom';
+
+export const CLAIM_USERINFO_SCOPE = 'org.vendor.userinfo.scope';
+
+/** The tenant's UserInfo audience: the UserInfo endpoint on the issuer's path. */
+export function userinfoAudience(issuer: string): string {
+  return `${issuer}/me`;
+}
+
+const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'] as const;
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+type KoaLikeContext = {
+  path: string;
+  method: string;
+  status: number;
+  body: unknown;
+  req: { log?: LogLike };
+  get(name: string): string;
+  set(name: string, value: string): void;
+};
+
+function fail(ctx: KoaLikeContext, issuer: string, status: 401 | 403, error: string, description: string): void {
+  ctx.status = status;
+  ctx.set('WWW-Authenticate', `Bearer realm="${issuer}", error="${error}", error_description="${description}"`);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error, error_description: description };
+}
+
+export function registerJwtUserinfo(provider: Provider, keys: PrivateJwk[], resolver: ClaimsResolver): void {
+  const issuer = provider.issuer;
+  const audience = userinfoAudience(issuer);
+  const publicKeys = keys.map((k) => {
+    const out: Record<string, unknown> = {};
+    for (const m of PUBLIC_MEMBERS) if (k[m] !== undefined) out[m] = k[m];
+    return out as JWK;
+  });
+  const jwks = createLocalJWKSet({ keys: publicKeys });
+
+  provider.use(async (koa, next) => {
+    const ctx = koa as unknown as KoaLikeContext;
+    if (ctx.path !== '/me' || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
+    const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization') ?? '');
+    const token = match?.[1];
+    if (!token || !JWT_SHAPE.test(token)) return next();
+
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, { issuer, audience, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      const description =
+        code === 'ERR_JWT_EXPIRED'
+          ? 'access token is expired'
+          : code === 'ERR_JWT_CLAIM_VALIDATION_FAILED'
+            ? 'access token is not for this tenant\'s UserInfo audience'
+            : 'access token is invalid';
+      return fail(ctx, issuer, 401, 'invalid_token', description);
+    }
+    if (payload.cnf) return fail(ctx, issuer, 401, 'invalid_token', 'sender-constrained JWT access tokens are not accepted at UserInfo');
+    const scopes = new Set(String(payload[CLAIM_USERINFO_SCOPE] ?? '').split(' ').filter(Boolean));
+    if (!scopes.has('openid')) return fail(ctx, issuer, 403, 'insufficient_scope', 'access token missing openid scope');
+    const sub = typeof payload.sub === 'string' ? payload.sub : '';
+    const user = sub ? await resolver.findUser(sub) : null;
+    if (!user) return fail(ctx, issuer, 401, 'invalid_token', 'access token subject is not an active user');
+
+    const all = await resolver.claims(user, issuer, {
+      use: 'userinfo',
+      sub,
+      scopes,
+      clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+      amr: payload.amr,
+      log: ctx.req.log,
+    });
+    const released = claimsForScopes(scopes);
+    const body: Record<string, unknown> = { sub };
+    for (const [k, v] of Object.entries(all)) if (released.has(k) && v !== undefined) body[k] = v;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    ctx.body = body;
+    return undefined;
+  });
+}
