@@ -7,11 +7,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { generate, generateSecret } from 'otplib';
+import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createClient } from '@idp/testing';
 import { hashPassword } from '@idp/tokens';
 import { launchChromium, newProbedPage, screenshots, seriousA11yViolations, startApplicationStub } from '../../src/clients/browser';
+import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 
 let h: Harness;
@@ -25,7 +26,8 @@ let APP = '';
 let POST_LOGOUT = '';
 let SECOND_APP = '';
 let CONSENT_APP = '';
-const totpSecret = generateSecret();
+/** Bob's TOTP secret, as the management API's enrolment returned it (stored sealed). */
+let totpSecret = '';
 const BOB_PASSWORD = 'bob uses a second factor';
 let second: { clientId: string; clientSecret: string };
 let consentApp: { clientId: string; clientSecret: string };
@@ -66,7 +68,13 @@ beforeAll(async () => {
     name: 'Living Room TV',
     grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'],
   });
-  await models.User.create({ tenantId: t, username: 'bob', passwordHash: await hashPassword(BOB_PASSWORD), totpSecret, claims: { name: 'Bob' } });
+  const bob = await models.User.create({ tenantId: t, username: 'bob', passwordHash: await hashPassword(BOB_PASSWORD), claims: { name: 'Bob' } });
+  // Enrolled the way an operator does it: the management API seals the secret and shows it once.
+  const s = h.topology.secrets;
+  const admin = await clientCredentialsToken(base, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management');
+  const enrol = await fetch(`${base}/auth/admin/tenants/${t}/users/${String(bob._id)}/totp`, { method: 'POST', headers: { authorization: `Bearer ${admin.access_token}` } });
+  if (enrol.status !== 201) throw new Error(`TOTP enrolment: ${enrol.status} ${await enrol.text()}`);
+  totpSecret = ((await enrol.json()) as { secret: string }).secret;
 });
 
 afterAll(async () => {

@@ -247,6 +247,39 @@ describe('openid-client against a tenant, from discovery only', () => {
     const bound = await oidc.clientCredentialsGrant(config, { resource: a.resource }, { DPoP: oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256')) });
     expect(bound.token_type.toLowerCase()).toBe('dpop');
   });
+
+  test('a DPoP-required client cannot get an unbound token through token exchange either', async () => {
+    const strict = await createClient(h.db.models, h.topology.secrets.clientSecretPepper, {
+      tenantId: a.tenantId,
+      clientId: 'agent-host-dpop',
+      name: 'Agent host (DPoP only)',
+      grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+      delegationEnabled: true,
+      requireDpop: true,
+    });
+    const { verifier, callback } = await codeFlow(a, strict.clientId, strict.clientSecret, { resource: a.resource });
+    const auth = { authorization: basic(strict.clientId, strict.clientSecret) };
+    const tokenUrl = `${issuerOf(a)}/oidc/token`;
+    // The authorization code grant itself already demands the proof for this client.
+    const unbound = await postForm(tokenUrl, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    expect([unbound.status, unbound.body.error]).toEqual([400, 'invalid_grant']);
+    const exchange = await postForm(
+      tokenUrl,
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: 'any',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        actor_token: a.nhe.identifier,
+        actor_token_type: 'urn:vendor:token-type:nhe-id',
+        resource: a.resource,
+        scope: 'orders:read',
+      },
+      auth,
+    );
+    expect([exchange.status, exchange.body.error]).toEqual([400, 'invalid_dpop_proof']);
+  });
 });
 
 describe('negative checks modelled on the OpenID conformance suite', () => {

@@ -3,3 +3,4 @@ export * from './connect';
 export * from './ids';
 export * from './rbac';
 export * from './audit-chain';
+export * from './ga4gh-visas';

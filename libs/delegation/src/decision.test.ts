@@ -163,6 +163,24 @@ describe('decideDelegation: scope layers', () => {
     expect(d.removed).toEqual([{ scope: 'orders:write', layer: 'user-permissions' }]);
   });
 
+  it('a scope the resource server no longer registers is narrowed away, even if a role still grants it', () => {
+    const d = granted(decideDelegation(facts((f) => void (f.resourceServer!.scopes = ['orders:read']))));
+    expect(d.scopes).toEqual(['orders:read']);
+    expect(d.removed).toEqual([{ scope: 'orders:write', layer: 'not-registered' }]);
+  });
+
+  it('the 15-minute ceiling holds even when a stored hardMaxTokenLifetime is above it', () => {
+    const d = granted(
+      decideDelegation(
+        facts((f) => {
+          f.tenant.nhe.hardMaxTokenLifetime = 7200;
+          f.nhe!.maxTokenLifetime = 3600;
+        }),
+      ),
+    );
+    expect([d.ttl, d.ttlSetBy]).toEqual([900, 'tenant.hardMaxTokenLifetime']);
+  });
+
   it('a scope outside the NHE allowedScopes is narrowed away (not an error)', () => {
     const d = granted(decideDelegation(facts((f) => void (f.nhe!.allowedScopes = ['orders:write']))));
     expect(d.scopes).toEqual(['orders:write']);

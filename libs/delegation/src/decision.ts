@@ -25,6 +25,8 @@ export interface ClientFacts {
 
 export interface ResourceServerFacts {
   identifier: string;
+  /** Permissions the resource server registers now; a scope outside them is never delegated (when given). */
+  scopes?: string[];
   accessTokenLifetime: number;
   nhe: { acceptDelegationTokens: boolean; allowedNheTypes: string[] };
 }
@@ -85,7 +87,7 @@ export type DenialGate =
   | 'scope-empty';
 
 /** A layer of the scope intersection. */
-export type ScopeLayer = 'no-refresh' | 'user-permissions' | 'nhe-allowed-scopes';
+export type ScopeLayer = 'no-refresh' | 'not-registered' | 'user-permissions' | 'nhe-allowed-scopes';
 
 /** The terms of the TTL minimum (spec, "Limits"). */
 export type TtlTerm =
@@ -142,6 +144,9 @@ export function matchPolicies(policies: PolicyFacts[], userId: string, groupIds:
   };
 }
 
+/** Spec, "Limits": no NHE token lives longer than 15 minutes, whatever a tenant's settings say. */
+export const NHE_HARD_MAX_CEILING_SECONDS = 900;
+
 /** Effective TTL: the minimum of the terms that are set, clamped up to 60 seconds. */
 export function resolveTtl(terms: Partial<Record<Exclude<TtlTerm, 'minimum'>, number | undefined>>): { ttl: number; setBy: TtlTerm; terms: Partial<Record<TtlTerm, number>> } {
   let ttl = Number.POSITIVE_INFINITY;
@@ -192,8 +197,10 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   }
   const removed: DelegationGranted['removed'] = [];
   const nheScopes = new Set(f.nhe.allowedScopes);
+  const registered = f.resourceServer.scopes ? new Set(f.resourceServer.scopes) : undefined;
   const scopes = requested.filter((s) => {
     if (s === 'offline_access') removed.push({ scope: s, layer: 'no-refresh' });
+    else if (registered && !registered.has(s)) removed.push({ scope: s, layer: 'not-registered' });
     else if (!f.userPermissions.has(s)) removed.push({ scope: s, layer: 'user-permissions' });
     else if (!nheScopes.has(s)) removed.push({ scope: s, layer: 'nhe-allowed-scopes' });
     else return true;
@@ -202,7 +209,8 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   if (!scopes.length) return deny('invalid_scope', 'scope-empty', 'none of the requested scopes can be delegated', requested);
 
   const { ttl, setBy, terms } = resolveTtl({
-    'tenant.hardMaxTokenLifetime': f.tenant.nhe.hardMaxTokenLifetime,
+    // The spec's hard ceiling holds even if a stored setting is out of range.
+    'tenant.hardMaxTokenLifetime': Math.min(f.tenant.nhe.hardMaxTokenLifetime, NHE_HARD_MAX_CEILING_SECONDS),
     'nhe.maxTokenLifetime': f.nhe.maxTokenLifetime,
     'policy.maxTokenLifetime': policy.maxTokenLifetime,
     'client.maxTokenLifetime': f.client.nhe.maxTokenLifetime,

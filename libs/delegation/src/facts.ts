@@ -35,6 +35,7 @@ function clientFacts(doc: ClientDoc): ClientFacts {
 function resourceServerFacts(doc: ResourceServerDoc): ResourceServerFacts {
   return {
     identifier: doc.identifier,
+    scopes: doc.scopes ?? [],
     accessTokenLifetime: doc.config?.accessToken?.lifetime ?? 3600,
     nhe: { acceptDelegationTokens: doc.config?.nhe?.acceptDelegationTokens ?? false, allowedNheTypes: doc.config?.nhe?.allowedNheTypes ?? [] },
   };

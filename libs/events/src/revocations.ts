@@ -80,7 +80,9 @@ export interface RevocationInput {
 
 export function buildRevocationEntry(input: RevocationInput): RevocationEntry {
   const revokedAt = input.revokedAt ?? new Date();
-  const lifetime = input.maxTokenLifetimeSeconds ?? DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS;
+  // Never shorter than the spec's 15-minute ceiling: the tenant's hardMaxTokenLifetime may just have been lowered
+  // (even in the same change), while tokens issued under the old value are still alive.
+  const lifetime = Math.max(input.maxTokenLifetimeSeconds ?? DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS, DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS);
   const expiresAt = input.expiresAt ?? new Date(revokedAt.getTime() + (lifetime + REVOCATION_CLOCK_SKEW_SECONDS) * 1000);
   const entry: RevocationEntry = {
     id: randomUUID(),

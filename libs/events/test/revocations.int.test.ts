@@ -37,7 +37,9 @@ it('matches by every selector, only tokens issued before the revocation, and for
   list.add(buildRevocationEntry({ tenantId: 10, clientNumericId: 4, reason: 'client.delegation.disabled' }));
   expect(list.isRevoked(token({ tenantId: 10, azp: 4 }))).toBe(true);
   expect(list.isRevoked(token({ tenantId: 10, azp: 5 }))).toBe(false);
-  now += 121_000; // 60 s lifetime + 60 s skew
+  now += 121_000; // past the 60 s the caller named: still revoked, since a lowered hardMax must not shorten it
+  expect(list.isRevoked(token())).toBe(true);
+  now += 840_000; // past the 900 s ceiling + 60 s skew
   expect(list.isRevoked(token())).toBe(false);
 });
 

@@ -40,7 +40,8 @@ const aad = (tenantId: number, kid: string) => `tenant:${tenantId}:kid:${kid}`;
 export class KeyStore {
   constructor(
     private readonly models: Models,
-    private readonly kek: KeyEncryptionKey,
+    /** Also seals other secrets at rest (TOTP secrets, totp-secret.ts); it never exposes the raw key. */
+    readonly kek: KeyEncryptionKey,
   ) {}
 
   /** Creates one active ES256 and one RS256 key for a tenant that has none (idempotent per alg). */

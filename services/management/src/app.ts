@@ -69,7 +69,9 @@ export function createApp(deps: AppDeps) {
     service: 'management',
     logger: deps.logger,
     readiness: deps.readiness,
-    trustProxy: deps.trustProxy ? 'loopback, linklocal, uniquelocal' : false,
+    // Exactly one trusted hop (the ingress, or the dev router): the client address is the one it appended, so a
+    // client anywhere, private networks included, cannot choose its address by sending X-Forwarded-For.
+    trustProxy: deps.trustProxy ? 1 : false,
   });
 
   const routeDeps: RouteDeps = {

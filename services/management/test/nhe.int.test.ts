@@ -65,6 +65,18 @@ describe('NHE registrations', () => {
     expect(over.body.limit).toEqual({ name: 'settings.nhe.maxNhePerTenant', value: 4 });
   });
 
+  it('holds maxNhePerTenant under concurrent creates', async () => {
+    const before = await h.db.models.Nhe.countDocuments({ tenantId: B });
+    await h.db.models.Tenant.updateOne({ _id: B }, { $set: { 'settings.nhe.maxNhePerTenant': before + 2 } });
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => h.call('post', nhePath(B), adminB, nhe(`race-${i}`))));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
+    expect(await h.db.models.Nhe.countDocuments({ tenantId: B })).toBe(before + 2);
+    const { maxNhePerTenant: _limit, ...rest } = (await h.db.models.Tenant.findById(B).lean())!.settings.nhe as unknown as Record<string, unknown>;
+    void _limit;
+    await h.db.models.Nhe.deleteMany({ tenantId: B, identifier: /^race-/ });
+    await h.db.models.Tenant.updateOne({ _id: B }, { $set: { 'settings.nhe': rest } });
+  });
+
   it('lists with filters and a stable cursor, and counts with the same filters', async () => {
     const page1 = await h.call('get', nhePath(A, '?limit=3'), adminA);
     expect(page1.body.items.map((i: { identifier: string }) => i.identifier)).toEqual(['agent-1', 'agent-2', 'agent-3']);

@@ -3,6 +3,7 @@ import { createHttpApp, oauthErrorHandler, oauthNotFound, sendOAuthError, type R
 import { OAuthError } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
+import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
 import { customClaimsScriptErrors } from './provider/claims-custom';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
@@ -20,6 +21,8 @@ export interface AppDeps {
   tenants: TenantResolver;
   readiness: ReadinessCheck[];
   trustProxy: boolean;
+  /** Key-encryption key: opens the users' sealed TOTP secrets. */
+  kek: KeyEncryptionKey;
   /** Failed sign-in limits (per account and per IP); defaults apply when absent. */
   loginThrottle?: LoginThrottle;
 }
@@ -45,7 +48,9 @@ export function createApp(deps: AppDeps) {
     service: 'oidc-core',
     logger: deps.logger,
     readiness: deps.readiness,
-    trustProxy: deps.trustProxy ? 'loopback, linklocal, uniquelocal' : false,
+    // Exactly one trusted hop (the ingress, or the dev router): the client address is the one it appended, so a
+    // client anywhere, private networks included, cannot choose its address by sending X-Forwarded-For.
+    trustProxy: deps.trustProxy ? 1 : false,
     // Pages set their own CSP (views/pages.ts); provider-rendered responses (form_post, device, logout) need theirs.
     contentSecurityPolicy: false,
   });
@@ -65,7 +70,7 @@ export function createApp(deps: AppDeps) {
   // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
   tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
   tenantRouter.use(providerPageHeaders(PROVIDER_CSP));
-  tenantRouter.use(interactionRoutes({ models: deps.models, loginThrottle: deps.loginThrottle }));
+  tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }));
   tenantRouter.use(logoutRoutes({ models: deps.models }));
   tenantRouter.use((req: Request, res: Response) => {
     void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);

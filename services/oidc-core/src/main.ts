@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger({ service: 'oidc-core', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'oidc-core' });
-  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
+  const kek = new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY);
+  const keyStore = new KeyStore(db.models, kek);
   const pool = new TenantPool({
     models: db.models,
     keyStore,
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     tenants: pool,
     trustProxy: config.TRUST_PROXY,
     readiness: [{ name: 'mongodb', check: db.ping }],
+    kek,
     loginThrottle,
   });
   // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.

@@ -68,6 +68,7 @@ export async function startPagesApp(label: string, o: { throttle?: LoginThrottle
     tenants: pool,
     readiness: [],
     trustProxy: true,
+    kek: keyStore.kek,
     loginThrottle: new LoginThrottle(db.models, o.throttle ?? { maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowSeconds: 900 }, o.clock),
   });
   const server: Server = await new Promise((res) => {

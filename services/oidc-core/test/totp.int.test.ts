@@ -1,10 +1,16 @@
 /**
  * TOTP second factor through the login pages: password then code, amr in the ID token, wrong codes and replayed
- * codes refused, TOTP failures counted by the account limit, no TOTP step without the password step.
+ * codes refused, TOTP failures counted by the account limit, no TOTP step without the password step. Secrets are
+ * stored sealed (@idp/tokens sealTotpSecret): a user enrolled through the management API signs in with a code from
+ * the secret it returned; a value sealed for another tenant or user, or a legacy plain one, accepts no code.
  */
 import { generateSecret } from 'otplib';
-import { decodeJwt } from 'jose';
-import { hashPassword } from '@idp/tokens';
+import { decodeJwt, importJWK, SignJWT } from 'jose';
+import request from 'supertest';
+import { createLogger } from '@idp/logger';
+import { hashPassword, MANAGEMENT_AUDIENCE, sealTotpSecret } from '@idp/tokens';
+import { createApp as createManagementApp } from '../../management/src/app';
+import { tenantKeyLookup } from '../../management/src/auth/tenant-keys';
 import { currentTotp } from '../src/domain/totp';
 import { AMR_PASSWORD, AMR_PASSWORD_TOTP, LOCKED_OUT, WRONG_TOTP } from '../src/routes/interactions';
 import { escape } from '../src/views/pages';
@@ -14,10 +20,18 @@ let app: PagesApp;
 const secret = generateSecret();
 const PASSWORD = 'totp user password 1';
 
+/** A user whose stored TOTP secret is `store(userId)` (sealed, unless a test stores something else). */
+async function createTotpUser(username: string, store: (userId: string) => string): Promise<string> {
+  const user = await app.db.models.User.create({ tenantId: app.tenant.tenantId, username, passwordHash: await hashPassword(PASSWORD), claims: {} });
+  await app.db.models.User.updateOne({ _id: user._id }, { $set: { totpSecret: store(String(user._id)) } });
+  return String(user._id);
+}
+const sealed = (s: string, tenantId?: number) => (userId: string) => sealTotpSecret(app.keyStore.kek, tenantId ?? app.tenant.tenantId, userId, s);
+
 beforeAll(async () => {
   app = await startPagesApp('totp', { throttle: { maxFailuresPerAccount: 3, maxFailuresPerIp: 100, windowSeconds: 900 } });
-  await app.db.models.User.create({ tenantId: app.tenant.tenantId, username: 'bob', passwordHash: await hashPassword(PASSWORD), totpSecret: secret, claims: { name: 'Bob' } });
-  await app.db.models.User.create({ tenantId: app.tenant.tenantId, username: 'carol', passwordHash: await hashPassword(PASSWORD), totpSecret: generateSecret(), claims: {} });
+  await createTotpUser('bob', sealed(secret));
+  await createTotpUser('carol', sealed(generateSecret()));
 });
 /** amr the provider recorded on the user's session(s): what ID tokens and the claims helper read. */
 async function sessionAmr(username: string): Promise<unknown[]> {
@@ -99,4 +113,57 @@ it('does not ask a password-only session for a code on the next sign-in', async 
   const browser = new Browser(app.baseUrl, '203.0.113.71');
   const url = await signIn(app, browser, app.tenant.client);
   expect(url.searchParams.get('code')).toBeTruthy();
+});
+
+describe('secrets at rest', () => {
+  it('a user enrolled through the management API signs in with a code from the secret it returned', async () => {
+    const tenantId = app.tenant.tenantId;
+    const management = createManagementApp({
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      models: app.db.models,
+      readiness: [],
+      trustProxy: false,
+      keyStore: app.keyStore,
+      clientSecretPepper: 'p'.repeat(40),
+      bearer: { publicBaseUrl: app.baseUrl, tenantKeys: tenantKeyLookup(app.db.models, app.keyStore, 0) },
+    }).app;
+    const jwk = (await app.keyStore.load(tenantId)).signing.find((k) => k.alg === 'ES256')!;
+    const token = await new SignJWT({ scope: 'auth.users.create auth.users.update', client_id: 'admin' })
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
+      .setIssuer(`${app.baseUrl}/auth/${tenantId}`)
+      .setAudience(MANAGEMENT_AUDIENCE)
+      .setSubject('admin')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(await importJWK(jwk, 'ES256'));
+    const admin = (method: 'post', path: string, body?: object) => request(management)[method](`/auth/admin/tenants/${tenantId}${path}`).set('authorization', `Bearer ${token}`).send(body);
+    const created = await admin('post', '/users', { username: 'erin', password: PASSWORD });
+    expect(created.status).toBe(201);
+    const enrolled = await admin('post', `/users/${created.body.id}/totp`);
+    expect(enrolled.status).toBe(201);
+    const stored = (await app.db.models.User.findById(created.body.id).lean())!.totpSecret!;
+    expect(stored).not.toContain(enrolled.body.secret);
+
+    const { browser, auth, res } = await passwordStep('erin', '203.0.113.80');
+    expect(res.status).toBe(303);
+    const ok = await browser.go(`${auth.interaction}/totp`, { form: { code: await currentTotp(enrolled.body.secret) } });
+    expect(ok.status).toBe(303);
+    const callback = await followToRedirectUri(browser, ok.location, app.tenant.client.redirectUri);
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    expect(await sessionAmr('erin')).toEqual([AMR_PASSWORD_TOTP]);
+  });
+
+  it.each([
+    ['sealed for another tenant', 'frank', (s: string) => sealed(s, app.tenant.tenantId + 1)],
+    ['sealed for another user', 'grace', (s: string) => () => sealTotpSecret(app.keyStore.kek, app.tenant.tenantId, '0'.repeat(24), s)],
+    ['stored plain (legacy base32)', 'heidi', (s: string) => () => s],
+  ])('a secret %s accepts no code, not even the right one', async (_what, username, store) => {
+    const own = generateSecret();
+    await createTotpUser(username, store(own));
+    const { browser, auth, res } = await passwordStep(username, '203.0.113.90');
+    expect(res.status).toBe(303);
+    const refused = await browser.go(`${auth.interaction}/totp`, { form: { code: await currentTotp(own) } });
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain(escape(WRONG_TOTP));
+  });
 });

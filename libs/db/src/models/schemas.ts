@@ -233,7 +233,7 @@ export interface UserDoc {
   federatedIdentities?: Array<Record<string, unknown>>;
   /** Values of the identity-provider profile mapping: the `custom_claims` object unless a client script replaces it. */
   customClaims?: Record<string, unknown>;
-  /** GA4GH visa assertions; signed into the passport (`ga4gh_passport_v1`) at UserInfo time. */
+  /** GA4GH visa assertions; signed into the passport (`ga4gh_passport_v1`) at UserInfo time. `conditions` in storage form (ga4gh-visas.ts). */
   ga4ghVisas?: Array<{ type: string; value: string; source: string; by?: string; asserted: number; conditions?: unknown }>;
 }
 

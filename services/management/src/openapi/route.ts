@@ -156,6 +156,7 @@ export function parsePart<S extends z.ZodType>(schema: S, value: unknown, where:
 
 function issueReason(i: z.core.$ZodIssue): string {
   if (i.code === 'unrecognized_keys') return `unknown field(s): ${i.keys.join(', ')}`;
+  if (i.code === 'invalid_key') return `invalid key: ${i.issues.map((k) => k.message).join('; ')}`;
   return i.message;
 }
 
@@ -253,8 +254,10 @@ function handlersOf(r: RouteDef, deps: ApiDeps, json: RequestHandler): RequestHa
       const query = r.query ? parsePart(r.query, req.query, 'query') : parseEmptyQuery(req);
       let body: unknown;
       if (r.body) {
-        // No body at all reads as `{}` (routes whose fields are all optional); any body must be JSON.
-        const type = req.is(['application/json', 'application/*+json']);
+        // No body at all (also `Content-Length: 0`, as fetch and curl send a bare POST) reads as `{}` (routes whose
+        // fields are all optional); any body must be JSON.
+        const empty = req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
+        const type = empty ? null : req.is(['application/json', 'application/*+json']);
         if (type === false) throw new ProblemError('unsupported-media-type', 415, 'send the body as application/json');
         body = parsePart(r.body, type === null ? undefined : req.body, 'body');
       } else if (req.headers['content-length'] && req.headers['content-length'] !== '0') {

@@ -137,6 +137,16 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         const created = await models.Nhe.create({ ...body, maxTokenLifetime, tenantId }).catch((err: unknown) => {
           throw isDuplicateKeyError(err) ? problems.conflict('an NHE with this identifier already exists') : err;
         });
+        // Concurrent creates can all pass the count above. Afterwards every request sees the same order (by _id):
+        // a registration outside the first maxNhePerTenant is removed again, so the limit holds without a lock.
+        const firstAllowed = await models.Nhe.find({ tenantId }, { _id: 1 }).sort({ _id: 1 }).limit(settings.maxNhePerTenant).lean();
+        if (!firstAllowed.some((d) => String(d._id) === String(created._id))) {
+          await models.Nhe.deleteOne({ _id: created._id, tenantId });
+          throw problems.limitExceeded(`the tenant already has ${settings.maxNhePerTenant} NHE registrations (settings.nhe.maxNhePerTenant = ${settings.maxNhePerTenant})`, {
+            name: 'settings.nhe.maxNhePerTenant',
+            value: settings.maxNhePerTenant,
+          });
+        }
         const id = String(created._id);
         audit({ nheId: id, identifier: body.identifier });
         invalidate('nhe', id);

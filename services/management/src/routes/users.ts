@@ -1,11 +1,15 @@
-/** Users: create, update, set password, reset TOTP, disable (PATCH enabled=false), delete. Never returns secrets. */
+/**
+ * Users: create, update, set password, enrol and reset TOTP, disable (PATCH enabled=false), delete. Never returns a
+ * password hash or a stored TOTP secret; TOTP enrolment shows the new secret once.
+ */
 import { z } from 'zod';
 import type { UserDoc } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
-import { DUMMY_PASSWORD_HASH, hashPassword } from '@idp/tokens';
+import { DUMMY_PASSWORD_HASH, generateTotpSecret, hashPassword, sealTotpSecret, TOTP_PARAMETERS, totpUri } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
-import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, tenantParams } from '../openapi/schemas';
+import { countSchema, emptyBody, isoDate, objectIdParam, page, pageQuery, queryBool, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
+import { checkJson, identityCreateFields, identityPatchFields, identityView, identityViewFields, patchUpdate, toStored } from './user-claims';
 
 const username = z.string().regex(/^[A-Za-z0-9._@+-]{1,128}$/, '1 to 128 letters, digits or . _ @ + -');
 /** NIST SP 800-63B: at least 8 characters, long passphrases allowed. */
@@ -15,10 +19,24 @@ const claims = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'claim names: letters, digits, _ and -'), z.unknown())
   .refine((c) => Object.keys(c).length <= 100, 'at most 100 claims')
   .refine((c) => JSON.stringify(c).length <= 16_384, 'at most 16 kB of claims')
-  .refine((c) => !JSON.stringify(c).includes('"$') && !/"[^"]*\.[^"]*":/.test(JSON.stringify(c)), 'nested keys must not start with $ or contain dots');
+  // Nested keys (no dots, no leading $) and arrays inside arrays, each reported at its path.
+  .superRefine((c, ctx) => {
+    for (const [k, v] of Object.entries(c)) checkJson(v, [k], 1, ctx);
+  });
 
-const createBody = z.object({ username, password: password.optional().describe('Without it the user cannot sign in with a password'), enabled: z.boolean().default(true), claims: claims.default({}) }).strict();
-const patchBody = z.object({ username: username.optional(), enabled: z.boolean().optional(), claims: claims.optional().describe('Replaces the claims') }).strict();
+const createBody = z
+  .object({
+    username,
+    password: password.optional().describe('Without it the user cannot sign in with a password'),
+    enabled: z.boolean().default(true),
+    claims: claims.default({}).describe('Standard OIDC claims (name, email, phone_number, address, ...) keyed by claim name'),
+    ...identityCreateFields,
+  })
+  .strict();
+const patchBody = z
+  .object({ username: username.optional(), enabled: z.boolean().optional(), claims: claims.optional().describe('Replaces the claims'), ...identityPatchFields })
+  .strict()
+  .describe('Each field given replaces the stored one; null removes an identity field');
 
 export const userSchema = z
   .object({
@@ -28,6 +46,7 @@ export const userSchema = z
     roleIds: z.array(z.string()),
     groupIds: z.array(z.string()),
     claims: z.record(z.string(), z.unknown()),
+    ...identityViewFields,
     totpEnrolled: z.boolean(),
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -35,6 +54,16 @@ export const userSchema = z
   .meta({ id: 'User' });
 
 export const userPage = page(userSchema, 'UserPage');
+
+const totpEnrolment = z
+  .object({
+    secret: z.string().describe('Base32 shared secret (RFC 4648, unpadded)'),
+    otpauthUri: z.string().describe('otpauth://totp/... Key URI for authenticator apps (QR code)'),
+    algorithm: z.literal('SHA1'),
+    digits: z.literal(6),
+    period: z.literal(30),
+  })
+  .meta({ id: 'TotpEnrolment' });
 
 type Row = UserDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
 
@@ -46,6 +75,7 @@ export function userView(doc: Row) {
     roleIds: doc.roleIds ?? [],
     groupIds: doc.groupIds ?? [],
     claims: doc.claims ?? {},
+    ...identityView(doc),
     totpEnrolled: Boolean(doc.totpSecret),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
@@ -94,9 +124,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, body, req, audit, invalidate }) => {
         if (await models.User.exists({ tenantId, username: body.username })) throw problems.conflict('a user with this username already exists');
         const passwordHash = body.password ? await hashPassword(body.password) : DUMMY_PASSWORD_HASH;
-        const created = await models.User.create({ tenantId, username: body.username, enabled: body.enabled, claims: body.claims, passwordHash }).catch(duplicate);
+        const { password: _password, ...fields } = body;
+        const created = await models.User.create({ tenantId, ...toStored(fields), passwordHash }).catch(duplicate);
         const id = String(created._id);
-        audit({ userId: id, username: body.username, passwordSet: Boolean(body.password) });
+        audit({ userId: id, username: body.username, passwordSet: Boolean(body.password), fields: Object.keys(fields) });
         invalidate('user', id);
         return { status: 201, body: userView(await find(tenantId, id)), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
       },
@@ -153,7 +184,7 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         if (body.username && body.username !== existing.username && (await models.User.exists({ tenantId, username: body.username }))) {
           throw problems.conflict('a user with this username already exists');
         }
-        const doc = await models.User.findOneAndUpdate({ _id: existing._id, tenantId }, { $set: body }, { returnDocument: 'after' }).lean<Row>().catch(duplicate);
+        const doc = await models.User.findOneAndUpdate({ _id: existing._id, tenantId }, patchUpdate(toStored(body)), { returnDocument: 'after' }).lean<Row>().catch(duplicate);
         if (!doc) throw problems.notFound('user not found');
         audit({ userId: params.userId, fields: Object.keys(body) });
         invalidate('user', params.userId);
@@ -179,17 +210,54 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       },
     }),
     defineRoute({
+      method: 'post',
+      path: `${BASE}/:userId/totp`,
+      operationId: 'enrolUserTotp',
+      summary: 'Enrol a user in TOTP: returns the new secret once',
+      description:
+        'Generates a 160-bit TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) and stores it sealed with the key-encryption key. ' +
+        'The response is the only time the secret is shown: give it (or the otpauth URI, as a QR code) to the user. From now on ' +
+        'the user signs in with password and code. 409 when the user is already enrolled: reset first to replace it.',
+      tag: TAG,
+      scope: 'auth.users.update',
+      params: userParams,
+      body: emptyBody,
+      responses: { 201: { description: 'The new secret (shown once)', schema: totpEnrolment } },
+      errors: [409],
+      handler: async ({ tenantId, params, audit }) => {
+        const existing = await find(tenantId, params.userId);
+        if (existing.totpSecret) throw problems.conflict('the user is already enrolled in TOTP; reset it first');
+        const tenant = await loadTenant(models, tenantId);
+        const secret = generateTotpSecret();
+        const sealed = sealTotpSecret(deps.keyStore.kek, tenantId, params.userId, secret);
+        // Conditional on "not enrolled", then read back: a concurrent enrolment that won answers 409 here (FerretDB
+        // does not make the conditional update atomic, hence the read-back).
+        const res = await models.User.updateOne(
+          { _id: existing._id, tenantId, totpSecret: { $exists: false } },
+          { $set: { totpSecret: sealed }, $unset: { totpLastTimeStep: 1 } },
+        );
+        const now = await models.User.findOne({ _id: existing._id, tenantId }, { totpSecret: 1 }).lean();
+        if (res.modifiedCount !== 1 || now?.totpSecret !== sealed) throw problems.conflict('the user is already enrolled in TOTP; reset it first');
+        audit({ userId: params.userId, totpEnrolled: true });
+        return {
+          status: 201,
+          body: { secret, otpauthUri: totpUri({ issuer: tenant.name, account: existing.username, secret }), ...TOTP_PARAMETERS },
+        };
+      },
+    }),
+    defineRoute({
       method: 'delete',
       path: `${BASE}/:userId/totp`,
       operationId: 'resetUserTotp',
-      summary: 'Reset a user\'s TOTP enrolment (the user enrols again at next sign-in)',
+      summary: 'Reset a user\'s TOTP enrolment',
+      description: 'Removes the secret: the user signs in with the password alone until enrolled again (POST on this path).',
       tag: TAG,
       scope: 'auth.users.update',
       params: userParams,
       responses: { 204: { description: 'TOTP removed' } },
       handler: async ({ tenantId, params, audit }) => {
         const existing = await find(tenantId, params.userId);
-        await models.User.updateOne({ _id: existing._id, tenantId }, { $unset: { totpSecret: 1 } });
+        await models.User.updateOne({ _id: existing._id, tenantId }, { $unset: { totpSecret: 1, totpLastTimeStep: 1 } });
         audit({ userId: params.userId, totpReset: true });
         return { status: 204 };
       },

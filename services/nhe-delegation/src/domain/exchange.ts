@@ -93,7 +93,9 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
   const subjectToken = required(params, 'subject_token', MAX_TOKEN_LENGTH);
   const subjectTokenType = required(params, 'subject_token_type');
   if (subjectTokenType !== TOKEN_TYPE_ACCESS_TOKEN) throw oauthErrors.invalidRequest(`unsupported subject_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
-  const actorToken = required(params, 'actor_token', 256);
+  const actorToken = required(params, 'actor_token');
+  // No NHE identifier is this long (management caps them far below): an unknown NHE, as the spec names it.
+  if (actorToken.length > 256) throw oauthErrors.invalidGrant('unknown non-human entity');
   const actorTokenType = required(params, 'actor_token_type');
   if (actorTokenType !== TOKEN_TYPE_NHE_ID) throw oauthErrors.invalidRequest(`unsupported actor_token_type; use ${TOKEN_TYPE_NHE_ID}`);
   const resource = required(params, 'resource');

@@ -2,9 +2,13 @@
  * TOTP second factor (RFC 6238 through otplib: SHA-1, 6 digits, 30-second steps, base32 secrets as authenticator
  * apps use them). A code is accepted for the current step or the one before (clock drift), and each time step
  * is accepted once per user: the last accepted step is stored and later codes must be newer (no replay).
+ * Secrets are stored sealed with the key-encryption key for their tenant and user (@idp/tokens totp-secret.ts);
+ * a value that does not open (another user's, another key's, or a legacy plain one) accepts no code.
  */
 import { generate, verify } from 'otplib';
 import type { Models } from '@idp/db';
+import type { Logger } from '@idp/logger';
+import { openTotpSecret, type KeyEncryptionKey } from '@idp/tokens';
 
 /** Previous step tolerated for clock drift and typing time (seconds). */
 const PAST_TOLERANCE_SECONDS = 30;
@@ -38,10 +42,25 @@ export async function checkTotp(secret: string, code: string, lastTimeStep?: num
  * Verifies a user's code and records its time step atomically, so two concurrent submissions of one code cannot
  * both succeed. Returns true when the code is accepted.
  */
-export async function verifyUserTotp(models: Models, tenantId: number, userId: string, code: string): Promise<boolean> {
+export async function verifyUserTotp(
+  models: Models,
+  kek: KeyEncryptionKey,
+  tenantId: number,
+  userId: string,
+  code: string,
+  logger?: Logger,
+): Promise<boolean> {
   const user = await models.User.findOne({ tenantId, _id: userId }, { totpSecret: 1, totpLastTimeStep: 1 }).lean();
   if (!user?.totpSecret) return false;
-  const step = await checkTotp(user.totpSecret, code, user.totpLastTimeStep);
+  let secret: string;
+  try {
+    secret = openTotpSecret(kek, tenantId, userId, user.totpSecret);
+  } catch {
+    // Never the value itself: the user must be enrolled again (management DELETE then POST .../totp).
+    logger?.warn({ event: 'totp.secret_unreadable', tenantId, userId }, 'stored TOTP secret does not open with the key-encryption key; no code is accepted');
+    return false;
+  }
+  const step = await checkTotp(secret, code, user.totpLastTimeStep);
   if (step === undefined) return false;
   const previous = user.totpLastTimeStep;
   const res = await models.User.updateOne(

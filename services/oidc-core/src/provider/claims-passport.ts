@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT, type CryptoKey, type KeyObject } from 'jose';
+import { readVisaConditions } from '@idp/db';
 import type { PrivateJwk } from '@idp/tokens';
 
 export interface VisaAssertion {
@@ -13,6 +14,7 @@ export interface VisaAssertion {
   source: string;
   by?: string;
   asserted: number;
+  /** Storage form (libs/db ga4gh-visas.ts). */
   conditions?: unknown;
 }
 
@@ -44,7 +46,7 @@ export class PassportSigner {
             value: v.value,
             source: v.source,
             ...(v.by ? { by: v.by } : {}),
-            ...(v.conditions !== undefined ? { conditions: v.conditions } : {}),
+            ...(readVisaConditions(v.conditions) ? { conditions: readVisaConditions(v.conditions) } : {}),
           },
         })
           .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })

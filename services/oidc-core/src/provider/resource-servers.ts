@@ -18,6 +18,28 @@ const JWT_FORMAT = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES2
 /** Login scopes a UserInfo-audience token can carry (offline_access is about refresh tokens, not claims). */
 const USERINFO_SCOPES = [...LOGIN_SCOPES].filter((s) => s !== 'offline_access');
 
+/**
+ * Resource-server records and client role permissions are reused this long by one tenant's provider, so a busy
+ * token endpoint does not query them per request. The cache lives in the provider's closure: an invalidation event
+ * from the management API rebuilds the provider and drops it at once; without the event a change applies within
+ * this time. User permissions are never cached (a revoked role must be gone at the next refresh).
+ */
+export const RECORD_CACHE_MS = 5_000;
+const RECORD_CACHE_MAX = 1_000;
+
+function shortCache<T>(ttlMs: number): (key: string, load: () => Promise<T>) => Promise<T> {
+  const entries = new Map<string, { at: number; value: Promise<T> }>();
+  return (key, load) => {
+    const hit = entries.get(key);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.value;
+    const value = load();
+    if (entries.size >= RECORD_CACHE_MAX) entries.clear();
+    entries.set(key, { at: Date.now(), value });
+    value.catch(() => entries.delete(key));
+    return value;
+  };
+}
+
 export async function findResourceServer(models: Models, tenantId: number, identifier: string): Promise<ResourceServerDoc | null> {
   return models.ResourceServer.findOne({ tenantId, identifier }).lean<ResourceServerDoc>();
 }
@@ -27,7 +49,8 @@ export async function findResourceServer(models: Models, tenantId: number, ident
  * every tenant; other resource servers come from the tenant's records. A resource server that only accepts NHE
  * tokens gets no ordinary access tokens (DESIGN.md).
  */
-export function resourceServerInfo(models: Models, tenantId: number) {
+export function resourceServerInfo(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
+  const records = shortCache<ResourceServerDoc | null>(cacheMs);
   return async (ctx: KoaContextWithOIDC, resource: string): Promise<ResourceServer> => {
     if (resource === MANAGEMENT_AUDIENCE) {
       return { scope: MANAGEMENT_SCOPES.join(' '), audience: MANAGEMENT_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
@@ -38,7 +61,7 @@ export function resourceServerInfo(models: Models, tenantId: number) {
       }
       return { scope: USERINFO_SCOPES.join(' '), audience: resource, accessTokenTTL: USERINFO_TOKEN_TTL, ...JWT_FORMAT };
     }
-    const rs = await findResourceServer(models, tenantId, resource);
+    const rs = await records(resource, () => findResourceServer(models, tenantId, resource));
     if (!rs) throw new errors.InvalidTarget('resource server not found');
     if (rs.config?.nhe?.requireDelegationTokens) {
       throw new errors.InvalidTarget('this resource server accepts delegated (NHE) tokens only');
@@ -86,7 +109,8 @@ type TokenLike = {
  * Login scopes never appear. A token for the tenant's UserInfo audience carries its login scopes in
  * `org.vendor.userinfo.scope` and no `scope`.
  */
-export function accessTokenScopeCustomizer(models: Models, tenantId: number) {
+export function accessTokenScopeCustomizer(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
+  const clientHeld = shortCache<Set<string>>(cacheMs);
   return async (ctx: KoaContextWithOIDC | undefined, token: unknown, jwt: { header: Record<string, unknown>; payload: Record<string, unknown> }): Promise<void> => {
     const t = token as TokenLike;
     const audience = jwt.payload.aud;
@@ -100,7 +124,7 @@ export function accessTokenScopeCustomizer(models: Models, tenantId: number) {
     }
     const held =
       t.kind === 'ClientCredentials'
-        ? await clientPermissions(models, tenantId, t.clientId ?? '', audience)
+        ? await clientHeld(`${t.clientId ?? ''} ${audience}`, () => clientPermissions(models, tenantId, t.clientId ?? '', audience))
         : t.accountId
           ? await userPermissions(models, tenantId, t.accountId, audience)
           : new Set<string>();

@@ -1,7 +1,8 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { errors } from 'oidc-provider';
 import type { Models } from '@idp/db';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '@idp/tokens';
+import type { Logger } from '@idp/logger';
+import { DUMMY_PASSWORD_HASH, verifyPassword, type KeyEncryptionKey } from '@idp/tokens';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from '../domain/login-throttle';
 import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
@@ -9,6 +10,9 @@ import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTot
 
 export interface InteractionDeps {
   models: Models;
+  /** Opens the users' sealed TOTP secrets. */
+  kek: KeyEncryptionKey;
+  logger?: Logger;
   /** Failed sign-in limits; defaults to DEFAULT_LOGIN_THROTTLE over `models`. */
   loginThrottle?: LoginThrottle;
 }
@@ -191,7 +195,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         return;
       }
       const code = normaliseTotpCode(field(req.body, 'code'));
-      if (!code || !(await verifyUserTotp(deps.models, tenant.tenantId, pending.accountId, code))) {
+      if (!code || !(await verifyUserTotp(deps.models, deps.kek, tenant.tenantId, pending.accountId, code, deps.logger))) {
         await outcome.attempt.failed();
         await totpPage(res, req, details, 401, WRONG_TOTP);
         return;

@@ -41,6 +41,11 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
       if (typeof value === 'string') params[name] = value;
     }
     const proof = ctx.get('DPoP');
+    // A client configured to require DPoP (dpop_bound_access_tokens) gets no unbound token from this grant either;
+    // the provider checks that only in its built-in grants.
+    if (!proof && client.dpopBoundAccessTokens) throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
+    const clientNumericId = Number(client[CLIENT_PROPS.numericId]);
+    if (!Number.isSafeInteger(clientNumericId)) throw new errors.InvalidClient('client record has no numeric id');
     // htu is the URL the client posted to: the mount prefix (/auth/{t} or /_api/auth/{t}) is in originalUrl.
     const originalPath = ((ctx.req as { originalUrl?: string }).originalUrl ?? ctx.path).split('?')[0];
     // The client address as express resolved it from the trusted proxy chain (koa's ctx.ip would trust the
@@ -49,7 +54,7 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
     const result = await forward({
       tenantId,
       clientId: client.clientId,
-      clientNumericId: Number(client[CLIENT_PROPS.numericId]),
+      clientNumericId,
       params,
       ...(proof ? { dpop: { proof, htm: ctx.method, htu: `${ctx.protocol}://${ctx.host}${originalPath}` } } : {}),
       sourceIp,
