@@ -10,55 +10,24 @@
  *
  * Uses MONGODB_URI / NATS_URL when set, else starts FerretDB and nats-server from .tools/bin (scripts/tools.sh).
  */
-const { spawn } = require('node:child_process');
 const { join } = require('node:path');
-const autocannon = require('autocannon');
 const { importJWK, SignJWT } = require('jose');
 const { connectDatabase } = require('@idp/db');
 const { createLogger } = require('@idp/logger');
-const { ensureTools, seedDelegationTenant, startFerretDb, startNatsServer, withDatabase } = require('@idp/testing');
+const { seedDelegationTenant } = require('@idp/testing');
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
+const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
+const { arg, compare, printComparison, startReference } = require('../common');
 
 const TENANT = 4243;
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
-};
-const duration = Number(arg('duration', '10'));
+const seconds = Number(arg('duration', '10'));
 const connectionSets = arg('connections', '1,32').split(',').map(Number);
 
-/** @param {string} url @param {string} auth @param {string} body @param {number} connections @param {number} [seconds] */
-function load(url, auth, body, connections, seconds = duration) {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url, method: 'POST', connections, duration: seconds, headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    );
-  });
-}
-
-/** @param {any} r */
-const summary = (r) => ({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
-
 async function main() {
-  const owned = [];
-  if (!process.env.MONGODB_URI || !process.env.NATS_URL) ensureTools('ferretdb', 'nats-server');
-  let mongoBase = process.env.MONGODB_URI;
-  if (!mongoBase) {
-    const s = await startFerretDb({ quiet: true });
-    owned.push(s);
-    mongoBase = s.url;
-  }
-  let natsUrl = process.env.NATS_URL;
-  if (!natsUrl) {
-    const s = await startNatsServer({ quiet: true });
-    owned.push(s);
-    natsUrl = s.url;
-  }
-  const mongoUri = withDatabase(mongoBase, `idp_bench_te_${Date.now()}`);
-  const topology = await startTopology({ mongoUri, natsUrl, logLevel: 'warn', stdio: 'ignore' });
+  const infra = await startLocalInfra(`idp_bench_te_${Date.now()}`);
+  const mongoUri = infra.mongoUri;
+  const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
   const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
@@ -78,11 +47,7 @@ async function main() {
     .setJti('bench-subject')
     .sign(await importJWK(jwk, 'ES256'));
 
-  const ceiling = spawn(process.execPath, [join(__dirname, 'ceiling.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const ceilingPort = await new Promise((resolve, reject) => {
-    ceiling.stdout.once('data', (d) => resolve(Number(String(d).trim())));
-    ceiling.once('exit', (code) => reject(new Error(`ceiling exited ${code}`)));
-  });
+  const ceiling = await startReference(join(__dirname, 'ceiling.js'));
 
   const auth = `Basic ${Buffer.from(`${encodeURIComponent(tenant.client.clientId)}:${encodeURIComponent(tenant.client.clientSecret)}`).toString('base64')}`;
   const body = new URLSearchParams({
@@ -94,40 +59,24 @@ async function main() {
     resource: tenant.resource,
     scope: 'orders:read',
   }).toString();
-  const oidcUrl = `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`;
-  const ceilingUrl = `http://127.0.0.1:${ceilingPort}/token`;
-
-  for (const url of [oidcUrl, ceilingUrl]) {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body });
-    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
-  }
-
-  const rows = [];
-  for (const connections of connectionSets) {
-    await load(oidcUrl, auth, body, connections, 2);
-    await load(ceilingUrl, auth, body, connections, 2);
-    const ours = summary(await load(oidcUrl, auth, body, connections));
-    const top = summary(await load(ceilingUrl, auth, body, connections));
-    rows.push({ connections, ours, ceiling: top, ratio: top.rps ? +(ours.rps / top.rps).toFixed(2) : 0 });
-  }
+  const rows = await compare({
+    ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
+    ceiling: `http://127.0.0.1:${ceiling.port}/token`,
+    auth,
+    body,
+    connectionSets,
+    seconds,
+  });
   const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
 
-  process.stdout.write(`\nNHE token exchanges/s, ${duration}s per point (node ${process.version}, ${require('node:os').cpus().length} cores)\n`);
-  process.stdout.write('connections | oidc-core+sidecar rps  p50  p99 | express+jose ceiling rps  p50  p99 | ratio\n');
-  for (const r of rows) {
-    process.stdout.write(
-      `${String(r.connections).padStart(11)} | ${String(r.ours.rps).padStart(21)} ${String(r.ours.p50).padStart(4)} ${String(r.ours.p99).padStart(4)} | ${String(r.ceiling.rps).padStart(24)} ${String(r.ceiling.p50).padStart(4)} ${String(r.ceiling.p99).padStart(4)} | ${r.ratio}\n`,
-    );
-    if (r.ours.non2xx || r.ceiling.non2xx || r.ours.errors) process.stdout.write(`  non-2xx: ours ${r.ours.non2xx} (errors ${r.ours.errors}), ceiling ${r.ceiling.non2xx}\n`);
-  }
+  printComparison('token-exchange', 'NHE token exchanges/s', ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
   process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
-  process.stdout.write(`${JSON.stringify({ bench: 'token-exchange', duration, rows })}\n`);
 
-  ceiling.kill('SIGTERM');
+  ceiling.kill();
   await db.connection.dropDatabase().catch(() => undefined);
   await db.close();
   await topology.stop();
-  await Promise.all(owned.map((s) => s.dispose()));
+  await infra.stop();
 }
 
 main().catch((err) => {

@@ -6,28 +6,17 @@
  */
 import { connectDatabase } from '@idp/db';
 import { createLogger } from '@idp/logger';
-import { ensureTools, seedDelegationTenant, startFerretDb, startNatsServer, withDatabase, type RunningServer } from '@idp/testing';
+import { seedDelegationTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { startLocalInfra } from './local-infra';
 import { startTopology } from './topology';
 
 const DEMO_TENANT_ID = 1001;
 
 async function main(): Promise<void> {
-  const owned: RunningServer[] = [];
-  if (!process.env.MONGODB_URI || !process.env.NATS_URL) ensureTools('ferretdb', 'nats-server');
-  let mongoBase = process.env.MONGODB_URI;
-  if (!mongoBase) {
-    const s = await startFerretDb({ quiet: true });
-    owned.push(s);
-    mongoBase = s.url;
-  }
-  let natsUrl = process.env.NATS_URL;
-  if (!natsUrl) {
-    const s = await startNatsServer({ quiet: true });
-    owned.push(s);
-    natsUrl = s.url;
-  }
-  const mongoUri = withDatabase(mongoBase, `idp_demo_${Date.now()}`);
+  const infra = await startLocalInfra(`idp_demo_${Date.now()}`);
+  const mongoUri = infra.mongoUri;
+  const natsUrl = infra.natsUrl;
   const topology = await startTopology({
     mongoUri,
     natsUrl,
@@ -37,7 +26,7 @@ async function main(): Promise<void> {
   });
   const stopAll = async () => {
     await topology.stop();
-    await Promise.all(owned.map((s) => s.dispose()));
+    await infra.stop();
   };
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

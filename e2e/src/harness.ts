@@ -4,6 +4,7 @@ import { connectDatabase, type Database } from '@idp/db';
 import { createLogger } from '@idp/logger';
 import { openTestDatabase, seedDelegationTenant, startNatsServer, type RunningServer, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { browserlessLogin } from './clients/browserless-login';
 import { startTopology, type Topology } from './topology';
 
 export interface Harness {
@@ -43,4 +44,19 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
       await db.close();
     },
   };
+}
+
+/** The seeded user's access token for the seeded resource server (authorization code + PKCE, by form posts). */
+export async function seededUserToken(h: Harness): Promise<string> {
+  const tokens = await browserlessLogin({
+    baseUrl: h.topology.baseUrl,
+    tenantId: h.tenant.tenantId,
+    clientId: h.tenant.client.clientId,
+    clientSecret: h.tenant.client.clientSecret,
+    redirectUri: h.tenant.client.redirectUri,
+    username: h.tenant.user.username,
+    password: h.tenant.user.password,
+    resource: h.tenant.resource,
+  });
+  return tokens.access_token;
 }

@@ -4,6 +4,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
+/** RFC 6749 section 2.3.1 HTTP Basic client authentication (form-encoded id and secret). */
+export function basicAuth(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+}
+
 export class CookieJar {
   private readonly cookies = new Map<string, string>();
   store(res: Response): void {
@@ -80,7 +85,7 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${encodeURIComponent(o.clientId)}:${encodeURIComponent(o.clientSecret)}`).toString('base64')}`,
+          authorization: basicAuth(o.clientId, o.clientSecret),
         },
         body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: o.redirectUri, code_verifier: verifier }),
       });
@@ -110,7 +115,7 @@ export async function clientCredentialsToken(baseUrl: string, tenantId: number, 
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`,
+      authorization: basicAuth(clientId, clientSecret),
     },
     body: new URLSearchParams({ grant_type: 'client_credentials', resource, ...(scope ? { scope } : {}) }),
   });

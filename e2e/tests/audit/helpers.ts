@@ -1,23 +1,11 @@
 /** Shared helpers of the audit e2e tests: issuing NHE tokens through the whole stack, reading rows back. */
 import { decodeJwt } from 'jose';
-import { browserlessLogin } from '../../src/clients/browserless-login';
+import { basicAuth } from '../../src/clients/browserless-login';
 import type { Harness } from '../../src/harness';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
-export async function userToken(h: Harness): Promise<string> {
-  const tokens = await browserlessLogin({
-    baseUrl: h.topology.baseUrl,
-    tenantId: h.tenant.tenantId,
-    clientId: h.tenant.client.clientId,
-    clientSecret: h.tenant.client.clientSecret,
-    redirectUri: h.tenant.client.redirectUri,
-    username: h.tenant.user.username,
-    password: h.tenant.user.password,
-    resource: h.tenant.resource,
-  });
-  return tokens.access_token;
-}
+export { seededUserToken as userToken } from '../../src/harness';
 
 /** One token exchange through the router, oidc-core and the sidecar: the issued token's jti, or the HTTP status. */
 export async function exchange(h: Harness, subjectToken: string): Promise<{ jti: string } | { status: number }> {
@@ -26,7 +14,7 @@ export async function exchange(h: Harness, subjectToken: string): Promise<{ jti:
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${encodeURIComponent(h.tenant.client.clientId)}:${encodeURIComponent(h.tenant.client.clientSecret)}`).toString('base64')}`,
+        authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
       },
       body: new URLSearchParams({
         grant_type: TOKEN_EXCHANGE,

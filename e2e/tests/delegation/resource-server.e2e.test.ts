@@ -12,8 +12,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { publishInvalidation, REVOCATION_COLLECTION, revocationStore } from '@idp/events';
-import { browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
-import { startHarness, type Harness } from '../../src/harness';
+import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
+import { seededUserToken, startHarness, type Harness } from '../../src/harness';
 import { createResourceServerKit, startResourceServer } from '../../src/resource-server';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -37,18 +37,7 @@ beforeAll(async () => {
     revocations: revocationStore(h.db.connection.collection(REVOCATION_COLLECTION)),
   });
   api = await startResourceServer(kit);
-  userAccessToken = (
-    await browserlessLogin({
-      baseUrl: h.topology.baseUrl,
-      tenantId: h.tenant.tenantId,
-      clientId: h.tenant.client.clientId,
-      clientSecret: h.tenant.client.clientSecret,
-      redirectUri: h.tenant.client.redirectUri,
-      username: h.tenant.user.username,
-      password: h.tenant.user.password,
-      resource: h.tenant.resource,
-    })
-  ).access_token;
+  userAccessToken = await seededUserToken(h);
 }, 120_000);
 
 afterAll(async () => {
@@ -57,7 +46,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = basicAuth;
 
 async function exchange(extraHeaders: Record<string, string> = {}) {
   const res = await fetch(tokenUrl, {

@@ -4,8 +4,8 @@
  * discovery -> audit row read back through the management API. And: NATS down means 503 and no token.
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
-import { startHarness, type Harness } from '../../src/harness';
+import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
+import { seededUserToken, startHarness, type Harness } from '../../src/harness';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -19,9 +19,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-}
+const basic = basicAuth;
 
 async function exchange(userToken: string, overrides: Record<string, string> = {}) {
   const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
@@ -41,19 +39,7 @@ async function exchange(userToken: string, overrides: Record<string, string> = {
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function userToken(): Promise<string> {
-  const tokens = await browserlessLogin({
-    baseUrl: h.topology.baseUrl,
-    tenantId: h.tenant.tenantId,
-    clientId: h.tenant.client.clientId,
-    clientSecret: h.tenant.client.clientSecret,
-    redirectUri: h.tenant.client.redirectUri,
-    username: h.tenant.user.username,
-    password: h.tenant.user.password,
-    resource: h.tenant.resource,
-  });
-  return tokens.access_token;
-}
+const userToken = () => seededUserToken(h);
 
 async function auditRows(): Promise<Array<Record<string, unknown>>> {
   const admin = await clientCredentialsToken(h.topology.baseUrl, h.tenant.tenantId, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management');

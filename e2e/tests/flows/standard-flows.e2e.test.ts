@@ -11,6 +11,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, genera
 import * as oidc from 'openid-client';
 import { createClient, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { basicAuth } from '../../src/clients/browserless-login';
 import { FormAgent } from '../../src/clients/form-agent';
 import { startHarness, type Harness } from '../../src/harness';
 
@@ -26,7 +27,7 @@ let jwtClientKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 const issuerOf = (t: SeededTenant) => `${h.topology.baseUrl}/auth/${t.tenantId}`;
 const person = (t: SeededTenant) => ({ username: t.user.username, password: t.user.password });
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = basicAuth;
 
 async function discover(t: SeededTenant, clientId: string, metadata?: Partial<oidc.ClientMetadata> | string, auth?: oidc.ClientAuth) {
   return oidc.discovery(new URL(issuerOf(t)), clientId, metadata, auth, { execute: [oidc.allowInsecureRequests] });

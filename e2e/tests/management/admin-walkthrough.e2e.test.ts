@@ -4,7 +4,7 @@
  * resource server, a user with a role, an NHE and a policy; the user signs in and the app exchanges the token.
  * Then configuration changes reach oidc-core and the sidecar without a restart (NATS invalidation).
  */
-import { browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
+import { basicAuth, browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 
 let h: Harness;
@@ -15,7 +15,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = basicAuth;
 
 test('admin walkthrough: tenant, client, resource server, user with role, NHE, policy, then a token exchange', async () => {
   const base = h.topology.baseUrl;

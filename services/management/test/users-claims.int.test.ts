@@ -101,6 +101,9 @@ describe('identity fields of users', () => {
     const line = h.logs.filter((l) => l.includes('updateUser')).pop()!;
     expect(line).toContain('externalGroups');
     expect(line).not.toContain('E-43');
+    // An empty PATCH changes nothing.
+    const empty = await h.call('patch', u(A, `/${id}`), adminA, {});
+    expect([empty.status, { ...empty.body, updatedAt: 0 }]).toEqual([200, { ...res.body, updatedAt: 0 }]);
   });
 
   it('an empty list is kept as given (federated_identities is then released empty)', async () => {

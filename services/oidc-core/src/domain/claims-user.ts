@@ -2,7 +2,8 @@
  * Builds every claim a user can release from the user's record, memberships and tenant (pure). The provider then
  * masks the result by the granted scopes (provider/claims.ts); UserInfo-only claims are dropped for ID tokens.
  */
-export const STANDARD_CLAIMS = [
+/** The OpenID Connect standard claims of the `profile` scope. */
+export const PROFILE_CLAIMS = [
   'name',
   'given_name',
   'family_name',
@@ -17,12 +18,10 @@ export const STANDARD_CLAIMS = [
   'zoneinfo',
   'locale',
   'updated_at',
-  'email',
-  'email_verified',
-  'phone_number',
-  'phone_number_verified',
-  'address',
 ] as const;
+
+/** Every standard claim a user record can hold (profile, email, phone, address). */
+export const STANDARD_CLAIMS = [...PROFILE_CLAIMS, 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address'] as const;
 
 export interface UserClaimSources {
   sub: string;

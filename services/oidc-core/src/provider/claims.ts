@@ -1,3 +1,5 @@
+import { PROFILE_CLAIMS } from '../domain/claims-user';
+
 /**
  * The spec's scope table ("Scopes"): which claims each login scope releases in the ID token and UserInfo. The
  * provider masks what findAccount returns by this table, and discovery's scopes_supported / claims_supported come
@@ -10,20 +12,7 @@ export const SCOPE_CLAIMS: Record<string, string[]> = {
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   profile: [
-    'name',
-    'given_name',
-    'family_name',
-    'middle_name',
-    'nickname',
-    'preferred_username',
-    'profile',
-    'picture',
-    'website',
-    'gender',
-    'birthdate',
-    'zoneinfo',
-    'locale',
-    'updated_at',
+    ...PROFILE_CLAIMS,
     'resource_roles',
     // Flattened role claims: produced only for clients with legacy role compatibility.
     'access_roles',
