@@ -21,10 +21,10 @@ afterAll(async () => {
 
 const basic = basicAuth;
 
-async function exchange(userToken: string, overrides: Record<string, string> = {}) {
+async function exchange(userToken: string, overrides: Record<string, string> = {}, headers: Record<string, string> = {}) {
   const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(h.tenant.client.clientId, h.tenant.client.clientSecret), ...headers },
     body: new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
       subject_token: userToken,
@@ -108,6 +108,15 @@ test('user token -> NHE token verified through discovery + JWKS -> audit row thr
   });
   expect(typeof row.sourceIp).toBe('string');
   expect(String(row.sourceIp).length).toBeGreaterThan(0);
+});
+
+test('a client cannot choose its audit source IP with X-Forwarded-For', async () => {
+  const result = await exchange(await userToken(), {}, { 'x-forwarded-for': '203.0.113.66, 10.1.2.3' });
+  expect(result.status).toBe(200);
+  const { jti } = JSON.parse(Buffer.from(String(result.body.access_token).split('.')[1]!, 'base64url').toString()) as { jti: string };
+  const row = await waitForAuditRow(jti);
+  // The dev router (the one trusted hop, like the ingress) appended the address it saw: loopback.
+  expect(row.sourceIp).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
 });
 
 test('bad input gets a specific OAuth error, never a 500', async () => {

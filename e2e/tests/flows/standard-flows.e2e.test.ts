@@ -11,7 +11,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, genera
 import * as oidc from 'openid-client';
 import { createClient, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
-import { basicAuth } from '../../src/clients/browserless-login';
+import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { FormAgent } from '../../src/clients/form-agent';
 import { startHarness, type Harness } from '../../src/harness';
 
@@ -442,14 +442,24 @@ describe('signing key rotation', () => {
     const before = await postForm(`${issuerOf(a)}/oidc/token`, { grant_type: 'client_credentials', resource: a.resource }, { authorization: basic('svc-post', clients.post!.clientSecret) });
     const oldKid = decodeProtectedHeader(String(before.body.access_token)).kid;
 
-    await keyStore.rotate(a.tenantId, 'ES256', 3600);
-    await h.topology.stopService('oidc-core');
-    await h.topology.startService('oidc-core');
-
-    const jwks = (await (await fetch(jwksUrl)).json()) as { keys: Array<{ kid: string; alg: string; d?: string }> };
+    // Rotated through the management API: the invalidation event rebuilds the tenant's provider, no restart.
+    const admin = await clientCredentialsToken(h.topology.baseUrl, a.tenantId, a.admin.clientId, a.admin.clientSecret, 'urn:idp:management');
+    const rotated = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${a.tenantId}/signing-keys/rotations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ alg: 'ES256' }),
+    });
+    expect(rotated.status).toBe(201);
+    type Jwks = { keys: Array<{ kid: string; alg: string; d?: string; key_ops?: string[] }> };
+    let jwks: Jwks = { keys: [] };
+    for (let i = 0; i < 50 && jwks.keys.filter((k) => k.alg === 'ES256').length < 2; i++) {
+      jwks = (await (await fetch(jwksUrl)).json()) as Jwks;
+      if (jwks.keys.filter((k) => k.alg === 'ES256').length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
     expect(jwks.keys.map((k) => k.kid)).toContain(oldKid);
     expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
     expect(jwks.keys.filter((k) => k.alg === 'ES256')).toHaveLength(2);
+    expect(jwks.keys.find((k) => k.kid === oldKid)?.key_ops).toEqual(['verify']);
 
     const after = await postForm(`${issuerOf(a)}/oidc/token`, { grant_type: 'client_credentials', resource: a.resource }, { authorization: basic('svc-post', clients.post!.clientSecret) });
     const newKid = decodeProtectedHeader(String(after.body.access_token)).kid;
