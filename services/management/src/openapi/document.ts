@@ -94,6 +94,6 @@ export function buildOpenApiDocument(routes: RouteDef[], info: { version: string
         'Admin REST API of the identity provider. Every path is also served under the `/_api` prefix. ' +
         'Errors are RFC 9457 problem+json with a stable `type` per kind.',
     },
-    servers: [{ url: '/' }],
+    // No `servers`: the default is `/`, the host the document was fetched from.
   });
 }
