@@ -293,6 +293,11 @@ export interface NheDoc {
   operator: string;
   model?: { name?: string; version?: string; provider?: string };
   enabled: boolean;
+  /**
+   * `<tenantId>:<n>` with n below settings.nhe.maxNhePerTenant: a unique slot, so concurrent registrations can never
+   * exceed the limit (one unique index, no transaction). Absent on records created outside the management API.
+   */
+  slotKey?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -307,10 +312,13 @@ export const nheSchema = new Schema<NheDoc>(
     operator: { type: String, required: true },
     model: { type: new Schema({ name: String, version: String, provider: String }, { _id: false }), required: false },
     enabled: { type: Boolean, default: true },
+    slotKey: { type: String },
   },
   { timestamps: true, collection: 'non_human_entities', versionKey: false },
 );
 nheSchema.index({ tenantId: 1, identifier: 1 }, { unique: true });
+// Sparse single-field index: FerretDB has no partial indexes, and a compound one would count missing keys as equal.
+nheSchema.index({ slotKey: 1 }, { unique: true, sparse: true });
 
 export interface DelegationPolicyDoc {
   tenantId: number;

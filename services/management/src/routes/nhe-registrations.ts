@@ -1,6 +1,6 @@
 /** NHE registrations (spec, "Management API: NHE registration"). */
 import { z } from 'zod';
-import type { NheDoc } from '@idp/db';
+import type { Models, NheDoc } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, scopeList, tenantParams } from '../openapi/schemas';
@@ -53,6 +53,36 @@ export const nheSchema = z
     updatedAt: isoDate,
   })
   .meta({ id: 'Nhe' });
+
+const limitProblem = (limit: number, count: number) =>
+  problems.limitExceeded(`the tenant already has ${count} NHE registrations (settings.nhe.maxNhePerTenant = ${limit})`, {
+    name: 'settings.nhe.maxNhePerTenant',
+    value: limit,
+  });
+
+/**
+ * Creates the registration in a free slot `<tenantId>:<n>`, n < limit (unique index): concurrent creates cannot
+ * exceed the limit, whatever their timing. Records without a slot (created outside this API) use up capacity too.
+ */
+async function createInFreeSlot(models: Models, tenantId: number, limit: number, fields: Omit<NheDoc, 'createdAt' | 'updatedAt' | 'enabled' | 'slotKey'> & { enabled?: boolean }) {
+  const existing = await models.Nhe.find({ tenantId }, { slotKey: 1, identifier: 1 }).lean();
+  if (existing.some((d) => d.identifier === fields.identifier)) throw problems.conflict('an NHE with this identifier already exists');
+  if (existing.length >= limit) throw limitProblem(limit, existing.length);
+  const used = new Set(existing.map((d) => d.slotKey).filter(Boolean));
+  const capacity = limit - existing.filter((d) => !d.slotKey).length;
+  for (let n = 0; n < capacity; n++) {
+    const slotKey = `${tenantId}:${n}`;
+    if (used.has(slotKey)) continue;
+    try {
+      return await models.Nhe.create({ ...fields, slotKey });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      // Either the identifier was taken meanwhile, or another request took this slot: try the next one.
+      if (await models.Nhe.exists({ tenantId, identifier: fields.identifier })) throw problems.conflict('an NHE with this identifier already exists');
+    }
+  }
+  throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
+}
 
 export function nheView(doc: NheDoc & { _id: unknown }) {
   return {
@@ -126,27 +156,7 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const maxTokenLifetime = body.maxTokenLifetime ?? settings.defaultMaxTokenLifetime;
         checkAgainstSettings(settings, body.type, maxTokenLifetime);
-        const count = await models.Nhe.countDocuments({ tenantId });
-        if (count >= settings.maxNhePerTenant) {
-          throw problems.limitExceeded(`the tenant already has ${count} NHE registrations (settings.nhe.maxNhePerTenant = ${settings.maxNhePerTenant})`, {
-            name: 'settings.nhe.maxNhePerTenant',
-            value: settings.maxNhePerTenant,
-          });
-        }
-        if (await models.Nhe.exists({ tenantId, identifier: body.identifier })) throw problems.conflict('an NHE with this identifier already exists');
-        const created = await models.Nhe.create({ ...body, maxTokenLifetime, tenantId }).catch((err: unknown) => {
-          throw isDuplicateKeyError(err) ? problems.conflict('an NHE with this identifier already exists') : err;
-        });
-        // Concurrent creates can all pass the count above. Afterwards every request sees the same order (by _id):
-        // a registration outside the first maxNhePerTenant is removed again, so the limit holds without a lock.
-        const firstAllowed = await models.Nhe.find({ tenantId }, { _id: 1 }).sort({ _id: 1 }).limit(settings.maxNhePerTenant).lean();
-        if (!firstAllowed.some((d) => String(d._id) === String(created._id))) {
-          await models.Nhe.deleteOne({ _id: created._id, tenantId });
-          throw problems.limitExceeded(`the tenant already has ${settings.maxNhePerTenant} NHE registrations (settings.nhe.maxNhePerTenant = ${settings.maxNhePerTenant})`, {
-            name: 'settings.nhe.maxNhePerTenant',
-            value: settings.maxNhePerTenant,
-          });
-        }
+        const created = await createInFreeSlot(models, tenantId, settings.maxNhePerTenant, { ...body, maxTokenLifetime, tenantId });
         const id = String(created._id);
         audit({ nheId: id, identifier: body.identifier });
         invalidate('nhe', id);
