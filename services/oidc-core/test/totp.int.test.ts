@@ -11,7 +11,7 @@ import { createLogger } from '@idp/logger';
 import { hashPassword, MANAGEMENT_AUDIENCE, sealTotpSecret } from '@idp/tokens';
 import { createApp as createManagementApp } from '../../management/src/app';
 import { tenantKeyLookup } from '../../management/src/auth/tenant-keys';
-import { currentTotp } from '../src/domain/totp';
+import { currentTotp, verifyUserTotp } from '../src/domain/totp';
 import { AMR_PASSWORD, AMR_PASSWORD_TOTP, LOCKED_OUT, WRONG_TOTP } from '../src/routes/interactions';
 import { escape } from '../src/views/pages';
 import { Browser, followToRedirectUri, redeem, signIn, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
@@ -77,6 +77,14 @@ it('refuses a code that was already used (replay)', async () => {
   const again = await browser.go(`${auth.interaction}/totp`, { form: { code: await currentTotp(secret) } });
   expect(again.status).toBe(401);
   expect(again.text).toContain(escape(WRONG_TOTP));
+});
+
+it('accepts one code once even when it is submitted many times at the same instant', async () => {
+  const concurrentSecret = generateSecret();
+  const userId = await createTotpUser('dave', sealed(concurrentSecret));
+  const code = await currentTotp(concurrentSecret);
+  const results = await Promise.all(Array.from({ length: 8 }, () => verifyUserTotp(app.db.models, app.keyStore.kek, app.tenant.tenantId, userId, code)));
+  expect(results.filter(Boolean)).toHaveLength(1);
 });
 
 it('gives a password-only user amr pwd', async () => {

@@ -7,6 +7,7 @@
  */
 import { generate, verify } from 'otplib';
 import type { Models } from '@idp/db';
+import { isDuplicateKeyError } from '@idp/errors';
 import type { Logger } from '@idp/logger';
 import { openTotpSecret, type KeyEncryptionKey } from '@idp/tokens';
 
@@ -38,6 +39,9 @@ export async function checkTotp(secret: string, code: string, lastTimeStep?: num
   }
 }
 
+/** Longer than the window of steps a code is accepted in (the current and the previous 30 s step). */
+const TOTP_STEP_MARKER_SECONDS = 120;
+
 /**
  * Verifies a user's code and records its time step atomically, so two concurrent submissions of one code cannot
  * both succeed. Returns true when the code is accepted.
@@ -62,6 +66,20 @@ export async function verifyUserTotp(
   }
   const step = await checkTotp(secret, code, user.totpLastTimeStep);
   if (step === undefined) return false;
+  // One use per time step, enforced by a unique _id: atomic on MongoDB and on FerretDB alike (a conditional update
+  // alone is not atomic on FerretDB). The marker outlives the steps the check accepts and is then swept.
+  try {
+    await models.OidcPayload.create({
+      _id: `${tenantId}:TotpStep:${userId}:${step}`,
+      tenantId,
+      model: 'TotpStep',
+      payload: '{}',
+      expiresAt: new Date(Date.now() + TOTP_STEP_MARKER_SECONDS * 1000),
+    });
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
+  }
   const previous = user.totpLastTimeStep;
   const res = await models.User.updateOne(
     { tenantId, _id: userId, ...(previous === undefined ? { totpLastTimeStep: { $exists: false } } : { totpLastTimeStep: previous }) },
