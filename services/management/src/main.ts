@@ -9,6 +9,7 @@ import { bootstrapSystemTenant } from './domain/bootstrap';
 import { invalidationPublisher, revocationPublisher } from './domain/kill-switch';
 import { tenantKeyLookup } from './auth/tenant-keys';
 import { createJobRunner } from './jobs/backend';
+import { counterTickClaim } from './jobs/tick-claim';
 import { createJobService } from './jobs/service';
 
 async function main(): Promise<void> {
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'NATS unavailable: no invalidation events (caches expire by TTL); revocations persisted only');
   }
-  const jobRunner = await createJobRunner(config, logger);
+  const jobRunner = await createJobRunner(config, logger, counterTickClaim(db.models));
   const jobs = createJobService({ models: db.models, runner: jobRunner, logger });
   await jobs.start();
   const store = revocationStore(db.connection.collection(REVOCATION_COLLECTION));

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { JobDoc } from '@idp/db';
 import { createLogger } from '@idp/logger';
 import { createInProcessRunner } from '../src/jobs/in-process';
+import { counterTickClaim } from '../src/jobs/tick-claim';
+import { openTestDatabase } from '@idp/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-runner-'));
 const out = join(dir, 'runs.log');
@@ -41,6 +43,32 @@ test('schedule fires and spawns the program with JOB_TRIGGER=schedule; disabling
   } finally {
     await runner.close();
   }
+});
+
+test('two replicas sharing a tick claim run each scheduled tick once', async () => {
+  writeFileSync(out, '');
+  const db = await openTestDatabase('tickclaim');
+  const claim = counterTickClaim(db.models);
+  const claimed = new Set<string>();
+  const claimTick = async (key: string) => {
+    const won = await claim(key);
+    if (won) claimed.add(key);
+    return won;
+  };
+  const replicas = [1, 2].map(() => createInProcessRunner({ entryOf: () => script, env: { MONGODB_URI: 'mongodb://db/z' }, logger, claimTick }));
+  try {
+    for (const r of replicas) await r.sync(job({ schedule: '* * * * * *' }));
+    await sleep(3200);
+  } finally {
+    await Promise.all(replicas.map((r) => r.close()));
+  }
+  await sleep(300);
+  await db.connection.dropDatabase().catch(() => undefined);
+  await db.close();
+  expect(claimed.size).toBeLessThanOrEqual(5); // one claim per second of schedule, not one per replica
+  expect(claimed.size).toBeGreaterThanOrEqual(2);
+  expect([...claimed].every((k) => /^nhe-audit-retention@\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/.test(k))).toBe(true);
+  expect(lines().filter((l) => l.startsWith('schedule'))).toHaveLength(claimed.size);
 });
 
 test('run now spawns at once (manual); close() sends SIGTERM to a running child and waits for it', async () => {

@@ -12,7 +12,7 @@ export function retentionEntry(): string {
 }
 
 /** The runner the configuration asks for (JOBS_BACKEND; `auto` = kubernetes inside a pod). */
-export async function createJobRunner(config: Config, logger: Logger): Promise<JobRunner> {
+export async function createJobRunner(config: Config, logger: Logger, claimTick?: (key: string) => Promise<boolean>): Promise<JobRunner> {
   const kubernetes = config.JOBS_BACKEND === 'kubernetes' || (config.JOBS_BACKEND === 'auto' && !!config.KUBERNETES_SERVICE_HOST);
   if (kubernetes) {
     const namespace = config.JOBS_K8S_NAMESPACE ?? readFileSync(IN_CLUSTER_NAMESPACE_FILE, 'utf8').trim();
@@ -29,5 +29,6 @@ export async function createJobRunner(config: Config, logger: Logger): Promise<J
     entryOf: () => retentionEntry(),
     env: { MONGODB_URI: config.MONGODB_URI, LOG_LEVEL: config.LOG_LEVEL },
     logger,
+    ...(claimTick ? { claimTick } : {}),
   });
 }

@@ -19,6 +19,11 @@ export interface InProcessOptions {
   logger: Logger;
   /** Extra arguments (tests: --limit). */
   args?: string[];
+  /**
+   * Claims one scheduled tick (`<job>@<ISO time>`) across every management replica; only the replica whose claim
+   * succeeds runs it. Without it every replica runs every tick (safe, each batch is idempotent, but wasteful).
+   */
+  claimTick?: (key: string) => Promise<boolean>;
 }
 
 export function createInProcessRunner(o: InProcessOptions): JobRunner & { running: () => number } {
@@ -47,7 +52,16 @@ export function createInProcessRunner(o: InProcessOptions): JobRunner & { runnin
       timers.delete(job._id);
       if (!job.enabled) return;
       // protect: a run still going when the next tick fires is not started twice (like concurrencyPolicy Forbid).
-      const timer = new Cron(job.schedule, { timezone: 'UTC', protect: true }, async () => {
+      const timer: Cron = new Cron(job.schedule, { timezone: 'UTC', protect: true }, async () => {
+        if (o.claimTick) {
+          const tick = timer.currentRun() ?? new Date();
+          tick.setMilliseconds(0);
+          const claimed = await o.claimTick(`${job._id}@${tick.toISOString()}`).catch((err: unknown) => {
+            o.logger.error({ job: job._id, err: err instanceof Error ? err.message : String(err) }, 'could not claim the scheduled run');
+            return false;
+          });
+          if (!claimed) return;
+        }
         const child = start(job, 'schedule');
         await new Promise((r) => child.once('exit', r));
       });
