@@ -59,6 +59,12 @@ test('two replicas sharing a tick claim run each scheduled tick once', async () 
   try {
     for (const r of replicas) await r.sync(job({ schedule: '* * * * * *' }));
     await sleep(3200);
+    // Unschedule, then let the runs already started finish on their own (close() would SIGTERM them).
+    for (const r of replicas) await r.sync(job({ schedule: '* * * * * *', enabled: false }));
+    const deadline = Date.now() + 15_000;
+    // A tick being claimed at that moment still spawns: settle, then wait for every child to exit.
+    await sleep(500);
+    while (replicas.some((r) => r.running() > 0) && Date.now() < deadline) await sleep(100);
   } finally {
     await Promise.all(replicas.map((r) => r.close()));
   }
