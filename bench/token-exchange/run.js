@@ -6,7 +6,7 @@
  * audit-writer consuming), at 1 and 32 connections, next to an express+jose "sign and respond" ceiling
  * (ceiling.js) measured in the same run, and the ratio. Targets (issue 5): ratio >= 0.5, p99 < 25 ms at 32.
  *
- *   npx tsc -b tsconfig.build.json && node bench/token-exchange/run.js [--duration 10] [--connections 1,32]
+ *   npx tsc -b tsconfig.build.json && node bench/token-exchange/run.js [--duration 10] [--connections 1,32] [--writer off]
  *
  * Uses MONGODB_URI / NATS_URL when set, else starts FerretDB and nats-server from .tools/bin (scripts/tools.sh).
  */
@@ -23,11 +23,14 @@ const { arg, compare, printComparison, startReference } = require('../common');
 const TENANT = 4243;
 const seconds = Number(arg('duration', '10'));
 const connectionSets = arg('connections', '1,32').split(',').map(Number);
+/** `--writer off`: stop the audit-writer during the measurement (events wait in the stream), to see its share. */
+const writer = arg('writer', 'on');
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_te_${Date.now()}`);
   const mongoUri = infra.mongoUri;
   const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
+  if (writer === 'off') await topology.stopService('audit-writer');
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
   const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
@@ -69,7 +72,7 @@ async function main() {
   });
   const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
 
-  printComparison('token-exchange', 'NHE token exchanges/s', ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
+  printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
   process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
 
   ceiling.kill();
