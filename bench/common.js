@@ -15,8 +15,8 @@ function arg(name, fallback) {
 }
 
 /**
- * POSTs a form body for `seconds` over `connections` connections.
- * @param {{ url: string, auth: string, body: string, connections: number, seconds: number }} o
+ * POSTs a body (a form unless `headers` say otherwise) for `seconds` over `connections` connections.
+ * @param {{ url: string, auth?: string, body: string, connections: number, seconds: number, headers?: Record<string, string> }} o
  * @returns {Promise<any>}
  */
 function load(o) {
@@ -27,7 +27,7 @@ function load(o) {
         method: 'POST',
         connections: o.connections,
         duration: o.seconds,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: o.auth },
+        headers: o.headers ?? { 'content-type': 'application/x-www-form-urlencoded', authorization: o.auth ?? '' },
         body: o.body,
       },
       (err, result) => (err ? reject(err) : resolve(result)),

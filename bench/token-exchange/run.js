@@ -18,7 +18,7 @@ const { seedDelegationTenant } = require('@idp/testing');
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
-const { arg, compare, printComparison, startReference } = require('../common');
+const { arg, compare, load, printComparison, startReference, summary } = require('../common');
 
 const TENANT = 4243;
 const seconds = Number(arg('duration', '10'));
@@ -70,9 +70,30 @@ async function main() {
     connectionSets,
     seconds,
   });
+  // The sidecar alone, called as oidc-core calls it (loopback, shared secret, the forwarded JSON): locates the cost.
+  const sidecarBody = JSON.stringify({
+    tenantId: TENANT,
+    clientId: tenant.client.clientId,
+    clientNumericId: tenant.client.numericId,
+    params: Object.fromEntries(new URLSearchParams(body)),
+    sourceIp: '127.0.0.1',
+  });
+  const sidecarOnly = [];
+  for (const connections of connectionSets) {
+    const r = await load({
+      url: `http://127.0.0.1:${topology.services['nhe-delegation'].port}/internal/token-exchange`,
+      body: sidecarBody,
+      headers: { 'content-type': 'application/json', 'x-sidecar-secret': topology.secrets.sidecarSecret },
+      connections,
+      seconds,
+    });
+    sidecarOnly.push({ connections, ...summary(r) });
+  }
   const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
 
   printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
+  for (const r of sidecarOnly) process.stdout.write(`sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}\n`);
+  process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/sidecar-alone', seconds, rows: sidecarOnly })}\n`);
   process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
 
   ceiling.kill();
