@@ -1,6 +1,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { ClientDoc, Models } from '@idp/db';
 import { clientMetadata } from './client-metadata';
+import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
@@ -8,19 +9,12 @@ const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
  * node-oidc-provider's storage, partitioned by tenant: one MongoDB collection, `_id` = tenant:model:id,
  * a TTL index on expiresAt. Clients are read from the clients collection (managed by the management API).
  */
-export function createAdapterFactory(models: Models, tenantId: number, clientCacheMs = CLIENT_CACHE_MS): (name: string) => Adapter {
-  // One cache per provider: evicting the tenant from the pool (invalidation event, pool TTL) drops it too.
-  const clientCache = new Map<string, { at: number; value: Promise<AdapterPayload | undefined> }>();
-  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clientCache, clientCacheMs) : new MongoAdapter(models, tenantId, name));
+export function createAdapterFactory(models: Models, tenantId: number, clientCacheMs = RECORD_CACHE_MS): (name: string) => Adapter {
+  // One cache per provider: evicting the tenant from the pool (invalidation event, pool TTL) drops it too. Every
+  // token request looks its client up; this keeps that off MongoDB under load.
+  const clients = recordCache<AdapterPayload | undefined>(clientCacheMs);
+  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clients) : new MongoAdapter(models, tenantId, name));
 }
-
-/**
- * How long a client record read from the store is reused. Every token request looks its client up; this keeps
- * that off MongoDB under load while a changed or disabled client still takes effect within seconds even when no
- * invalidation event arrives (the event itself rebuilds the tenant's provider at once).
- */
-export const CLIENT_CACHE_MS = 5_000;
-const CLIENT_CACHE_MAX = 1_000;
 
 class MongoAdapter implements Adapter {
   constructor(
@@ -86,20 +80,17 @@ class ClientAdapter implements Adapter {
   constructor(
     private readonly models: Models,
     private readonly tenantId: number,
-    private readonly cache: Map<string, { at: number; value: Promise<AdapterPayload | undefined> }>,
-    private readonly cacheMs: number,
+    private readonly cache: ReturnType<typeof recordCache<AdapterPayload | undefined>>,
   ) {}
 
-  find(id: string): Promise<AdapterPayload | undefined> {
-    const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.cacheMs) return hit.value.then((v) => (v ? { ...v } : undefined));
-    const value = this.models.Client.findOne({ tenantId: this.tenantId, clientId: id, enabled: true })
-      .lean<ClientDoc>()
-      .then((doc) => (doc ? (clientMetadata(doc) as AdapterPayload) : undefined));
-    if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
-    this.cache.set(id, { at: Date.now(), value });
-    value.catch(() => this.cache.delete(id));
-    return value.then((v) => (v ? { ...v } : undefined));
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const value = await this.cache(id, () =>
+      this.models.Client.findOne({ tenantId: this.tenantId, clientId: id, enabled: true })
+        .lean<ClientDoc>()
+        .then((doc) => (doc ? (clientMetadata(doc) as AdapterPayload) : undefined)),
+    );
+    // The provider may annotate what it gets: hand out a copy, never the cached object.
+    return value ? { ...value } : undefined;
   }
 
   async upsert(): Promise<void> {

@@ -6,6 +6,7 @@ import { accessTokenScope } from '../domain/access-token-scope';
 import { LOGIN_SCOPES } from './claims';
 import { CLAIM_USERINFO_SCOPE, userinfoAudience } from './claims-userinfo';
 import { CLIENT_PROPS } from './client-metadata';
+import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
 /** Lifetime of management API access tokens (seconds). */
 const MANAGEMENT_TOKEN_TTL = 600;
@@ -18,28 +19,6 @@ const JWT_FORMAT = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES2
 /** Login scopes a UserInfo-audience token can carry (offline_access is about refresh tokens, not claims). */
 const USERINFO_SCOPES = [...LOGIN_SCOPES].filter((s) => s !== 'offline_access');
 
-/**
- * Resource-server records and client role permissions are reused this long by one tenant's provider, so a busy
- * token endpoint does not query them per request. The cache lives in the provider's closure: an invalidation event
- * from the management API rebuilds the provider and drops it at once; without the event a change applies within
- * this time. User permissions are never cached (a revoked role must be gone at the next refresh).
- */
-export const RECORD_CACHE_MS = 5_000;
-const RECORD_CACHE_MAX = 1_000;
-
-function shortCache<T>(ttlMs: number): (key: string, load: () => Promise<T>) => Promise<T> {
-  const entries = new Map<string, { at: number; value: Promise<T> }>();
-  return (key, load) => {
-    const hit = entries.get(key);
-    if (hit && Date.now() - hit.at < ttlMs) return hit.value;
-    const value = load();
-    if (entries.size >= RECORD_CACHE_MAX) entries.clear();
-    entries.set(key, { at: Date.now(), value });
-    value.catch(() => entries.delete(key));
-    return value;
-  };
-}
-
 export async function findResourceServer(models: Models, tenantId: number, identifier: string): Promise<ResourceServerDoc | null> {
   return models.ResourceServer.findOne({ tenantId, identifier }).lean<ResourceServerDoc>();
 }
@@ -50,7 +29,7 @@ export async function findResourceServer(models: Models, tenantId: number, ident
  * tokens gets no ordinary access tokens (DESIGN.md).
  */
 export function resourceServerInfo(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
-  const records = shortCache<ResourceServerDoc | null>(cacheMs);
+  const records = recordCache<ResourceServerDoc | null>(cacheMs);
   return async (ctx: KoaContextWithOIDC, resource: string): Promise<ResourceServer> => {
     if (resource === MANAGEMENT_AUDIENCE) {
       return { scope: MANAGEMENT_SCOPES.join(' '), audience: MANAGEMENT_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
@@ -110,7 +89,8 @@ type TokenLike = {
  * `org.vendor.userinfo.scope` and no `scope`.
  */
 export function accessTokenScopeCustomizer(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
-  const clientHeld = shortCache<Set<string>>(cacheMs);
+  // Client role permissions are cached; user permissions never are (a revoked role is gone at the next refresh).
+  const clientHeld = recordCache<Set<string>>(cacheMs);
   return async (ctx: KoaContextWithOIDC | undefined, token: unknown, jwt: { header: Record<string, unknown>; payload: Record<string, unknown> }): Promise<void> => {
     const t = token as TokenLike;
     const audience = jwt.payload.aud;

@@ -1,0 +1,21 @@
+import { LRUCache } from 'lru-cache';
+
+/** How long one tenant's provider reuses records it read from the store (clients, resource servers, client roles). */
+export const RECORD_CACHE_MS = 5_000;
+
+/**
+ * A short-lived, bounded read-through cache of store lookups, one per tenant provider. It holds the promise, so
+ * concurrent requests share one query; a failed lookup is not kept. An invalidation event rebuilds the tenant's
+ * provider and with it this cache; without the event a change applies within `ttlMs`.
+ */
+export function recordCache<T>(ttlMs = RECORD_CACHE_MS, max = 1_000): (key: string, load: () => Promise<T>) => Promise<T> {
+  const entries = new LRUCache<string, Promise<T>>({ max, ttl: ttlMs });
+  return (key, load) => {
+    const hit = entries.get(key);
+    if (hit) return hit;
+    const value = load();
+    entries.set(key, value);
+    value.catch(() => entries.delete(key));
+    return value;
+  };
+}
