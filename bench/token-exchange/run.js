@@ -32,75 +32,80 @@ async function main() {
   const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
   if (writer === 'off') await topology.stopService('audit-writer');
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
-  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-  const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+  /** @type {{ port: number, kill: () => void } | undefined} */
+  let ceiling;
+  try {
+    const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
+    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
 
-  // The user's access token (as oidc-core issues it after a login), valid for the whole run.
-  const keys = await keyStore.load(TENANT);
-  const jwk = keys.signing.find((k) => k.alg === 'ES256');
-  if (!jwk) throw new Error('no ES256 key');
-  const now = Math.floor(Date.now() / 1000);
-  const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId })
-    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-    .setIssuer(`${topology.baseUrl}/auth/${TENANT}`)
-    .setSubject(tenant.user.id)
-    .setAudience(tenant.resource)
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .setJti('bench-subject')
-    .sign(await importJWK(jwk, 'ES256'));
+    // The user's access token (as oidc-core issues it after a login), valid for the whole run.
+    const keys = await keyStore.load(TENANT);
+    const jwk = keys.signing.find((k) => k.alg === 'ES256');
+    if (!jwk) throw new Error('no ES256 key');
+    const now = Math.floor(Date.now() / 1000);
+    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId })
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
+      .setIssuer(`${topology.baseUrl}/auth/${TENANT}`)
+      .setSubject(tenant.user.id)
+      .setAudience(tenant.resource)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .setJti('bench-subject')
+      .sign(await importJWK(jwk, 'ES256'));
 
-  const ceiling = await startReference(join(__dirname, 'ceiling.js'));
+    ceiling = await startReference(join(__dirname, 'ceiling.js'));
 
-  const auth = `Basic ${Buffer.from(`${encodeURIComponent(tenant.client.clientId)}:${encodeURIComponent(tenant.client.clientSecret)}`).toString('base64')}`;
-  const body = new URLSearchParams({
-    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-    subject_token: subjectToken,
-    subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-    actor_token: tenant.nhe.identifier,
-    actor_token_type: 'urn:vendor:token-type:nhe-id',
-    resource: tenant.resource,
-    scope: 'orders:read',
-  }).toString();
-  const rows = await compare({
-    ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
-    ceiling: `http://127.0.0.1:${ceiling.port}/token`,
-    auth,
-    body,
-    connectionSets,
-    seconds,
-  });
-  // The sidecar alone, called as oidc-core calls it (loopback, shared secret, the forwarded JSON): locates the cost.
-  const sidecarBody = JSON.stringify({
-    tenantId: TENANT,
-    clientId: tenant.client.clientId,
-    clientNumericId: tenant.client.numericId,
-    params: Object.fromEntries(new URLSearchParams(body)),
-    sourceIp: '127.0.0.1',
-  });
-  const sidecarOnly = [];
-  for (const connections of connectionSets) {
-    const r = await load({
-      url: `http://127.0.0.1:${topology.services['nhe-delegation'].port}/internal/token-exchange`,
-      body: sidecarBody,
-      headers: { 'content-type': 'application/json', 'x-sidecar-secret': topology.secrets.sidecarSecret },
-      connections,
+    const auth = `Basic ${Buffer.from(`${encodeURIComponent(tenant.client.clientId)}:${encodeURIComponent(tenant.client.clientSecret)}`).toString('base64')}`;
+    const body = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: subjectToken,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: tenant.nhe.identifier,
+      actor_token_type: 'urn:vendor:token-type:nhe-id',
+      resource: tenant.resource,
+      scope: 'orders:read',
+    }).toString();
+    const rows = await compare({
+      ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
+      ceiling: `http://127.0.0.1:${ceiling.port}/token`,
+      auth,
+      body,
+      connectionSets,
       seconds,
     });
-    sidecarOnly.push({ connections, ...summary(r) });
+    // The sidecar alone, called as oidc-core calls it (loopback, shared secret, the forwarded JSON): locates the cost.
+    const sidecarBody = JSON.stringify({
+      tenantId: TENANT,
+      clientId: tenant.client.clientId,
+      clientNumericId: tenant.client.numericId,
+      params: Object.fromEntries(new URLSearchParams(body)),
+      sourceIp: '127.0.0.1',
+    });
+    const sidecarOnly = [];
+    for (const connections of connectionSets) {
+      const r = await load({
+        url: `http://127.0.0.1:${topology.services['nhe-delegation'].port}/internal/token-exchange`,
+        body: sidecarBody,
+        headers: { 'content-type': 'application/json', 'x-sidecar-secret': topology.secrets.sidecarSecret },
+        connections,
+        seconds,
+      });
+      sidecarOnly.push({ connections, ...summary(r) });
+    }
+    const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
+
+    printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
+    for (const r of sidecarOnly) process.stdout.write(`sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}\n`);
+    process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/sidecar-alone', seconds, rows: sidecarOnly })}\n`);
+    process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
+
+  } finally {
+    ceiling?.kill();
+    await db.connection.dropDatabase().catch(() => undefined);
+    await db.close();
+    await topology.stop();
+    await infra.stop();
   }
-  const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
-
-  printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
-  for (const r of sidecarOnly) process.stdout.write(`sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}\n`);
-  process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/sidecar-alone', seconds, rows: sidecarOnly })}\n`);
-  process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
-
-  ceiling.kill();
-  await db.connection.dropDatabase().catch(() => undefined);
-  await db.close();
-  await topology.stop();
-  await infra.stop();
 }
 
 main().catch((err) => {
