@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createClient } from '@idp/testing';
 import { hashPassword } from '@idp/tokens';
 import { launchChromium, newProbedPage, screenshots, seriousA11yViolations, startApplicationStub } from '../../src/clients/browser';
-import { clientCredentialsToken } from '../../src/clients/browserless-login';
+import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 
 let h: Harness;
@@ -125,7 +125,7 @@ async function fillLogin(page: Page, username: string, password: string): Promis
 async function redeem(client: { clientId: string; clientSecret: string }, code: string, redirectUri: string, verifier: string) {
   const res = await fetch(`${base}/auth/${t}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client.clientId, client.clientSecret) },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }),
   });
   expect(res.status).toBe(200);
@@ -216,7 +216,7 @@ describe('device flow', () => {
   it('is completed from a second browser context while the device polls', async () => {
     const auth = await fetch(`${base}/_api/auth/${t}/device/auth`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${device.clientId}:${device.clientSecret}`).toString('base64')}` },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
       body: new URLSearchParams({ scope: 'openid profile' }),
     });
     expect(auth.status).toBe(200);
@@ -224,7 +224,7 @@ describe('device flow', () => {
     const poll = () =>
       fetch(`${base}/auth/${t}/oidc/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${device.clientId}:${device.clientSecret}`).toString('base64')}` },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
         body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code }),
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string; id_token?: string } }));
     expect((await poll()).body.error).toBe('authorization_pending');
@@ -262,7 +262,7 @@ describe('device flow: verification_uri_complete', () => {
   it('auto-submits the code under the strict CSP (the provider script is allowed by its hash)', async () => {
     const auth = await fetch(`${base}/auth/${t}/device/auth`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${device.clientId}:${device.clientSecret}`).toString('base64')}` },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
       body: new URLSearchParams({ scope: 'openid' }),
     });
     const { verification_uri_complete } = (await auth.json()) as { verification_uri_complete: string };
