@@ -30,6 +30,8 @@ it('evicts exactly the tenant named by each invalidation', async () => {
   await sub.flush();
   pub.publish(invalidationSubject(7), '{"not":"an event"}');
   pub.publish(invalidationSubject(7), 'not json');
+  // Kinds the provider does not hold (read fresh on every use) evict nothing.
+  for (const kind of ['user', 'group', 'nhe', 'policy'] as const) await publishInvalidation(pub, { tenantId: 1000, kind });
   await publishInvalidation(pub, { tenantId: 1001, kind: 'client', id: 'web-app' });
   await publishInvalidation(pub, { tenantId: 1002, kind: 'keys' });
   for (let i = 0; i < 100 && evicted.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
