@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps) {
   tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
   tenantRouter.use(providerPageHeaders(PROVIDER_CSP));
   tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }));
-  tenantRouter.use(logoutRoutes({ models: deps.models }));
+  tenantRouter.use(logoutRoutes());
   tenantRouter.use((req: Request, res: Response) => {
     void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);
   });

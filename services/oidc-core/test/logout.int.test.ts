@@ -104,6 +104,7 @@ describe('prompt or immediate logout', () => {
     await b.go(confirmUrl({ client_id: app.tenant.client.clientId, show_prompt: 'false' }));
     expect(b.hasCookie(logoutPromptCookie(t))).toBe(false);
     await app.db.models.Client.updateOne({ tenantId: t, clientId: app.second.clientId }, { $set: { showLogoutPrompt: false } });
+    app.pool.evict(t); // what the management API's invalidation event does
     const b2 = new Browser(app.baseUrl);
     await b2.go(confirmUrl({ client_id: app.second.clientId }));
     expect(b2.hasCookie(logoutPromptCookie(t))).toBe(false);

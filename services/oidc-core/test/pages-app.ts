@@ -42,7 +42,7 @@ export async function startPagesApp(label: string, o: { throttle?: LoginThrottle
     postLogoutRedirectUris: ['http://127.0.0.1:8401/bye'],
     firstParty: true,
   });
-  const logger = createLogger({ service: 'test', level: 'silent' });
+  const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent' | undefined) ?? 'silent' });
   let baseUrl = '';
   const pool = new TenantPool({
     models: db.models,

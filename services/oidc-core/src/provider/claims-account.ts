@@ -3,7 +3,7 @@
  * tokens through the provider, JWT access tokens for the tenant's UserInfo audience through claims-userinfo.ts).
  */
 import type { FindAccount, KoaContextWithOIDC } from 'oidc-provider';
-import type { Models, TenantDoc, UserDoc } from '@idp/db';
+import type { ClientDoc, Models, TenantDoc, UserDoc } from '@idp/db';
 import { toObjectId, userMemberships } from '@idp/db';
 import type { PrivateJwk } from '@idp/tokens';
 import { releasedAmr, type AmrProfile } from '../domain/claims-amr';
@@ -11,6 +11,7 @@ import { userClaims } from '../domain/claims-user';
 import { claimsForScopes, USERINFO_ONLY_CLAIMS } from './claims';
 import { resolveCustomClaims, type LogLike } from './claims-custom';
 import { PassportSigner } from './claims-passport';
+import { recordCache } from './record-cache';
 
 export interface ClaimsDeps {
   models: Models;
@@ -35,6 +36,9 @@ export class ClaimsResolver {
   private readonly passports: PassportSigner;
   readonly amrProfile: AmrProfile;
 
+  /** Client settings the claims depend on (legacy role claims, the UserInfo script), cached like client records. */
+  private readonly clientConfigs = recordCache<Pick<ClientDoc, 'config'> | null>();
+
   constructor(private readonly deps: ClaimsDeps) {
     this.passports = new PassportSigner(deps.keys);
     this.amrProfile = deps.tenant.settings?.claims?.amrProfile ?? 'rfc8176';
@@ -53,8 +57,9 @@ export class ClaimsResolver {
   async claims(user: UserDoc, issuer: string, r: ClaimsRequest): Promise<Record<string, unknown>> {
     const { models, tenant } = this.deps;
     const userinfo = r.use === 'userinfo';
-    const client = r.clientId
-      ? await models.Client.findOne({ tenantId: tenant._id, clientId: r.clientId }, { config: 1 }).lean()
+    const clientId = r.clientId;
+    const client = clientId
+      ? await this.clientConfigs(clientId, () => models.Client.findOne({ tenantId: tenant._id, clientId }, { config: 1 }).lean())
       : null;
     const wantsMemberships = userinfo && (r.scopes.has('profile') || r.scopes.has('groups'));
     const out = userClaims({

@@ -7,6 +7,7 @@ export const CLIENT_PROPS = {
   requirePkce: 'idp_require_pkce',
   requireAuthorizationScopesInRequest: 'idp_require_authorization_scopes_in_request',
   requireResourceIndicatorInRequest: 'idp_require_resource_indicator_in_request',
+  showLogoutPrompt: 'idp_show_logout_prompt',
 } as const;
 
 /** The provider's view of a client record. `client_secret` carries the digest; see internals.ts. */
@@ -28,5 +29,6 @@ export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
     [CLIENT_PROPS.requirePkce]: doc.requirePkce,
     [CLIENT_PROPS.requireAuthorizationScopesInRequest]: doc.config?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
     [CLIENT_PROPS.requireResourceIndicatorInRequest]: doc.config?.featureToggles?.requireResourceIndicatorInRequest ?? false,
+    [CLIENT_PROPS.showLogoutPrompt]: doc.showLogoutPrompt !== false,
   };
 }

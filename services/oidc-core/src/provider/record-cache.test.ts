@@ -22,3 +22,18 @@ test('a failed lookup is not kept', async () => {
   await expect(cache('k', () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
   expect(await cache('k', async () => 'fresh')).toBe('fresh');
 });
+
+test('a thenable that may run only once (a mongoose query) is awaited once, however often the value is read', async () => {
+  const cache = recordCache<string>(10_000);
+  let runs = 0;
+  const query = {
+    then<R>(resolve: (v: string) => R) {
+      runs += 1;
+      if (runs > 1) throw new Error('Query was already executed');
+      return Promise.resolve(resolve('row'));
+    },
+  };
+  expect(await cache('q', () => query)).toBe('row');
+  expect(await cache('q', () => query)).toBe('row');
+  expect(runs).toBe(1);
+});

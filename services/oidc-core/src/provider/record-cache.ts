@@ -8,12 +8,13 @@ export const RECORD_CACHE_MS = 5_000;
  * concurrent requests share one query; a failed lookup is not kept. An invalidation event rebuilds the tenant's
  * provider and with it this cache; without the event a change applies within `ttlMs`.
  */
-export function recordCache<T>(ttlMs = RECORD_CACHE_MS, max = 1_000): (key: string, load: () => Promise<T>) => Promise<T> {
+export function recordCache<T>(ttlMs = RECORD_CACHE_MS, max = 1_000): (key: string, load: () => PromiseLike<T>) => Promise<T> {
   const entries = new LRUCache<string, Promise<T>>({ max, ttl: ttlMs });
   return (key, load) => {
     const hit = entries.get(key);
     if (hit) return hit;
-    const value = load();
+    // A real promise: a thenable such as a mongoose Query would run again on every await of the cached value.
+    const value = Promise.resolve(load());
     entries.set(key, value);
     value.catch(() => entries.delete(key));
     return value;

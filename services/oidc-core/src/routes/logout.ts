@@ -13,14 +13,10 @@
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import type { Models } from '@idp/db';
 import type { TenantContext } from '../tenants/tenant-pool';
+import { CLIENT_PROPS } from '../provider/client-metadata';
 import { logoutPromptCookie } from '../provider/logout';
 import { PAGE_CSP, renderErrorPage, renderStillSignedInPage } from '../views/pages';
-
-export interface LogoutDeps {
-  models: Models;
-}
 
 const PARAMS = ['client_id', 'post_logout_redirect_uri', 'id_token_hint', 'state', 'show_prompt'] as const;
 type Params = Partial<Record<(typeof PARAMS)[number], string>>;
@@ -75,7 +71,7 @@ async function clientOfHint(tenant: TenantContext, hint: string): Promise<Provid
   return client;
 }
 
-export function logoutRoutes(deps: LogoutDeps): Router {
+export function logoutRoutes(): Router {
   const router = Router({ mergeParams: true });
 
   router.get('/logout/confirm', async (req, res, next) => {
@@ -99,10 +95,7 @@ export function logoutRoutes(deps: LogoutDeps): Router {
       }
       let showPrompt = true;
       if (p.show_prompt !== undefined) showPrompt = p.show_prompt === 'true';
-      else if (client) {
-        const doc = await deps.models.Client.findOne({ tenantId: tenant.tenantId, clientId: client.clientId }, { showLogoutPrompt: 1 }).lean();
-        showPrompt = doc?.showLogoutPrompt !== false;
-      }
+      else if (client) showPrompt = client[CLIENT_PROPS.showLogoutPrompt] !== false;
 
       const target = new URLSearchParams();
       if (p.client_id !== undefined) target.set('client_id', p.client_id);
