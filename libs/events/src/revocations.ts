@@ -107,8 +107,8 @@ export interface RevocationCollection {
 
 export interface RevocationStore {
   save(entry: RevocationEntry): Promise<void>;
-  /** Entries not yet expired at `now`. */
-  active(now?: Date): Promise<RevocationEntry[]>;
+  /** Entries not yet expired at `now`, of one tenant when `tenantId` is given. */
+  active(now?: Date, tenantId?: number): Promise<RevocationEntry[]>;
   /** Deletes expired entries; returns nothing (FerretDB has no TTL index). */
   prune(now?: Date): Promise<void>;
 }
@@ -119,8 +119,8 @@ export function revocationStore(collection: RevocationCollection): RevocationSto
     async save(entry) {
       await collection.insertOne({ _id: entry.id, tenantId: entry.tenantId, expiresAt: new Date(entry.expiresAt), entry });
     },
-    async active(now = new Date()) {
-      const rows = await collection.find({ expiresAt: { $gt: now } }).toArray();
+    async active(now = new Date(), tenantId?: number) {
+      const rows = await collection.find({ expiresAt: { $gt: now }, ...(tenantId !== undefined ? { tenantId } : {}) }).toArray();
       const out: RevocationEntry[] = [];
       for (const row of rows) {
         const parsed = revocationEntrySchema.safeParse((row as { entry?: unknown }).entry);

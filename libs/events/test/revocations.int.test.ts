@@ -61,6 +61,10 @@ it('delivers over NATS to a live list and rebuilds a restarted list from MongoDB
   } finally {
     restarted.close();
   }
+  // One tenant's entries only, when asked for (introspection reads its own tenant's list).
+  await store.save(buildRevocationEntry({ tenantId: 8, nheIdentifier: 'other-bot', reason: 'nhe.deleted' }));
+  expect((await store.active(new Date(), 8)).map((e) => [e.tenantId, e.nheIdentifier])).toEqual([[8, 'other-bot']]);
+  expect((await store.active()).map((e) => e.tenantId).sort()).toEqual([7, 8]);
   await store.prune(new Date(Date.now() + 3600_000));
   expect(await store.active()).toHaveLength(0);
 });

@@ -70,7 +70,7 @@ async function activeNheToken(
     models.Nhe.findOne({ tenantId, identifier: nheIdentifier }, { enabled: 1 }).lean(),
     models.Client.findOne({ tenantId, numericId: payload.azp }, { clientId: 1, config: 1 }).lean(),
     models.Tenant.findById(tenantId, { settings: 1 }).lean(),
-    store.active(),
+    store.active(new Date(), tenantId),
   ]);
   if (!nhe?.enabled || !client?.config?.nhe?.delegationEnabled || !tenant?.settings?.nhe?.enabled) return undefined;
   const denyList = new DenyList();
