@@ -1,7 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { decodeJwt, jwtVerify } from 'jose';
 import { problems } from '@idp/errors';
 import { CLAIM_NHE_DELEGATION, MANAGEMENT_AUDIENCE } from '@idp/tokens';
+import type { TenantKeys } from './tenant-keys';
 
 export interface Caller {
   tenantId: number;
@@ -14,7 +15,7 @@ export interface Caller {
 export interface BearerDeps {
   publicBaseUrl: string;
   /** Public JWKS of a tenant, or undefined when the tenant does not exist. */
-  tenantKeys: ((tenantId: number) => Promise<{ jwks: JSONWebKeySet; system: boolean } | undefined>) & {
+  tenantKeys: ((tenantId: number) => Promise<TenantKeys>) & {
     /** Drops cached keys (rate-limited); true when the next call re-reads them. */
     refresh?: (tenantId: number) => boolean;
   };
@@ -47,18 +48,18 @@ export function authenticate(deps: BearerDeps): RequestHandler {
       const tenantId = Number(tenantMatch[1]);
       let keys = await deps.tenantKeys(tenantId);
       if (!keys) throw problems.unauthorized('the access token was not issued by this deployment', CHALLENGE);
-      const verify = (jwks: JSONWebKeySet) =>
-        jwtVerify(token, createLocalJWKSet(jwks), { issuer: iss as string, audience: MANAGEMENT_AUDIENCE, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
+      const verify = (keySet: NonNullable<TenantKeys>['keySet']) =>
+        jwtVerify(token, keySet, { issuer: iss as string, audience: MANAGEMENT_AUDIENCE, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
       let payload;
       try {
         try {
-          ({ payload } = await verify(keys.jwks));
+          ({ payload } = await verify(keys.keySet));
         } catch (err) {
           // A kid we have not seen: the tenant's keys may have been rotated since they were cached.
           if ((err as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || !deps.tenantKeys.refresh?.(tenantId)) throw err;
           keys = await deps.tenantKeys(tenantId);
           if (!keys) throw err;
-          ({ payload } = await verify(keys.jwks));
+          ({ payload } = await verify(keys.keySet));
         }
       } catch (err) {
         const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';

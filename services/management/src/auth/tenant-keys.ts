@@ -1,8 +1,9 @@
-import type { JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { Models } from '@idp/db';
 import type { KeyStore } from '@idp/tokens';
 
-export type TenantKeys = { jwks: JSONWebKeySet; system: boolean } | undefined;
+/** The tenant's public keys, imported once per cached entry (never per request), and its system flag. */
+export type TenantKeys = { keySet: ReturnType<typeof createLocalJWKSet>; system: boolean } | undefined;
 
 /** Fastest re-read of a tenant's keys forced by a token with an unknown kid (bounds the cost of forged kids). */
 const MIN_REFRESH_INTERVAL_MS = 5_000;
@@ -13,14 +14,14 @@ const MIN_REFRESH_INTERVAL_MS = 5_000;
  */
 export function tenantKeyLookup(models: Models, keyStore: KeyStore, ttlMs: number) {
   const cache = new Map<number, { at: number; value: Promise<TenantKeys> }>();
-  const get = (tenantId: number) => {
+  const get = (tenantId: number): Promise<TenantKeys> => {
     const hit = cache.get(tenantId);
     if (hit && Date.now() - hit.at < ttlMs) return hit.value;
     const value = (async () => {
       const tenant = await models.Tenant.findById(tenantId, { system: 1 }).lean();
       if (!tenant) return undefined;
       const keys = await keyStore.load(tenantId);
-      return { jwks: keys.publicJwks as JSONWebKeySet, system: tenant.system === true };
+      return { keySet: createLocalJWKSet(keys.publicJwks as JSONWebKeySet), system: tenant.system === true };
     })();
     value.catch(() => cache.delete(tenantId));
     cache.set(tenantId, { at: Date.now(), value });
