@@ -9,6 +9,7 @@
  * `audit-chain-head:<T>` keeps the highest seq ever written, so deleting the newest rows is detected too.
  */
 import { createHash } from 'node:crypto';
+import { isDuplicateKeyError } from '@idp/errors';
 import type { Models } from './models';
 import type { AuditChainAnchorDoc, TokenAuditDoc } from './models/schemas';
 
@@ -75,7 +76,7 @@ export async function advanceChainAnchor(models: Models, tenantId: number, seq: 
     await models.AuditChainAnchor.updateOne({ _id: tenantId, seq: { $lt: seq } }, { $set: { seq, hash, prunedAt: now } }, { upsert: true });
   } catch (err) {
     // Upsert hit the existing anchor that is already at or past seq: nothing to do.
-    if ((err as { code?: number }).code !== 11000) throw err;
+    if (!isDuplicateKeyError(err)) throw err;
   }
 }
 

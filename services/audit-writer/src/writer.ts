@@ -102,7 +102,7 @@ export async function appendToChain(
       pending = [];
     } catch (err) {
       tails?.delete(tenantId);
-      if (!isDuplicateKeyError(err) && (err as { code?: number }).code !== 11000) throw err;
+      if (!isDuplicateKeyError(err)) throw err;
       const index = (err as { writeErrors?: Array<{ index?: number }> }).writeErrors?.[0]?.index ?? 0;
       written += index;
       if (index > 0) lastSeq = linked[index - 1]?.seq ?? lastSeq;
