@@ -7,9 +7,8 @@
  * Login scopes are never in a JWT access token's `scope`: a UserInfo-audience token carries its granted login
  * scopes in `org.vendor.userinfo.scope` instead.
  */
-import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
-import type { PrivateJwk } from '@idp/tokens';
 import type { ClaimsResolver } from './claims-account';
 import { claimsForScopes } from './claims';
 import type { LogLike } from './claims-custom';
@@ -21,7 +20,6 @@ export function userinfoAudience(issuer: string): string {
   return `${issuer}/me`;
 }
 
-const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'] as const;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 type KoaLikeContext = {
@@ -41,15 +39,10 @@ function fail(ctx: KoaLikeContext, issuer: string, status: 401 | 403, error: str
   ctx.body = { error, error_description: description };
 }
 
-export function registerJwtUserinfo(provider: Provider, keys: PrivateJwk[], resolver: ClaimsResolver): void {
+export function registerJwtUserinfo(provider: Provider, publicJwks: JSONWebKeySet, resolver: ClaimsResolver): void {
   const issuer = provider.issuer;
   const audience = userinfoAudience(issuer);
-  const publicKeys = keys.map((k) => {
-    const out: Record<string, unknown> = {};
-    for (const m of PUBLIC_MEMBERS) if (k[m] !== undefined) out[m] = k[m];
-    return out as JWK;
-  });
-  const jwks = createLocalJWKSet({ keys: publicKeys });
+  const jwks = createLocalJWKSet(publicJwks);
 
   provider.use(async (koa, next) => {
     const ctx = koa as unknown as KoaLikeContext;

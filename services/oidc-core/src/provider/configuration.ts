@@ -16,6 +16,8 @@ export interface ProviderDeps {
   cookieKeys: string[];
   /** Countdown of the logout confirmation page, seconds (default 30). */
   logoutPromptSeconds?: number;
+  /** The tenant's claims resolver, shared with the JWT UserInfo route (default: one built here). */
+  claims?: ClaimsResolver;
 }
 
 /** `/auth/{t}` or `/_api/auth/{t}`, whichever the request came in on. */
@@ -27,7 +29,7 @@ export function mountPrefix(ctx: KoaContextWithOIDC, tenantId: number): string {
 export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], deps: ProviderDeps): Configuration {
   const tenantId = tenant._id;
   const { models } = deps;
-  const claims = new ClaimsResolver({ models, tenant, keys });
+  const claims = deps.claims ?? new ClaimsResolver({ models, tenant, keys });
 
   return {
     adapter: createAdapterFactory(models, tenantId),

@@ -101,13 +101,18 @@ export class TenantPool {
       keys = await keyStore.load(tenantId);
     }
     const issuer = `${this.options.publicBaseUrl}/auth/${tenantId}`;
-    const provider = new Provider(issuer, providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds }));
+    // One claims resolver per tenant build, for the provider's findAccount and the JWT UserInfo route alike.
+    const claims = new ClaimsResolver({ models, tenant, keys: keys.signing });
+    const provider = new Provider(
+      issuer,
+      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims }),
+    );
     provider.proxy = this.options.trustProxy;
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);
-    registerJwtUserinfo(provider, [...keys.signing, ...keys.retired], new ClaimsResolver({ models, tenant, keys: keys.signing }));
+    registerJwtUserinfo(provider, keys.publicJwks, claims);
     this.options.logger.info({ tenantId }, 'tenant provider built');
     return { tenantId, tenant, provider, callback: provider.callback() };
   }
