@@ -4,7 +4,7 @@
  * which layer removed which scope and which term set the lifetime. The sidecar mints from it; the management
  * API's dry run returns it as is.
  */
-import { NHE_MIN_TTL_SECONDS } from '@idp/tokens';
+import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 
 export interface TenantFacts {
   id: number;
@@ -144,9 +144,6 @@ export function matchPolicies(policies: PolicyFacts[], userId: string, groupIds:
   };
 }
 
-/** Spec, "Limits": no NHE token lives longer than 15 minutes, whatever a tenant's settings say. */
-export const NHE_HARD_MAX_CEILING_SECONDS = 900;
-
 /** Effective TTL: the minimum of the terms that are set, clamped up to 60 seconds. */
 export function resolveTtl(terms: Partial<Record<Exclude<TtlTerm, 'minimum'>, number | undefined>>): { ttl: number; setBy: TtlTerm; terms: Partial<Record<TtlTerm, number>> } {
   let ttl = Number.POSITIVE_INFINITY;
@@ -210,7 +207,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
 
   const { ttl, setBy, terms } = resolveTtl({
     // The spec's hard ceiling holds even if a stored setting is out of range.
-    'tenant.hardMaxTokenLifetime': Math.min(f.tenant.nhe.hardMaxTokenLifetime, NHE_HARD_MAX_CEILING_SECONDS),
+    'tenant.hardMaxTokenLifetime': Math.min(f.tenant.nhe.hardMaxTokenLifetime, NHE_MAX_TTL_SECONDS),
     'nhe.maxTokenLifetime': f.nhe.maxTokenLifetime,
     'policy.maxTokenLifetime': policy.maxTokenLifetime,
     'client.maxTokenLifetime': f.client.nhe.maxTokenLifetime,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@idp/logger';
+import { NHE_MAX_TTL_SECONDS } from '@idp/tokens';
 
 /**
  * Kill switch for NHE delegation tokens (issue 5, "Beyond the anchors").
@@ -29,7 +30,7 @@ export const revocationSubject = (tenantId: number) => `${REVOCATION_SUBJECT_PRE
 export const REVOCATION_COLLECTION = 'nhe_revocations';
 
 /** Longest lifetime an NHE token can have when the tenant's hardMaxTokenLifetime is unknown (spec "Limits"). */
-export const DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS = 900;
+export const DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS = NHE_MAX_TTL_SECONDS;
 /** Added to the retention of an entry so a verifier with a skewed clock still rejects the token. */
 export const REVOCATION_CLOCK_SKEW_SECONDS = 60;
 

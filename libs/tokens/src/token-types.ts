@@ -58,3 +58,5 @@ export const MANAGEMENT_SCOPES = [
 
 /** Bounds of an NHE token's lifetime (spec, "Limits"). */
 export const NHE_MIN_TTL_SECONDS = 60;
+/** No NHE token lives longer than 15 minutes, whatever a tenant's settings say. */
+export const NHE_MAX_TTL_SECONDS = 900;

@@ -3,19 +3,18 @@ import { z } from 'zod';
 import type { TenantDoc } from '@idp/db';
 import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, NHE_SETTINGS_DEFAULTS, nextSequence } from '@idp/db';
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
-import { NHE_MIN_TTL_SECONDS } from '@idp/tokens';
+import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, tenantParams } from '../openapi/schemas';
 import { loadTenant, type RouteDeps } from './deps';
 
 /** Spec, "Limits": hard max NHE token TTL. */
-export const NHE_HARD_MAX_CEILING = 900;
 
 const nheSettingsPatch = z
   .object({
     enabled: z.boolean(),
-    defaultMaxTokenLifetime: z.number().int().min(NHE_MIN_TTL_SECONDS).max(NHE_HARD_MAX_CEILING),
-    hardMaxTokenLifetime: z.number().int().min(NHE_MIN_TTL_SECONDS).max(NHE_HARD_MAX_CEILING),
+    defaultMaxTokenLifetime: z.number().int().min(NHE_MIN_TTL_SECONDS).max(NHE_MAX_TTL_SECONDS),
+    hardMaxTokenLifetime: z.number().int().min(NHE_MIN_TTL_SECONDS).max(NHE_MAX_TTL_SECONDS),
     requireDpop: z.boolean(),
     allowedNheTypes: z
       .array(z.enum(DEFAULT_NHE_TYPES))
@@ -204,7 +203,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         audit({ fields: Object.keys(set) });
         invalidate('tenant', String(tenantId));
         if (body.settings?.nhe?.enabled === false) {
-          await deps.revoke?.({ tenantId, reason: 'tenant.nhe.disabled', maxTokenLifetimeSeconds: doc.settings?.nhe?.hardMaxTokenLifetime ?? NHE_HARD_MAX_CEILING });
+          await deps.revoke?.({ tenantId, reason: 'tenant.nhe.disabled', maxTokenLifetimeSeconds: doc.settings?.nhe?.hardMaxTokenLifetime ?? NHE_MAX_TTL_SECONDS });
         }
         return { status: 200, body: tenantView(doc) };
       },
