@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet, importJWK, SignJWT, type JSONWebKeySet } from 'jose';
+import { SignJWT, type createLocalJWKSet, type importJWK } from 'jose';
 import { decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type DelegationRequest, type ForwardedExchange } from '@idp/delegation';
 import { isDuplicateKeyError, OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
@@ -12,7 +12,6 @@ import {
   NHE_SUBJECT_PREFIX,
   TOKEN_TYPE_ACCESS_TOKEN,
   TOKEN_TYPE_NHE_ID,
-  type PrivateJwk,
 } from '@idp/tokens';
 import { verifyDpopProof } from './dpop';
 import type { DpopNonces } from './dpop-nonce';
@@ -20,10 +19,13 @@ import { verifySubjectToken } from './subject-token';
 
 export type ExchangeInput = ForwardedExchange;
 
+/** A tenant's keys, imported once when loaded (key-cache.ts), never per request. */
 export interface TenantKeyMaterial {
-  publicJwks: JSONWebKeySet;
-  /** The active ES256 private key. */
-  signing: PrivateJwk;
+  /** Verifies subject tokens: every published key of the tenant (active and retired). */
+  keySet: ReturnType<typeof createLocalJWKSet>;
+  /** Signs NHE tokens: the active ES256 key. */
+  signingKey: Awaited<ReturnType<typeof importJWK>>;
+  signingKid: string;
 }
 
 export interface ExchangeDeps {
@@ -42,18 +44,6 @@ export interface ExchangeDeps {
   dpopNonces?: DpopNonces;
   /** Loads the decision's facts; default: straight from MongoDB (the service passes a short-lived cache). */
   loadFacts?: (request: DelegationRequest) => Promise<DelegationFacts | null>;
-}
-
-/** Imported keys and JWKS per key-material object (key-cache.ts hands out the same object until it refreshes). */
-const imported = new WeakMap<TenantKeyMaterial, { signing: ReturnType<typeof importJWK>; jwks: ReturnType<typeof createLocalJWKSet> }>();
-function importedKeys(keys: TenantKeyMaterial) {
-  let hit = imported.get(keys);
-  if (!hit) {
-    hit = { signing: importJWK(keys.signing, 'ES256'), jwks: createLocalJWKSet(keys.publicJwks) };
-    hit.signing.catch(() => imported.delete(keys));
-    imported.set(keys, hit);
-  }
-  return hit;
 }
 
 /** A failure outside the delegation decision: bad parameters, bad subject token, DPoP, audit unavailable. */
@@ -176,7 +166,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const p = await stage('parameters', () => parseExchangeParams(input.params));
   const keys = await stage('internal', () => deps.keysFor(input.tenantId));
   const issuer = deps.issuerFor(input.tenantId);
-  const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, importedKeys(keys).jwks, issuer, input.clientId));
+  const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId));
 
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
   const facts = await stage('internal', () =>
@@ -221,7 +211,6 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
   const jti = randomUUID();
-  const signing = keys.signing;
   // Exactly the claims of the spec's table (plus cnf when bound): no client_id, the client is azp.
   const accessToken = await new SignJWT({
     scope: decision.scopes.join(' '),
@@ -234,14 +223,14 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     [CLAIM_NHE_DELEGATION]: true,
     ...(jkt ? { cnf: { jkt } } : {}),
   })
-    .setProtectedHeader({ alg: 'ES256', kid: signing.kid, typ: 'at+jwt' })
+    .setProtectedHeader({ alg: 'ES256', kid: keys.signingKid, typ: 'at+jwt' })
     .setIssuer(issuer)
     .setSubject(subject.userId)
     .setAudience(p.resource)
     .setIssuedAt(now)
     .setExpirationTime(now + decision.ttl)
     .setJti(jti)
-    .sign(await importedKeys(keys).signing);
+    .sign(keys.signingKey);
 
   await stage('audit', async () => {
     try {

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { jwtVerify, type createLocalJWKSet, type JWTPayload } from 'jose';
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 import { oauthErrors } from '@idp/errors';
@@ -15,10 +15,10 @@ export interface VerifiedSubject {
  * token (typ at+jwt), for a human (not a client-credentials token), issued to the client that exchanges it, and
  * not itself an NHE token (no re-delegation). Any failure is invalid_grant.
  */
-export async function verifySubjectToken(token: string, jwks: JSONWebKeySet | KeySet, issuer: string, clientId: string): Promise<VerifiedSubject> {
+export async function verifySubjectToken(token: string, keySet: KeySet, issuer: string, clientId: string): Promise<VerifiedSubject> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, typeof jwks === 'function' ? jwks : createLocalJWKSet(jwks), { issuer, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
+    ({ payload } = await jwtVerify(token, keySet, { issuer, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
   } catch (err) {
     const code = (err as { code?: string }).code;
     const reason = code === 'ERR_JWT_EXPIRED' ? 'subject_token has expired' : code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' ? 'subject_token was not issued by this tenant' : 'subject_token is not a valid access token of this tenant';
