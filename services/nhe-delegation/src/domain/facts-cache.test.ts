@@ -69,3 +69,40 @@ describe('factsCache', () => {
     expect(l.calls()).toBe(2);
   });
 });
+
+describe('factsCache under concurrency', () => {
+  it('requests in flight for the same tuple share one load, each with its own scopes', async () => {
+    const l = counting();
+    const cache = factsCache(l.loader, 5000);
+    l.hold(true);
+    const pending = [cache.load(request({ requestedScopes: ['a'] })), cache.load(request({ requestedScopes: ['b'] })), cache.load(request({ requestedScopes: ['c'] }))];
+    await new Promise((r) => setImmediate(r));
+    l.release();
+    const results = await Promise.all(pending);
+    expect(l.calls()).toBe(1);
+    expect(results.map((f) => f?.requestedScopes)).toEqual([['a'], ['b'], ['c']]);
+  });
+
+  it('a failed load is not kept: the next request loads again', async () => {
+    let calls = 0;
+    const cache = factsCache(async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('store down');
+      return { userId: 'u', requestedScopes: [] } as unknown as DelegationFacts;
+    }, 5000);
+    await expect(cache.load(request())).rejects.toThrow('store down');
+    await expect(cache.load(request())).resolves.toMatchObject({ userId: 'u' });
+    expect(calls).toBe(2);
+  });
+
+  it('an empty load (tenant or client gone) is not kept', async () => {
+    let calls = 0;
+    const cache = factsCache(async () => {
+      calls += 1;
+      return null;
+    }, 5000);
+    expect(await cache.load(request())).toBeNull();
+    expect(await cache.load(request())).toBeNull();
+    expect(calls).toBe(2);
+  });
+});

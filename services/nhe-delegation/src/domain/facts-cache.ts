@@ -13,53 +13,55 @@ export interface FactsCache {
 /**
  * Short-lived cache of the delegation facts (tenant, client, resource server, NHE, policies, user, permissions) of a
  * (tenant, client, user, NHE, resource) tuple. The facts are loaded from MongoDB on a miss; the requested scopes are
- * never cached. Freshness: every configuration change the management API makes publishes an invalidation on NATS
- * (idp.config.invalidate.<tenant>) and kill-switch changes a revocation (idp.nhe.revoked.<tenant>); both drop the
- * tenant's entries at once, a NATS reconnect drops all of them, and `ttlMs` bounds the rest. A token can only be
- * issued while NATS acks the audit event, so a sidecar cut off from invalidations issues nothing anyway.
- * A load that overlaps an invalidation is not stored (per-tenant generation counter).
+ * never cached. Concurrent requests for the same tuple share one load (the entry holds the promise), so an expiring
+ * entry under load costs one set of queries, not one per request in flight. Freshness: every configuration change
+ * the management API makes publishes an invalidation on NATS (idp.config.invalidate.<tenant>) and kill-switch
+ * changes a revocation (idp.nhe.revoked.<tenant>); both drop the tenant's entries at once, a NATS reconnect drops
+ * all of them, and `ttlMs` bounds the rest. A token can only be issued while NATS acks the audit event, so a sidecar
+ * cut off from invalidations issues nothing anyway. A load in flight when its tenant is invalidated is not kept:
+ * its entry is dropped with the others, and requests after the invalidation start a new load.
  */
 export function factsCache(loader: Loader, ttlMs: number, maxEntries = 10_000, now: () => number = Date.now): FactsCache {
-  const byTenant = new Map<number, Map<string, { at: number; facts: DelegationFacts }>>();
-  const generation = new Map<number, number>();
-  let epoch = 0;
+  const byTenant = new Map<number, Map<string, { at: number; facts: Promise<DelegationFacts | null> }>>();
   let size = 0;
   const keyOf = (r: DelegationRequest) => JSON.stringify([r.clientId, r.userId, r.nheIdentifier, r.resource]);
   const dropTenant = (tenantId: number) => {
     const entries = byTenant.get(tenantId);
     if (entries) size -= entries.size;
     byTenant.delete(tenantId);
-    generation.set(tenantId, (generation.get(tenantId) ?? 0) + 1);
   };
+  const withScopes = (facts: DelegationFacts | null, request: DelegationRequest) => (facts ? { ...facts, requestedScopes: request.requestedScopes } : null);
   return {
     async load(request) {
       if (ttlMs <= 0) return loader(request);
       const key = keyOf(request);
       const hit = byTenant.get(request.tenantId)?.get(key);
-      if (hit && now() - hit.at < ttlMs) return { ...hit.facts, requestedScopes: request.requestedScopes };
-      const gen = generation.get(request.tenantId) ?? 0;
-      const startEpoch = epoch;
-      const startedAt = now();
-      const facts = await loader(request);
-      if (facts && (generation.get(request.tenantId) ?? 0) === gen && epoch === startEpoch) {
-        if (size >= maxEntries) {
-          for (const t of [...byTenant.keys()]) dropTenant(t);
-        }
-        let entries = byTenant.get(request.tenantId);
-        if (!entries) {
-          entries = new Map();
-          byTenant.set(request.tenantId, entries);
-        }
-        if (!entries.has(key)) size += 1;
-        entries.set(key, { at: startedAt, facts });
+      if (hit && now() - hit.at < ttlMs) return withScopes(await hit.facts, request);
+      if (size >= maxEntries) {
+        for (const t of [...byTenant.keys()]) dropTenant(t);
       }
-      return facts;
+      let entries = byTenant.get(request.tenantId);
+      if (!entries) {
+        entries = new Map();
+        byTenant.set(request.tenantId, entries);
+      }
+      const entry = { at: now(), facts: loader(request) };
+      if (!entries.has(key)) size += 1;
+      entries.set(key, entry);
+      // A failed or empty load is not kept (unless an invalidation already replaced the map or the entry).
+      const forget = () => {
+        const current = byTenant.get(request.tenantId);
+        if (current?.get(key) === entry) {
+          current.delete(key);
+          size -= 1;
+        }
+      };
+      entry.facts.then((facts) => (facts ? undefined : forget()), forget);
+      return withScopes(await entry.facts, request);
     },
     invalidateTenant: dropTenant,
     clear() {
       for (const t of [...byTenant.keys()]) dropTenant(t);
-      // Loads in flight must not be stored either.
-      epoch += 1;
     },
   };
 }
