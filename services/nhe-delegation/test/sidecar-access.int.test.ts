@@ -8,11 +8,12 @@ const SECRET = 's'.repeat(40);
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: ReturnType<typeof createApp>['app'];
 const published: unknown[] = [];
+const logs: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   db = await openTestDatabase('sidecar');
   ({ app } = createApp({
-    logger: createLogger({ service: 'test', level: 'silent' }),
+    logger: createLogger({ service: 'test', level: 'info', destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } }),
     models: db.models,
     sidecarSecret: SECRET,
     issuerFor: (t) => `https://idp.test/auth/${t}`,
@@ -40,6 +41,14 @@ it('refuses callers without the shared secret', async () => {
   expect(wrong.status).toBe(403);
   expect(wrong.body.error).toBe('access_denied');
   expect(published).toHaveLength(0);
+  // The route has no pino-http line (its decision record is its log): each refusal is logged on its own, without
+  // the secret that was presented.
+  const refused = logs.filter((l) => l.msg === 'token-exchange call refused: not oidc-core');
+  expect(refused.map((l) => [l.level, l.secretPresented])).toEqual([
+    ['warn', false],
+    ['warn', true],
+  ]);
+  expect(JSON.stringify(refused)).not.toContain('x'.repeat(40));
 });
 
 it('answers a malformed forwarded request with invalid_request', async () => {

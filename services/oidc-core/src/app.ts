@@ -67,14 +67,18 @@ export function createApp(deps: AppDeps) {
       else next(err);
     }
   });
+  const toProvider = (req: Request, res: Response) => {
+    void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);
+  };
+  const pageHeaders = providerPageHeaders(PROVIDER_CSP);
+  // The token endpoint is the hot path and none of our pages answers it: straight to the provider.
+  tenantRouter.post('/oidc/token', pageHeaders, toProvider);
   // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
   tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
-  tenantRouter.use(providerPageHeaders(PROVIDER_CSP));
+  tenantRouter.use(pageHeaders);
   tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }));
   tenantRouter.use(logoutRoutes());
-  tenantRouter.use((req: Request, res: Response) => {
-    void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);
-  });
+  tenantRouter.use(toProvider);
 
   app.use(['/auth/:tenantId', '/_api/auth/:tenantId'], tenantRouter);
   // RFC 8414 section 3.1: the well-known segment goes between host and the issuer's path.
