@@ -4,6 +4,7 @@
  * started on a free port, and the "ours vs ceiling at N connections" measurement with its table.
  */
 const { spawn } = require('node:child_process');
+const { readFileSync } = require('node:fs');
 const { cpus } = require('node:os');
 const autocannon = require('autocannon');
 
@@ -38,10 +39,51 @@ function load(o) {
 /** @param {any} r */
 const summary = (r) => ({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
 
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (user + system, ms) each process has used so far, read from /proc/<pid>/stat; the load generator is
+ * this process. A pid that is gone reads as 0.
+ * @param {Record<string, number | undefined>} pids
+ * @returns {Record<string, number>}
+ */
+function cpuTimes(pids) {
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    if (!pid) continue;
+    try {
+      // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[name] = ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+      if (process.env.BENCH_CPU_SPLIT) out[`${name} sys`] = (Number(fields[12]) * 1000) / USER_HZ;
+    } catch {
+      out[name] = 0;
+    }
+  }
+  const self = process.cpuUsage();
+  out['load generator'] = (self.user + self.system) / 1000;
+  return out;
+}
+
+/**
+ * CPU milliseconds per request each process spent during a measured point (from two cpuTimes snapshots).
+ * @param {Record<string, number>} before @param {Record<string, number>} after @param {number} requests
+ * @returns {Record<string, number>}
+ */
+function cpuPerRequest(before, after, requests) {
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const name of Object.keys(after)) out[name] = requests ? +((after[name] - (before[name] ?? 0)) / requests).toFixed(3) : 0;
+  return out;
+}
+
 /**
  * Starts a node script that prints its listening port on its first stdout line; killed when this process exits.
  * @param {string} file @param {NodeJS.ProcessEnv} [env]
- * @returns {Promise<{ port: number, kill: () => void }>}
+ * @returns {Promise<{ port: number, pid: number | undefined, kill: () => void }>}
  */
 async function startReference(file, env = process.env) {
   const child = spawn(process.execPath, [file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -51,13 +93,15 @@ async function startReference(file, env = process.env) {
     child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
     child.once('exit', (code) => reject(new Error(`${file} exited ${code}`)));
   });
-  return { port, kill };
+  return { port, pid: child.pid, kill };
 }
 
 /**
  * Checks both targets answer 200, then for each connection count: a 2 s warm-up of each (not counted), then
- * `seconds` of ours and `seconds` of the ceiling. Returns one row per connection count with the ratio.
- * @param {{ ours: string, ceiling: string, auth: string, body: string, connectionSets: number[], seconds: number }} o
+ * `seconds` of ours and `seconds` of the ceiling. Returns one row per connection count with the ratio. With `pids`,
+ * each row also carries the CPU milliseconds per request that every process of ours (and of the ceiling) used.
+ * @param {{ ours: string, ceiling: string, auth: string, body: string, connectionSets: number[], seconds: number,
+ *   pids?: { ours: () => Record<string, number | undefined>, ceiling: Record<string, number | undefined> } }} o
  */
 async function compare(o) {
   for (const url of [o.ours, o.ceiling]) {
@@ -69,8 +113,14 @@ async function compare(o) {
     const point = (/** @type {string} */ url, /** @type {number} */ seconds) => load({ url, auth: o.auth, body: o.body, connections, seconds });
     await point(o.ours, 2);
     await point(o.ceiling, 2);
-    const ours = summary(await point(o.ours, o.seconds));
-    const ceiling = summary(await point(o.ceiling, o.seconds));
+    const measured = async (/** @type {string} */ url, /** @type {Record<string, number | undefined> | undefined} */ pids) => {
+      const before = pids && cpuTimes(pids);
+      const r = await point(url, o.seconds);
+      const s = summary(r);
+      return before && pids ? { ...s, cpuMsPerRequest: cpuPerRequest(before, cpuTimes(pids), r.requests.total) } : s;
+    };
+    const ours = await measured(o.ours, o.pids?.ours());
+    const ceiling = await measured(o.ceiling, o.pids?.ceiling);
     rows.push({ connections, ours, ceiling, ratio: ceiling.rps ? +(ours.rps / ceiling.rps).toFixed(2) : 0 });
   }
   return rows;
@@ -90,7 +140,32 @@ function printComparison(bench, title, labels, seconds, rows) {
     process.stdout.write(`${String(r.connections).padStart(11)} | ${cell(r.ours, w[0])} | ${cell(r.ceiling, w[1])} | ${r.ratio}\n`);
     if (r.ours.non2xx || r.ceiling.non2xx || r.ours.errors) process.stdout.write(`  non-2xx: ours ${r.ours.non2xx} (errors ${r.ours.errors}), ceiling ${r.ceiling.non2xx}\n`);
   }
+  printCpu(rows);
   process.stdout.write(`${JSON.stringify({ bench, seconds, rows })}\n`);
 }
 
-module.exports = { arg, load, summary, startReference, compare, printComparison };
+/**
+ * The CPU table: milliseconds of CPU per request in each process, for ours and the ceiling, and what one core per
+ * process would sustain (1000 / the busiest process's ms per request), ours over the ceiling's. The load generator
+ * is listed but left out of the per-core figure (it is not part of either server).
+ * @param {Array<{ connections: number, ours: any, ceiling: any }>} rows
+ */
+function printCpu(rows) {
+  if (!rows.some((r) => r.ours.cpuMsPerRequest)) return;
+  process.stdout.write('\nCPU ms per request, by process (user + system from /proc; load generator = this process):\n');
+  for (const r of rows) {
+    const busiest = (/** @type {Record<string, number>} */ cpu) =>
+      Object.entries(cpu).filter(([name]) => name !== 'load generator').reduce((a, b) => (b[1] > a[1] ? b : a), ['none', 0]);
+    const fmt = (/** @type {Record<string, number>} */ cpu) => Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(', ');
+    const [oursName, oursMs] = busiest(r.ours.cpuMsPerRequest);
+    const [, ceilingMs] = busiest(r.ceiling.cpuMsPerRequest);
+    const perCore = (/** @type {number} */ ms) => (ms ? Math.round(1000 / ms) : 0);
+    process.stdout.write(`  ${r.connections} connection(s): ours: ${fmt(r.ours.cpuMsPerRequest)}\n`);
+    process.stdout.write(`  ${' '.repeat(String(r.connections).length)}                 ceiling: ${fmt(r.ceiling.cpuMsPerRequest)}\n`);
+    process.stdout.write(
+      `  ${' '.repeat(String(r.connections).length)}                 one core per process: ours ${perCore(oursMs)} req/s (bound by ${oursName}), ceiling ${perCore(ceilingMs)} req/s, ratio ${ceilingMs && oursMs ? +(ceilingMs / oursMs).toFixed(2) : 0}\n`,
+    );
+  }
+}
+
+module.exports = { arg, load, summary, startReference, compare, printComparison, cpuTimes, cpuPerRequest };

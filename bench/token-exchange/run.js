@@ -18,13 +18,15 @@ const { seedDelegationTenant } = require('@idp/testing');
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
-const { arg, compare, load, printComparison, startReference, summary } = require('../common');
+const { arg, compare, cpuPerRequest, cpuTimes, load, printComparison, startReference, summary } = require('../common');
 
 const TENANT = 4243;
 const seconds = Number(arg('duration', '10'));
 const connectionSets = arg('connections', '1,32').split(',').map(Number);
 /** `--writer off`: stop the audit-writer during the measurement (events wait in the stream), to see its share. */
 const writer = arg('writer', 'on');
+/** `--only sidecar`: measure the sidecar alone (quicker, for profiling work); default: both. */
+const only = arg('only', 'all');
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_te_${Date.now()}`);
@@ -32,8 +34,10 @@ async function main() {
   const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
   if (writer === 'off') await topology.stopService('audit-writer');
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
-  /** @type {{ port: number, kill: () => void } | undefined} */
+  /** @type {{ port: number, pid: number | undefined, kill: () => void } | undefined} */
   let ceiling;
+  /** @type {{ port: number, pid: number | undefined, kill: () => void } | undefined} */
+  let floor;
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
     const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
@@ -65,13 +69,23 @@ async function main() {
       resource: tenant.resource,
       scope: 'orders:read',
     }).toString();
-    const rows = await compare({
+    const rows = only === 'sidecar' ? [] : await compare({
       ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
       ceiling: `http://127.0.0.1:${ceiling.port}/token`,
       auth,
       body,
       connectionSets,
       seconds,
+      pids: {
+        ours: () => ({
+          'oidc-core': topology.services['oidc-core'].process.pid,
+          sidecar: topology.services['nhe-delegation'].process.pid,
+          'audit-writer': writer === 'off' ? undefined : topology.services['audit-writer'].process.pid,
+          'nats-server': infra.servers['nats-server']?.process.pid,
+          ferretdb: infra.servers.ferretdb?.process.pid,
+        }),
+        ceiling: { ceiling: ceiling.pid },
+      },
     });
     // The sidecar alone, called as oidc-core calls it (loopback, shared secret, the forwarded JSON): locates the cost.
     const sidecarBody = JSON.stringify({
@@ -82,7 +96,14 @@ async function main() {
       sourceIp: '127.0.0.1',
     });
     const sidecarOnly = [];
+    const sidecarPids = () => ({
+      sidecar: topology.services['nhe-delegation'].process.pid,
+      'audit-writer': writer === 'off' ? undefined : topology.services['audit-writer'].process.pid,
+      'nats-server': infra.servers['nats-server']?.process.pid,
+      ferretdb: infra.servers.ferretdb?.process.pid,
+    });
     for (const connections of connectionSets) {
+      const before = cpuTimes(sidecarPids());
       const r = await load({
         url: `http://127.0.0.1:${topology.services['nhe-delegation'].port}/internal/token-exchange`,
         body: sidecarBody,
@@ -90,17 +111,40 @@ async function main() {
         connections,
         seconds,
       });
-      sidecarOnly.push({ connections, ...summary(r) });
+      sidecarOnly.push({ connections, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes(sidecarPids()), r.requests.total) });
+    }
+    // The floor of oidc-core's share: bare node-oidc-provider authenticating the same client and dispatching the same
+    // grant to a handler that answers at once (provider-floor.js). No tuning of oidc-core can go below it.
+    floor = await startReference(join(__dirname, 'provider-floor.js'), { ...process.env, CLIENT_ID: tenant.client.clientId, CLIENT_SECRET: tenant.client.clientSecret });
+    const floorRows = [];
+    for (const connections of only === 'sidecar' ? [] : connectionSets) {
+      const url = `http://127.0.0.1:${floor.port}/oidc/token`;
+      await load({ url, auth, body, connections, seconds: 2 });
+      const before = cpuTimes({ provider: floor.pid });
+      const r = await load({ url, auth, body, connections, seconds });
+      if (r.non2xx) throw new Error(`provider floor answered ${r.non2xx} non-2xx responses`);
+      floorRows.push({ connections, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes({ provider: floor.pid }), r.requests.total) });
     }
     const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
 
-    printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
-    for (const r of sidecarOnly) process.stdout.write(`sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}\n`);
+    if (rows.length) printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
+    for (const r of sidecarOnly) {
+      const cpu = Object.entries(r.cpuMsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ');
+      process.stdout.write(`sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}; CPU ms per request: ${cpu}\n`);
+    }
     process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/sidecar-alone', seconds, rows: sidecarOnly })}\n`);
+    for (const r of floorRows) {
+      const ceilingMs = rows.find((x) => x.connections === r.connections)?.ceiling.cpuMsPerRequest?.ceiling;
+      process.stdout.write(
+        `bare node-oidc-provider, same grant answered at once, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; CPU ms per request: provider ${r.cpuMsPerRequest.provider}${ceilingMs ? ` (${+(r.cpuMsPerRequest.provider / ceilingMs).toFixed(2)} x the ceiling's)` : ''}\n`,
+      );
+    }
+    if (floorRows.length) process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/provider-floor', seconds, rows: floorRows })}\n`);
     process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
 
   } finally {
     ceiling?.kill();
+    floor?.kill();
     await db.connection.dropDatabase().catch(() => undefined);
     await db.close();
     await topology.stop();

@@ -8,30 +8,33 @@ export interface LocalInfra {
   /** Connection string including a database of its own. */
   mongoUri: string;
   natsUrl: string;
+  /** The servers this call started, by name (absent when given by env); the benchmarks read their CPU time. */
+  servers: Partial<Record<'ferretdb' | 'nats-server', RunningServer>>;
   /** Stops what this call started (servers given by env are left alone). */
   stop: () => Promise<void>;
 }
 
 export async function startLocalInfra(databaseName: string, env: NodeJS.ProcessEnv = process.env): Promise<LocalInfra> {
-  const owned: RunningServer[] = [];
+  const servers: LocalInfra['servers'] = {};
   if (!env.MONGODB_URI || !env.NATS_URL) ensureTools('ferretdb', 'nats-server');
   let mongoBase = env.MONGODB_URI;
   if (!mongoBase) {
     const s = await startFerretDb({ quiet: true });
-    owned.push(s);
+    servers.ferretdb = s;
     mongoBase = s.url;
   }
   let natsUrl = env.NATS_URL;
   if (!natsUrl) {
     const s = await startNatsServer({ quiet: true });
-    owned.push(s);
+    servers['nats-server'] = s;
     natsUrl = s.url;
   }
   return {
     mongoUri: withDatabase(mongoBase, databaseName),
     natsUrl,
+    servers,
     stop: async () => {
-      await Promise.all(owned.map((s) => s.dispose()));
+      await Promise.all(Object.values(servers).map((s) => s.dispose()));
     },
   };
 }
