@@ -4,7 +4,7 @@
  * one resource server, the same ES256 JWT access tokens) in its own process, like oidc-core is.
  * Prints its port on stdout once listening.
  */
-const { createServer } = require('node:http');
+const { run, serve } = require('../reference-server');
 const { generateKeyPair, exportJWK } = require('jose');
 
 async function main() {
@@ -28,16 +28,7 @@ async function main() {
     },
     routes: { token: '/oidc/token' },
   });
-  const callback = provider.callback();
-  const server = createServer((req, res) => callback(req, res));
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);
-  });
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  serve(provider.callback());
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+run(main);

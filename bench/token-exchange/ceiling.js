@@ -6,6 +6,7 @@
  */
 const { randomUUID } = require('node:crypto');
 const express = require('express');
+const { run, serve } = require('../reference-server');
 const { generateKeyPair, SignJWT } = require('jose');
 
 async function main() {
@@ -35,13 +36,7 @@ async function main() {
     res.set('Cache-Control', 'no-store');
     res.json({ access_token: jwt, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 300 });
   });
-  const server = app.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);
-  });
+  serve(app);
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+run(main);

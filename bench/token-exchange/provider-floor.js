@@ -6,7 +6,7 @@
  * core itself costs per exchange request: routing, body parsing, client authentication, grant dispatch, response.
  * Prints its port on stdout once listening.
  */
-const { createServer } = require('node:http');
+const { run, serve } = require('../reference-server');
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const PARAMS = ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'audience', 'requested_token_type'];
@@ -40,16 +40,7 @@ async function main() {
     },
     PARAMS,
   );
-  const callback = provider.callback();
-  const server = createServer((req, res) => callback(req, res));
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);
-  });
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  serve(provider.callback());
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+run(main);
