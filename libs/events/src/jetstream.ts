@@ -1,4 +1,4 @@
-import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection, type Status } from '@nats-io/transport-node';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -49,6 +49,25 @@ export function natsConnectionOptions(servers: string): { servers: string[]; use
   return { servers: list, ...(user ? { user } : {}), ...(pass !== undefined ? { pass } : {}) };
 }
 
+/** A NATS connection status event type ('disconnect', 'reconnect', 'error', ...). */
+export type NatsStatusType = Status['type'];
+
+/**
+ * Runs `handler` for every status event of the connection whose type is listed, one at a time, until the returned
+ * stop function is called or the connection closes. What holds state fed by subscriptions (caches dropped by
+ * invalidation events, the kill-switch deny list) uses it to start over after a reconnect: messages published while
+ * the connection was down are not redelivered to core subscriptions.
+ */
+export function onNatsStatus(nc: NatsConnection, types: readonly NatsStatusType[], handler: (type: NatsStatusType) => unknown): () => void {
+  const status = nc.status()[Symbol.asyncIterator]();
+  void (async () => {
+    for (let next = await status.next(); !next.done; next = await status.next()) {
+      if (types.includes(next.value.type)) await handler(next.value.type);
+    }
+  })().catch(() => undefined);
+  return () => void status.return?.();
+}
+
 export async function connectNats(servers: string, logger: Logger, name: string): Promise<NatsHandle> {
   const nc = await connect({
     ...natsConnectionOptions(servers),
@@ -57,11 +76,7 @@ export async function connectNats(servers: string, logger: Logger, name: string)
     reconnectTimeWait: 500,
     timeout: 5000,
   });
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') logger.warn({ nats: s.type }, 'nats status');
-    }
-  })();
+  onNatsStatus(nc, ['disconnect', 'reconnect', 'error'], (type) => logger.warn({ nats: type }, 'nats status'));
   return {
     nc,
     js: jetstream(nc, { timeout: 5000 }),

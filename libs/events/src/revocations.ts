@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { onNatsStatus } from './jetstream';
 import type { Logger } from '@idp/logger';
 import { NHE_MAX_TTL_SECONDS } from '@idp/tokens';
 
@@ -279,10 +280,7 @@ export async function startDenyList(options: {
     onInvalid: (err) => logger?.warn({ err: (err as Error)?.message }, 'deny list: invalid revocation message dropped'),
   });
   await reload();
-  const status = nc.status()[Symbol.asyncIterator]();
-  void (async () => {
-    for (let next = await status.next(); !next.done; next = await status.next()) if (next.value.type === 'reconnect') await reload();
-  })().catch(() => undefined);
+  const stopStatus = onNatsStatus(nc, ['reconnect'], reload);
   const timer = setInterval(() => {
     denyList.prune();
     void reload();
@@ -292,7 +290,7 @@ export async function startDenyList(options: {
     denyList,
     reload,
     close: () => {
-      void status.return?.();
+      stopStatus();
       clearInterval(timer);
       sub.unsubscribe();
     },

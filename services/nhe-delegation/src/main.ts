@@ -1,6 +1,6 @@
 import { connectDatabase } from '@idp/db';
 import { loadDelegationFacts } from '@idp/delegation';
-import { auditSubject, connectNats, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
+import { auditSubject, connectNats, onNatsStatus, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
@@ -29,9 +29,8 @@ async function main(): Promise<void> {
     ),
     subscribeRevocations(nats.nc, (e) => facts.invalidateTenant(e.tenantId), { onInvalid: invalid }),
   ];
-  void (async () => {
-    for await (const s of nats.nc.status()) if (s.type === 'reconnect' || s.type === 'disconnect') facts.clear();
-  })().catch(() => undefined);
+  // Invalidations published while the connection was down are lost: start over.
+  onNatsStatus(nats.nc, ['reconnect', 'disconnect'], () => facts.clear());
   // Expired kill-switch entries are removed here (FerretDB has no TTL index; readers ignore expired rows anyway).
   const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
   const pruner = setInterval(() => {

@@ -11,9 +11,10 @@ import { evictOnInvalidation } from '../src/tenants/invalidation';
 let pub: NatsConnection;
 let sub: NatsConnection;
 let stop: (() => Promise<void>) | undefined;
+let nats: Awaited<ReturnType<typeof testNats>>;
 
 beforeAll(async () => {
-  const nats = await testNats();
+  nats = await testNats();
   stop = nats.server ? () => nats.server!.stop() : undefined;
   pub = await connect({ servers: nats.url });
   sub = await connect({ servers: nats.url });
@@ -41,4 +42,25 @@ it('evicts exactly the tenant named by each invalidation', async () => {
   await sub.flush();
   await new Promise((r) => setTimeout(r, 50));
   expect(evicted).toEqual([1001, 1002]);
+});
+
+it('drops every cached provider when the NATS connection comes back, and stops watching once unsubscribed', async () => {
+  if (!nats.server) return; // shared NATS_URL: this file cannot restart the server
+  const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  let cleared = 0;
+  const handle = evictOnInvalidation(nc, { evict: () => undefined, clear: () => (cleared += 1) }, createLogger({ service: 'test', level: 'silent' }));
+  try {
+    await nats.server.restart();
+    for (let i = 0; i < 200 && cleared === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    // Invalidations published while it was cut off are lost: every tenant's provider is rebuilt on next use.
+    expect(cleared).toBe(1);
+    handle.unsubscribe();
+    await nats.server.restart();
+    await nc.flush();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(cleared).toBe(1);
+  } finally {
+    handle.unsubscribe();
+    await nc.close();
+  }
 });

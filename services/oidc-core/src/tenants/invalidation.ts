@@ -1,4 +1,4 @@
-import { subscribeInvalidations, type InvalidationKindName, type NatsConnection } from '@idp/events';
+import { onNatsStatus, subscribeInvalidations, type InvalidationKindName, type NatsConnection } from '@idp/events';
 import type { Logger } from '@idp/logger';
 
 /**
@@ -41,16 +41,10 @@ export function evictOnInvalidation(nc: NatsConnection, pool: { evict(tenantId: 
     },
     { onInvalid: (err) => logger.warn({ err: (err as Error)?.message }, 'invalid configuration invalidation message dropped') },
   );
-  let closed = false;
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (closed) break;
-      if (s.type === 'reconnect') pool.clear?.();
-    }
-  })().catch(() => undefined);
+  const stopStatus = onNatsStatus(nc, ['reconnect'], () => pool.clear?.());
   return {
     unsubscribe: () => {
-      closed = true;
+      stopStatus();
       sub.unsubscribe();
     },
   };
