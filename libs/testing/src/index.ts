@@ -2,3 +2,4 @@ export * from './infra';
 export * from './fixtures';
 export * from './database';
 export * from './nats';
+export * from './http';

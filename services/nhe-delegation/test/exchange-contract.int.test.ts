@@ -7,7 +7,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { AUDIT_STREAM, auditSubject, publishRevocation, REVOCATION_COLLECTION, revocationStore } from '@idp/events';
 import { createLogger } from '@idp/logger';
-import { createClient, freePort, type SeededTenant } from '@idp/testing';
+import { basicAuth, createClient, freePort, type SeededTenant } from '@idp/testing';
 import { sidecarForwarder } from '../../oidc-core/src/provider/grants/sidecar-forwarder';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { PEPPER, SIDECAR_SECRET, startStack, type Stack } from './stack';
@@ -61,9 +61,7 @@ let bobId = '';
 /** Every subject token sent and access token received: none may appear in a log line. */
 const secrets = new Set<string>();
 
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-}
+const basic = basicAuth;
 
 interface Call {
   params?: Record<string, string | undefined>;

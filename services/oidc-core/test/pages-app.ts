@@ -6,7 +6,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@idp/logger';
-import { createClient, openTestDatabase, seedDelegationTenant, type SeededTenant } from '@idp/testing';
+import { basicAuth, createClient, openTestDatabase, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from '../src/app';
 import { LoginThrottle, type LoginThrottleOptions } from '../src/domain/login-throttle';
@@ -177,7 +177,7 @@ export async function signIn(app: PagesApp, browser: Browser, client: { clientId
 export async function redeem(app: PagesApp, client: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string): Promise<{ id_token: string; access_token: string }> {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client.clientId, client.clientSecret) },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
   });
   const body = (await res.json()) as { id_token: string; access_token: string; error?: string };

@@ -5,7 +5,7 @@
  * the device pages' error messages.
  */
 import { createHash } from 'node:crypto';
-import { createClient } from '@idp/testing';
+import { basicAuth, createClient } from '@idp/testing';
 import { Browser, PEPPER, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
 
 let app: PagesApp;
@@ -56,7 +56,7 @@ it('login page: stylesheet allowed by its hash, forms limited to the provider an
 it('device pages: own design, xsrf form, clear errors, and the provider auto-submit under a hashed script', async () => {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/device/auth`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${device.clientId}:${device.clientSecret}`).toString('base64')}` },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
     body: new URLSearchParams({ scope: 'openid' }),
   });
   const { user_code, verification_uri_complete } = (await res.json()) as { user_code: string; verification_uri_complete: string };

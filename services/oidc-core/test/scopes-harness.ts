@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { Browser, type PagesApp } from './pages-app';
+import { basicAuth } from '@idp/testing';
 
 export interface TestClient {
   clientId: string;
@@ -29,7 +30,7 @@ export type TokenBody = {
   interval?: number;
 };
 
-export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+export const basic = basicAuth;
 
 export async function post(app: PagesApp, path: string, form: Record<string, string>, client?: { clientId: string; clientSecret: string }): Promise<{ status: number; body: TokenBody }> {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}${path}`, {
