@@ -10,6 +10,7 @@
  * The database named in MONGODB_URI gets three scratch databases with suffixes; they are dropped at the end.
  */
 const { randomUUID } = require('node:crypto');
+const { readFileSync } = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { chainTail, connectDatabase, linkRows } = require('@idp/db');
 const { AUDIT_STREAM, AUDIT_WRITER_DURABLE, auditSubject, connectNats, ensureAuditConsumer, ensureAuditStream } = require('@idp/events');
@@ -110,23 +111,43 @@ async function main() {
     await retDb.models.Tenant.create({ _id: tenantId, name: 'bench', settings: { nhe: { enabled: true, auditRetentionDays: 30 } } });
     const old = Date.now() - 100 * 86_400_000;
     const ts = performance.now();
+    // The chain tail is carried in memory: asking the store for it per chunk is a full scan on FerretDB.
+    let tail = await chainTail(retDb.models, tenantId);
     for (let i = 0; i < RETENTION_ROWS; i += 10_000) {
       const chunk = Array.from({ length: Math.min(10_000, RETENTION_ROWS - i) }, (_, j) => toAuditRow({ ...event(tenantId, i + j), issuedAt: new Date(old + i + j).toISOString() }));
-      const linked = linkRows(chunk, await chainTail(retDb.models, tenantId));
+      const linked = linkRows(chunk, tail);
+      tail = { seq: linked.at(-1).seq, hash: linked.at(-1).hash };
       await retDb.models.TokenAudit.collection.insertMany(linked, { ordered: false });
     }
     console.log(`seeded ${fmt(RETENTION_ROWS)} rows in ${fmt(performance.now() - ts)} ms`);
     global.gc?.();
+    // The job's RSS (this process), and FerretDB's when it was started here (it sorts the tenant's rows in memory).
+    const storePid = process.env.MONGODB_URI ? undefined : started[0]?.process?.pid;
+    const storeRss = () => {
+      try {
+        return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${storePid}/status`, 'utf8'))[1]) * 1024;
+      } catch {
+        return 0;
+      }
+    };
     const rssBefore = process.memoryUsage().rss;
+    const storeBefore = storePid ? storeRss() : 0;
     let peak = rssBefore;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
+    let storePeak = storeBefore;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+      if (storePid) storePeak = Math.max(storePeak, storeRss());
+    }, 25);
     const t2 = performance.now();
     const [outcome] = await runRetention(retDb.models, logger, { batchSize: RETENTION_BATCH, maxRowsPerTenant: 1_000_000, dryRun: false, now: new Date() });
     const retMs = performance.now() - t2;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
+    const mib = (n) => (n / 1048576).toFixed(1);
+    if (outcome.status !== 'pruned') throw new Error(`retention: ${JSON.stringify(outcome)}`);
     console.log(`retention: ${fmt(outcome.deleted)} rows in ${outcome.batches} batches, ${fmt((outcome.deleted / retMs) * 1000)} rows/s (${fmt(retMs)} ms)`);
-    console.log(`retention peak RSS: ${(peak / 1048576).toFixed(1)} MiB (before the run ${(rssBefore / 1048576).toFixed(1)} MiB, +${((peak - rssBefore) / 1048576).toFixed(1)} MiB)`);
+    console.log(`retention peak RSS (job process): ${mib(peak)} MiB (before the run ${mib(rssBefore)} MiB, +${mib(peak - rssBefore)} MiB)`);
+    if (storePid) console.log(`FerretDB peak RSS during retention: ${mib(storePeak)} MiB (before ${mib(storeBefore)} MiB)`);
   } finally {
     for (const db of dbs) {
       await db.connection.dropDatabase().catch(() => undefined);

@@ -55,52 +55,111 @@ interface TenantProgress {
 }
 
 /**
- * Prunes one tenant, oldest first, never past the cap. Rows of the hash chain are removed in chain order: each
- * batch takes the next rows by seq, keeps the leading run issued before the cutoff, records the last of them as
- * the tenant's anchor, then deletes up to it. A row issued before the cutoff but chained after a younger row
- * (delivery delays of seconds) waits for the next run, so the chain never gets a hole. Rows written before the
- * chain existed (no seq) are pruned by issuedAt alone.
+ * Most rows one delete command may match. FerretDB's SQLite backend deletes the matched rows with one
+ * `DELETE ... WHERE _id IN (?, ?, ...)` and fails above SQLite's 32,766 bound variables ("too many SQL variables"),
+ * so a batch larger than this (customOptions.batchSize allows 100,000) is deleted in several commands. The batch is
+ * still the unit of the anchor: its anchor is recorded before its first delete, and an abort is only honoured
+ * between batches.
  */
-async function pruneTenant(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
-  // A previous run may have recorded an anchor and stopped before its delete: finish that batch first.
-  const anchor = await models.AuditChainAnchor.findById(tenantId).lean<AuditChainAnchorDoc>();
-  if (anchor) {
-    const leftover = await models.TokenAudit.deleteMany({ tenantId, seq: { $gte: 1, $lte: anchor.seq } });
-    if (leftover.deletedCount) {
-      p.deleted += leftover.deletedCount;
+export const MAX_ROWS_PER_DELETE = 25_000;
+
+type ChainRow = { seq: number; hash: string; issuedAt: Date };
+
+/** Reads up to `n` documents from a cursor (fewer at its end). */
+async function take<T>(cursor: { next(): Promise<T | null> }, n: number): Promise<T[]> {
+  const out: T[] = [];
+  while (out.length < n) {
+    const doc = await cursor.next();
+    if (doc === null) break;
+    out.push(doc);
+  }
+  return out;
+}
+
+/**
+ * Rows written before the chain existed (no seq), oldest first by issuedAt, in one cursor pass: each batch is
+ * deleted by `_id`.
+ */
+async function pruneLegacy(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+  if (p.deleted >= o.maxRowsPerTenant) return true;
+  const cursor = models.TokenAudit.find({ tenantId, seq: { $exists: false }, issuedAt: { $lt: cutoff } }, { _id: 1 })
+    .sort({ issuedAt: 1 })
+    .limit(o.maxRowsPerTenant - p.deleted)
+    .batchSize(o.batchSize)
+    .lean<Array<{ _id: unknown }>>()
+    .cursor();
+  try {
+    while (p.deleted < o.maxRowsPerTenant) {
+      if (o.signal?.aborted) return false;
+      const rows = await take(cursor, Math.min(o.batchSize, o.maxRowsPerTenant - p.deleted));
+      if (!rows.length) break;
+      for (let i = 0; i < rows.length; i += MAX_ROWS_PER_DELETE) {
+        const ids = rows.slice(i, i + MAX_ROWS_PER_DELETE).map((d) => d._id);
+        p.deleted += (await models.TokenAudit.deleteMany({ tenantId, _id: { $in: ids } })).deletedCount;
+      }
       p.batches += 1;
     }
-  }
-  while (p.deleted < o.maxRowsPerTenant) {
-    if (o.signal?.aborted) return false;
-    const size = Math.min(o.batchSize, o.maxRowsPerTenant - p.deleted);
-    const legacy = await models.TokenAudit.find({ tenantId, seq: { $exists: false }, issuedAt: { $lt: cutoff } }, { _id: 1 })
-      .sort({ issuedAt: 1 })
-      .limit(size)
-      .lean();
-    if (!legacy.length) break;
-    const result = await models.TokenAudit.deleteMany({ tenantId, _id: { $in: legacy.map((d) => d._id) } });
-    p.deleted += result.deletedCount;
-    p.batches += 1;
-  }
-  while (p.deleted < o.maxRowsPerTenant) {
-    if (o.signal?.aborted) return false;
-    const size = Math.min(o.batchSize, o.maxRowsPerTenant - p.deleted);
-    const rows = await models.TokenAudit.find({ tenantId, seq: { $gte: 1 } }, { seq: 1, hash: 1, issuedAt: 1, _id: 0 })
-      .sort({ seq: 1 })
-      .limit(size)
-      .lean<Array<{ seq: number; hash: string; issuedAt: Date }>>();
-    let n = 0;
-    while (n < rows.length && rows[n]!.issuedAt < cutoff) n += 1;
-    if (n === 0) break;
-    const last = rows[n - 1]!;
-    await advanceChainAnchor(models, tenantId, last.seq, last.hash, o.now);
-    const result = await models.TokenAudit.deleteMany({ tenantId, seq: { $gte: 1, $lte: last.seq } });
-    p.deleted += result.deletedCount;
-    p.batches += 1;
-    if (n < rows.length || rows.length < size) break;
+  } finally {
+    await cursor.close();
   }
   return true;
+}
+
+/**
+ * Rows of the hash chain, in chain order, in one cursor pass sorted by seq (the `{tenantId, seq}` index on
+ * MongoDB). Each batch is the next `batchSize` rows: rows at or below the anchor (left by a run killed between
+ * recording its anchor and deleting) are deleted whatever their age; of the others the leading run issued before
+ * the cutoff is kept, its last row recorded as the anchor, then the batch's seq range is deleted. The first row
+ * not past the cutoff ends the pass: an old row chained after a younger one (delivery delays of seconds) waits for
+ * the next run, so the chain never gets a hole.
+ */
+async function pruneChain(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+  if (p.deleted >= o.maxRowsPerTenant) return true;
+  const anchor = await models.AuditChainAnchor.findById(tenantId).lean<AuditChainAnchorDoc>();
+  let anchoredSeq = anchor?.seq ?? 0;
+  const cursor = models.TokenAudit.find({ tenantId, seq: { $gte: 1 } }, { seq: 1, hash: 1, issuedAt: 1, _id: 0 })
+    .sort({ seq: 1 })
+    .limit(o.maxRowsPerTenant - p.deleted)
+    .batchSize(o.batchSize)
+    .lean<ChainRow[]>()
+    .cursor();
+  try {
+    while (p.deleted < o.maxRowsPerTenant) {
+      if (o.signal?.aborted) return false;
+      const size = Math.min(o.batchSize, o.maxRowsPerTenant - p.deleted);
+      const rows = await take<ChainRow>(cursor, size);
+      let n = 0;
+      while (n < rows.length && (rows[n]!.seq <= anchoredSeq || rows[n]!.issuedAt < cutoff)) n += 1;
+      if (n === 0) break;
+      const last = rows[n - 1]!;
+      if (last.seq > anchoredSeq) {
+        await advanceChainAnchor(models, tenantId, last.seq, last.hash, o.now);
+        anchoredSeq = last.seq;
+      }
+      for (let i = 0; i < n; i += MAX_ROWS_PER_DELETE) {
+        const from = rows[i]!.seq;
+        const to = rows[Math.min(i + MAX_ROWS_PER_DELETE, n) - 1]!.seq;
+        p.deleted += (await models.TokenAudit.deleteMany({ tenantId, seq: { $gte: from, $lte: to } })).deletedCount;
+      }
+      p.batches += 1;
+      if (n < rows.length || rows.length < size) break;
+    }
+  } finally {
+    await cursor.close();
+  }
+  return true;
+}
+
+/**
+ * Prunes one tenant, oldest first, never past the cap: first the rows written before the chain existed (no seq,
+ * by issuedAt), then the hash chain in chain order. One cursor pass each, whatever the number of batches, rather
+ * than a query per batch: on MongoDB both are index walks; on FerretDB (SQLite backend) every query that is not an
+ * `_id` lookup decodes the whole collection, so this halves the work of a run there. Each batch's delete still costs
+ * FerretDB one such scan (bench/README.md "bench/audit").
+ */
+async function pruneTenant(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+  if (!(await pruneLegacy(models, tenantId, cutoff, o, p))) return false;
+  return pruneChain(models, tenantId, cutoff, o, p);
 }
 
 /**

@@ -8,7 +8,7 @@ import { chainTail, linkRows, verifyAuditChain, type Database, type TokenAuditDo
 import { createLogger } from '@idp/logger';
 import { openTestDatabase } from '@idp/testing';
 import { resolveBatchSize, runRetentionJob } from '../src/job';
-import { JOB_NAME, runRetention } from '../src/retention';
+import { JOB_NAME, MAX_ROWS_PER_DELETE, runRetention } from '../src/retention';
 
 const DAY_MS = 86_400_000;
 const NOW = new Date('2026-03-01T00:00:00.000Z');
@@ -39,22 +39,24 @@ async function tenant(days: number) {
   return id;
 }
 
+const row = (t: number, issuedAt: Date): TokenAuditDoc => ({
+  tenantId: t,
+  jti: `jti-${randomUUID()}`,
+  userId: 'u',
+  nheId: 'n',
+  nheIdentifier: 'agent',
+  clientId: 'c',
+  clientNumericId: 1,
+  resourceServer: 'https://api.example',
+  scopes: ['a'],
+  ttl: 60,
+  sourceIp: '127.0.0.1',
+  issuedAt,
+});
+
 /** Appends chained rows issued at `dates` (in that chain order); returns their jtis. */
 async function append(t: number, dates: Date[]): Promise<string[]> {
-  const rows: TokenAuditDoc[] = dates.map((issuedAt) => ({
-    tenantId: t,
-    jti: `jti-${randomUUID()}`,
-    userId: 'u',
-    nheId: 'n',
-    nheIdentifier: 'agent',
-    clientId: 'c',
-    clientNumericId: 1,
-    resourceServer: 'https://api.example',
-    scopes: ['a'],
-    ttl: 60,
-    sourceIp: '127.0.0.1',
-    issuedAt,
-  }));
+  const rows = dates.map((issuedAt) => row(t, issuedAt));
   const linked = linkRows(rows, await chainTail(db.models, t));
   await db.models.TokenAudit.collection.insertMany(linked.map((r) => ({ ...r })));
   await db.models.Counter.updateOne({ _id: `audit-chain-head:${t}` }, { $max: { seq: linked.at(-1)!.seq } }, { upsert: true });
@@ -172,6 +174,86 @@ it('a crash between recording the anchor and deleting (killed mid-batch) is fini
   expect(await left(t)).toEqual(jtis.slice(4));
   expect((await verifyAuditChain(db.models, t)).valid).toBe(true);
 });
+
+it('SIGTERM in the middle of the cursor pass: anchor at the last whole batch, no hole, a re-run with another batch size finishes it', async () => {
+  const t = await tenant(10);
+  const jtis = await append(t, [...Array.from({ length: 17 }, (_, i) => daysAgo(30, i)), daysAgo(5), daysAgo(11)]);
+  const stop = new AbortController();
+  const real = db.models.AuditChainAnchor.updateOne.bind(db.models.AuditChainAnchor);
+  let anchors = 0;
+  // SIGTERM arrives while the third batch records its anchor: that batch still completes, the fourth never starts.
+  jest.spyOn(db.models.AuditChainAnchor, 'updateOne').mockImplementation(((...args: never[]) => {
+    if (++anchors === 3) stop.abort();
+    return (real as (...a: never[]) => unknown)(...args);
+  }) as never);
+  const first = await runRetentionJob(db.models, logger, { trigger: 'schedule', batchSize: 4, maxRowsPerTenant: 1000, dryRun: false, now: NOW, signal: stop.signal });
+  expect(first.status).toBe('interrupted');
+  expect(first.outcomes.find((o) => o.tenantId === t)).toMatchObject({ deleted: 12, batches: 3, interrupted: true });
+  expect(await left(t)).toEqual(jtis.slice(12));
+  expect(await db.models.AuditChainAnchor.findById(t).lean()).toMatchObject({ seq: 12 });
+  expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, firstSeq: 13, headSeq: 19 });
+  jest.restoreAllMocks();
+
+  const rerun = await runRetentionJob(db.models, logger, { trigger: 'schedule', batchSize: 3, maxRowsPerTenant: 1000, dryRun: false, now: NOW });
+  expect(rerun.status).toBe('succeeded');
+  // Rows 13-17 in two batches (3 + 2); row 18 is younger than the cutoff, so row 19 (older, chained after it) stays.
+  expect(rerun.outcomes.find((o) => o.tenantId === t)).toMatchObject({ deleted: 5, batches: 2, capped: false });
+  expect(await left(t)).toEqual(jtis.slice(17));
+  expect(await db.models.AuditChainAnchor.findById(t).lean()).toMatchObject({ seq: 17 });
+  expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, checked: 2, firstSeq: 18 });
+});
+
+it('a leftover anchored batch larger than the new batch size is deleted batch by batch before the anchor moves on', async () => {
+  const t = await tenant(10);
+  const jtis = await append(t, [...Array.from({ length: 7 }, (_, i) => daysAgo(20, i)), daysAgo(1)]);
+  const rows = await db.models.TokenAudit.find({ tenantId: t }).sort({ seq: 1 }).lean();
+  // A run with batch 5 was killed after recording its anchor at seq 5 and before deleting rows 1-5.
+  await db.models.AuditChainAnchor.create({ _id: t, seq: 5, hash: rows[4]!.hash!, prunedAt: NOW });
+  const spy = jest.spyOn(db.models.AuditChainAnchor, 'updateOne');
+  const [o] = (await runRetention(db.models, logger, { ...opts, batchSize: 2 })).filter((x) => x.tenantId === t);
+  expect(o).toMatchObject({ deleted: 7, batches: 4, capped: false });
+  // Batches {1,2} and {3,4} are below the anchor (no anchor write); {5,6} moves it to 6, {7} to 7.
+  expect(spy.mock.calls.map(([f]) => (f as unknown as { _id: number })._id === t)).toEqual([true, true]);
+  expect(await left(t)).toEqual(jtis.slice(7));
+  expect(await db.models.AuditChainAnchor.findById(t).lean()).toMatchObject({ seq: 7, hash: rows[6]!.hash });
+  expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, checked: 1, firstSeq: 8 });
+});
+
+it('legacy rows (no seq) go first, oldest first, and the cap carries over into the chain pass', async () => {
+  const t = await tenant(10);
+  const legacy = [daysAgo(40), daysAgo(60), daysAgo(50), daysAgo(2)].map((issuedAt) => row(t, issuedAt));
+  await db.models.TokenAudit.collection.insertMany(legacy.map((r) => ({ ...r })));
+  const chained = await append(t, Array.from({ length: 5 }, (_, i) => daysAgo(30, i)));
+  const first = (await runRetention(db.models, logger, { ...opts, batchSize: 2, maxRowsPerTenant: 5 })).find((x) => x.tenantId === t);
+  // Legacy: {60, 50} then {40} (the one 2 days old stays); chain: {1, 2}, where the cap stops the run.
+  expect(first).toMatchObject({ deleted: 5, batches: 3, capped: true });
+  const remainingJtis = (await db.models.TokenAudit.find({ tenantId: t }, { jti: 1 }).lean()).map((r) => r.jti).sort();
+  expect(remainingJtis).toEqual([legacy[3]!.jti, ...chained.slice(2)].sort());
+  expect(await db.models.AuditChainAnchor.findById(t).lean()).toMatchObject({ seq: 2 });
+  const second = (await runRetention(db.models, logger, { ...opts, batchSize: 2, maxRowsPerTenant: 5 })).find((x) => x.tenantId === t);
+  expect(second).toMatchObject({ deleted: 3, batches: 2, capped: false });
+  expect((await db.models.TokenAudit.find({ tenantId: t }, { jti: 1 }).lean()).map((r) => r.jti)).toEqual([legacy[3]!.jti]);
+  expect((await verifyAuditChain(db.models, t)).valid).toBe(true);
+});
+
+it(`a batch larger than ${MAX_ROWS_PER_DELETE} rows is deleted in several commands (FerretDB's SQLite backend fails one above 32,766)`, async () => {
+  const t = await tenant(10);
+  const n = 33_000; // one delete of them all fails on FerretDB: "too many SQL variables"
+  const linked = linkRows(Array.from({ length: n }, (_, i) => ({ ...row(t, daysAgo(20, i)) })), await chainTail(db.models, t));
+  for (let i = 0; i < n; i += 11_000) await db.models.TokenAudit.collection.insertMany(linked.slice(i, i + 11_000));
+  await db.models.Counter.updateOne({ _id: `audit-chain-head:${t}` }, { $max: { seq: n } }, { upsert: true });
+  const young = await append(t, [daysAgo(1)]);
+  const spy = jest.spyOn(db.models.TokenAudit, 'deleteMany');
+  const [o] = (await runRetention(db.models, logger, { ...opts, batchSize: 100_000 })).filter((x) => x.tenantId === t);
+  expect(o).toMatchObject({ status: 'pruned', deleted: n, batches: 1, capped: false });
+  expect(spy.mock.calls.map(([f]) => (f as unknown as { seq: { $gte: number; $lte: number } }).seq)).toEqual([
+    { $gte: 1, $lte: MAX_ROWS_PER_DELETE },
+    { $gte: MAX_ROWS_PER_DELETE + 1, $lte: n },
+  ]);
+  expect(n - MAX_ROWS_PER_DELETE).toBeLessThan(MAX_ROWS_PER_DELETE);
+  expect(await left(t)).toEqual(young);
+  expect(await db.models.AuditChainAnchor.findById(t).lean()).toMatchObject({ seq: n });
+}, 120_000);
 
 it('a tenant that fails does not stop the others; the run fails and records which tenant', async () => {
   const bad = await tenant(10);
