@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import { pinoHttp } from 'pino-http';
+import proxyaddr from 'proxy-addr';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '@idp/logger';
 
@@ -26,13 +28,25 @@ export interface HttpAppOptions {
    * sidecar's decision record): pino-http builds a child logger for every request it sees, which costs more than
    * the rest of the middleware stack on a hot internal route.
    */
-  skipRequestLog?: (req: Request) => boolean;
+  skipRequestLog?: (req: IncomingMessage) => boolean;
 }
 
 export interface HttpApp {
   app: Express;
   registry: Registry;
+  /**
+   * What the app does to every request before its routes (security headers, request id, metrics, request log),
+   * for requests served without express: a hot endpoint whose handler is not express (node-oidc-provider's Koa
+   * callback) is much cheaper on plain node objects, because express re-prototypes every request and response it
+   * handles and code that touches them then runs far slower (bench/README.md). `route` is the metrics label.
+   */
+  prelude: (req: IncomingMessage, res: ServerResponse, route: string, next: () => void) => void;
+  /** The client address as the app resolves it (express `req.ip`, under the same trust-proxy setting). */
+  clientIp: (req: IncomingMessage) => string;
 }
+
+/** A request the prelude has seen, with the metrics label of its route when it was not routed by express. */
+type Observed = IncomingMessage & { routeLabel?: string };
 
 const READINESS_TIMEOUT_MS = 2000;
 
@@ -59,15 +73,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
-  app.use(
-    helmet({
-      contentSecurityPolicy: options.contentSecurityPolicy ?? {
-        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-      },
-      crossOriginResourcePolicy: { policy: 'same-site' },
-      xFrameOptions: { action: 'deny' },
-    }),
-  );
+  const securityHeaders = helmet({
+    contentSecurityPolicy: options.contentSecurityPolicy ?? {
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+    },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    xFrameOptions: { action: 'deny' },
+  });
+  app.use(securityHeaders);
 
   const requests = new Counter({
     name: 'http_requests_total',
@@ -83,19 +96,21 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     registers: [registry],
   });
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.get('x-request-id');
-    const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  // Plain node objects only (no express helpers): the prelude runs it outside express too.
+  const observe = (req: Observed, res: ServerResponse, next: () => void) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', id);
-    (req as Request & { id: string }).id = id;
+    req.id = id;
     const end = duration.startTimer();
     res.on('finish', () => {
-      const route = routeLabel(req);
+      const route = req.routeLabel ?? routeLabel(req as Request);
       end({ method: req.method, route });
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
     });
     next();
-  });
+  };
+  app.use((req: Request, res: Response, next: NextFunction) => observe(req, res, next));
 
   const requestLog = pinoHttp({
     logger: options.logger,
@@ -110,6 +125,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   const skipRequestLog = options.skipRequestLog;
   app.use(skipRequestLog ? (req: Request, res: Response, next: NextFunction) => (skipRequestLog(req) ? next() : requestLog(req, res, next)) : requestLog);
+
+  const prelude: HttpApp['prelude'] = (req, res, route, next) => {
+    (req as Observed).routeLabel = route;
+    securityHeaders(req, res, (err?: unknown) => {
+      if (err) throw err;
+      // helmet's X-Powered-By removal is moot here: express never set it.
+      observe(req, res, () => (skipRequestLog?.(req) ? next() : requestLog(req, res, next)));
+    });
+  };
+  const clientIp: HttpApp['clientIp'] = (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -136,7 +161,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     res.send(await registry.metrics());
   });
 
-  return { app, registry };
+  return { app, registry, prelude, clientIp };
 }
 
 /** Route template for metrics (never the raw URL, which would explode label cardinality). */

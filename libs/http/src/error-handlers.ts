@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { OAuthError, ProblemError, mapMongoError, problems } from '@idp/errors';
 import type { Logger } from '@idp/logger';
@@ -41,15 +42,19 @@ export function oauthErrorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-export function sendOAuthError(res: Response, error: OAuthError): void {
+export function sendOAuthError(res: ServerResponse, error: OAuthError): void {
   if (res.headersSent) return;
-  res.status(error.status);
+  // Plain node calls: this also answers requests served outside express (oidc-core's token endpoint).
+  res.statusCode = error.status;
   res.setHeader('Cache-Control', 'no-store');
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
   if (error.status === 401 && error.error === 'invalid_token') {
     res.setHeader('WWW-Authenticate', `Bearer error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"`);
   }
-  res.json(error.toJSON());
+  const body = JSON.stringify(error.toJSON());
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /** RFC 9457 problem+json, for the management API. */

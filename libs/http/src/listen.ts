@@ -1,5 +1,4 @@
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from '@idp/logger';
 
 export interface Listening {
@@ -9,10 +8,11 @@ export interface Listening {
   close: (graceMs?: number) => Promise<void>;
 }
 
-/** Listens on host:port (port 0 picks a free one) and returns a draining close function. */
-export function listen(app: Express, host: string, port: number, logger: Logger): Promise<Listening> {
+/** Listens on host:port (port 0 picks a free one) and returns a draining close function. `app`: an express app or any request listener. */
+export function listen(app: RequestListener, host: string, port: number, logger: Logger): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(app);
+    server.listen(port, host);
     server.keepAliveTimeout = 65_000;
     server.once('error', reject);
     server.once('listening', () => {

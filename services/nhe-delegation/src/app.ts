@@ -1,9 +1,11 @@
+import type { RequestListener } from 'node:http';
+import type { Request, Response } from 'express';
 import { createHttpApp, oauthErrorHandler, oauthNotFound, type ReadinessCheck } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { Counter } from 'prom-client';
 import type { ExchangeDeps } from './domain/exchange';
 import { dpopNonces } from './domain/dpop-nonce';
-import { EXCHANGE_PATH, tokenExchangeRoutes } from './routes/token-exchange';
+import { EXCHANGE_PATH, isExchangeRequest, tokenExchangeHandler } from './routes/token-exchange';
 
 export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces'> {
   logger: Logger;
@@ -12,15 +14,13 @@ export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces'>
 }
 
 export function createApp(deps: AppDeps) {
-  const { app, registry } = createHttpApp({
+  const { app, registry, prelude } = createHttpApp({
     service: 'nhe-delegation',
     logger: deps.logger,
     readiness: deps.readiness,
     // Every exchange logs its decision record (onDecision below) with the request's facts: that is its request log.
-    skipRequestLog: (req) => req.path === EXCHANGE_PATH,
+    skipRequestLog: isExchangeRequest,
   });
-  // Token responses are never cached (no-store): an ETag per response is work for nothing.
-  app.set('etag', false);
   const decisions = new Counter({
     name: 'nhe_token_exchange_decisions_total',
     help: 'NHE token-exchange outcomes: granted, denied (gate = the gate that refused) or rejected (gate = the stage that failed: parameters, subject-token, dpop, audit, client, internal)',
@@ -53,8 +53,18 @@ export function createApp(deps: AppDeps) {
       else logger.info({ ...fields(), decision }, 'token exchange rejected');
     }
   };
-  app.use(tokenExchangeRoutes({ ...deps, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) }, deps.sidecarSecret, logger));
   app.use(oauthNotFound);
-  app.use(oauthErrorHandler(deps.logger));
-  return { app, registry };
+  const errors = oauthErrorHandler(deps.logger);
+  app.use(errors);
+
+  // The exchange call goes to its handler without express (security headers, request id and metrics through the
+  // prelude); health, readiness, metrics and every other path are the express app.
+  const exchange = tokenExchangeHandler({ ...deps, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) }, deps.sidecarSecret, logger, (err, req, res) =>
+    errors(err, req as Request, res as Response, () => undefined),
+  );
+  const listener: RequestListener = (req, res) => {
+    if (isExchangeRequest(req)) prelude(req, res, EXCHANGE_PATH, () => exchange(req, res));
+    else app(req, res);
+  };
+  return { app, registry, listener };
 }

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     revocations.prune().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'pruning expired revocations failed'));
   }, 10 * 60_000);
   pruner.unref();
-  const { app } = createApp({
+  const { listener } = createApp({
     logger,
     models: db.models,
     sidecarSecret: config.SIDECAR_SECRET,
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       { name: 'nats', check: nats.ping },
     ],
   });
-  const server = await listen(app, config.HOST, config.PORT, logger);
+  const server = await listen(listener, config.HOST, config.PORT, logger);
   onShutdown(logger, async () => {
     await server.close();
     clearInterval(pruner);

@@ -6,13 +6,13 @@ import { createApp } from '../src/app';
 
 const SECRET = 's'.repeat(40);
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
-let app: ReturnType<typeof createApp>['app'];
+let app: ReturnType<typeof createApp>['listener'];
 const published: unknown[] = [];
 const logs: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   db = await openTestDatabase('sidecar');
-  ({ app } = createApp({
+  ({ listener: app } = createApp({
     logger: createLogger({ service: 'test', level: 'info', destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } }),
     models: db.models,
     sidecarSecret: SECRET,

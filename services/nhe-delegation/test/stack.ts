@@ -63,7 +63,7 @@ export async function startStack(label: string, options: { level?: string } = {}
         await publishAndAwaitAck(js, auditSubject(event.tenantId), event, event.jti, 1500);
       },
       readiness: [],
-    }).app;
+    }).listener;
   const servers: Listening[] = [];
   const s1 = await listen(sidecar(), '127.0.0.1', 0, logger);
   const s2 = await listen(sidecar(), '127.0.0.1', 0, logger);

@@ -1,3 +1,4 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { createHttpApp, oauthErrorHandler, oauthNotFound, sendOAuthError, type ReadinessCheck } from '@idp/http';
 import { OAuthError } from '@idp/errors';
@@ -44,7 +45,7 @@ function serveDiscovery(req: Request, res: Response): void {
 }
 
 export function createApp(deps: AppDeps) {
-  const { app, registry } = createHttpApp({
+  const { app, registry, prelude, clientIp } = createHttpApp({
     service: 'oidc-core',
     logger: deps.logger,
     readiness: deps.readiness,
@@ -71,8 +72,6 @@ export function createApp(deps: AppDeps) {
     void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);
   };
   const pageHeaders = providerPageHeaders(PROVIDER_CSP);
-  // The token endpoint is the hot path and none of our pages answers it: straight to the provider.
-  tenantRouter.post('/oidc/token', pageHeaders, toProvider);
   // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
   tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
   tenantRouter.use(pageHeaders);
@@ -93,5 +92,41 @@ export function createApp(deps: AppDeps) {
   });
   app.use(oauthNotFound);
   app.use(oauthErrorHandler(deps.logger));
-  return { app, registry };
+
+  /**
+   * The token endpoint, the hot path of every grant, goes to the tenant's provider without express (same security
+   * headers, request id, metrics and request log through the prelude; the client address resolved under the same
+   * trust-proxy setting; the mount in originalUrl as express would leave it). Everything else is the express app.
+   */
+  const listener: RequestListener = (req, res) => {
+    const m = req.method === 'POST' ? TOKEN_PATH.exec(req.url ?? '') : null;
+    if (!m) {
+      app(req, res);
+      return;
+    }
+    const mount = `${m[1] ?? ''}/auth/${m[2]}`;
+    prelude(req, res, `${m[1] ?? ''}/auth/:tenantId/oidc/token`, () => {
+      deps.tenants.get(m[2]!).then(
+        (tenant) => {
+          const raw = req as IncomingMessage & { originalUrl?: string; ip?: string };
+          raw.originalUrl = req.url;
+          raw.ip = clientIp(req);
+          req.url = req.url!.slice(mount.length);
+          pageHeaders(req as Request, res as Response, () => undefined);
+          void tenant.callback(req, res);
+        },
+        (err: unknown) => {
+          if (err instanceof UnknownTenantError) sendOAuthError(res, new OAuthError('not_found', 'unknown tenant', 404));
+          else {
+            deps.logger.error({ err }, 'unhandled error');
+            sendOAuthError(res, new OAuthError('server_error', 'an unexpected error occurred', 500));
+          }
+        },
+      );
+    });
+  };
+  return { app, registry, listener };
 }
+
+/** POST {/_api}/auth/{tenantId}/oidc/token, with or without a query string. */
+const TOKEN_PATH = /^(\/_api)?\/auth\/(\d{1,15})\/oidc\/token(?:\?.*)?$/;

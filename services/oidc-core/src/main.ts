@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
     windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
   });
-  const { app } = createApp({
+  const { listener } = createApp({
     logger,
     models: db.models,
     tenants: pool,
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'NATS unavailable: tenant configuration changes apply after TENANT_CACHE_TTL_SECONDS');
   }
-  const server = await listen(app, config.HOST, config.PORT, logger);
+  const server = await listen(listener, config.HOST, config.PORT, logger);
   // Backstop for stores without TTL indexes (FerretDB): expired provider records are removed every minute.
   // Readers already ignore expired records, so this only bounds storage.
   const sweeper = setInterval(() => {

@@ -3,7 +3,7 @@
  * page, logout, TOTP and login-throttle integration tests. Browser steps are plain HTTP with a cookie jar.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@idp/logger';
 import { basicAuth, createClient, openTestDatabase, seedDelegationTenant, type SeededTenant } from '@idp/testing';
@@ -62,7 +62,7 @@ export async function startPagesApp(label: string, o: { throttle?: LoginThrottle
     negativeTtlMs: 1000,
     logoutPromptSeconds: o.logoutPromptSeconds,
   });
-  const { app } = createApp({
+  const { listener } = createApp({
     logger,
     models: db.models,
     tenants: pool,
@@ -72,7 +72,7 @@ export async function startPagesApp(label: string, o: { throttle?: LoginThrottle
     loginThrottle: new LoginThrottle(db.models, o.throttle ?? { maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowSeconds: 900 }, o.clock),
   });
   const server: Server = await new Promise((res) => {
-    const s = app.listen(0, '127.0.0.1', () => res(s));
+    const s = createServer(listener).listen(0, '127.0.0.1', () => res(s));
   });
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
