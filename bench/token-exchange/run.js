@@ -10,11 +10,13 @@
  *
  * Uses MONGODB_URI / NATS_URL when set, else starts FerretDB and nats-server from .tools/bin (scripts/tools.sh).
  */
+const { execFileSync, spawn } = require('node:child_process');
+const { cpus } = require('node:os');
 const { join } = require('node:path');
 const { importJWK, SignJWT } = require('jose');
 const { connectDatabase } = require('@idp/db');
 const { createLogger } = require('@idp/logger');
-const { seedDelegationTenant } = require('@idp/testing');
+const { freePort, repoRoot, seedDelegationTenant, waitForPort } = require('@idp/testing');
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
@@ -27,6 +29,77 @@ const connectionSets = arg('connections', '1,32').split(',').map(Number);
 const writer = arg('writer', 'on');
 /** `--only sidecar`: measure the sidecar alone (quicker, for profiling work); default: both. */
 const only = arg('only', 'all');
+/** `--stages off`: skip "each stage on a core of its own" (needs taskset and at least 2 cores). */
+const stagesMode = arg('stages', 'on');
+
+/** Pins every thread of a process to one CPU (or a list such as "0-1"). @param {number | undefined} pid @param {string} cpu */
+function pin(pid, cpu) {
+  if (pid) execFileSync('taskset', ['-apc', cpu, String(pid)], { stdio: 'ignore' });
+}
+
+/**
+ * Each stage of the exchange on a core of its own, as in a pod where oidc-core and the sidecar each have a CPU:
+ * the stage's process is pinned to CPU 1 while the load generator and everything else stay on CPU 0, and is driven
+ * to its capacity at the given connection count. Stages: oidc-core (a second oidc-core process answering through
+ * stub-sidecar.js: client authentication, grant dispatch, the forward), the sidecar (called as oidc-core calls it,
+ * the audit-writer stopped so that only the sidecar's own work and its JetStream publish + ack are measured), and
+ * the express+jose ceiling. The pipeline sustains what its slowest stage does.
+ * @param {{ topology: any, infra: any, ceiling: { port: number, pid: number | undefined }, auth: string, body: string, sidecarBody: string, connections: number }} o
+ */
+async function stages(o) {
+  const all = `0-${cpus().length - 1}`;
+  const others = [process.pid, o.infra.servers['nats-server']?.process.pid, o.infra.servers.ferretdb?.process.pid, ...Object.values(o.topology.services).map((s) => /** @type {any} */ (s).process.pid)];
+  const stub = await startReference(join(__dirname, 'stub-sidecar.js'));
+  const port = await freePort();
+  const core = spawn(process.execPath, [join(repoRoot(), 'services', 'oidc-core', 'dist', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...o.topology.services['oidc-core'].env, PORT: String(port), SIDECAR_URL: `http://127.0.0.1:${stub.port}` },
+    stdio: 'ignore',
+  });
+  const wasWriterOn = o.topology.services['audit-writer'].process.exitCode === null && o.topology.services['audit-writer'].process.signalCode === null;
+  try {
+    await waitForPort(port, 30_000, core);
+    if (wasWriterOn) await o.topology.stopService('audit-writer');
+    for (const pid of [...others, stub.pid, core.pid, o.ceiling.pid]) pin(pid, '0');
+    const measure = async (/** @type {string} */ name, /** @type {number | undefined} */ pid, /** @type {any} */ request) => {
+      pin(pid, '1');
+      try {
+        await load({ ...request, connections: o.connections, seconds: 2 });
+        const before = cpuTimes({ [name]: pid });
+        const r = await load({ ...request, connections: o.connections, seconds });
+        if (r.non2xx) throw new Error(`${name} stage answered ${r.non2xx} non-2xx responses`);
+        return { stage: name, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes({ [name]: pid }), r.requests.total)[name] };
+      } finally {
+        pin(pid, '0');
+      }
+    };
+    const rows = [
+      await measure('oidc-core', core.pid, { url: `http://127.0.0.1:${port}/auth/${TENANT}/oidc/token`, auth: o.auth, body: o.body }),
+      await measure('sidecar', o.topology.services['nhe-delegation'].process.pid, {
+        url: `http://127.0.0.1:${o.topology.services['nhe-delegation'].port}/internal/token-exchange`,
+        body: o.sidecarBody,
+        headers: { 'content-type': 'application/json', 'x-sidecar-secret': o.topology.secrets.sidecarSecret },
+      }),
+      await measure('ceiling', o.ceiling.pid, { url: `http://127.0.0.1:${o.ceiling.port}/token`, auth: o.auth, body: o.body }),
+    ];
+    const ceilingRow = rows[2];
+    const slowest = rows.slice(0, 2).reduce((a, b) => (b.rps < a.rps ? b : a));
+    process.stdout.write(`\nEach stage on a core of its own (stage pinned to CPU 1, load generator and the rest on CPU 0), ${o.connections} connections, ${seconds}s:\n`);
+    for (const r of rows) process.stdout.write(`  ${r.stage.padEnd(9)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  CPU ${r.cpuMsPerRequest} ms/request\n`);
+    process.stdout.write(`  pipeline (its slowest stage, ${slowest.stage}): ${slowest.rps} req/s vs the ceiling's ${ceilingRow.rps}: ratio ${+(slowest.rps / ceilingRow.rps).toFixed(2)}\n`);
+    process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/stages', seconds, connections: o.connections, rows, ratio: +(slowest.rps / ceilingRow.rps).toFixed(2) })}\n`);
+  } finally {
+    for (const pid of [...others, stub.pid, core.pid, o.ceiling.pid]) {
+      try {
+        pin(pid, all);
+      } catch {
+        // gone
+      }
+    }
+    core.kill('SIGTERM');
+    stub.kill();
+    if (wasWriterOn) await o.topology.startService('audit-writer');
+  }
+}
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_te_${Date.now()}`);
@@ -140,6 +213,10 @@ async function main() {
       );
     }
     if (floorRows.length) process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/provider-floor', seconds, rows: floorRows })}\n`);
+    if (stagesMode === 'on' && only !== 'sidecar') {
+      if (cpus().length < 2) process.stdout.write('\n(each stage on a core of its own: skipped, this machine has one CPU)\n');
+      else await stages({ topology, infra, ceiling, auth, body, sidecarBody, connections: Math.max(...connectionSets) });
+    }
     process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
 
   } finally {
