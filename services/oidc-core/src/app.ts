@@ -94,18 +94,19 @@ export function createApp(deps: AppDeps) {
   app.use(oauthErrorHandler(deps.logger));
 
   /**
-   * The token endpoint, the hot path of every grant, goes to the tenant's provider without express (same security
-   * headers, request id, metrics and request log through the prelude; the client address resolved under the same
-   * trust-proxy setting; the mount in originalUrl as express would leave it). Everything else is the express app.
+   * The token endpoint, the hot path of every grant, and the other machine endpoints go to the tenant's provider
+   * without express (same security headers, request id, metrics and request log through the prelude; the client
+   * address resolved under the same trust-proxy setting; the mount in originalUrl as express would leave it).
+   * Everything else is the express app.
    */
   const listener: RequestListener = (req, res) => {
-    const m = req.method === 'POST' ? TOKEN_PATH.exec(req.url ?? '') : null;
-    if (!m) {
+    const m = PROVIDER_HOT_PATH.exec(req.url ?? '');
+    if (!m || HOT_PATH_METHOD[m[3]!] !== req.method) {
       app(req, res);
       return;
     }
     const mount = `${m[1] ?? ''}/auth/${m[2]}`;
-    prelude(req, res, `${m[1] ?? ''}/auth/:tenantId/oidc/token`, () => {
+    prelude(req, res, `${m[1] ?? ''}/auth/:tenantId${m[3]}`, () => {
       deps.tenants.get(m[2]!).then(
         (tenant) => {
           const raw = req as IncomingMessage & { originalUrl?: string; ip?: string };
@@ -128,5 +129,10 @@ export function createApp(deps: AppDeps) {
   return { app, registry, listener };
 }
 
-/** POST {/_api}/auth/{tenantId}/oidc/token, with or without a query string. */
-const TOKEN_PATH = /^(\/_api)?\/auth\/(\d{1,15})\/oidc\/token(?:\?.*)?$/;
+/**
+ * The provider's machine-to-machine endpoints, served without express: the token endpoint (every grant), what
+ * resource servers call (introspection, the JWKS) and revocation; none of our own pages answers them. With or
+ * without a query string, under {/_api}/auth/{tenantId}.
+ */
+const PROVIDER_HOT_PATH = /^(\/_api)?\/auth\/(\d{1,15})(\/oidc\/token|\/token\/introspection|\/token\/revocation|\/jwks)(?:\?.*)?$/;
+const HOT_PATH_METHOD: Record<string, string> = { '/oidc/token': 'POST', '/token/introspection': 'POST', '/token/revocation': 'POST', '/jwks': 'GET' };

@@ -76,3 +76,24 @@ it('counts token requests under the route template, never under a tenant id', as
   expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/_api\/auth\/:tenantId\/oidc\/token"/);
   expect(metrics).not.toMatch(/route="[^"]*\/auth\/\d+/);
 });
+
+it('the JWKS and introspection take the same path, with the same headers and labels', async () => {
+  const jwks = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/jwks`, { headers: { 'x-request-id': 'jwks-1' } });
+  expect(jwks.status).toBe(200);
+  expect(((await jwks.json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+  expect(jwks.headers.get('x-request-id')).toBe('jwks-1');
+  expect(jwks.headers.get('x-content-type-options')).toBe('nosniff');
+  const introspection = await fetch(`${app.baseUrl}/_api/auth/${app.tenant.tenantId}/token/introspection`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret) },
+    body: form({ token: 'not-a-token' }),
+  });
+  expect(introspection.status).toBe(200);
+  expect(await introspection.json()).toEqual({ active: false });
+  // A POST to the JWKS is not a hot path: express routes it to the provider, which refuses the method.
+  const wrongMethod = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/jwks`, { method: 'POST' });
+  expect(wrongMethod.status).not.toBe(200);
+  const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+  expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/auth\/:tenantId\/jwks"[^}]*status="200"/);
+  expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/_api\/auth\/:tenantId\/token\/introspection"/);
+});
