@@ -44,6 +44,7 @@ async function main() {
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: tenant.resource }).toString(),
       connectionSets,
       seconds,
+      pids: { ours: () => ({ 'oidc-core': topology.services['oidc-core'].process.pid, ferretdb: infra.servers.ferretdb?.process.pid }), ceiling: { 'bare provider': bare.pid } },
     });
     bare.kill();
     printComparison('client-credentials', 'client_credentials tokens/s', ['oidc-core rps', 'bare provider rps'], seconds, rows);
