@@ -67,7 +67,13 @@ export async function chainTail(models: Models, tenantId: number): Promise<{ seq
 
 /** Records the highest seq written (never lowered). */
 export async function advanceChainHead(models: Models, tenantId: number, seq: number): Promise<void> {
-  await models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } }, { upsert: true });
+  try {
+    await models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } }, { upsert: true });
+  } catch (err) {
+    // Two writers created the head at once: the other insert won, so the document exists; apply $max to it.
+    if (!isDuplicateKeyError(err)) throw err;
+    await models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } });
+  }
 }
 
 /** Records that retention pruned the chain up to (seq, hash); never moves the anchor backwards. */

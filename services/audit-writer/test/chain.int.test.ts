@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import {
   advanceChainAnchor,
+  advanceChainHead,
   auditRowHash,
+  chainHeadId,
   verifyAuditChain,
   type Database,
   type TokenAuditDoc,
@@ -111,6 +113,15 @@ describe('hash chain', () => {
       expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, checked: 150 });
     }
   }, 60_000);
+
+  it('writers creating a tenant\'s chain head at the same moment do not fail (a lost upsert race is retried)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const t = tenantId();
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => advanceChainHead(db.models, t, i + 1)));
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      expect(await db.models.Counter.countDocuments({ _id: chainHeadId(t) })).toBe(1);
+    }
+  });
 
   it('concurrent appends for one tenant never fork the chain', async () => {
     const t = tenantId();
