@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isDuplicateKeyError } from '@idp/errors';
+import { upsertRacing } from './ids';
 import type { Models } from './models';
 import type { AuditChainAnchorDoc, TokenAuditDoc } from './models/schemas';
 
@@ -67,13 +68,8 @@ export async function chainTail(models: Models, tenantId: number): Promise<{ seq
 
 /** Records the highest seq written (never lowered). */
 export async function advanceChainHead(models: Models, tenantId: number, seq: number): Promise<void> {
-  try {
-    await models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } }, { upsert: true });
-  } catch (err) {
-    // Two writers created the head at once: the other insert won, so the document exists; apply $max to it.
-    if (!isDuplicateKeyError(err)) throw err;
-    await models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } });
-  }
+  // Two writers may create the head at once: the loser applies $max to the document the winner inserted.
+  await upsertRacing(() => models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } }, { upsert: true }).exec());
 }
 
 /** Records that retention pruned the chain up to (seq, hash); never moves the anchor backwards. */

@@ -1,13 +1,26 @@
 import { isValidObjectId, Types } from 'mongoose';
+import { isDuplicateKeyError } from '@idp/errors';
 import type { Models } from './models';
+
+/**
+ * Runs an upsert again when it lost the race to insert the document (duplicate key): the second run finds the
+ * document the winner inserted and updates it. MongoDB retries such upserts itself; FerretDB does not, and
+ * replicas starting together (bootstrap, job rows) or writers creating the same counter would fail for nothing.
+ */
+export async function upsertRacing<T>(upsert: () => Promise<T>): Promise<T> {
+  try {
+    return await upsert();
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return upsert();
+  }
+}
 
 /** Next value of a named sequence (numeric client ids, tenant ids). */
 export async function nextSequence(models: Models, name: string, floor = 1000): Promise<number> {
-  const doc = await models.Counter.findOneAndUpdate(
-    { _id: name },
-    { $inc: { seq: 1 } },
-    { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true },
-  ).lean();
+  const doc = await upsertRacing(() =>
+    models.Counter.findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true }).lean().exec(),
+  );
   const seq = doc?.seq ?? 1;
   return floor + seq;
 }

@@ -1,6 +1,7 @@
 import type { Models } from '@idp/db';
 import { clientSecretDigest, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, type KeyStore } from '@idp/tokens';
-import { nextSequence } from '@idp/db';
+import { nextSequence, upsertRacing } from '@idp/db';
+import { isDuplicateKeyError } from '@idp/errors';
 
 export interface BootstrapOptions {
   systemTenantId: number;
@@ -17,17 +18,20 @@ export const SYSTEM_ADMIN_ROLE = 'system-admin';
  * a changed bootstrap secret replaces the admin client's secret.
  */
 export async function bootstrapSystemTenant(models: Models, keyStore: KeyStore, o: BootstrapOptions): Promise<void> {
-  await models.Tenant.updateOne(
-    { _id: o.systemTenantId },
-    { $setOnInsert: { _id: o.systemTenantId, name: 'system', system: true } },
-    { upsert: true },
+  // Replicas starting together run this at once: an upsert that loses the insert race runs again (upsertRacing).
+  await upsertRacing(() =>
+    models.Tenant.updateOne({ _id: o.systemTenantId }, { $setOnInsert: { _id: o.systemTenantId, name: 'system', system: true } }, { upsert: true }).exec(),
   );
   await keyStore.ensureKeys(o.systemTenantId);
-  const role = await models.Role.findOneAndUpdate(
-    { tenantId: o.systemTenantId, name: SYSTEM_ADMIN_ROLE },
-    { $set: { resourceServer: MANAGEMENT_AUDIENCE, permissions: [...MANAGEMENT_SCOPES] } },
-    { upsert: true, returnDocument: 'after' },
-  ).lean();
+  const role = await upsertRacing(() =>
+    models.Role.findOneAndUpdate(
+      { tenantId: o.systemTenantId, name: SYSTEM_ADMIN_ROLE },
+      { $set: { resourceServer: MANAGEMENT_AUDIENCE, permissions: [...MANAGEMENT_SCOPES] } },
+      { upsert: true, returnDocument: 'after' },
+    )
+      .lean()
+      .exec(),
+  );
   const existing = await models.Client.findOne({ tenantId: o.systemTenantId, clientId: o.adminClientId }, { _id: 1 }).lean();
   const fields = {
     name: 'Bootstrap administrator',
@@ -40,5 +44,13 @@ export async function bootstrapSystemTenant(models: Models, keyStore: KeyStore, 
     enabled: true,
   };
   if (existing) await models.Client.updateOne({ _id: existing._id }, { $set: fields });
-  else await models.Client.create({ ...fields, tenantId: o.systemTenantId, clientId: o.adminClientId, numericId: await nextSequence(models, 'clients') });
+  else {
+    try {
+      await models.Client.create({ ...fields, tenantId: o.systemTenantId, clientId: o.adminClientId, numericId: await nextSequence(models, 'clients') });
+    } catch (err) {
+      // Another replica created it meanwhile: make sure it carries this secret.
+      if (!isDuplicateKeyError(err)) throw err;
+      await models.Client.updateOne({ tenantId: o.systemTenantId, clientId: o.adminClientId }, { $set: fields });
+    }
+  }
 }

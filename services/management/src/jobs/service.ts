@@ -1,4 +1,5 @@
 import type { JobDoc, JobRunDoc, Models } from '@idp/db';
+import { upsertRacing } from '@idp/db';
 import { problems } from '@idp/errors';
 import type { Logger } from '@idp/logger';
 import { cronProblem, nextRunOf } from './cron';
@@ -35,10 +36,13 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
     backend: runner.backend,
     async start() {
       for (const d of JOB_DEFINITIONS) {
-        await models.Job.updateOne(
-          { _id: d.name },
-          { $setOnInsert: { type: assertJobType(d.type), schedule: d.defaultSchedule, enabled: true, customOptions: {} } },
-          { upsert: true },
+        // Replicas starting together may both insert: the loser's second upsert finds the row.
+        await upsertRacing(() =>
+          models.Job.updateOne(
+            { _id: d.name },
+            { $setOnInsert: { type: assertJobType(d.type), schedule: d.defaultSchedule, enabled: true, customOptions: {} } },
+            { upsert: true },
+          ).exec(),
         );
         const job = await models.Job.findById(d.name).lean<JobDoc>();
         // The row is the source of truth: a CronJob edited by hand is put back in step at start.
