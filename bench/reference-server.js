@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * How the benchmarks' reference processes (the ceilings and floors) serve: node:http on a free loopback port, the
- * port printed as the first stdout line (bench/common.js startReference reads it), closed on SIGTERM.
+ * port printed as the first stdout line (bench/common.js startReference reads it), closed on SIGTERM; and `run`,
+ * how every bench script runs its async main.
  */
 const { createServer } = require('node:http');
 

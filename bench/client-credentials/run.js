@@ -15,6 +15,7 @@ const { createClient, seedDelegationTenant } = require('@idp/testing');
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
+const { run } = require('../reference-server');
 const { arg, compare, printComparison, startReference } = require('../common');
 
 const TENANT = 4242;
@@ -56,7 +57,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+run(main);

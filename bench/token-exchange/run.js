@@ -20,6 +20,7 @@ const { freePort, repoRoot, seedDelegationTenant, waitForPort } = require('@idp/
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
+const { run } = require('../reference-server');
 const { arg, compare, cpuPerRequest, cpuTimes, load, printComparison, startReference, summary } = require('../common');
 
 const TENANT = 4243;
@@ -248,7 +249,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+run(main);
