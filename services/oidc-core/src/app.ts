@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { createHttpApp, oauthErrorHandler, oauthNotFound, sendOAuthError, type ReadinessCheck } from '@idp/http';
+import { createHttpApp, oauthErrorHandler, oauthNotFound, type ReadinessCheck } from '@idp/http';
 import { OAuthError } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
@@ -59,13 +59,12 @@ export function createApp(deps: AppDeps) {
 
   const tenantRouter = Router({ mergeParams: true });
 
-  tenantRouter.use(async (req: Request, res: Response, next: NextFunction) => {
+  tenantRouter.use(async (req: Request, _res: Response, next: NextFunction) => {
     try {
       (req as Request & { tenant: TenantContext }).tenant = await deps.tenants.get(String(req.params.tenantId));
       next();
     } catch (err) {
-      if (err instanceof UnknownTenantError) sendOAuthError(res, new OAuthError('not_found', 'unknown tenant', 404));
-      else next(err);
+      next(tenantError(err));
     }
   });
   const toProvider = (req: Request, res: Response) => {
@@ -87,11 +86,12 @@ export function createApp(deps: AppDeps) {
         (req as Request & { tenant: TenantContext }).tenant = tenant;
         serveDiscovery(req, res);
       },
-      (err: unknown) => (err instanceof UnknownTenantError ? sendOAuthError(res, new OAuthError('not_found', 'unknown tenant', 404)) : next(err)),
+      (err: unknown) => next(tenantError(err)),
     );
   });
   app.use(oauthNotFound);
-  app.use(oauthErrorHandler(deps.logger));
+  const errors = oauthErrorHandler(deps.logger);
+  app.use(errors);
 
   /**
    * The token endpoint, the hot path of every grant, and the other machine endpoints go to the tenant's provider
@@ -116,17 +116,16 @@ export function createApp(deps: AppDeps) {
           pageHeaders(req as Request, res as Response, () => undefined);
           void tenant.callback(req, res);
         },
-        (err: unknown) => {
-          if (err instanceof UnknownTenantError) sendOAuthError(res, new OAuthError('not_found', 'unknown tenant', 404));
-          else {
-            deps.logger.error({ err }, 'unhandled error');
-            sendOAuthError(res, new OAuthError('server_error', 'an unexpected error occurred', 500));
-          }
-        },
+        (err: unknown) => errors(tenantError(err), req as Request, res as Response, () => undefined),
       );
     });
   };
   return { app, registry, listener };
+}
+
+/** A tenant that could not be resolved: unknown ids are a 404 OAuth error, anything else goes on as it is. */
+function tenantError(err: unknown): unknown {
+  return err instanceof UnknownTenantError ? new OAuthError('not_found', 'unknown tenant', 404) : err;
 }
 
 /**
