@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
-import { pinoHttp } from 'pino-http';
 import proxyaddr from 'proxy-addr';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Logger } from '@idp/logger';
+import { requestLog } from './request-log';
 
 export interface ReadinessCheck {
   name: string;
@@ -24,9 +24,8 @@ export interface HttpAppOptions {
   /** Helmet's Content-Security-Policy; pages that render HTML pass their own. */
   contentSecurityPolicy?: HelmetOptions['contentSecurityPolicy'];
   /**
-   * Requests that get no per-request logger (pino-http) because the route logs one structured line of its own (the
-   * sidecar's decision record): pino-http builds a child logger for every request it sees, which costs more than
-   * the rest of the middleware stack on a hot internal route.
+   * Requests that get no request log (no completion line, no `req.log`) because the route logs one structured line
+   * of its own (the sidecar's decision record).
    */
   skipRequestLog?: (req: IncomingMessage) => boolean;
 }
@@ -61,7 +60,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * The express app every service starts from: helmet, a request id, pino-http, request metrics,
+ * The express app every service starts from: helmet, a request id, the request log, request metrics,
  * /healthz (process alive), /readyz (dependencies answer) and /metrics (Prometheus).
  * Routes are added by the caller; the caller finishes with one of the error middlewares.
  */
@@ -73,13 +72,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
-  const securityHeaders = helmet({
-    contentSecurityPolicy: options.contentSecurityPolicy ?? {
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-    },
-    crossOriginResourcePolicy: { policy: 'same-site' },
-    xFrameOptions: { action: 'deny' },
-  });
+  const securityHeaders = fixedHeaders(
+    helmet({
+      contentSecurityPolicy: options.contentSecurityPolicy ?? {
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+      crossOriginResourcePolicy: { policy: 'same-site' },
+      xFrameOptions: { action: 'deny' },
+    }),
+    options.contentSecurityPolicy,
+  );
   app.use(securityHeaders);
 
   const requests = new Counter({
@@ -112,27 +114,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
   app.use((req: Request, res: Response, next: NextFunction) => observe(req, res, next));
 
-  const requestLog = pinoHttp({
-    logger: options.logger,
-    genReqId: (req) => (req as unknown as { id: string }).id,
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-    customLogLevel: (_req, res, err) => (res.statusCode >= 500 && res.statusCode !== 503 ? 'error' : err || res.statusCode >= 400 ? 'info' : 'debug'),
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: stripQuery(req.url) }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      err: (err: Error) => ({ type: err.name, message: err.message }),
-    },
-  });
   const skipRequestLog = options.skipRequestLog;
-  app.use(skipRequestLog ? (req: Request, res: Response, next: NextFunction) => (skipRequestLog(req) ? next() : requestLog(req, res, next)) : requestLog);
+  const log = requestLog({ logger: options.logger, ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' });
+  const maybeLog = skipRequestLog ? (req: IncomingMessage, res: ServerResponse, next: () => void) => (skipRequestLog(req) ? next() : log(req, res, next)) : log;
+  app.use((req: Request, res: Response, next: NextFunction) => maybeLog(req, res, next));
 
   const prelude: HttpApp['prelude'] = (req, res, route, next) => {
     (req as Observed).routeLabel = route;
-    securityHeaders(req, res, (err?: unknown) => {
-      if (err) throw err;
-      // helmet's X-Powered-By removal is moot here: express never set it.
-      observe(req, res, () => (skipRequestLog?.(req) ? next() : requestLog(req, res, next)));
-    });
+    securityHeaders(req, res, () => observe(req, res, () => maybeLog(req, res, next)));
   };
   const clientIp: HttpApp['clientIp'] = (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
 
@@ -171,8 +160,29 @@ function routeLabel(req: Request): string {
   return req.baseUrl ? `${req.baseUrl.replace(/\/auth\/\d+/, '/auth/:tenantId')}/*` : 'unmatched';
 }
 
-/** Query strings may carry codes, tokens or hints: never log them. */
-function stripQuery(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+/**
+ * Helmet's headers, worked out once: with a fixed policy they are the same on every response, and setting a list of
+ * them costs less than running helmet's dozen middlewares per request. A Content-Security-Policy with a directive
+ * computed per request (a nonce) keeps helmet running per request.
+ */
+function fixedHeaders(middleware: Middleware, csp: HttpAppOptions['contentSecurityPolicy']): Middleware {
+  const perRequest = typeof csp === 'object' && Object.values(csp.directives ?? {}).some((v) => typeof v === 'function' || (Array.isArray(v) && v.some((x) => typeof x === 'function')));
+  if (perRequest) return middleware;
+  const headers = new Map<string, string | number | readonly string[]>();
+  const recorder = {
+    // Lower-case names: node keys its header table by the lower-case name, and then has nothing to convert.
+    setHeader: (name: string, value: string | number | readonly string[]) => void headers.set(name.toLowerCase(), value),
+    removeHeader: (name: string) => void headers.delete(name.toLowerCase()),
+  };
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (err) => {
+    if (err) throw err;
+  });
+  const list = [...headers];
+  return (_req, res, next) => {
+    for (const [name, value] of list) res.setHeader(name, value);
+    // express sets X-Powered-By unless disabled (it is): nothing to remove.
+    next();
+  };
 }
