@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import helmet from 'helmet';
 import request from 'supertest';
 import { createLogger, type Logger } from '@idp/logger';
-import { createHttpApp } from './app';
-import { completionLevel } from './request-log';
+import { createHttpApp } from '../src/app';
+import { completionLevel } from '../src/request-log';
 
 type Line = Record<string, unknown> & { level: string; msg: string };
 
