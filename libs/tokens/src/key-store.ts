@@ -34,6 +34,18 @@ function toPublic(jwk: JWK): JWK {
 const aad = (tenantId: number, kid: string) => `tenant:${tenantId}:kid:${kid}`;
 
 /**
+ * How long a key that lost a creation race (`ensureKeys`) stays published: it was active for the moment of the race
+ * and may have signed a token then. A day covers the longest token lifetime a tenant can set (a resource server's
+ * access tokens, at most 86,400 s).
+ */
+const RACE_LOSER_PUBLISH_SECONDS = 24 * 3600;
+
+/** The order signing keys are used in: newest first, by creation time and then kid (every process agrees). */
+function newestFirst(a: Pick<SigningKeyDoc, 'createdAt' | 'kid'>, b: Pick<SigningKeyDoc, 'createdAt' | 'kid'>): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.kid < b.kid ? 1 : a.kid > b.kid ? -1 : 0);
+}
+
+/**
  * Per-tenant signing keys in MongoDB, private halves sealed with the key-encryption key. oidc-core and the
  * sidecar both read them, so ordinary and NHE access tokens share signature, kid and JWKS.
  */
@@ -44,11 +56,17 @@ export class KeyStore {
     readonly kek: KeyEncryptionKey,
   ) {}
 
-  /** Creates one active ES256 and one RS256 key for a tenant that has none (idempotent per alg). */
+  /**
+   * Creates one active ES256 and one RS256 key for a tenant that has none (idempotent per alg). Every replica of
+   * oidc-core and management calls it for a tenant it starts serving, so several may create a key at once: they
+   * settle on one (`settle`), and a key that lost stays published for `RACE_LOSER_PUBLISH_SECONDS`.
+   */
   async ensureKeys(tenantId: number): Promise<void> {
     for (const alg of ['ES256', 'RS256'] as const) {
       const existing = await this.models.SigningKey.exists({ tenantId, alg, status: 'active' });
-      if (!existing) await this.createKey(tenantId, alg);
+      if (existing) continue;
+      await this.createKey(tenantId, alg);
+      await this.settle(tenantId, alg, RACE_LOSER_PUBLISH_SECONDS);
     }
   }
 
@@ -71,16 +89,32 @@ export class KeyStore {
 
   /**
    * Retires the active key of `alg` and creates a new one. The retired key stays in the JWKS for
-   * `publishForSeconds` (the longest lifetime of anything it signed).
+   * `publishForSeconds` (the longest lifetime of anything it signed). Rotations that run at once leave one active
+   * key, the newest; what is returned is the key that is active afterwards.
    */
   async rotate(tenantId: number, alg: SigningAlg, publishForSeconds: number): Promise<SigningKeyDoc> {
-    const now = new Date();
-    const created = await this.createKey(tenantId, alg);
-    await this.models.SigningKey.updateMany(
-      { tenantId, alg, status: 'active', kid: { $ne: created.kid } },
-      { $set: { status: 'retired', retiredAt: now, publishUntil: new Date(now.getTime() + publishForSeconds * 1000) } },
-    );
-    return created;
+    await this.createKey(tenantId, alg);
+    return this.settle(tenantId, alg, publishForSeconds);
+  }
+
+  /**
+   * Leaves one active key of `alg`, the newest (creation time, then kid), and retires the others, published for
+   * `publishForSeconds`. Racing writers converge without a lock (there are no transactions on FerretDB): each
+   * retires only keys older than the newest it sees, so the newest key of all is never retired, and its writer,
+   * having read after inserting it, sees and retires every key older than its own that the others kept.
+   */
+  private async settle(tenantId: number, alg: SigningAlg, publishForSeconds: number): Promise<SigningKeyDoc> {
+    const active = await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>();
+    const [newest, ...older] = active.sort(newestFirst);
+    if (!newest) throw new Error(`tenant ${tenantId} has no active ${alg} key`);
+    if (older.length) {
+      const now = new Date();
+      await this.models.SigningKey.updateMany(
+        { tenantId, kid: { $in: older.map((k) => k.kid) }, status: 'active' },
+        { $set: { status: 'retired', retiredAt: now, publishUntil: new Date(now.getTime() + publishForSeconds * 1000) } },
+      );
+    }
+    return newest;
   }
 
   async load(tenantId: number, now = new Date()): Promise<TenantKeys> {
@@ -88,8 +122,8 @@ export class KeyStore {
       tenantId,
       $or: [{ status: 'active' }, { status: 'retired', publishUntil: { $gt: now } }],
     })
-      .sort({ createdAt: -1 })
       .lean();
+    docs.sort(newestFirst);
     const open = (d: (typeof docs)[number]) => JSON.parse(this.kek.decrypt(d.encryptedPrivateJwk, aad(tenantId, d.kid))) as PrivateJwk;
     const signing = docs.filter((d) => d.status === 'active').map(open);
     const retired = docs.filter((d) => d.status !== 'active').map((d) => ({ ...open(d), key_ops: ['verify'] }));
