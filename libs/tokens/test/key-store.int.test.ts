@@ -20,7 +20,7 @@ afterAll(async () => {
   await db.close();
 });
 
-const active = (tenantId: number, alg: string) => db.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean();
+const active = (tenantId: number, alg: 'ES256' | 'RS256') => db.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean();
 
 it('replicas creating a new tenant\'s keys at once leave one active key per algorithm, the others still published', async () => {
   const tenantId = randomInt(3_000_000, 4_000_000);
@@ -28,7 +28,7 @@ it('replicas creating a new tenant\'s keys at once leave one active key per algo
   const replicas = Array.from({ length: 5 }, () => new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40))));
   const results = await Promise.allSettled(replicas.map((k) => k.ensureKeys(tenantId)));
   expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-  for (const alg of ['ES256', 'RS256']) {
+  for (const alg of ['ES256', 'RS256'] as const) {
     const all = await db.models.SigningKey.find({ tenantId, alg }).lean();
     expect(all.length).toBeGreaterThanOrEqual(1);
     expect(all.filter((k) => k.status === 'active')).toHaveLength(1);

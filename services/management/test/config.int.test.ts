@@ -109,6 +109,18 @@ describe('clients', () => {
     expect((await h.call('post', c(A), adminA, web)).status).toBe(409);
   });
 
+  it('a numeric id handed out twice by the counter (FerretDB increments race) moves on to the next, not a 409', async () => {
+    const first = await h.call('post', c(A), adminA, { ...web, clientId: 'numbered-a' });
+    expect(first.status).toBe(201);
+    const taken = (await h.db.models.Client.findOne({ tenantId: A, clientId: 'numbered-a' }).lean())!.numericId;
+    // Wind the counter back so that its next value is the id just used.
+    await h.db.models.Counter.updateOne({ _id: 'clients' }, { $set: { seq: taken - 1000 - 1 } });
+    const second = await h.call('post', c(A), adminA, { ...web, clientId: 'numbered-b' });
+    expect(second.status).toBe(201);
+    const stored = (await h.db.models.Client.findOne({ tenantId: A, clientId: 'numbered-b' }).lean())!;
+    expect(stored.numericId).toBeGreaterThan(taken);
+  });
+
   it('logs every write with the caller tenant and client, and never a secret', async () => {
     const res = await h.call('post', c(A), adminA, { ...web, clientId: 'logged-app' });
     const rotated = await h.call('post', c(A, '/logged-app/secret-rotations'), adminA, {});

@@ -232,17 +232,24 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         if (await models.Client.exists({ tenantId, clientId })) throw problems.conflict('a client with this clientId already exists');
         const secret = SECRET_METHODS.has(method) ? generateClientSecret() : undefined;
         const { config, ...rest } = body;
-        const created = await models.Client.create({
+        const fields = {
           ...rest,
           clientId,
           tenantId,
           tokenEndpointAuthMethod: method,
-          numericId: await nextSequence(models, 'clients'),
           responseTypes: body.grantTypes.includes('authorization_code') ? ['code'] : [],
           ...(secret ? { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } : {}),
-        }).catch((err: unknown) => {
-          throw isDuplicateKeyError(err) ? problems.conflict('a client with this clientId already exists') : err;
-        });
+        };
+        // The numeric id comes from a counter; on FerretDB concurrent increments can hand out the same value, so a
+        // duplicate that is not the clientId takes the next one.
+        let created;
+        for (let attempt = 0; !created; attempt++) {
+          created = await models.Client.create({ ...fields, numericId: await nextSequence(models, 'clients') }).catch(async (err: unknown) => {
+            if (!isDuplicateKeyError(err)) throw err;
+            if (attempt >= 20 || (await models.Client.exists({ tenantId, clientId }))) throw problems.conflict('a client with this clientId already exists');
+            return undefined;
+          });
+        }
         const cfg = configSet(config);
         if (Object.keys(cfg.$set).length) await models.Client.updateOne({ _id: created._id }, { $set: cfg.$set });
         const doc = await find(tenantId, clientId);
