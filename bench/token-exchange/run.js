@@ -34,7 +34,7 @@ const only = arg('only', 'all');
 /** `--stages off`: skip "each stage on a core of its own" (needs taskset and at least 2 cores). */
 const stagesMode = arg('stages', 'on');
 /** `--stage-rounds N`: how many interleaved rounds of the stage measurement (each stage's median round is reported). */
-const stageRounds = Math.max(1, Number(arg('stage-rounds', '3')));
+const stageRounds = Math.max(1, Math.floor(Number(arg('stage-rounds', '3'))) || 1);
 
 /** Pins every thread of a process to one CPU (or a list such as "0-1"). @param {number | undefined} pid @param {string} cpu */
 function pin(pid, cpu) {

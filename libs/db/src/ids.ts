@@ -25,6 +25,14 @@ export async function nextSequence(models: Models, name: string, floor = 1000): 
   return floor + seq;
 }
 
+/**
+ * Moves a named sequence forward so that its next value is above `inUse` (never backwards): for a counter found
+ * handing out values already taken (restored from a backup behind the rows, or FerretDB's non-atomic `$inc`).
+ */
+export async function advanceSequence(models: Models, name: string, inUse: number, floor = 1000): Promise<void> {
+  await upsertRacing(() => models.Counter.updateOne({ _id: name }, { $max: { seq: inUse - floor } }, { upsert: true }).exec());
+}
+
 /** Parses a path id into an ObjectId, or undefined when it cannot be one (callers answer 404). */
 export function toObjectId(id: string): Types.ObjectId | undefined {
   return isValidObjectId(id) && /^[0-9a-f]{24}$/i.test(id) ? new Types.ObjectId(id) : undefined;

@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import request from 'supertest';
 import { createLogger, type Logger } from '@idp/logger';
 import { createHttpApp } from '../src/app';
+import { oauthErrorHandler, problemErrorHandler } from '../src/error-handlers';
 import { completionLevel } from '../src/request-log';
 
 type Line = Record<string, unknown> & { level: string; msg: string };
@@ -112,6 +113,26 @@ describe('request log', () => {
     await request(listener).get('/raw').expect(200);
     await settle();
     expect(lines.filter((l) => l.req !== undefined)).toEqual([]);
+  });
+
+  it('logs an unexpected error with its type, message and stack only, never the request data a driver error carries', async () => {
+    const { logger, lines } = capture('info');
+    for (const handler of [oauthErrorHandler(logger), problemErrorHandler(logger)]) {
+      const http = createHttpApp({ service: 'test', logger });
+      http.app.get('/fail', () => {
+        throw Object.assign(new Error('driver failed'), { code: 'E_DRIVER', keyValue: { secretDigest: 'digest-value' }, errorResponse: { password: 'pw-value' } });
+      });
+      http.app.use(handler);
+      await request(http.app).get('/fail').expect(500);
+    }
+    const errors = lines.filter((l) => l.msg === 'unhandled error');
+    expect(errors).toHaveLength(2);
+    for (const line of errors) {
+      expect(Object.keys(line.err as object).sort()).toEqual(['message', 'stack', 'type']);
+      expect(line.err).toMatchObject({ type: 'Error', message: 'driver failed' });
+      expect(line.req).toMatchObject({ url: '/fail' });
+    }
+    expect(JSON.stringify(lines)).not.toMatch(/digest-value|pw-value/);
   });
 
   it('maps statuses to levels', () => {

@@ -36,12 +36,23 @@ export interface LoggerConfig {
   destination?: pino.DestinationStream;
 }
 
+/**
+ * How an error appears in a log line: its type, message and stack, never its other properties. pino's
+ * default would print every property, and driver errors carry request data there (MongoDB's `keyValue`,
+ * `errorResponse`), nested deeper than the redaction paths reach. Anything that is not an Error is logged as is.
+ */
+export function errorFields(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  return { type: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
+}
+
 /** The root logger of a process. Libraries receive a child of it; they never build their own. */
 export function createLogger(config: LoggerConfig): Logger {
   const options: LoggerOptions = {
     level: config.level ?? 'info',
     base: { service: config.service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: errorFields },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
   };

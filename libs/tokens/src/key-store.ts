@@ -70,7 +70,7 @@ export class KeyStore {
     }
   }
 
-  async createKey(tenantId: number, alg: SigningAlg): Promise<SigningKeyDoc> {
+  async createKey(tenantId: number, alg: SigningAlg, createdAt = new Date()): Promise<SigningKeyDoc> {
     const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
     const kid = `${tenantId}-${alg.toLowerCase()}-${randomUUID().slice(0, 8)}`;
     const jwk = { ...(await exportJWK(privateKey)), kid, alg, use: 'sig' as const };
@@ -81,7 +81,7 @@ export class KeyStore {
       status: 'active',
       publicJwk: toPublic(jwk) as Record<string, unknown>,
       encryptedPrivateJwk: this.kek.encrypt(JSON.stringify(jwk), aad(tenantId, kid)),
-      createdAt: new Date(),
+      createdAt,
     };
     await this.models.SigningKey.create(doc);
     return doc;
@@ -90,11 +90,18 @@ export class KeyStore {
   /**
    * Retires the active key of `alg` and creates a new one. The retired key stays in the JWKS for
    * `publishForSeconds` (the longest lifetime of anything it signed). Rotations that run at once leave one active
-   * key, the newest; what is returned is the key that is active afterwards.
+   * key, the newest: `active` is the key in use afterwards, `created` the one this call made (the same key unless
+   * a concurrent rotation's key is newer).
    */
-  async rotate(tenantId: number, alg: SigningAlg, publishForSeconds: number): Promise<SigningKeyDoc> {
-    await this.createKey(tenantId, alg);
-    return this.settle(tenantId, alg, publishForSeconds);
+  async rotate(tenantId: number, alg: SigningAlg, publishForSeconds: number): Promise<{ created: SigningKeyDoc; active: SigningKeyDoc }> {
+    // "Newest" is by creation time, stamped by whichever replica creates the key: a replica whose clock is behind
+    // the one that created the current key must still make a newer one, or the rotation would retire its own key
+    // and leave the old one (perhaps compromised) in use.
+    const [current] = (await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>()).sort(newestFirst);
+    const now = Date.now();
+    const createdAt = new Date(current && current.createdAt.getTime() >= now ? current.createdAt.getTime() + 1 : now);
+    const created = await this.createKey(tenantId, alg, createdAt);
+    return { created, active: await this.settle(tenantId, alg, publishForSeconds) };
   }
 
   /**

@@ -52,8 +52,9 @@ it('rotations at once leave exactly one active key, the newest, and report it', 
   const newest = all.reduce((a, b) => (b.createdAt > a.createdAt || (+b.createdAt === +a.createdAt && b.kid > a.kid) ? b : a));
   expect(now[0]!.kid).toBe(newest.kid);
   // The last rotation to settle reports the key that is active; none reports a key that was never created.
-  expect(rotated.map((k) => k.kid)).toContain(newest.kid);
-  for (const k of rotated) expect(all.map((x) => x.kid)).toContain(k.kid);
+  expect(rotated.map((r) => r.active.kid)).toContain(newest.kid);
+  for (const r of rotated) expect(all.map((x) => x.kid)).toEqual(expect.arrayContaining([r.active.kid, r.created.kid]));
+  expect(new Set(rotated.map((r) => r.created.kid)).size).toBe(4);
   const old = all.find((k) => k.kid === before!.kid)!;
   expect(old.status).toBe('retired');
   expect(old.publishUntil!.getTime()).toBeGreaterThan(Date.now() + 500 * 1000);
@@ -66,7 +67,8 @@ it('a single rotation retires the previous key for the window it is given', asyn
   const tenantId = randomInt(3_000_000, 4_000_000);
   await keyStore.ensureKeys(tenantId);
   const [before] = await active(tenantId, 'RS256');
-  const created = await keyStore.rotate(tenantId, 'RS256', 120);
+  const { created, active: after } = await keyStore.rotate(tenantId, 'RS256', 120);
+  expect(after.kid).toBe(created.kid);
   expect(created.kid).not.toBe(before!.kid);
   const old = await db.models.SigningKey.findOne({ tenantId, kid: before!.kid }).lean();
   expect(old!.status).toBe('retired');
@@ -75,4 +77,18 @@ it('a single rotation retires the previous key for the window it is given', asyn
   const keys = await keyStore.load(tenantId);
   expect(keys.signing.filter((k) => k.alg === 'RS256').map((k) => k.kid)).toEqual([created.kid]);
   expect(keys.retired.map((k) => k.kid)).toContain(before!.kid);
+});
+
+it('a rotation on a replica whose clock is behind still replaces the active key', async () => {
+  const tenantId = randomInt(3_000_000, 4_000_000);
+  await keyStore.ensureKeys(tenantId);
+  const [before] = await active(tenantId, 'ES256');
+  // The current key was stamped by a replica whose clock runs a minute ahead of this one.
+  const ahead = new Date(Date.now() + 60_000);
+  await db.models.SigningKey.updateOne({ tenantId, kid: before!.kid }, { $set: { createdAt: ahead } });
+  const { created, active: after } = await keyStore.rotate(tenantId, 'ES256', 600);
+  expect(after.kid).toBe(created.kid);
+  expect(created.createdAt.getTime()).toBeGreaterThan(ahead.getTime());
+  expect((await active(tenantId, 'ES256')).map((k) => k.kid)).toEqual([created.kid]);
+  expect((await db.models.SigningKey.findOne({ tenantId, kid: before!.kid }).lean())!.status).toBe('retired');
 });

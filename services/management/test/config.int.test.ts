@@ -121,6 +121,18 @@ describe('clients', () => {
     expect(stored.numericId).toBeGreaterThan(taken);
   });
 
+  it('a counter restored behind the clients moves past the ids in use instead of failing the create', async () => {
+    const top = (await h.db.models.Client.findOne({}).sort({ numericId: -1 }).lean())!.numericId;
+    const { _id, ...rest } = (await h.db.models.Client.findOne({ tenantId: A, clientId: 'numbered-a' }).lean())!;
+    void _id;
+    await h.db.models.Client.insertMany(Array.from({ length: 25 }, (_, i) => ({ ...rest, clientId: `squatter-${i}`, numericId: top + 1 + i })));
+    await h.db.models.Counter.updateOne({ _id: 'clients' }, { $set: { seq: top - 1000 } });
+    const res = await h.call('post', c(A), adminA, { ...web, clientId: 'numbered-c' });
+    expect(res.status).toBe(201);
+    expect((await h.db.models.Client.findOne({ tenantId: A, clientId: 'numbered-c' }).lean())!.numericId).toBe(top + 26);
+    await h.db.models.Client.deleteMany({ tenantId: A, clientId: /^squatter-/ });
+  });
+
   it('logs every write with the caller tenant and client, and never a secret', async () => {
     const res = await h.call('post', c(A), adminA, { ...web, clientId: 'logged-app' });
     const rotated = await h.call('post', c(A, '/logged-app/secret-rotations'), adminA, {});

@@ -65,10 +65,10 @@ export function keyRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 201: { description: 'The new active key', schema: signingKeySchema } },
       handler: async ({ tenantId, body, audit, invalidate }) => {
         const publishFor = await longestTokenLifetime(deps, tenantId);
-        const created = await keyStore.rotate(tenantId, body.alg, publishFor);
-        audit({ kid: created.kid, alg: body.alg, retiredPublishedForSeconds: publishFor });
+        const { created, active } = await keyStore.rotate(tenantId, body.alg, publishFor);
+        audit({ kid: active.kid, createdKid: created.kid, alg: body.alg, retiredPublishedForSeconds: publishFor });
         invalidate('keys');
-        return { status: 201, body: keyView(created) };
+        return { status: 201, body: keyView(active) };
       },
     }),
   ];
