@@ -33,6 +33,29 @@ export async function advanceSequence(models: Models, name: string, inUse: numbe
   await upsertRacing(() => models.Counter.updateOne({ _id: name }, { $max: { seq: inUse - floor } }, { upsert: true }).exec());
 }
 
+/** How many numeric ids `insertClient` tries before it gives up (it moves the counter on after the first collision). */
+const MAX_NUMERIC_ID_ATTEMPTS = 20;
+
+/**
+ * Inserts a client row with the next numeric client id; resolves to undefined when the tenant already has a client
+ * with that clientId. The id comes from a counter: on FerretDB concurrent increments can hand out the same value,
+ * and a counter restored from a backup can lag behind the rows, so a duplicate that is not the clientId moves the
+ * counter past the highest id in use and takes the next value.
+ */
+export async function insertClient(models: Models, row: Record<string, unknown> & { tenantId: number; clientId: string }) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await models.Client.create({ ...row, numericId: await nextSequence(models, 'clients') });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      if (await models.Client.exists({ tenantId: row.tenantId, clientId: row.clientId })) return undefined;
+      if (attempt >= MAX_NUMERIC_ID_ATTEMPTS) throw err;
+      const [highest] = await models.Client.find({}, { numericId: 1 }).sort({ numericId: -1 }).limit(1).lean<Array<{ numericId: number }>>();
+      if (highest) await advanceSequence(models, 'clients', highest.numericId);
+    }
+  }
+}
+
 /** Parses a path id into an ObjectId, or undefined when it cannot be one (callers answer 404). */
 export function toObjectId(id: string): Types.ObjectId | undefined {
   return isValidObjectId(id) && /^[0-9a-f]{24}$/i.test(id) ? new Types.ObjectId(id) : undefined;

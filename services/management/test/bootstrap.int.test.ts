@@ -36,3 +36,18 @@ it('replicas bootstrapping at once converge on one tenant, one admin role and on
   expect(after).toHaveLength(1);
   expect(after[0]!.secretDigest).toBe(clientSecretDigest(PEPPER, 't'.repeat(43)));
 });
+
+it('creates the admin client even when the client id counter hands out a numeric id already in use', async () => {
+  const systemTenantId = randomInt(2_000_000, 3_000_000);
+  const keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
+  const options = { systemTenantId, adminClientId: 'bootstrap-admin', adminClientSecret: 's'.repeat(43), clientSecretPepper: PEPPER };
+  // Another tenant's client holds the value the counter gives out next (FerretDB increments race, or a restore).
+  const counter = await db.models.Counter.findOneAndUpdate({ _id: 'clients' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }).lean();
+  const taken = 1000 + counter!.seq + 1;
+  await db.models.Client.create({ tenantId: systemTenantId + 1, clientId: 'squatter', numericId: taken, name: 'Squatter', tokenEndpointAuthMethod: 'none', grantTypes: [], responseTypes: [], redirectUris: [] });
+  await bootstrapSystemTenant(db.models, keyStore, options);
+  const admin = await db.models.Client.findOne({ tenantId: systemTenantId, clientId: 'bootstrap-admin' }).lean();
+  expect(admin).not.toBeNull();
+  expect(admin!.numericId).toBeGreaterThan(taken);
+  expect(admin!.secretDigest).toBe(clientSecretDigest(PEPPER, options.adminClientSecret));
+});

@@ -1,7 +1,6 @@
 import type { Models } from '@idp/db';
 import { clientSecretDigest, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, type KeyStore } from '@idp/tokens';
-import { nextSequence, upsertRacing } from '@idp/db';
-import { isDuplicateKeyError } from '@idp/errors';
+import { insertClient, upsertRacing } from '@idp/db';
 
 export interface BootstrapOptions {
   systemTenantId: number;
@@ -44,13 +43,8 @@ export async function bootstrapSystemTenant(models: Models, keyStore: KeyStore, 
     enabled: true,
   };
   if (existing) await models.Client.updateOne({ _id: existing._id }, { $set: fields });
-  else {
-    try {
-      await models.Client.create({ ...fields, tenantId: o.systemTenantId, clientId: o.adminClientId, numericId: await nextSequence(models, 'clients') });
-    } catch (err) {
-      // Another replica created it meanwhile: make sure it carries this secret.
-      if (!isDuplicateKeyError(err)) throw err;
-      await models.Client.updateOne({ tenantId: o.systemTenantId, clientId: o.adminClientId }, { $set: fields });
-    }
+  else if (!(await insertClient(models, { ...fields, tenantId: o.systemTenantId, clientId: o.adminClientId }))) {
+    // Another replica created it meanwhile: make sure it carries this secret.
+    await models.Client.updateOne({ tenantId: o.systemTenantId, clientId: o.adminClientId }, { $set: fields });
   }
 }

@@ -6,16 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ClientDoc } from '@idp/db';
-import { advanceSequence, nextSequence } from '@idp/db';
-import { isDuplicateKeyError, problems } from '@idp/errors';
+import { insertClient } from '@idp/db';
+import { problems } from '@idp/errors';
 import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/schemas';
 import { loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
 import { nheIdentifier } from './nhe-registrations';
-
-/** How many numeric ids a client create tries before it gives up (see the create route); it moves the counter on after the first collision. */
-const MAX_NUMERIC_ID_ATTEMPTS = 20;
 
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', GRANT_TYPE_TOKEN_EXCHANGE] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
@@ -243,20 +240,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
           responseTypes: body.grantTypes.includes('authorization_code') ? ['code'] : [],
           ...(secret ? { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } : {}),
         };
-        // The numeric id comes from a counter. On FerretDB concurrent increments can hand out the same value, and a
-        // counter restored from a backup can lag behind the clients: a duplicate that is not the clientId moves the
-        // counter past the highest id in use and takes the next value.
-        let created;
-        for (let attempt = 0; !created; attempt++) {
-          created = await models.Client.create({ ...fields, numericId: await nextSequence(models, 'clients') }).catch(async (err: unknown) => {
-            if (!isDuplicateKeyError(err)) throw err;
-            if (await models.Client.exists({ tenantId, clientId })) throw problems.conflict('a client with this clientId already exists');
-            if (attempt >= MAX_NUMERIC_ID_ATTEMPTS) throw err;
-            const [highest] = await models.Client.find({}, { numericId: 1 }).sort({ numericId: -1 }).limit(1).lean<Array<{ numericId: number }>>();
-            if (highest) await advanceSequence(models, 'clients', highest.numericId);
-            return undefined;
-          });
-        }
+        const created = await insertClient(models, fields);
+        if (!created) throw problems.conflict('a client with this clientId already exists');
         const cfg = configSet(config);
         if (Object.keys(cfg.$set).length) await models.Client.updateOne({ _id: created._id }, { $set: cfg.$set });
         const doc = await find(tenantId, clientId);
