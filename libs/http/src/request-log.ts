@@ -31,12 +31,8 @@ export function requestLog(options: RequestLogOptions): (req: IncomingMessage, r
     const { id } = req as LoggedRequest;
     const { method, url = '' } = req;
     const fields = () => ({ id, method, url: stripQuery(url) });
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (child ??= logger.child({ req: fields() })),
-    });
+    (req as LogHolder)[LOG_STATE] = { logger, fields };
+    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: lazyLog });
     if (!ignore?.(req)) {
       res.once('close', () => {
         const aborted = !res.writableFinished;
@@ -47,6 +43,19 @@ export function requestLog(options: RequestLogOptions): (req: IncomingMessage, r
     }
     next();
   };
+}
+
+const LOG_STATE = Symbol('idp.requestLog');
+type LogHolder = IncomingMessage & { [LOG_STATE]: { logger: Logger; fields: () => object; child?: Logger } };
+
+/**
+ * `req.log`, one function for every request: V8 keeps an accessor's getter in the old generation, and a getter
+ * made per request would keep what it closes over alive until a major GC (see oidc-core's
+ * `releaseRequestAfterResponse`).
+ */
+function lazyLog(this: LogHolder): Logger {
+  const state = this[LOG_STATE];
+  return (state.child ??= state.logger.child({ req: state.fields() }));
 }
 
 /** The level of a request's completion line. */
