@@ -4,6 +4,7 @@
  * the provider may still read them: not before the middleware chain has finished, even when the client has gone.
  */
 import { createServer, type Server } from 'node:http';
+import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { basicAuth } from '@idp/testing';
@@ -12,6 +13,7 @@ import { releaseRequestAfterResponse } from '../src/provider/internals';
 let server: Server;
 let base: string;
 const seen: Array<Record<string, unknown>> = [];
+const requests = new WeakMap<object, unknown>();
 let hold: Promise<void> | undefined;
 let reached: (() => void) | undefined;
 let heldState: { req: unknown; request: unknown } | undefined;
@@ -25,6 +27,20 @@ beforeAll(async () => {
   // Inside oidc-core's middleware, as every other provider.use middleware of ours is.
   provider.use(async (ctx, next) => {
     seen.push(ctx as unknown as Record<string, unknown>);
+    requests.set(ctx as unknown as object, ctx.req);
+    // Koa keeps its Cookies (which hold the request and response) under a symbol: make sure it exists.
+    void ctx.cookies;
+    if (ctx.path === '/streamed') {
+      ctx.body = Readable.from(
+        (async function* chunks() {
+          for (let i = 0; i < 50; i++) {
+            yield 'x'.repeat(1024);
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        })(),
+      );
+      return;
+    }
     if (ctx.get('x-hold') === '1' && hold) {
       reached?.();
       await hold;
@@ -60,6 +76,11 @@ it('empties the context and ctx.oidc after the response, and the next request is
   expect(seen).toHaveLength(1);
   const ctx = seen[0]!;
   expect([ctx.req, ctx.res, ctx.request, ctx.response]).toEqual([undefined, undefined, undefined, undefined]);
+  // Symbol-keyed values (Koa's Cookies, which holds the request) are emptied too.
+  const symbols = Reflect.ownKeys(ctx).filter((k) => typeof k === 'symbol');
+  expect(symbols.length).toBeGreaterThan(0);
+  for (const k of symbols) expect(Object.getOwnPropertyDescriptor(ctx, k)!.value).toBeUndefined();
+  expect(requests.get(ctx)).toBeDefined();
   expect(oidcOf(ctx).params).toBeUndefined();
   expect(oidcOf(ctx).entities).toBeUndefined();
   const again = await tokenRequest();
@@ -92,4 +113,25 @@ it('keeps the context of a request whose client went away until the provider has
   expect(ctx.req).toBeUndefined();
   hold = undefined;
   expect((await tokenRequest()).status).toBe(200);
+});
+
+it('leaves a streamed response alone, even when its client goes away mid-stream', async () => {
+  seen.length = 0;
+  const errors: unknown[] = [];
+  const onUncaught = (err: unknown) => errors.push(err);
+  process.on('uncaughtException', onUncaught);
+  try {
+    const aborter = new AbortController();
+    const res = await fetch(`${base}/streamed`, { signal: aborter.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    aborter.abort();
+    await new Promise((r) => setTimeout(r, 700));
+    expect(errors).toEqual([]);
+    // Koa's pipeline callback may still need the context after 'close': it is not emptied.
+    expect(seen[0]!.app).toBeDefined();
+    expect((await tokenRequest()).status).toBe(200);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+  }
 });

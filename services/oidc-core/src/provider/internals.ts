@@ -46,16 +46,33 @@ export function releaseRequestAfterResponse(provider: Provider): void {
   });
 }
 
-function emptyContext(ctx: object): void {
-  const getter = Object.getOwnPropertyDescriptor(ctx, 'oidc')?.get;
-  if (getter) emptyObject(getter.call(ctx) as object);
-  emptyObject(ctx);
+/**
+ * Best effort, never a failure: it runs from a 'close' listener or an immediate, where a throw would be uncaught.
+ * A streamed body is left alone: Koa's pipeline callback may still read the context (app, onerror) after 'close'.
+ */
+function emptyContext(ctx: { body?: unknown }): void {
+  try {
+    if (isStreamed(ctx.body)) return;
+    const getter = Object.getOwnPropertyDescriptor(ctx, 'oidc')?.get;
+    if (getter) emptyObject(getter.call(ctx) as object);
+    emptyObject(ctx);
+  } catch {
+    // Nothing to do: the request is over, and at worst its objects wait for a major GC as before.
+  }
 }
 
-/** Sets the object's own writable data properties to undefined (accessors and read-only values stay). */
+function isStreamed(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getReader?: unknown }).getReader === 'function' || body instanceof Blob || body instanceof Response);
+}
+
+/**
+ * Sets the object's own writable data properties to undefined, symbol-keyed ones included (the Cookies objects that
+ * Koa and node-oidc-provider keep under symbols hold the request and response; both getters rebuild them if asked).
+ * Accessors and read-only values stay.
+ */
 function emptyObject(o: object): void {
-  const own = o as Record<string, unknown>;
-  for (const key of Object.keys(own)) {
+  const own = o as Record<PropertyKey, unknown>;
+  for (const key of Reflect.ownKeys(own)) {
     const d = Object.getOwnPropertyDescriptor(own, key);
     if (d?.writable) own[key] = undefined;
   }
