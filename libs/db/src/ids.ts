@@ -29,7 +29,7 @@ export async function nextSequence(models: Models, name: string, floor = 1000): 
  * Moves a named sequence forward so that its next value is above `inUse` (never backwards): for a counter found
  * handing out values already taken (restored from a backup behind the rows, or FerretDB's non-atomic `$inc`).
  */
-export async function advanceSequence(models: Models, name: string, inUse: number, floor = 1000): Promise<void> {
+async function advanceSequence(models: Models, name: string, inUse: number, floor = 1000): Promise<void> {
   await upsertRacing(() => models.Counter.updateOne({ _id: name }, { $max: { seq: inUse - floor } }, { upsert: true }).exec());
 }
 

@@ -1,9 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@idp/logger';
 
-/** A request as the request log sees it: the id `observe` gave it, and the logger it exposes. */
-export type LoggedRequest = IncomingMessage & { id?: string; log?: Logger };
-
 export type RequestLogLevel = 'debug' | 'info' | 'error';
 
 export interface RequestLogOptions {
@@ -27,18 +24,16 @@ export function requestLog(options: RequestLogOptions): (req: IncomingMessage, r
   const { logger, ignore } = options;
   return (req, res, next) => {
     const start = Date.now();
-    // As the request arrived: routers rewrite req.url on the way.
-    const { id } = req as LoggedRequest;
-    const { method, url = '' } = req;
-    const fields = () => ({ id, method, url: stripQuery(url) });
-    (req as LogHolder)[LOG_STATE] = { logger, fields };
+    // The URL as the request arrived: routers rewrite req.url on the way.
+    const state: LogState = { logger, id: req.id, method: req.method, url: req.url ?? '' };
+    (req as LogHolder)[LOG_STATE] = state;
     Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: lazyLog });
     if (!ignore?.(req)) {
       res.once('close', () => {
         const aborted = !res.writableFinished;
         const level = completionLevel(res.statusCode, aborted);
         if (!logger.isLevelEnabled(level)) return;
-        logger[level]({ req: fields(), res: { statusCode: res.statusCode }, responseTime: Date.now() - start }, aborted ? 'request aborted' : res.statusCode >= 500 ? 'request errored' : 'request completed');
+        logger[level]({ req: requestFields(state), res: { statusCode: res.statusCode }, responseTime: Date.now() - start }, aborted ? 'request aborted' : res.statusCode >= 500 ? 'request errored' : 'request completed');
       });
     }
     next();
@@ -46,7 +41,18 @@ export function requestLog(options: RequestLogOptions): (req: IncomingMessage, r
 }
 
 const LOG_STATE = Symbol('idp.requestLog');
-type LogHolder = IncomingMessage & { [LOG_STATE]: { logger: Logger; fields: () => object; child?: Logger } };
+interface LogState {
+  logger: Logger;
+  id: string | undefined;
+  method: string | undefined;
+  url: string;
+  child?: Logger;
+}
+type LogHolder = IncomingMessage & { [LOG_STATE]: LogState };
+
+function requestFields(state: LogState): { id: string | undefined; method: string | undefined; url: string } {
+  return { id: state.id, method: state.method, url: stripQuery(state.url) };
+}
 
 /**
  * `req.log`, one function for every request: V8 keeps an accessor's getter in the old generation, and a getter
@@ -55,7 +61,7 @@ type LogHolder = IncomingMessage & { [LOG_STATE]: { logger: Logger; fields: () =
  */
 function lazyLog(this: LogHolder): Logger {
   const state = this[LOG_STATE];
-  return (state.child ??= state.logger.child({ req: state.fields() }));
+  return (state.child ??= state.logger.child({ req: requestFields(state) }));
 }
 
 /** The level of a request's completion line. */
@@ -65,7 +71,7 @@ export function completionLevel(status: number, aborted = false): RequestLogLeve
 }
 
 /** Query strings may carry codes, tokens or hints: never log them. */
-export function stripQuery(url: string): string {
+function stripQuery(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
 }
