@@ -1,7 +1,7 @@
 import { connectDatabase } from '@idp/db';
 import { loadDelegationFacts } from '@idp/delegation';
 import { auditSubject, connectNats, onNatsStatus, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
-import { listen, onShutdown } from '@idp/http';
+import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
@@ -10,6 +10,7 @@ import { cachedKeys } from './domain/key-cache';
 import { factsCache } from './domain/facts-cache';
 
 async function main(): Promise<void> {
+  disablePretenuring();
   const config = readConfig();
   const logger = createLogger({ service: 'nhe-delegation', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'nhe-delegation' });

@@ -1,6 +1,6 @@
 import { connectDatabase } from '@idp/db';
 import { connectNats, type NatsHandle } from '@idp/events';
-import { listen, onShutdown } from '@idp/http';
+import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
@@ -11,6 +11,7 @@ import { evictOnInvalidation } from './tenants/invalidation';
 import { TenantPool } from './tenants/tenant-pool';
 
 async function main(): Promise<void> {
+  disablePretenuring();
   const config = readConfig();
   const logger = createLogger({ service: 'oidc-core', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'oidc-core' });
