@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
  * keep the young objects they point at alive until a full mark-compact, and turn every request's garbage into
  * old-space garbage: a mark-compact about every 1.2 s that stalls every request in flight. With pretenuring off,
  * oidc-core on Node 22 goes from 9 mark-compacts to 0-1 in 12 s at 32 connections, and its p99 from 21-26 ms to
- * 9-14 ms (bench/README.md, "Node 22 and allocation-site pretenuring"). Long-lived objects still reach old space,
+ * 8-17 ms (bench/README.md, "Node 22 and allocation-site pretenuring"). Long-lived objects still reach old space,
  * by surviving two young collections.
  */
 export function disablePretenuring(): void {
