@@ -107,10 +107,14 @@ describe('openid-client against a tenant, from discovery only', () => {
     const meta = config.serverMetadata();
     expect(meta.issuer).toBe(issuerOf(a));
     expect(meta.code_challenge_methods_supported).toEqual(['S256']);
-    expect(meta.grant_types_supported).toEqual(
-      expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials', DEVICE_GRANT, 'urn:ietf:params:oauth:grant-type:token-exchange']),
+    // Exactly what a client can be registered with: a relying party that picks from these lists must succeed.
+    expect([...(meta.grant_types_supported ?? [])].sort()).toEqual(
+      ['authorization_code', 'client_credentials', 'refresh_token', DEVICE_GRANT, 'urn:ietf:params:oauth:grant-type:token-exchange'].sort(),
     );
-    expect(meta.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none']));
+    expect(meta.response_types_supported).toEqual(['code']);
+    expect([...(meta.token_endpoint_auth_methods_supported ?? [])].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+    expect(meta.token_endpoint_auth_signing_alg_values_supported).not.toEqual(expect.arrayContaining([expect.stringMatching(/^HS/)]));
+    expect(meta.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'RS256']));
     expect(meta.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
     expect(meta.device_authorization_endpoint).toBe(`${issuerOf(a)}/device/auth`);
@@ -168,10 +172,14 @@ describe('openid-client against a tenant, from discovery only', () => {
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
-  test('public client without PKCE is refused', async () => {
-    const config = await discover(a, 'spa', undefined, oidc.None());
+  test.each([
+    ['public', 'spa'],
+    ['confidential', 'seeded'],
+  ])('%s client without PKCE is refused', async (_kind, which) => {
+    const config = which === 'spa' ? await discover(a, 'spa', undefined, oidc.None()) : await discover(a, a.client.clientId, a.client.clientSecret);
     const { callback } = await authorize(config, a, { scope: 'openid', state: 'xyz' });
     expect(callback.searchParams.get('error')).toBe('invalid_request');
+    expect(callback.searchParams.get('error_description')).toMatch(/PKCE/);
     expect(callback.searchParams.get('state')).toBe('xyz');
   });
 

@@ -38,6 +38,13 @@ describe('tenants', () => {
     expect((await h.call('post', '/auth/admin/tenants', sys, { id: created, name: 'dup' })).status).toBe(409);
   });
 
+  it('a tenant created without NHE settings gets every default of the spec (hard maximum 900 s)', async () => {
+    const res = await h.call('post', '/auth/admin/tenants', sys, { name: 'defaults' });
+    expect(res.status).toBe(201);
+    expect(res.body.settings.nhe).toEqual({ enabled: false, defaultMaxTokenLifetime: 300, hardMaxTokenLifetime: 900, requireDpop: false, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], maxNhePerTenant: 50, auditRetentionDays: 90 });
+    expect((await h.call('delete', t(res.body.id), sys)).status).toBe(204);
+  });
+
   it.each([
     [{ name: 'x', settings: { nhe: { hardMaxTokenLifetime: 901 } } }, 'body.settings.nhe.hardMaxTokenLifetime'],
     [{ name: 'x', settings: { nhe: { defaultMaxTokenLifetime: 59 } } }, 'body.settings.nhe.defaultMaxTokenLifetime'],
@@ -194,6 +201,9 @@ describe('clients', () => {
     expect(after).toBe(clientSecretDigest(PEPPER, rotated.body.clientSecret));
     expect((await h.call('post', c(A, '/spa/secret-rotations'), adminA, {})).status).toBe(409);
     expect((await h.call('patch', c(A, '/web-app'), adminA, { grantTypes: ['refresh_token'] })).status).toBe(400);
+    // PKCE is always required (spec: Authentication): there is no per-client switch to turn it off.
+    const noPkce = await h.call('patch', c(A, '/web-app'), adminA, { requirePkce: false });
+    expect([noPkce.status, invalidNames(noPkce)]).toEqual([400, ['body']]);
   });
 
   it("tenant A's token cannot read, change, count or delete tenant B's clients", async () => {

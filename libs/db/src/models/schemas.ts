@@ -92,7 +92,6 @@ export interface ClientDoc {
   responseTypes: string[];
   roleIds: string[];
   firstParty: boolean;
-  requirePkce: boolean;
   showLogoutPrompt: boolean;
   enabled: boolean;
   config: {
@@ -122,7 +121,6 @@ export const clientSchema = new Schema<ClientDoc>(
     responseTypes: { type: [String], default: ['code'] },
     roleIds: { type: [String], default: [] },
     firstParty: { type: Boolean, default: false },
-    requirePkce: { type: Boolean, default: true },
     showLogoutPrompt: { type: Boolean, default: true },
     enabled: { type: Boolean, default: true },
     config: {

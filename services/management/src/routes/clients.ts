@@ -78,7 +78,6 @@ const fields = {
   postLogoutRedirectUris: z.array(redirectUri).max(50),
   grantTypes: z.array(z.enum(GRANT_TYPES)).min(1).max(GRANT_TYPES.length),
   firstParty: z.boolean(),
-  requirePkce: z.boolean(),
   showLogoutPrompt: z.boolean(),
   enabled: z.boolean(),
   idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
@@ -87,7 +86,7 @@ const fields = {
 
 const createBody = z
   .object({ clientId: clientIdSchema.optional().describe('Generated when absent'), ...fields })
-  .partial({ tokenEndpointAuthMethod: true, jwks: true, redirectUris: true, postLogoutRedirectUris: true, firstParty: true, requirePkce: true, showLogoutPrompt: true, enabled: true, idTokenSignedResponseAlg: true, config: true })
+  .partial({ tokenEndpointAuthMethod: true, jwks: true, redirectUris: true, postLogoutRedirectUris: true, firstParty: true, showLogoutPrompt: true, enabled: true, idTokenSignedResponseAlg: true, config: true })
   .strict();
 
 const patchBody = z.object(fields).partial().strict();
@@ -106,7 +105,6 @@ export const clientSchema = z
     responseTypes: z.array(z.string()),
     roleIds: z.array(z.string()),
     firstParty: z.boolean(),
-    requirePkce: z.boolean(),
     showLogoutPrompt: z.boolean(),
     enabled: z.boolean(),
     idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
@@ -142,7 +140,6 @@ export function clientView(doc: ClientRow) {
     responseTypes: doc.responseTypes ?? [],
     roleIds: doc.roleIds ?? [],
     firstParty: doc.firstParty ?? false,
-    requirePkce: doc.requirePkce ?? true,
     showLogoutPrompt: doc.showLogoutPrompt ?? true,
     enabled: doc.enabled ?? true,
     idTokenSignedResponseAlg: doc.idTokenSignedResponseAlg ?? 'ES256',

@@ -4,7 +4,6 @@ import type { ClientDoc } from '@idp/db';
 export const CLIENT_PROPS = {
   numericId: 'idp_numeric_id',
   firstParty: 'idp_first_party',
-  requirePkce: 'idp_require_pkce',
   requireAuthorizationScopesInRequest: 'idp_require_authorization_scopes_in_request',
   requireResourceIndicatorInRequest: 'idp_require_resource_indicator_in_request',
   showLogoutPrompt: 'idp_show_logout_prompt',
@@ -26,7 +25,6 @@ export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
     dpop_bound_access_tokens: doc.requireDpop === true,
     [CLIENT_PROPS.numericId]: doc.numericId,
     [CLIENT_PROPS.firstParty]: doc.firstParty,
-    [CLIENT_PROPS.requirePkce]: doc.requirePkce,
     [CLIENT_PROPS.requireAuthorizationScopesInRequest]: doc.config?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
     [CLIENT_PROPS.requireResourceIndicatorInRequest]: doc.config?.featureToggles?.requireResourceIndicatorInRequest ?? false,
     [CLIENT_PROPS.showLogoutPrompt]: doc.showLogoutPrompt !== false,

@@ -52,9 +52,14 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     },
     extraClientMetadata: { properties: Object.values(CLIENT_PROPS) },
     routes: { authorization: '/authorize', token: '/oidc/token' },
-    pkce: {
-      required: (_ctx, client) => client.clientAuthMethod === 'none' || client[CLIENT_PROPS.requirePkce] === true,
-    },
+    // What discovery advertises is exactly what clients can be registered with (management routes/clients.ts):
+    // the code flow only (no implicit or hybrid), no client_secret_jwt (only a digest of the secret is stored,
+    // so no HMAC can be checked), and asymmetric algorithms only for private_key_jwt.
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    enabledJWA: { clientAuthSigningAlgValues: ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'] },
+    // Every authorization-code request carries PKCE (S256), confidential clients included (spec: Authentication).
+    pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
