@@ -165,12 +165,20 @@ async function pruneTenant(models: Models, tenantId: number, cutoff: Date, o: Re
 /**
  * The nhe-audit-retention job: for every tenant with settings.nhe.enabled and auditRetentionDays > 0, deletes
  * audit rows issued before now - auditRetentionDays, oldest first, in batches, at most maxRowsPerTenant per run.
+ * Deleted tenants (their tombstones) count as enabled, with the retention days they had when deleted.
  * Other tenants are skipped (and logged). A tenant that fails does not stop the others; the run then throws
  * RetentionFailed. Aborting stops between batches and throws RetentionInterrupted. Safe to re-run.
  */
 export async function runRetention(models: Models, logger: Logger, o: RetentionOptions): Promise<TenantOutcome[]> {
   const outcomes: TenantOutcome[] = [];
-  const tenants = await models.Tenant.find({}, { settings: 1 }).sort({ _id: 1 }).lean<TenantDoc[]>();
+  const live = await models.Tenant.find({}, { settings: 1 }).lean<Array<Pick<TenantDoc, '_id' | 'settings'>>>();
+  // A deleted tenant's rows stay until its last retention period has passed, whether or not delegation was on
+  // when it was deleted (nothing can turn it on again): they are removed by this job and nothing else.
+  const deleted = (await models.DeletedTenant.find({}, { auditRetentionDays: 1 }).lean()).map((d) => ({
+    _id: d._id,
+    settings: { nhe: { enabled: true, auditRetentionDays: d.auditRetentionDays } },
+  }));
+  const tenants = [...live, ...deleted].sort((a, b) => a._id - b._id);
   for (const tenant of tenants) {
     if (o.signal?.aborted) throw new RetentionInterrupted(outcomes);
     const nhe = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) };

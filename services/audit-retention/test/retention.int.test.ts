@@ -115,6 +115,22 @@ describe('audit retention (real database)', () => {
     for (const t of [disabled, zero, negative, noSettings]) expect(await remaining(t)).toEqual(before.get(t));
   });
 
+  it("prunes a deleted tenant's rows by the retention days it had, even with NHE off, and keeps them when it had none", async () => {
+    const gone = tenantId();
+    const goneKeepAll = tenantId();
+    await db.models.DeletedTenant.create({ _id: gone, name: 'gone', auditRetentionDays: 30, deletedAt: daysAgo(5) });
+    await db.models.DeletedTenant.create({ _id: goneKeepAll, name: 'gone-keep', auditRetentionDays: 0, deletedAt: daysAgo(5) });
+    const [, , recent] = await insertRows(gone, [daysAgo(400), daysAgo(31), daysAgo(29)]);
+    const kept = await insertRows(goneKeepAll, [daysAgo(400), daysAgo(1)]);
+
+    const outcomes = await run();
+
+    expect(pruned(outcomes, gone)).toMatchObject({ status: 'pruned', deleted: 2, cutoff: daysAgo(30).toISOString() });
+    expect(await remaining(gone)).toEqual([recent]);
+    expect(outcomeOf(outcomes, goneKeepAll)).toEqual({ tenantId: goneKeepAll, status: 'skipped', reason: 'retention-not-positive' });
+    expect(await remaining(goneKeepAll)).toEqual(kept);
+  });
+
   it('uses the default of 90 days when the tenant enables NHE without setting auditRetentionDays', async () => {
     const t = tenantId();
     await createTenant(t, { enabled: true });

@@ -97,6 +97,30 @@ describe('tenants', () => {
     expect(await h.db.models.SigningKey.countDocuments({ tenantId: created })).toBe(0);
     expect((await h.call('get', t(created), sys)).status).toBe(404);
   });
+
+  it("a deleted tenant's id is never handed out again, so no new tenant can read the audit rows it left", async () => {
+    const gone = (await h.call('post', '/auth/admin/tenants', sys, { name: 'short-lived', settings: { nhe: { enabled: true, auditRetentionDays: 30 } } })).body.id as number;
+    await h.db.models.TokenAudit.create({
+      tenantId: gone, jti: `j-${gone}`, userId: 'old-user', nheId: 'n', nheIdentifier: 'agent', clientId: 'c', clientNumericId: 1,
+      resourceServer: 'https://api.example', scopes: ['read'], ttl: 60, sourceIp: '10.1.2.3', issuedAt: new Date(),
+    });
+    expect((await h.call('delete', t(gone), sys)).status).toBe(204);
+    expect(await h.db.models.DeletedTenant.findById(gone).lean()).toMatchObject({ name: 'short-lived', auditRetentionDays: 30 });
+
+    const again = await h.call('post', '/auth/admin/tenants', sys, { id: gone, name: 'squatter' });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/never reused/);
+    expect(await h.db.models.Tenant.exists({ _id: gone })).toBeNull();
+
+    // A generated id that lands on the deleted one moves past it.
+    const counter = (await h.db.models.Counter.findById('tenants').lean())!;
+    await h.db.models.Counter.updateOne({ _id: 'tenants' }, { $set: { seq: gone - 1000 - 1 } });
+    const next = await h.call('post', '/auth/admin/tenants', sys, { name: 'next' });
+    expect(next.status).toBe(201);
+    expect(next.body.id).toBe(gone + 1);
+    await h.db.models.Counter.updateOne({ _id: 'tenants' }, { $max: { seq: counter.seq } });
+    expect((await h.call('delete', t(next.body.id), sys)).status).toBe(204);
+  });
 });
 
 describe('clients', () => {

@@ -1,6 +1,8 @@
 import type { Connection, Model } from 'mongoose';
 import {
   auditChainAnchorSchema,
+  deletedTenantSchema,
+  type DeletedTenantDoc,
   jobRunSchema,
   jobSchema,
   type AuditChainAnchorDoc,
@@ -38,6 +40,7 @@ export * from './schemas';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
+  DeletedTenant: Model<DeletedTenantDoc>;
   Client: Model<ClientDoc>;
   ResourceServer: Model<ResourceServerDoc>;
   Role: Model<RoleDoc>;
@@ -61,6 +64,7 @@ export function createModels(connection: Connection): Models {
     (connection.models[name] as Model<T> | undefined) ?? connection.model<T>(name, schema);
   return {
     Tenant: m('Tenant', tenantSchema),
+    DeletedTenant: m('DeletedTenant', deletedTenantSchema),
     Client: m('Client', clientSchema),
     ResourceServer: m('ResourceServer', resourceServerSchema),
     Role: m('Role', roleSchema),

@@ -399,6 +399,27 @@ tokenAuditSchema.index({ tenantId: 1, resourceServer: 1, issuedAt: -1 });
 tokenAuditSchema.index({ chainKey: 1 }, { unique: true, sparse: true });
 tokenAuditSchema.index({ tenantId: 1, seq: 1 });
 
+/**
+ * A deleted tenant, kept for good: its id is never handed out again (a new tenant with the same id would read the
+ * token audit rows the old one left), and the retention job keeps pruning those rows by the tenant's last
+ * auditRetentionDays, since rows are removed only by that job. `_id` = tenantId.
+ */
+export interface DeletedTenantDoc {
+  _id: number;
+  name: string;
+  auditRetentionDays: number;
+  deletedAt: Date;
+}
+export const deletedTenantSchema = new Schema<DeletedTenantDoc>(
+  {
+    _id: { type: Number, required: true },
+    name: { type: String, required: true },
+    auditRetentionDays: { type: Number, required: true },
+    deletedAt: { type: Date, required: true },
+  },
+  { collection: 'deleted_tenants', versionKey: false },
+);
+
 /** Where retention pruned a tenant's chain up to: verification starts after this row. `_id` = tenantId. */
 export interface AuditChainAnchorDoc {
   _id: number;

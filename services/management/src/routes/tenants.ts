@@ -126,8 +126,12 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         const set = settingsUpdate(undefined, body.settings);
         let id = body.id;
         if (id !== undefined && (await models.Tenant.exists({ _id: id }))) throw problems.conflict(`tenant ${id} already exists`);
+        if (id !== undefined && (await models.DeletedTenant.exists({ _id: id }))) throw problems.conflict(`tenant id ${id} belonged to a deleted tenant: ids are never reused`);
         for (let attempt = 0; ; attempt++) {
           const candidate = id ?? (await nextSequence(models, 'tenants', 1000));
+          // A generated id may land on one a deleted tenant had (given explicitly once): move on to the next (the
+          // sequence only grows and tombstones are finite, so this ends).
+          if (id === undefined && (await models.DeletedTenant.exists({ _id: candidate }))) continue;
           try {
             await models.Tenant.create({ _id: candidate, name: body.name });
             id = candidate;
@@ -213,7 +217,8 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       path: '/tenants/:tenantId',
       operationId: 'deleteTenant',
       summary: 'Delete an empty tenant',
-      description: 'Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it; token audit rows stay until retention.',
+      description:
+        'Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant\'s last auditRetentionDays.',
       tag: TAG,
       access: 'system',
       scope: 'auth.tenants.delete',
@@ -225,6 +230,9 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         if (tenant.system) throw problems.conflict('the system tenant cannot be deleted');
         const counts = await Promise.all([models.Client, models.User, models.Group, models.Role, models.ResourceServer, models.Nhe].map((m) => (m as typeof models.Client).countDocuments({ tenantId })));
         if (counts.some((n) => n > 0)) throw problems.conflict('the tenant still has clients, users, groups, roles, resource servers or NHEs: delete them first');
+        // The tombstone first: from the moment the tenant is gone its id must already be reserved.
+        const auditRetentionDays = tenant.settings?.nhe?.auditRetentionDays ?? NHE_SETTINGS_DEFAULTS.auditRetentionDays;
+        await models.DeletedTenant.updateOne({ _id: tenantId }, { $set: { name: tenant.name, auditRetentionDays, deletedAt: new Date() } }, { upsert: true });
         await models.SigningKey.deleteMany({ tenantId });
         await models.Tenant.deleteOne({ _id: tenantId });
         audit({ deletedTenantId: tenantId });
