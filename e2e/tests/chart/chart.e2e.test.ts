@@ -342,10 +342,12 @@ describe('the retention CronJob', () => {
     expect(byKind(objectsOf('default-values.yaml'), 'RoleBinding').flatMap((b) => b.subjects.map((s: { name: string }) => s.name))).not.toContain(sa);
   });
 
-  it('passes --batch-size and, only when set, --limit', () => {
-    expect(podSpecOf(cron()).containers[0].args).toEqual(['--batch-size=1000']);
+  it('passes no flags by default, so the job reads its customOptions.batchSize; --batch-size and --limit only when set', () => {
+    expect(podSpecOf(cron()).containers[0].args).toBeUndefined();
     const limited = byKind(render(['ci/default-values.yaml'], ['auditRetention.limit=500']), 'CronJob')[0];
-    expect(podSpecOf(limited).containers[0].args).toEqual(['--batch-size=1000', '--limit=500']);
+    expect(podSpecOf(limited).containers[0].args).toEqual(['--limit=500']);
+    const both = byKind(render(['ci/default-values.yaml'], ['auditRetention.limit=500', 'auditRetention.batchSize=250']), 'CronJob')[0];
+    expect(podSpecOf(both).containers[0].args).toEqual(['--batch-size=250', '--limit=500']);
   });
 });
 
