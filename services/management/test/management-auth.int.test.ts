@@ -252,6 +252,36 @@ describe('every route', () => {
   });
 });
 
+/** The spec's tables (Management API: NHE registration, delegation policies, token audit), written out as given. */
+const NHE_BASE = '/auth/admin/tenants/{tenantId}/non-human-entities';
+const SPEC_SCOPES: Array<[string, string, string]> = [
+  ['post', NHE_BASE, 'auth.nhe.create'],
+  ['get', NHE_BASE, 'auth.nhe.list'],
+  ['get', `${NHE_BASE}/{id}`, 'auth.nhe.list'],
+  ['get', `${NHE_BASE}/count`, 'auth.nhe.list'],
+  ['patch', `${NHE_BASE}/{id}`, 'auth.nhe.update'],
+  ['delete', `${NHE_BASE}/{id}`, 'auth.nhe.delete'],
+  ['post', `${NHE_BASE}/{nheId}/delegation-policies`, 'auth.nhe.policies.create'],
+  ['get', `${NHE_BASE}/{nheId}/delegation-policies`, 'auth.nhe.policies.list'],
+  ['get', `${NHE_BASE}/{nheId}/delegation-policies/{id}`, 'auth.nhe.policies.list'],
+  ['patch', `${NHE_BASE}/{nheId}/delegation-policies/{id}`, 'auth.nhe.policies.update'],
+  ['delete', `${NHE_BASE}/{nheId}/delegation-policies/{id}`, 'auth.nhe.policies.delete'],
+  ['get', `${NHE_BASE}/token-audit`, 'auth.nhe.audit.list'],
+  ['get', `${NHE_BASE}/token-audit/count`, 'auth.nhe.audit.list'],
+];
+
+describe("the spec's scope table", () => {
+  const shape = (path: string) => path.replace(/\{[A-Za-z]+\}|:[A-Za-z]+/g, '{}');
+  it.each(SPEC_SCOPES)('%s %s needs %s: that scope alone passes the gate, every other scope is 403', async (method, path, scope) => {
+    const route = h.routes.find((r) => r.method === method && shape(`/auth/admin${r.path}`) === shape(path));
+    expect(route?.scope).toBe(scope);
+    const only = await h.call(method, concrete(route!, h.tenants.a), await h.token(h.tenants.a, [scope]), method === 'get' || method === 'delete' ? undefined : {});
+    expect(only.status).not.toBe(403);
+    const others = await h.call(method, concrete(route!, h.tenants.a), await h.token(h.tenants.a, ALL.filter((s) => s !== scope)), method === 'get' || method === 'delete' ? undefined : {});
+    expect([others.status, others.body.required_scope]).toEqual([403, scope]);
+  });
+});
+
 describe('request form', () => {
   it('refuses a body on a route that takes none, unknown query parameters, non-JSON and oversized bodies', async () => {
     const t = await h.token(h.tenants.a, ALL);

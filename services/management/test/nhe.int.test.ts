@@ -57,6 +57,17 @@ describe('NHE registrations', () => {
     expect((await h.call('post', nhePath(B), adminB, nhe('agent-1'))).status).toBe(201);
   });
 
+  it("a registration without maxTokenLifetime gets the tenant's defaultMaxTokenLifetime", async () => {
+    expect((await h.call('patch', `/auth/admin/tenants/${B}`, adminB, { settings: { nhe: { defaultMaxTokenLifetime: 240 } } })).status).toBe(200);
+    try {
+      const res = await h.call('post', nhePath(B), adminB, nhe('agent-default-ttl'));
+      expect([res.status, res.body.maxTokenLifetime]).toEqual([201, 240]);
+      expect((await h.call('delete', nhePath(B, `/${res.body.id}`), adminB)).status).toBe(204);
+    } finally {
+      await h.call('patch', `/auth/admin/tenants/${B}`, adminB, { settings: { nhe: { defaultMaxTokenLifetime: 300 } } });
+    }
+  });
+
   it('refuses creation beyond maxNhePerTenant with a problem naming the limit', async () => {
     for (const i of [2, 3, 4]) expect((await h.call('post', nhePath(A), adminA, nhe(`agent-${i}`, { enabled: i !== 3, type: i === 4 ? 'automated-pipeline' : 'llm-assistive' }))).status).toBe(201);
     const over = await h.call('post', nhePath(A), adminA, nhe('agent-5'));
