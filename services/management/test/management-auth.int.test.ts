@@ -254,7 +254,7 @@ describe('every route', () => {
 
 /** The spec's tables (Management API: NHE registration, delegation policies, token audit), written out as given. */
 const NHE_BASE = '/auth/admin/tenants/{tenantId}/non-human-entities';
-const SPEC_SCOPES: Array<[string, string, string]> = [
+const SPEC_SCOPES: Array<['get' | 'post' | 'patch' | 'delete', string, string]> = [
   ['post', NHE_BASE, 'auth.nhe.create'],
   ['get', NHE_BASE, 'auth.nhe.list'],
   ['get', `${NHE_BASE}/{id}`, 'auth.nhe.list'],
