@@ -88,6 +88,25 @@ describe('NHE registrations', () => {
     await h.db.models.Tenant.updateOne({ _id: B }, { $set: { 'settings.nhe': rest } });
   });
 
+  it('holds a lowered maxNhePerTenant under concurrent creates, though records sit in slots above the new limit', async () => {
+    const sys = await h.token(h.tenants.system, [...MANAGEMENT_SCOPES]);
+    const created = await h.call('post', '/auth/admin/tenants', sys, { name: 'quota', settings: { nhe: { enabled: true, maxNhePerTenant: 10 } } });
+    const T = created.body.id as number;
+    const admin = await h.token(T, [...MANAGEMENT_SCOPES]);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await h.call('post', nhePath(T), admin, nhe(`slot-${i}`))).body.id);
+    for (const id of ids.slice(0, 3)) expect((await h.call('delete', nhePath(T, `/${id}`), admin)).status).toBe(204);
+    // Left: slots 3, 4 and 5. The quota drops to 4, so 4 and 5 are above it; one more registration fits.
+    expect((await h.call('patch', `/auth/admin/tenants/${T}`, sys, { settings: { nhe: { maxNhePerTenant: 4 } } })).status).toBe(200);
+    const results = await Promise.all([1, 2, 3, 4].map((i) => h.call('post', nhePath(T), admin, nhe(`late-${i}`))));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    expect(await h.db.models.Nhe.countDocuments({ tenantId: T })).toBe(4);
+    const slots = (await h.db.models.Nhe.find({ tenantId: T }, { slotKey: 1 }).lean()).map((d) => d.slotKey).sort();
+    expect(slots).toEqual([0, 1, 2, 3].map((n) => `${T}:${n}`));
+    await h.db.models.Nhe.deleteMany({ tenantId: T });
+    expect((await h.call('delete', `/auth/admin/tenants/${T}`, sys)).status).toBe(204);
+  });
+
   it('lists with filters and a stable cursor, and counts with the same filters', async () => {
     const page1 = await h.call('get', nhePath(A, '?limit=3'), adminA);
     expect(page1.body.items.map((i: { identifier: string }) => i.identifier)).toEqual(['agent-1', 'agent-2', 'agent-3']);

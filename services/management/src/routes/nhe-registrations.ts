@@ -60,28 +60,46 @@ const limitProblem = (limit: number, count: number) =>
     value: limit,
   });
 
+/** The slot number of a slotKey `<tenantId>:<n>`, or undefined when the record has none. */
+const slotOf = (slotKey: string | undefined) => (slotKey ? Number(slotKey.slice(slotKey.indexOf(':') + 1)) : undefined);
+
 /**
  * Creates the registration in a free slot `<tenantId>:<n>`, n < limit (unique index): concurrent creates cannot
- * exceed the limit, whatever their timing. Records without a slot (created outside this API) use up capacity too.
+ * exceed the limit, whatever their timing. Records outside the slots (created outside this API, or holding a slot
+ * at or above a limit that has since been lowered) are first moved into free slots below the limit, each move
+ * guarded by the same unique index; only then is a slot taken for the new record. So when a create succeeds, every
+ * record it saw holds its own slot below the limit, and records created since hold one too.
  */
 async function createInFreeSlot(models: Models, tenantId: number, limit: number, fields: Omit<NheDoc, 'createdAt' | 'updatedAt' | 'enabled' | 'slotKey'> & { enabled?: boolean }) {
   const existing = await models.Nhe.find({ tenantId }, { slotKey: 1, identifier: 1 }).lean();
   if (existing.some((d) => d.identifier === fields.identifier)) throw problems.conflict('an NHE with this identifier already exists');
   if (existing.length >= limit) throw limitProblem(limit, existing.length);
-  const used = new Set(existing.map((d) => d.slotKey).filter(Boolean));
-  const capacity = limit - existing.filter((d) => !d.slotKey).length;
-  for (let n = 0; n < capacity; n++) {
-    const slotKey = `${tenantId}:${n}`;
-    if (used.has(slotKey)) continue;
-    try {
-      return await models.Nhe.create({ ...fields, slotKey });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      // Either the identifier was taken meanwhile, or another request took this slot: try the next one.
-      if (await models.Nhe.exists({ tenantId, identifier: fields.identifier })) throw problems.conflict('an NHE with this identifier already exists');
+  const inRange = (slotKey: string | undefined) => (slotOf(slotKey) ?? limit) < limit;
+  const used = new Set(existing.map((d) => d.slotKey).filter((k): k is string => inRange(k)));
+  /** Runs `place` with the lowest free slot below the limit (the unique index refusing a taken one); undefined when none is left. */
+  async function claim<T>(place: (slotKey: string) => Promise<T>): Promise<T | undefined> {
+    for (let n = 0; n < limit; n++) {
+      const slotKey = `${tenantId}:${n}`;
+      if (used.has(slotKey)) continue;
+      try {
+        const placed = await place(slotKey);
+        used.add(slotKey);
+        return placed;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        used.add(slotKey); // another request took it meanwhile
+        if (await models.Nhe.exists({ tenantId, identifier: fields.identifier })) throw problems.conflict('an NHE with this identifier already exists');
+      }
     }
+    return undefined;
   }
-  throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
+  for (const stray of existing.filter((d) => !inRange(d.slotKey))) {
+    const moved = await claim((slotKey) => models.Nhe.updateOne({ _id: stray._id }, { $set: { slotKey } }));
+    if (!moved) throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
+  }
+  const created = await claim((slotKey) => models.Nhe.create({ ...fields, slotKey }));
+  if (!created) throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
+  return created;
 }
 
 export function nheView(doc: NheDoc & { _id: unknown }) {
