@@ -212,6 +212,7 @@ describe('gates and error codes', () => {
 describe('subject token (invalid_grant)', () => {
   const rows: Array<[string, () => Promise<string>, string]> = [
     ['not a JWT', async () => 'not-a-jwt', 'subject_token is not a valid access token of this tenant'],
+    ['an opaque access token (a login without resource)', async () => 'fO7C1x0xYwQ2R_sE9k-3pZbM4uVnA8tLq6HdJiKgW5e', 'subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange'],
     ['bad signature', async () => {
       const [h, p] = (await subjectFor()).split('.');
       return `${h}.${p}.${Buffer.alloc(64, 1).toString('base64url')}`;

@@ -16,6 +16,10 @@ export interface VerifiedSubject {
  * not itself an NHE token (no re-delegation). Any failure is invalid_grant.
  */
 export async function verifySubjectToken(token: string, keySet: KeySet, issuer: string, clientId: string): Promise<VerifiedSubject> {
+  // An access token requested without `resource` is opaque (good for UserInfo only): say what to do instead.
+  if (/^[A-Za-z0-9_-]{20,}$/.test(token)) {
+    throw oauthErrors.invalidGrant('subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange');
+  }
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, keySet, { issuer, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
