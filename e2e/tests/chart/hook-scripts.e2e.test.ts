@@ -64,7 +64,9 @@ describe('nats-stream hook script', () => {
     const env = jobEnv('ci/default-values.yaml');
     expect(env.NATS_URL).toBe(`nats://${USER}:${PASSWORD}@127.0.0.1:${port}`);
     expect(env.NODE_PATH).toBe('/app/node_modules');
-    const r = runScript(env);
+    // The chart's default is a 3-node JetStream cluster (DESIGN.md); the local nats-server here is a single node.
+    expect(env.AUDIT_STREAM_REPLICAS).toBe('3');
+    const r = runScript({ ...env, AUDIT_STREAM_REPLICAS: '1' });
     expect([r.status, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(r.stdout)).toEqual({
       stream: 'IDP_AUDIT',
@@ -77,7 +79,7 @@ describe('nats-stream hook script', () => {
   });
 
   it('updates the existing stream on a second run (idempotent, as on helm upgrade)', () => {
-    const env = { ...jobEnv('ci/default-values.yaml'), AUDIT_STREAM_MAX_AGE_SECONDS: '86400', AUDIT_DUPLICATE_WINDOW_SECONDS: '300' };
+    const env = { ...jobEnv('ci/default-values.yaml'), AUDIT_STREAM_REPLICAS: '1', AUDIT_STREAM_MAX_AGE_SECONDS: '86400', AUDIT_DUPLICATE_WINDOW_SECONDS: '300' };
     const r = runScript(env);
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ maxAgeSeconds: 86400, duplicateWindowSeconds: 300 });
