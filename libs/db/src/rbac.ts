@@ -22,6 +22,14 @@ export async function clientPermissions(models: Models, tenantId: number, client
   return rolePermissions(models, tenantId, client.roleIds, resourceServer);
 }
 
+/** The permissions a group's roles grant its members on a resource server. */
+export async function groupPermissions(models: Models, tenantId: number, groupId: string, resourceServer: string): Promise<Set<string>> {
+  const _id = toObjectId(groupId);
+  if (!_id) return new Set();
+  const group = await models.Group.findOne({ tenantId, _id }, { roleIds: 1 }).lean();
+  return group ? rolePermissions(models, tenantId, group.roleIds, resourceServer) : new Set();
+}
+
 async function rolePermissions(models: Models, tenantId: number, roleIds: string[], resourceServer: string): Promise<Set<string>> {
   const ids = [...new Set(roleIds)].map(toObjectId).filter((x) => x !== undefined);
   if (!ids.length) return new Set();

@@ -9,6 +9,7 @@ import type { ClientDoc } from '@idp/db';
 import { insertClient } from '@idp/db';
 import { problems } from '@idp/errors';
 import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
+import { assertCallerHolds, clientManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/schemas';
 import { loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
@@ -296,9 +297,13 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       body: patchBody,
       responses: { 200: { description: 'The updated client', schema: clientWithSecret } },
       errors: [503],
-      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+      handler: async ({ tenantId, params, body, caller, audit, invalidate }) => {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const existing = await find(tenantId, params.clientId);
+        // Replacing how the client authenticates is taking it over.
+        if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined) {
+          assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
+        }
         const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
         const grantTypes = body.grantTypes ?? existing.grantTypes;
         checkClient(
@@ -337,8 +342,9 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       body: emptyBody,
       responses: { 200: { description: 'The new secret, shown once', schema: z.object({ clientId: z.string(), clientSecret: z.string() }).meta({ id: 'ClientSecret' }) } },
       errors: [409],
-      handler: async ({ tenantId, params, audit, invalidate }) => {
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await find(tenantId, params.clientId);
+        assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
         if (!SECRET_METHODS.has(existing.tokenEndpointAuthMethod)) throw problems.conflict(`a ${existing.tokenEndpointAuthMethod} client has no secret`);
         const secret = generateClientSecret();
         await models.Client.updateOne({ _id: existing._id }, { $set: { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } });

@@ -5,9 +5,10 @@
  */
 import { z } from 'zod';
 import type { GroupDoc, Models, RoleDoc } from '@idp/db';
-import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
+import { isDuplicateKeyError, problems } from '@idp/errors';
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import type { Caller } from '../auth/bearer';
+import { assertCallerHolds, groupManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
 import { idOr404, pageOf, prefixRegex, type RouteDeps } from './deps';
@@ -42,9 +43,7 @@ async function findRole(models: Models, tenantId: number, id: string) {
 
 /** Management roles: permissions must be management scopes the caller itself holds. */
 function checkNoEscalation(caller: Caller, role: { resourceServer: string; permissions: string[] }) {
-  if (role.resourceServer !== MANAGEMENT_AUDIENCE) return;
-  const missing = role.permissions.filter((p) => !caller.scopes.has(p));
-  if (missing.length) throw new ProblemError('forbidden', 403, `a role on the management API can only grant scopes the caller holds; missing: ${missing.join(' ')}`);
+  if (role.resourceServer === MANAGEMENT_AUDIENCE) assertCallerHolds(caller, role.permissions, 'a role on the management API');
 }
 
 async function checkPermissions(models: Models, tenantId: number, resourceServer: string, permissions: string[]) {
@@ -133,8 +132,9 @@ export function groupRoutes(deps: RouteDeps): RouteDef[] {
     defineRoute({
       method: 'put', path: `${BASE}/:groupId/members/:userId`, operationId: 'addGroupMember', summary: 'Add a user to a group (idempotent)', tag: TAG, scope: 'auth.groups.update',
       params: groupParams.extend(userParams.shape).strict(), responses: { 204: { description: 'The user is a member' } },
-      handler: async ({ tenantId, params, audit, invalidate }) => {
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         await findGroup(models, tenantId, params.groupId);
+        assertCallerHolds(caller, await groupManagementScopes(models, tenantId, params.groupId), 'the group');
         const res = await models.User.updateOne({ tenantId, _id: idOr404(params.userId, 'user') }, { $addToSet: { groupIds: params.groupId } });
         if (!res.matchedCount) throw problems.notFound('user not found');
         audit({ groupId: params.groupId, userId: params.userId });

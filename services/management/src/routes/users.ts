@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { UserDoc } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { DUMMY_PASSWORD_HASH, generateTotpSecret, hashPassword, sealTotpSecret, TOTP_PARAMETERS, totpUri } from '@idp/tokens';
+import { assertCallerHolds, userManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, objectIdParam, page, pageQuery, queryBool, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
@@ -202,8 +203,9 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       params: userParams,
       body: z.object({ password }).strict(),
       responses: { 204: { description: 'Password set' } },
-      handler: async ({ tenantId, params, body, audit }) => {
+      handler: async ({ tenantId, params, body, caller, audit }) => {
         const existing = await find(tenantId, params.userId);
+        assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
         await models.User.updateOne({ _id: existing._id, tenantId }, { $set: { passwordHash: await hashPassword(body.password) } });
         audit({ userId: params.userId, passwordSet: true });
         return { status: 204 };
@@ -224,8 +226,9 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       body: emptyBody,
       responses: { 201: { description: 'The new secret (shown once)', schema: totpEnrolment } },
       errors: [409],
-      handler: async ({ tenantId, params, audit }) => {
+      handler: async ({ tenantId, params, caller, audit }) => {
         const existing = await find(tenantId, params.userId);
+        assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
         if (existing.totpSecret) throw problems.conflict('the user is already enrolled in TOTP; reset it first');
         const tenant = await loadTenant(models, tenantId);
         const secret = generateTotpSecret();
@@ -255,8 +258,9 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.users.update',
       params: userParams,
       responses: { 204: { description: 'TOTP removed' } },
-      handler: async ({ tenantId, params, audit }) => {
+      handler: async ({ tenantId, params, caller, audit }) => {
         const existing = await find(tenantId, params.userId);
+        assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
         await models.User.updateOne({ _id: existing._id, tenantId }, { $unset: { totpSecret: 1, totpLastTimeStep: 1 } });
         audit({ userId: params.userId, totpReset: true });
         return { status: 204 };

@@ -1,0 +1,74 @@
+/**
+ * No privilege escalation through the management API (auth/escalation.ts): a token with one narrow scope cannot
+ * take over a principal that holds more management scopes than it does, by group membership, by a user's
+ * password or second factor, or by a client's secret or keys. Each case has its control: a caller holding every
+ * scope the principal holds may do it.
+ */
+import { userPermissions } from '@idp/db';
+import { clientSecretDigest, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
+import { bootstrapSystemTenant } from '../src/domain/bootstrap';
+import { PEPPER, startHarness, type Harness } from './harness';
+
+let h: Harness;
+let T: number;
+let adminRole: string;
+const ALL = [...MANAGEMENT_SCOPES];
+const path = (rest: string) => `/auth/admin/tenants/${T}${rest}`;
+
+beforeAll(async () => {
+  h = await startHarness('mgmtesc');
+  T = h.tenants.a;
+  adminRole = String((await h.db.models.Role.create({ tenantId: T, name: 'esc-admin', resourceServer: MANAGEMENT_AUDIENCE, permissions: ALL }))._id);
+});
+afterAll(async () => h.close());
+
+const expectForbidden = (res: { status: number; body: { type?: string; detail?: string } }, what: string) => {
+  expect([res.status, res.body.type]).toEqual([403, 'https://idp.dev/problems/forbidden']);
+  expect(res.body.detail).toMatch(new RegExp(`^${what} holds management scopes the caller does not; missing: .*auth\\.roles\\.assign`));
+};
+
+describe('no escalation through the management API', () => {
+  it('auth.groups.update alone cannot add a user to a group whose roles grant more', async () => {
+    const group = await h.db.models.Group.create({ tenantId: T, name: 'esc-admins', roleIds: [adminRole] });
+    const helpdesk = await h.db.models.User.create({ tenantId: T, username: 'esc-helpdesk', passwordHash: 'x' });
+    const member = path(`/groups/${group._id}/members/${helpdesk._id}`);
+    expectForbidden(await h.call('put', member, await h.token(T, ['auth.groups.update'])), 'the group');
+    expect((await userPermissions(h.db.models, T, String(helpdesk._id), MANAGEMENT_AUDIENCE)).size).toBe(0);
+    // A group granting nothing on the management API is fine with the narrow scope; the full admin may add anyone.
+    const plain = await h.db.models.Group.create({ tenantId: T, name: 'esc-plain' });
+    expect((await h.call('put', path(`/groups/${plain._id}/members/${helpdesk._id}`), await h.token(T, ['auth.groups.update']))).status).toBe(204);
+    expect((await h.call('put', member, await h.token(T, ALL))).status).toBe(204);
+  });
+
+  it("auth.users.update alone cannot set an administrator's password or second factor", async () => {
+    const admin = await h.db.models.User.create({ tenantId: T, username: 'esc-root', passwordHash: 'unchanged', roleIds: [adminRole] });
+    const narrow = await h.token(T, ['auth.users.update']);
+    expectForbidden(await h.call('put', path(`/users/${admin._id}/password`), narrow, { password: 'attacker-chosen-pass' }), 'the user');
+    expectForbidden(await h.call('delete', path(`/users/${admin._id}/totp`), narrow), 'the user');
+    expectForbidden(await h.call('post', path(`/users/${admin._id}/totp`), narrow, {}), 'the user');
+    expect((await h.db.models.User.findById(admin._id).lean())!.passwordHash).toBe('unchanged');
+    // An ordinary user is the helpdesk's to manage; the full admin may manage the administrator.
+    const ordinary = await h.db.models.User.create({ tenantId: T, username: 'esc-ordinary', passwordHash: 'x' });
+    expect((await h.call('put', path(`/users/${ordinary._id}/password`), narrow, { password: 'a-fine-new-password' })).status).toBe(204);
+    expect((await h.call('put', path(`/users/${admin._id}/password`), await h.token(T, ALL), { password: 'a-fine-new-password' })).status).toBe(204);
+  });
+
+  it("auth.clients.update alone cannot replace an administrator client's secret, auth method or keys", async () => {
+    await h.db.models.Client.create({ tenantId: T, clientId: 'esc-ops', numericId: 987_654, name: 'ops', tokenEndpointAuthMethod: 'client_secret_basic', secretDigest: 'unchanged', grantTypes: ['client_credentials'], responseTypes: [], redirectUris: [], roleIds: [adminRole] });
+    const narrow = await h.token(T, ['auth.clients.update']);
+    expectForbidden(await h.call('post', path('/clients/esc-ops/secret-rotations'), narrow, {}), 'the client');
+    expectForbidden(await h.call('patch', path('/clients/esc-ops'), narrow, { tokenEndpointAuthMethod: 'client_secret_post' }), 'the client');
+    expect((await h.db.models.Client.findOne({ tenantId: T, clientId: 'esc-ops' }).lean())!.secretDigest).toBe('unchanged');
+    // Other fields stay the narrow scope's; the full admin may rotate.
+    expect((await h.call('patch', path('/clients/esc-ops'), narrow, { name: 'ops renamed' })).status).toBe(200);
+    expect((await h.call('post', path('/clients/esc-ops/secret-rotations'), await h.token(T, ALL), {})).status).toBe(200);
+  });
+
+  it("a system-tenant token with auth.clients.update alone cannot take over the bootstrap administrator client", async () => {
+    const sys = h.tenants.system;
+    await bootstrapSystemTenant(h.db.models, h.keyStore, { systemTenantId: sys, adminClientId: 'bootstrap-admin', adminClientSecret: 's'.repeat(40), clientSecretPepper: PEPPER });
+    const res = await h.call('post', `/auth/admin/tenants/${sys}/clients/bootstrap-admin/secret-rotations`, await h.token(sys, ['auth.clients.update']), {});
+    expectForbidden(res, 'the client');
+    expect((await h.db.models.Client.findOne({ tenantId: sys, clientId: 'bootstrap-admin' }).lean())!.secretDigest).toBe(clientSecretDigest(PEPPER, 's'.repeat(40)));
+  });
+});
