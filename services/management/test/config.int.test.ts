@@ -391,8 +391,12 @@ describe('users, groups, roles', () => {
     expect((await h.call('delete', t(A, `/roles/${roleId}`), adminA)).status).toBe(204);
     expect((await h.db.models.User.findById(userId).lean())!.roleIds).toEqual([]);
     expect((await h.db.models.Client.findOne({ tenantId: A, clientId: 'web-app' }).lean())!.roleIds).toEqual([]);
-    await h.db.models.DelegationPolicy.create({ tenantId: A, nheId: 'n', target: { type: 'group', id: groupId }, allowedScopes: [] });
+    const nhe = await h.db.models.Nhe.create({ tenantId: A, identifier: 'group-agent', type: 'llm-assistive', operator: 'ops', maxTokenLifetime: 300, allowedScopes: ['read'] });
+    await h.db.models.DelegationPolicy.create({ tenantId: A, nheId: String(nhe._id), target: { type: 'group', id: groupId }, allowedScopes: [] });
     expect((await h.call('delete', t(A, `/groups/${groupId}`), adminA)).status).toBe(204);
+    // The group's policies are gone, so are the tokens issued under them (the kill switch, as for a policy delete).
+    expect(h.revocations).toContainEqual(expect.objectContaining({ tenantId: A, nheIdentifier: 'group-agent', reason: 'policy.deleted' }));
+    await h.db.models.Nhe.deleteOne({ _id: nhe._id });
     expect((await h.db.models.User.findById(userId).lean())!.groupIds).toEqual([]);
     expect(await h.db.models.DelegationPolicy.countDocuments({ tenantId: A, 'target.id': groupId })).toBe(0);
     expect((await h.call('delete', t(A, `/users/${userId}`), adminA)).status).toBe(204);

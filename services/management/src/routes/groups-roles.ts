@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import type { GroupDoc, Models, RoleDoc } from '@idp/db';
+import { toObjectId } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import type { Caller } from '../auth/bearer';
 import { assertCallerHolds, groupManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
-import { idOr404, pageOf, prefixRegex, type RouteDeps } from './deps';
+import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
 import { userPage, userParams, userView } from './users';
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,127}$/, '1 to 128 letters, digits, space or . _ : -');
@@ -108,15 +109,26 @@ export function groupRoutes(deps: RouteDeps): RouteDef[] {
     }),
     defineRoute({
       method: 'delete', path: `${BASE}/:groupId`, operationId: 'deleteGroup', summary: 'Delete a group',
-      description: 'Removes it from its members and deletes the delegation policies that target it.', tag: TAG, scope: 'auth.groups.delete',
-      params: groupParams, responses: { 204: { description: 'Deleted' } },
+      description: 'Removes it from its members and deletes the delegation policies that target it; tokens already issued to those policies\' NHEs are revoked, as when a policy is deleted.',
+      tag: TAG, scope: 'auth.groups.delete',
+      params: groupParams, responses: { 204: { description: 'Deleted' } }, errors: [503],
       handler: async ({ tenantId, params, audit, invalidate }) => {
         const existing = await findGroup(models, tenantId, params.groupId);
+        const target = { tenantId, 'target.type': 'group' as const, 'target.id': params.groupId };
+        const nheIds = [...new Set((await models.DelegationPolicy.find(target, { nheId: 1 }).lean()).map((p) => toObjectId(p.nheId)).filter((x) => x !== undefined))];
         await models.Group.deleteOne({ _id: existing._id, tenantId });
         await models.User.updateMany({ tenantId, groupIds: params.groupId }, { $pull: { groupIds: params.groupId } });
-        const policies = await models.DelegationPolicy.deleteMany({ tenantId, 'target.type': 'group', 'target.id': params.groupId });
+        const policies = await models.DelegationPolicy.deleteMany(target);
         audit({ groupId: params.groupId, policiesDeleted: policies.deletedCount });
         invalidate('group', params.groupId);
+        if (nheIds.length) {
+          // The kill switch, as for deleting each policy: tokens issued under them stop working within seconds.
+          const settings = nheSettingsOf(await loadTenant(models, tenantId));
+          const nhes = await models.Nhe.find({ tenantId, _id: { $in: nheIds } }, { identifier: 1 }).lean();
+          for (const nhe of nhes) {
+            await deps.revoke?.({ tenantId, nheIdentifier: nhe.identifier, reason: 'policy.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+          }
+        }
         return { status: 204 };
       },
     }),
