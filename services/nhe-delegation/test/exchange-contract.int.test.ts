@@ -312,6 +312,20 @@ describe('DPoP', () => {
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
       .sign(key.privateKey);
 
+  it('a DPoP-bound subject token needs a proof made with its key; the NHE token is bound to the same key', async () => {
+    const bound = await s.userToken(T, { sub: t.user.id, client_id: 'demo-app', cnf: { jkt: key.jkt } });
+    const bare = await exchange({ params: { subject_token: bound } });
+    expect({ status: bare.status, body: bare.body }).toEqual({ status: 400, body: err('invalid_grant', 'subject_token is DPoP-bound: send a DPoP proof made with its key') });
+    const other = await generateKeyPair('ES256', { extractable: true });
+    const foreign = await new SignJWT({ htm: 'POST', htu: tokenUrl, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(other.publicKey) })
+      .sign(other.privateKey);
+    const wrongKey = await exchange({ params: { subject_token: bound }, dpop: foreign });
+    expect({ status: wrongKey.status, body: wrongKey.body }).toEqual({ status: 400, body: err('invalid_grant', 'subject_token is DPoP-bound: send a DPoP proof made with its key') });
+    const ok = await exchange({ params: { subject_token: bound }, dpop: await proof() });
+    expect([ok.status, ok.body.token_type, decodeJwt(String(ok.body.access_token)).cnf]).toEqual([200, 'DPoP', { jkt: key.jkt }]);
+  });
+
   it('without requireDpop and without a proof: Bearer, no cnf', async () => {
     const res = await exchange();
     expect(res.body.token_type).toBe('Bearer');

@@ -167,6 +167,11 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const keys = await stage('internal', () => deps.keysFor(input.tenantId));
   const issuer = deps.issuerFor(input.tenantId);
   const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId));
+  // A DPoP-bound user token (cnf.jkt) is only good with its key: exchanging it needs a proof made with that key,
+  // or a leaked bound token plus the client's credentials would mint an NHE token, unbound, without the key.
+  const boundTo = (subject.payload.cnf as { jkt?: unknown } | undefined)?.jkt;
+  const boundError = () => oauthErrors.invalidGrant('subject_token is DPoP-bound: send a DPoP proof made with its key');
+  if (boundTo !== undefined && !input.dpop) await stage('subject-token', () => Promise.reject(boundError()));
 
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
   const facts = await stage('internal', () =>
@@ -207,6 +212,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     });
     if (deps.dpopNonces) headers['DPoP-Nonce'] = deps.dpopNonces.issue(input.tenantId);
   }
+  if (boundTo !== undefined && jkt !== boundTo) await stage('subject-token', () => Promise.reject(boundError()));
 
   const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
