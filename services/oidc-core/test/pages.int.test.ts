@@ -87,6 +87,27 @@ it('device pages: own design, xsrf form, clear errors, and the provider auto-sub
   expect(d['script-src']).toHaveLength(2);
 });
 
+it('device pages without a session cookie: the code page again with a session of its own, never a 500', async () => {
+  const path = `/auth/${app.tenant.tenantId}/device`;
+  for (const attempt of [
+    () => fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user_code=ABCD-EFGH' }),
+    () => fetch(`${app.baseUrl}${path}/not-a-device-session`),
+  ]) {
+    const res = await attempt();
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('set-cookie')).toMatch(new RegExp(`_session_${app.tenant.tenantId}=`));
+    expect(await res.text()).toContain('<label for="user_code">Code shown on your device</label>');
+  }
+  // The form of such a page works: its xsrf value belongs to the session the cookie names.
+  const b = new Browser(app.baseUrl);
+  const first = await b.go(path, { form: { user_code: 'ABCD-EFGH' } });
+  expect(first.status).toBe(400);
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(first.text)![1]!;
+  const again = await b.go(path, { form: { xsrf, user_code: 'BCDF-GHJK' } });
+  expect(again.text).toContain('That code is not valid or has expired');
+});
+
 it('the no-session logout auto-submit page allows exactly its own script', async () => {
   const b = new Browser(app.baseUrl);
   const first = await b.go(`/auth/${app.tenant.tenantId}/logout/confirm?client_id=${app.tenant.client.clientId}`);

@@ -25,6 +25,9 @@ export function mountPrefix(ctx: KoaContextWithOIDC, tenantId: number): string {
   return (ctx.req as { originalUrl?: string }).originalUrl?.startsWith('/_api/') ? `/_api/auth/${tenantId}` : `/auth/${tenantId}`;
 }
 
+/** How long a browser session lasts (seconds). */
+const SESSION_TTL = 14 * 24 * 3600;
+
 /** node-oidc-provider configuration for one tenant. */
 export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], deps: ProviderDeps): Configuration {
   const tenantId = tenant._id;
@@ -66,7 +69,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      deviceFlow: { enabled: true, ...devicePages({ tenantName: tenant.name }) },
+      deviceFlow: { enabled: true, ...devicePages({ tenantName: tenant.name, sessionTtl: SESSION_TTL }) },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: logoutSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
@@ -121,7 +124,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       DeviceCode: 600,
       IdToken: 3600,
       Interaction: 3600,
-      Session: 14 * 24 * 3600,
+      Session: SESSION_TTL,
       Grant: 14 * 24 * 3600,
       RefreshToken: 14 * 24 * 3600,
     },

@@ -8,6 +8,24 @@ import { pageCsp, renderDeviceConfirmPage, renderDeviceInputPage, renderDeviceSu
 
 export interface DevicePageOptions {
   tenantName: string;
+  /** ttl.Session of the provider (seconds). */
+  sessionTtl: number;
+}
+
+type SavableSession = { exp?: number; id: string; save(ttl: number): Promise<unknown> };
+
+/**
+ * On a failure of the device pages (a wrong or missing code, a stale form) the provider renders the code page
+ * with a fresh xsrf secret on the session after its session middleware has finished. For a browser without a
+ * session (no cookie, or an expired one) that session was never saved, and the provider's last step then fails
+ * with a 500 ("persist can only be called on previously persisted Sessions"). Such a session is saved here, with
+ * its cookie, as the session middleware saves a new one (same name and options), so the form works when sent.
+ */
+async function ensureSavedSession(ctx: KoaContextWithOIDC, ttl: number): Promise<void> {
+  const session = ctx.oidc.session as unknown as SavableSession | undefined;
+  if (!session || typeof session.exp === 'number') return;
+  ctx.oidc.cookies.set(ctx.oidc.provider.cookieName('session'), session.id, { httpOnly: true, sameSite: 'lax' });
+  await session.save(ttl);
 }
 
 function headers(ctx: KoaContextWithOIDC): void {
@@ -31,6 +49,7 @@ export function deviceErrorMessage(err: (Error & { userCode?: string }) | undefi
 export function devicePages(o: DevicePageOptions) {
   return {
     userCodeInputSource: async (ctx: KoaContextWithOIDC, _form: string, _out?: unknown, err?: Error): Promise<void> => {
+      if (err) await ensureSavedSession(ctx, o.sessionTtl);
       headers(ctx);
       const e = err as (Error & { userCode?: string }) | undefined;
       ctx.body = renderDeviceInputPage({

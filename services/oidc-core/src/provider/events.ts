@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { Logger } from '@idp/logger';
+import { errorFields, type Logger } from '@idp/logger';
 
 /** Provider events worth a log line. Errors never carry tokens: only the error code and description. */
 export function registerProviderEvents(provider: Provider, logger: Logger): void {
@@ -10,6 +10,10 @@ export function registerProviderEvents(provider: Provider, logger: Logger): void
   for (const event of ['grant.error', 'server_error', 'userinfo.error', 'introspection.error', 'revocation.error', 'end_session.error', 'authorization.error', 'backchannel.error', 'jwks.error', 'discovery.error']) {
     (provider.on as (e: string, l: (...args: never[]) => void) => void)(event, error(event));
   }
+  // What escapes the provider's own error handling (Koa's 'error'): one JSON line instead of Koa's stderr dump.
+  (provider.on as (e: string, l: (err: unknown, ctx?: { path?: string; method?: string }) => void) => void)('error', (err, ctx) => {
+    logger.error({ err: errorFields(err), method: ctx?.method, path: ctx?.path }, 'provider error');
+  });
   provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: unknown }; client?: { clientId: string } } }) => {
     logger.debug({ event: 'grant.success', grant_type: ctx.oidc.params?.grant_type, client_id: ctx.oidc.client?.clientId }, 'grant.success');
   });
