@@ -70,6 +70,26 @@ it('other methods and paths still reach the express app', async () => {
   expect(((await discovery.json()) as { token_endpoint: string }).token_endpoint).toBe(`${app.baseUrl}/auth/${app.tenant.tenantId}/oidc/token`);
 });
 
+it.each([
+  ['GET', '/oidc/token', 'POST'],
+  ['PUT', '/oidc/token', 'POST'],
+  ['GET', '/token/introspection', 'POST'],
+  ['POST', '/jwks', 'GET, HEAD'],
+  ['DELETE', '/me', 'GET, HEAD, POST'],
+])('%s %s under a known tenant: 405 OAuth JSON with Allow: %s', async (method, path, allow) => {
+  for (const prefix of ['', '/_api']) {
+    const res = await fetch(`${app.baseUrl}${prefix}/auth/${app.tenant.tenantId}${path}`, { method });
+    expect([res.status, res.headers.get('allow'), res.headers.get('content-type')]).toEqual([405, allow, expect.stringMatching(/^application\/json/)]);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+  }
+});
+
+it('an unknown path under a known tenant: 404 OAuth JSON, as for an unknown tenant', async () => {
+  const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/nope`);
+  expect([res.status, res.headers.get('content-type')]).toEqual([404, expect.stringMatching(/^application\/json/)]);
+  expect(await res.json()).toEqual({ error: 'not_found', error_description: 'no such endpoint' });
+});
+
 it('counts token requests under the route template, never under a tenant id', async () => {
   const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
   expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/auth\/:tenantId\/oidc\/token"[^}]*status="400"/);

@@ -77,3 +77,36 @@ function emptyObject(o: object): void {
     if (d?.writable) own[key] = undefined;
   }
 }
+
+/** The provider's endpoints that machine clients call, with their methods (a path of the tenant's mount). */
+const MACHINE_ENDPOINTS: Record<string, readonly string[]> = {
+  '/oidc/token': ['POST'],
+  '/token/introspection': ['POST'],
+  '/token/revocation': ['POST'],
+  '/jwks': ['GET', 'HEAD'],
+  '/me': ['GET', 'HEAD', 'POST'],
+  '/device/auth': ['POST'],
+  '/.well-known/openid-configuration': ['GET', 'HEAD'],
+};
+
+/**
+ * What no provider route answers gets an OAuth JSON error instead of Koa's plain-text "Not Found": 405 with
+ * `Allow` for a machine endpoint called with another method, 404 `not_found` otherwise (as for an unknown
+ * tenant). Runs around the provider's router, so it only fills in a response nothing else wrote.
+ */
+export function answerUnmatchedWithOAuthJson(provider: Provider): void {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    ctx.set('Cache-Control', 'no-store');
+    const allowed = MACHINE_ENDPOINTS[ctx.path];
+    if (allowed && !allowed.includes(ctx.method)) {
+      ctx.status = 405;
+      ctx.set('Allow', allowed.join(', '));
+      ctx.body = { error: 'invalid_request', error_description: `method ${ctx.method} is not allowed; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}` };
+      return;
+    }
+    ctx.status = 404;
+    ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
+  });
+}

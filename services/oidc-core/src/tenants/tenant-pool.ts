@@ -4,7 +4,7 @@ import type { Models, TenantDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
-import { releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
+import { answerUnmatchedWithOAuthJson, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
@@ -110,6 +110,7 @@ export class TenantPool {
     provider.proxy = this.options.trustProxy;
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
+    answerUnmatchedWithOAuthJson(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);
