@@ -84,6 +84,13 @@ it.each([
   }
 });
 
+it('a grant the client is not registered for is unauthorized_client (RFC 6749 5.2), at the token and device endpoints', async () => {
+  const res = await token(`/auth/${app.tenant.tenantId}/oidc/token`, { grant_type: 'client_credentials' });
+  expect([res.status, res.body]).toEqual([400, { error: 'unauthorized_client', error_description: 'requested grant type is not allowed for this client' }]);
+  const device = await token(`/auth/${app.tenant.tenantId}/device/auth`, { scope: 'openid' });
+  expect([device.status, device.body.error]).toEqual([400, 'unauthorized_client']);
+});
+
 it('an unknown path under a known tenant: 404 OAuth JSON, as for an unknown tenant', async () => {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/nope`);
   expect([res.status, res.headers.get('content-type')]).toEqual([404, expect.stringMatching(/^application\/json/)]);

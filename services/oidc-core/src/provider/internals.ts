@@ -110,3 +110,19 @@ export function answerUnmatchedWithOAuthJson(provider: Provider): void {
     ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
   });
 }
+
+/** node-oidc-provider's descriptions for a grant the client is not registered for (token and device endpoints). */
+const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-type:device_code) is not allowed for this client$/;
+
+/**
+ * node-oidc-provider refuses a grant the client is not registered for with invalid_request; RFC 6749 section 5.2
+ * (and RFC 8628 section 3.2 for device authorization) name that case unauthorized_client. Every grant gets the
+ * RFC's code, token exchange included.
+ */
+export function unauthorizedClientForUnregisteredGrants(provider: Provider): void {
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { error?: string; error_description?: string } | undefined;
+    if (ctx.status === 400 && body?.error === 'invalid_request' && GRANT_NOT_ALLOWED.test(body.error_description ?? '')) body.error = 'unauthorized_client';
+  });
+}

@@ -67,19 +67,5 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
 
   // No parameter may repeat: node-oidc-provider answers invalid_request for duplicates.
   provider.registerGrantType(GRANT_TYPE_TOKEN_EXCHANGE, tokenExchange, [...TOKEN_EXCHANGE_PARAMS]);
-  // node-oidc-provider refuses a grant the client is not registered for with invalid_request; RFC 6749 section 5.2
-  // names that case unauthorized_client. Rewritten for this grant only (the other grants keep the provider's answer).
-  provider.use(async (ctx, next) => {
-    await next();
-    const body = ctx.body as { error?: string; error_description?: string } | undefined;
-    if (
-      ctx.status === 400 &&
-      body?.error === 'invalid_request' &&
-      body.error_description === 'requested grant type is not allowed for this client' &&
-      (ctx as KoaContextWithOIDC).oidc?.params?.grant_type === GRANT_TYPE_TOKEN_EXCHANGE
-    ) {
-      body.error = 'unauthorized_client';
-    }
-  });
   if (introspection) registerNheIntrospection(provider, tenantId, introspection);
 }
