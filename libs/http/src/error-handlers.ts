@@ -19,6 +19,17 @@ function bodyParserStatus(err: unknown): number | undefined {
   return undefined;
 }
 
+/** Whether a body the JSON parser refused is JSON all the same (a string, number or null: strict mode wants an object). */
+function isJsonText(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function log(req: Request, logger: Logger): Logger {
   return ((req as Request & { log?: Logger }).log ?? logger) as Logger;
 }
@@ -67,6 +78,10 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
       const status = bodyParserStatus(err);
       if (status === 413) error = new ProblemError('payload-too-large', 413, 'request body too large');
       else if (status === 415) error = new ProblemError('unsupported-media-type', 415, 'use application/json');
+      // The router's own 400: a path segment that is not valid percent-encoding.
+      else if (err instanceof URIError) error = problems.validation('the request path is not valid', [{ name: 'path', reason: err.message }]);
+      else if (status !== undefined && isJsonText((err as { body?: unknown }).body))
+        error = problems.validation('the request body must be a JSON object', [{ name: 'body', reason: 'a JSON object is expected' }]);
       else if (status !== undefined)
         error = problems.validation('the request body is not valid JSON', [{ name: 'body', reason: (err as Error).message }]);
       else error = problems.internal(err);

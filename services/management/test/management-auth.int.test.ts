@@ -301,6 +301,14 @@ describe('request form', () => {
     expect(big.body.type).toBe('https://idp.dev/problems/payload-too-large');
     const malformed = await request(h.app).post(base).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{"identifier":');
     h.validator.check(malformed);
-    expect(malformed.status).toBe(400);
+    expect([malformed.status, malformed.body.detail]).toEqual([400, 'the request body is not valid JSON']);
+    // JSON, but not an object: said so, not called invalid JSON.
+    for (const text of ['null', '"x"', '1']) {
+      const scalar = await request(h.app).post(base).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send(text);
+      expect([scalar.status, scalar.body.detail, scalar.body.invalid_params]).toEqual([400, 'the request body must be a JSON object', [{ name: 'body', reason: 'a JSON object is expected' }]]);
+    }
+    // A path segment that is not valid percent-encoding is a path error, not a body error.
+    const badPath = await h.call('get', `${base}/%ff`, t);
+    expect([badPath.status, badPath.body.detail, badPath.body.invalid_params[0].name]).toEqual([400, 'the request path is not valid', 'path']);
   });
 });
