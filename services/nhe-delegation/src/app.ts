@@ -13,6 +13,11 @@ export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces'>
   readiness: ReadinessCheck[];
 }
 
+/** At most 128 characters of a caller's string, marked when cut. */
+export function bounded(value: unknown): unknown {
+  return typeof value === 'string' && value.length > 128 ? `${value.slice(0, 128)}…(${value.length} chars)` : value;
+}
+
 export function createApp(deps: AppDeps) {
   const { app, registry, prelude } = createHttpApp({
     service: 'nhe-delegation',
@@ -35,8 +40,9 @@ export function createApp(deps: AppDeps) {
   });
   const logger = deps.logger;
   const onDecision: ExchangeDeps['onDecision'] = (decision, input) => {
-    // Never the tokens: only the NHE identifier (actor_token is a name, not a credential) and the resource.
-    const fields = () => ({ tenantId: input.tenantId, client_id: input.clientId, nhe: input.params.actor_token, resource: input.params.resource, sourceIp: input.sourceIp });
+    // Never the tokens: only the NHE identifier (actor_token is a name, not a credential) and the resource, each cut
+    // to a bounded length (they are the caller's strings until validated: a refused 30 KB value stays out of logs).
+    const fields = () => ({ tenantId: input.tenantId, client_id: input.clientId, nhe: bounded(input.params.actor_token), resource: bounded(input.params.resource), sourceIp: input.sourceIp });
     if (decision.outcome === 'granted') {
       decisions.inc({ outcome: 'granted', error: '', gate: '' });
       for (const r of decision.removed) narrowed.inc({ layer: r.layer });

@@ -559,6 +559,14 @@ describe('oidc-core -> sidecar forwarding', () => {
 });
 
 describe('decision log', () => {
+  it("a caller's oversized values are cut in the log line (128 characters), the refusal still names the parameter", async () => {
+    const huge = 'a'.repeat(30_000);
+    const res = await exchange({ params: { actor_token: huge } });
+    expect([res.status, res.body.error]).toEqual([400, 'invalid_request']);
+    const line = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).reverse().find((e) => typeof e.nhe === 'string' && (e.nhe as string).startsWith('aaaa'));
+    expect(line?.nhe).toBe(`${'a'.repeat(128)}…(30000 chars)`);
+  });
+
   it('every denial and narrowing is logged as a structured record; no log line holds a token or a secret', () => {
     const entries = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const denied = entries.filter((e) => e.msg === 'delegation denied');
