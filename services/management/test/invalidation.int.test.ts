@@ -84,4 +84,9 @@ it('NATS down: a disabling write answers 503 within the timeout, the change and 
   expect(Date.now() - started).toBeLessThan(3_000);
   expect((await h.db.models.Nhe.findById(created.body.id).lean())!.enabled).toBe(false);
   expect(await h.db.connection.collection(REVOCATION_COLLECTION).countDocuments({ tenantId: A, 'entry.nheIdentifier': 'bot2' })).toBe(1);
+  // A DELETE revokes first: unconfirmed, it deletes nothing, so retrying it (as the 503 says) still finds the NHE.
+  const del = await h.call('delete', `/auth/admin/tenants/${A}/non-human-entities/${created.body.id}`, admin);
+  expect(del.status).toBe(503);
+  expect(del.body.detail).toMatch(/retry the request/);
+  expect(await h.db.models.Nhe.exists({ _id: created.body.id })).not.toBeNull();
 });

@@ -368,10 +368,11 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         const existing = await find(tenantId, params.clientId);
         if (caller.tenantId === tenantId && caller.clientId === existing.clientId) throw problems.conflict('a client cannot delete itself');
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
+        await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
         await models.Client.deleteOne({ _id: existing._id });
         audit({ clientId: params.clientId });
         invalidate('client', params.clientId);
-        await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
         return { status: 204 };
       },
     }),

@@ -238,9 +238,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
         const nhe = await findNhe(models, tenantId, params.nheId);
         const existing = await findPolicy(tenantId, params.nheId, params.policyId);
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
-        await models.DelegationPolicy.deleteOne({ tenantId, _id: existing._id });
-        audit({ nheId: params.nheId, policyId: params.policyId });
-        invalidate('policy', params.policyId);
+        // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await deps.revoke?.({
           tenantId,
           nheIdentifier: nhe.identifier,
@@ -248,6 +246,9 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           reason: 'policy.deleted',
           maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
         });
+        await models.DelegationPolicy.deleteOne({ tenantId, _id: existing._id });
+        audit({ nheId: params.nheId, policyId: params.policyId });
+        invalidate('policy', params.policyId);
         return { status: 204 };
       },
     }),

@@ -116,19 +116,20 @@ export function groupRoutes(deps: RouteDeps): RouteDef[] {
         const existing = await findGroup(models, tenantId, params.groupId);
         const target = { tenantId, 'target.type': 'group' as const, 'target.id': params.groupId };
         const nheIds = [...new Set((await models.DelegationPolicy.find(target, { nheId: 1 }).lean()).map((p) => toObjectId(p.nheId)).filter((x) => x !== undefined))];
-        await models.Group.deleteOne({ _id: existing._id, tenantId });
-        await models.User.updateMany({ tenantId, groupIds: params.groupId }, { $pull: { groupIds: params.groupId } });
-        const policies = await models.DelegationPolicy.deleteMany(target);
-        audit({ groupId: params.groupId, policiesDeleted: policies.deletedCount });
-        invalidate('group', params.groupId);
         if (nheIds.length) {
           // The kill switch, as for deleting each policy: tokens issued under them stop working within seconds.
+          // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
           const settings = nheSettingsOf(await loadTenant(models, tenantId));
           const nhes = await models.Nhe.find({ tenantId, _id: { $in: nheIds } }, { identifier: 1 }).lean();
           for (const nhe of nhes) {
             await deps.revoke?.({ tenantId, nheIdentifier: nhe.identifier, reason: 'policy.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
           }
         }
+        await models.Group.deleteOne({ _id: existing._id, tenantId });
+        await models.User.updateMany({ tenantId, groupIds: params.groupId }, { $pull: { groupIds: params.groupId } });
+        const policies = await models.DelegationPolicy.deleteMany(target);
+        audit({ groupId: params.groupId, policiesDeleted: policies.deletedCount });
+        invalidate('group', params.groupId);
         return { status: 204 };
       },
     }),

@@ -262,11 +262,12 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, audit, invalidate }) => {
         const existing = await find(tenantId, params.nheId);
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
+        // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
+        await deps.revoke?.({ tenantId, nheIdentifier: existing.identifier, reason: 'nhe.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
         await models.Nhe.deleteOne({ tenantId, _id: existing._id });
         const policies = await models.DelegationPolicy.deleteMany({ tenantId, nheId: params.nheId });
         audit({ nheId: params.nheId, identifier: existing.identifier, policiesDeleted: policies.deletedCount });
         invalidate('nhe', params.nheId);
-        await deps.revoke?.({ tenantId, nheIdentifier: existing.identifier, reason: 'nhe.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
         return { status: 204 };
       },
     }),

@@ -279,11 +279,12 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       errors: [503],
       handler: async ({ tenantId, params, audit, invalidate }) => {
         const existing = await find(tenantId, params.userId);
+        // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
+        await revokeUser(tenantId, params.userId, 'user.deleted');
         await models.User.deleteOne({ _id: existing._id, tenantId });
         const policies = await models.DelegationPolicy.deleteMany({ tenantId, 'target.type': 'user', 'target.id': params.userId });
         audit({ userId: params.userId, username: existing.username, policiesDeleted: policies.deletedCount });
         invalidate('user', params.userId);
-        await revokeUser(tenantId, params.userId, 'user.deleted');
         return { status: 204 };
       },
     }),
