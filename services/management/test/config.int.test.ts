@@ -86,6 +86,8 @@ describe('tenants', () => {
 
   it("tenant A's token cannot read or change tenant B; deletion is system-only, refused for non-empty and system tenants", async () => {
     expect((await h.call('get', t(B), adminA)).status).toBe(404);
+    const padded = await h.call('get', `/auth/admin/tenants/0${A}`, adminA);
+    expect([padded.status, invalidNames(padded)]).toEqual([400, ['params.tenantId']]);
     expect((await h.call('patch', t(B), adminA, { name: 'hacked' })).status).toBe(404);
     expect((await h.db.models.Tenant.findById(B).lean())!.name).toBe('b');
     expect((await h.call('delete', t(B), adminA)).status).toBe(403);

@@ -59,6 +59,10 @@ it('an unknown tenant is a 404 OAuth error, on the token path and elsewhere alik
   const routed = await fetch(`${app.baseUrl}/auth/987654321/.well-known/openid-configuration`);
   expect(routed.status).toBe(404);
   expect(await routed.json()).toEqual(fast.body);
+  // A tenant id with a leading zero is not another spelling of the tenant (its issuer would not match).
+  const padded = await fetch(`${app.baseUrl}/auth/0${app.tenant.tenantId}/.well-known/openid-configuration`);
+  expect([padded.status, await padded.json()]).toEqual([404, fast.body]);
+  expect((await token(`/auth/0${app.tenant.tenantId}/oidc/token`, { grant_type: 'client_credentials' })).status).toBe(404);
 });
 
 it('other methods and paths still reach the express app', async () => {

@@ -34,7 +34,7 @@ export const problemSchema = z
 export const objectId = z.string().regex(/^[0-9a-f]{24}$/, 'must be a 24-character hexadecimal id');
 /** Path ids: anything else is 404 rather than 400, so a typo reads as "no such resource". */
 export const objectIdParam = z.string().max(64);
-export const tenantIdParam = z.string().regex(/^\d{1,15}$/, 'must be a tenant id');
+export const tenantIdParam = z.string().regex(/^(0|[1-9]\d{0,14})$/, 'must be a tenant id (digits, no leading zero)');
 export const tenantParams = z.object({ tenantId: tenantIdParam }).strict();
 
 export const isoDate = z.iso.datetime();

@@ -61,7 +61,7 @@ export class TenantPool {
 
   /** Resolves the tenant's context; rejects with UnknownTenantError for ids that are not tenants. */
   get(rawTenantId: string): Promise<TenantContext> {
-    if (!/^\d{1,15}$/.test(rawTenantId) || this.unknown.has(rawTenantId)) return Promise.reject(new UnknownTenantError(rawTenantId));
+    if (!/^(0|[1-9]\d{0,14})$/.test(rawTenantId) || this.unknown.has(rawTenantId)) return Promise.reject(new UnknownTenantError(rawTenantId));
     const tenantId = Number(rawTenantId);
     let entry = this.cache.get(tenantId);
     if (!entry) {
