@@ -8,10 +8,15 @@ interface MongoLikeError {
   errors?: Record<string, { path?: string; message?: string }>;
 }
 
-/** True for MongoDB duplicate-key errors (E11000), also when wrapped in a bulk write error. */
+/**
+ * True for MongoDB duplicate-key errors (E11000), also when wrapped in a bulk write error, and for FerretDB's
+ * answer to an update that collides with a unique index (code 1, "UNIQUE constraint failed": its inserts give
+ * 11000, its updates do not).
+ */
 export function isDuplicateKeyError(err: unknown): boolean {
-  const e = err as MongoLikeError & { writeErrors?: Array<{ code?: number; err?: { code?: number } }> };
+  const e = err as MongoLikeError & { message?: string; writeErrors?: Array<{ code?: number; err?: { code?: number } }> };
   if (e?.code === 11000) return true;
+  if (e?.code === 1 && /UNIQUE constraint failed/.test(String(e.message ?? ''))) return true;
   return Array.isArray(e?.writeErrors) && e.writeErrors.length > 0 && e.writeErrors.every((w) => (w.code ?? w.err?.code) === 11000);
 }
 

@@ -107,6 +107,37 @@ describe('NHE registrations', () => {
     expect((await h.call('delete', `/auth/admin/tenants/${T}`, sys)).status).toBe(204);
   });
 
+  it('a lowered quota: a create interleaved with a delete and another create still ends below the limit, without a 500', async () => {
+    const sys = await h.token(h.tenants.system, [...MANAGEMENT_SCOPES]);
+    const T = (await h.call('post', '/auth/admin/tenants', sys, { name: 'quota-race', settings: { nhe: { enabled: true, maxNhePerTenant: 10 } } })).body.id as number;
+    const admin = await h.token(T, [...MANAGEMENT_SCOPES]);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await h.call('post', nhePath(T), admin, nhe(`s-${i}`))).body.id);
+    for (const id of ids.slice(0, 3)) await h.call('delete', nhePath(T, `/${id}`), admin);
+    await h.call('patch', `/auth/admin/tenants/${T}`, sys, { settings: { nhe: { maxNhePerTenant: 4 } } });
+    // Left: s-3 in slot 3, s-4 and s-5 above the new limit. Create A moves s-4 into slot 0; right then an admin
+    // deletes s-4 and create C moves s-5 into slot 0 and takes slot 1; A goes on from what it had seen.
+    const Nhe = h.db.models.Nhe;
+    const updateOne = Nhe.updateOne.bind(Nhe);
+    const during: number[] = [];
+    let interleaved = false;
+    const spy = jest.spyOn(Nhe, 'updateOne').mockImplementation(((...args: Parameters<typeof Nhe.updateOne>) =>
+      updateOne(...args).then(async (r) => {
+        if (!interleaved) {
+          interleaved = true;
+          during.push((await h.call('delete', nhePath(T, `/${ids[4]}`), admin)).status, (await h.call('post', nhePath(T), admin, nhe('c'))).status);
+        }
+        return r;
+      })) as unknown as typeof Nhe.updateOne);
+    const a = await h.call('post', nhePath(T), admin, nhe('a'));
+    spy.mockRestore();
+    expect([a.status, ...during]).toEqual([201, 204, 201]);
+    const slots = (await Nhe.find({ tenantId: T }, { slotKey: 1 }).lean()).map((d) => d.slotKey).sort();
+    expect(slots).toEqual([0, 1, 2, 3].map((n) => `${T}:${n}`));
+    await Nhe.deleteMany({ tenantId: T });
+    expect((await h.call('delete', `/auth/admin/tenants/${T}`, sys)).status).toBe(204);
+  });
+
   it('lists with filters and a stable cursor, and counts with the same filters', async () => {
     const page1 = await h.call('get', nhePath(A, '?limit=3'), adminA);
     expect(page1.body.items.map((i: { identifier: string }) => i.identifier)).toEqual(['agent-1', 'agent-2', 'agent-3']);

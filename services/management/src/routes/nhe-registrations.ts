@@ -77,14 +77,14 @@ async function createInFreeSlot(models: Models, tenantId: number, limit: number,
   const inRange = (slotKey: string | undefined) => (slotOf(slotKey) ?? limit) < limit;
   const used = new Set(existing.map((d) => d.slotKey).filter((k): k is string => inRange(k)));
   /** Runs `place` with the lowest free slot below the limit (the unique index refusing a taken one); undefined when none is left. */
-  async function claim<T>(place: (slotKey: string) => Promise<T>): Promise<T | undefined> {
+  async function claim<T>(place: (slotKey: string) => Promise<{ took: boolean; value: T }>): Promise<T | undefined> {
     for (let n = 0; n < limit; n++) {
       const slotKey = `${tenantId}:${n}`;
       if (used.has(slotKey)) continue;
       try {
         const placed = await place(slotKey);
-        used.add(slotKey);
-        return placed;
+        if (placed.took) used.add(slotKey);
+        return placed.value;
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
         used.add(slotKey); // another request took it meanwhile
@@ -94,10 +94,14 @@ async function createInFreeSlot(models: Models, tenantId: number, limit: number,
     return undefined;
   }
   for (const stray of existing.filter((d) => !inRange(d.slotKey))) {
-    const moved = await claim((slotKey) => models.Nhe.updateOne({ _id: stray._id }, { $set: { slotKey } }));
+    // Only from where it was seen: a record another request has moved (or deleted) meanwhile is left alone.
+    const moved = await claim(async (slotKey) => {
+      const res = await models.Nhe.updateOne({ _id: stray._id, slotKey: stray.slotKey ?? { $exists: false } }, { $set: { slotKey } });
+      return { took: res.matchedCount === 1, value: true };
+    });
     if (!moved) throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
   }
-  const created = await claim((slotKey) => models.Nhe.create({ ...fields, slotKey }));
+  const created = await claim(async (slotKey) => ({ took: true, value: await models.Nhe.create({ ...fields, slotKey }) }));
   if (!created) throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
   return created;
 }
