@@ -58,10 +58,29 @@ describe('no escalation through the management API', () => {
     const narrow = await h.token(T, ['auth.clients.update']);
     expectForbidden(await h.call('post', path('/clients/esc-ops/secret-rotations'), narrow, {}), 'the client');
     expectForbidden(await h.call('patch', path('/clients/esc-ops'), narrow, { tokenEndpointAuthMethod: 'client_secret_post' }), 'the client');
+    expectForbidden(await h.call('patch', path('/clients/esc-ops'), narrow, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }] } }), 'the client');
     expect((await h.db.models.Client.findOne({ tenantId: T, clientId: 'esc-ops' }).lean())!.secretDigest).toBe('unchanged');
     // Other fields stay the narrow scope's; the full admin may rotate.
     expect((await h.call('patch', path('/clients/esc-ops'), narrow, { name: 'ops renamed' })).status).toBe(200);
     expect((await h.call('post', path('/clients/esc-ops/secret-rotations'), await h.token(T, ALL), {})).status).toBe(200);
+  });
+
+  it('only a caller holding every management scope makes a first-party client or changes where its codes go', async () => {
+    const FIRST = /^a first-party client .* holds management scopes the caller does not; missing: /;
+    const create = await h.token(T, ['auth.clients.create']);
+    const update = await h.token(T, ['auth.clients.update']);
+    const firstParty = { name: 'First', grantTypes: ['authorization_code'], redirectUris: ['https://app.example/cb'], tokenEndpointAuthMethod: 'none', firstParty: true };
+    const refused = await h.call('post', path('/clients'), create, { ...firstParty, clientId: 'esc-first' });
+    expect([refused.status, refused.body.detail]).toEqual([403, expect.stringMatching(FIRST)]);
+    expect(await h.db.models.Client.exists({ tenantId: T, clientId: 'esc-first' })).toBeNull();
+    expect((await h.call('post', path('/clients'), create, { ...firstParty, clientId: 'esc-third', firstParty: false })).status).toBe(201);
+    expect((await h.call('post', path('/clients'), await h.token(T, ALL), { ...firstParty, clientId: 'esc-first' })).status).toBe(201);
+    // Where a first-party client's codes go, and turning a client first-party, are the full admin's.
+    expect((await h.call('patch', path('/clients/esc-first'), update, { redirectUris: ['https://evil.example/cb'] })).body.detail).toMatch(FIRST);
+    expect((await h.call('patch', path('/clients/esc-third'), update, { firstParty: true })).body.detail).toMatch(FIRST);
+    expect((await h.db.models.Client.findOne({ tenantId: T, clientId: 'esc-first' }).lean())!.redirectUris).toEqual(['https://app.example/cb']);
+    expect((await h.call('patch', path('/clients/esc-first'), update, { name: 'First, renamed' })).status).toBe(200);
+    expect((await h.call('patch', path('/clients/esc-third'), update, { redirectUris: ['https://other.example/cb'] })).status).toBe(200);
   });
 
   it("a system-tenant token with auth.clients.update alone cannot take over the bootstrap administrator client", async () => {

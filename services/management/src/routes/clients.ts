@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ClientDoc } from '@idp/db';
 import { insertClient } from '@idp/db';
 import { problems } from '@idp/errors';
-import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
+import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import { assertCallerHolds, clientManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/schemas';
@@ -17,6 +17,8 @@ import { nheIdentifier } from './nhe-registrations';
 
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', GRANT_TYPE_TOKEN_EXCHANGE] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+const FIRST_PARTY = 'a first-party client (it obtains signed-in users\' tokens, for any API, without their consent)';
+const FIRST_PARTY_SENSITIVE = ['redirectUris', 'grantTypes', 'tokenEndpointAuthMethod', 'jwks'] as const;
 const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post']);
 /** Same bound as oidc-core's sandbox (MAX_SCRIPT_LENGTH). */
 export const MAX_SCRIPT_LENGTH = 64 * 1024;
@@ -222,7 +224,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       body: createBody,
       responses: { 201: { description: 'The client, with its secret', schema: clientWithSecret, headers: { Location: 'URL of the client' } } },
       errors: [409],
-      handler: async ({ tenantId, body, req, audit, invalidate }) => {
+      handler: async ({ tenantId, body, caller, req, audit, invalidate }) => {
+        if (body.firstParty === true) assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const method = body.tokenEndpointAuthMethod ?? 'client_secret_basic';
         checkClient({ tokenEndpointAuthMethod: method, grantTypes: body.grantTypes, redirectUris: body.redirectUris ?? [], jwks: body.jwks }, settings.hardMaxTokenLifetime, body.config?.nhe?.maxTokenLifetime);
@@ -303,6 +306,12 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         // Replacing how the client authenticates is taking it over.
         if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined) {
           assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
+        }
+        // A first-party client gets a signed-in user's tokens without asking: making one, or changing where its
+        // codes go or how it authenticates, is as strong as holding every management scope.
+        const firstParty = body.firstParty ?? existing.firstParty;
+        if (body.firstParty === true || (firstParty && FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))) {
+          assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         }
         const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
         const grantTypes = body.grantTypes ?? existing.grantTypes;
