@@ -320,8 +320,12 @@ describe('DPoP', () => {
     const foreign = await new SignJWT({ htm: 'POST', htu: tokenUrl, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(other.publicKey) })
       .sign(other.privateKey);
+    const logged = s.logs.length;
     const wrongKey = await exchange({ params: { subject_token: bound }, dpop: foreign });
     expect({ status: wrongKey.status, body: wrongKey.body }).toEqual({ status: 400, body: err('invalid_grant', 'subject_token is DPoP-bound: send a DPoP proof made with its key') });
+    // Reported once, as the rejection it is: no "delegation granted" line for a request that minted nothing.
+    const lines = s.logs.slice(logged).map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => /delegation|token exchange/.test(m));
+    expect(lines).toEqual(['token exchange rejected']);
     const ok = await exchange({ params: { subject_token: bound }, dpop: await proof() });
     expect([ok.status, ok.body.token_type, decodeJwt(String(ok.body.access_token)).cnf]).toEqual([200, 'DPoP', { jkt: key.jkt }]);
   });

@@ -186,8 +186,8 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   );
   if (!facts) await stage('client', () => Promise.reject(oauthErrors.invalidClient('client not found')));
   const decision = decideDelegation(facts!);
-  deps.onDecision(decision, input);
   if (decision.outcome === 'denied') {
+    deps.onDecision(decision, input);
     throw new OAuthError(decision.error, decision.description, 400, decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {});
   }
   const tenant = facts!.tenant;
@@ -213,6 +213,8 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     if (deps.dpopNonces) headers['DPoP-Nonce'] = deps.dpopNonces.issue(input.tenantId);
   }
   if (boundTo !== undefined && jkt !== boundTo) await stage('subject-token', () => Promise.reject(boundError()));
+  // Reported once the request itself is known to be good (a refused proof is a rejection, not a grant).
+  deps.onDecision(decision, input);
 
   const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
