@@ -128,8 +128,8 @@ function buildReadme(values, sections) {
   out.push('and users (`files/mongo-roles.json`) and the JetStream stream `IDP_AUDIT`, and `helm test` pods.');
   out.push('');
   out.push('MongoDB and NATS are **external by default**: set `mongodb.hosts` + `mongodb.auth.existingSecret` and `nats.url` +');
-  out.push('`nats.auth.existingSecret`. For evaluation only, `mongodb.bundled.enabled=true` and `nats.bundled.enabled=true` deploy');
-  out.push('single-node copies inside the release.');
+  out.push('`nats.auth.existingSecret`. For evaluation only, `mongodb.bundled.enabled=true` and `nats.bundled.enabled=true` (with');
+  out.push('`nats.stream.replicas=1`: the bundled NATS is a single node) deploy single-node copies inside the release.');
   out.push('');
   out.push('```sh');
   out.push('helm install idp charts/idp --namespace idp --create-namespace -f my-values.yaml');

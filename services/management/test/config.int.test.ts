@@ -113,6 +113,12 @@ describe('tenants', () => {
     expect(again.status).toBe(409);
     expect(again.body.detail).toMatch(/never reused/);
     expect(await h.db.models.Tenant.exists({ _id: gone })).toBeNull();
+    // A tenant deleted before tombstones existed: its audit rows alone keep the id spent.
+    await h.db.models.TokenAudit.create({
+      tenantId: 987_654, jti: 'j-old', userId: 'old-user', nheId: 'n', nheIdentifier: 'agent', clientId: 'c', clientNumericId: 1,
+      resourceServer: 'https://api.example', scopes: ['read'], ttl: 60, sourceIp: '10.1.2.3', issuedAt: new Date(),
+    });
+    expect((await h.call('post', '/auth/admin/tenants', sys, { id: 987_654, name: 'squatter' })).status).toBe(409);
 
     // A generated id that lands on the deleted one moves past it.
     const counter = (await h.db.models.Counter.findById('tenants').lean())!;

@@ -126,12 +126,15 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         const set = settingsUpdate(undefined, body.settings);
         let id = body.id;
         if (id !== undefined && (await models.Tenant.exists({ _id: id }))) throw problems.conflict(`tenant ${id} already exists`);
-        if (id !== undefined && (await models.DeletedTenant.exists({ _id: id }))) throw problems.conflict(`tenant id ${id} belonged to a deleted tenant: ids are never reused`);
+        // An id is spent once a tenant had it: its tombstone says so, and so do audit rows a tenant deleted before
+        // tombstones existed left behind.
+        const spent = async (tenantId: number) => Boolean((await models.DeletedTenant.exists({ _id: tenantId })) ?? (await models.TokenAudit.exists({ tenantId })));
+        if (id !== undefined && (await spent(id))) throw problems.conflict(`tenant id ${id} belonged to a deleted tenant: ids are never reused`);
         for (let attempt = 0; ; attempt++) {
           const candidate = id ?? (await nextSequence(models, 'tenants', 1000));
           // A generated id may land on one a deleted tenant had (given explicitly once): move on to the next (the
-          // sequence only grows and tombstones are finite, so this ends).
-          if (id === undefined && (await models.DeletedTenant.exists({ _id: candidate }))) continue;
+          // sequence only grows and spent ids are finite, so this ends).
+          if (id === undefined && (await spent(candidate))) continue;
           try {
             await models.Tenant.create({ _id: candidate, name: body.name });
             id = candidate;
