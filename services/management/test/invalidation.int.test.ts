@@ -75,6 +75,11 @@ it('NATS down: a disabling write answers 503 within the timeout, the change and 
   const A = h.tenants.a;
   const admin = await h.token(A, [...MANAGEMENT_SCOPES]);
   const created = await h.call('post', `/auth/admin/tenants/${A}/non-human-entities`, admin, { identifier: 'bot2', type: 'llm-assistive', allowedScopes: [], operator: 'ops' });
+  const m = h.db.models;
+  const client = await m.Client.create({ tenantId: A, clientId: 'down-client', numericId: 876_543, name: 'c', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], responseTypes: ['code'], redirectUris: ['https://app.example/cb'] });
+  const user = await m.User.create({ tenantId: A, username: 'down-user', passwordHash: 'x' });
+  const group = await m.Group.create({ tenantId: A, name: 'down-group' });
+  const policy = await m.DelegationPolicy.create({ tenantId: A, nheId: created.body.id, target: { type: 'group', id: String(group._id) }, allowedScopes: [] });
   await stopNats!();
   stopNats = undefined;
   const started = Date.now();
@@ -89,4 +94,15 @@ it('NATS down: a disabling write answers 503 within the timeout, the change and 
   expect(del.status).toBe(503);
   expect(del.body.detail).toMatch(/retry the request/);
   expect(await h.db.models.Nhe.exists({ _id: created.body.id })).not.toBeNull();
+  // The same for every DELETE that revokes: the record is still there for the retry.
+  const base = `/auth/admin/tenants/${A}`;
+  for (const [path, still] of [
+    [`${base}/clients/down-client`, () => m.Client.exists({ _id: client._id })],
+    [`${base}/users/${user._id}`, () => m.User.exists({ _id: user._id })],
+    [`${base}/non-human-entities/${created.body.id}/delegation-policies/${policy._id}`, () => m.DelegationPolicy.exists({ _id: policy._id })],
+    [`${base}/groups/${group._id}`, () => m.Group.exists({ _id: group._id })],
+  ] as const) {
+    expect([path, (await h.call('delete', path, admin)).status]).toEqual([path, 503]);
+    expect(await still()).not.toBeNull();
+  }
 });
