@@ -475,8 +475,12 @@ describe('the issued token and its audit event', () => {
     const info = await s.jsm.streams.info(AUDIT_STREAM);
     await s.jsm.streams.delete(AUDIT_STREAM);
     try {
+      const logged = s.logs.length;
       const res = await exchange();
       expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: err('temporarily_unavailable', 'the issuance could not be recorded; no token was issued, retry later') });
+      // One record for the request: a failure, not also a grant.
+      const lines = s.logs.slice(logged).map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => /delegation|token exchange/.test(m));
+      expect(lines).toEqual(['token exchange failed']);
     } finally {
       await s.jsm.streams.add({ ...info.config });
     }

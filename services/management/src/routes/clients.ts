@@ -10,6 +10,7 @@ import { insertClient } from '@idp/db';
 import { problems } from '@idp/errors';
 import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import { assertCallerHolds, clientManagementScopes } from '../auth/escalation';
+import { revokeClientGrants } from '../domain/client-grants';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/schemas';
 import { loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
@@ -309,8 +310,9 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         }
         // A first-party client gets a signed-in user's tokens without asking: making one, or changing where its
         // codes go or how it authenticates, is as strong as holding every management scope.
-        const firstParty = body.firstParty ?? existing.firstParty;
-        if (body.firstParty === true || (firstParty && FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))) {
+        // Demoting one counts too: its users' saved grants would still skip the consent page.
+        const firstParty = existing.firstParty === true || body.firstParty === true;
+        if (firstParty && (body.firstParty !== undefined || FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))) {
           assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         }
         const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
@@ -332,7 +334,11 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         if (!SECRET_METHODS.has(method)) cfg.$unset.secretDigest = 1;
         const doc = await models.Client.findOneAndUpdate({ _id: existing._id }, { $set, ...(Object.keys(cfg.$unset).length ? { $unset: cfg.$unset } : {}) }, { returnDocument: 'after' }).lean<ClientRow>();
         if (!doc) throw problems.notFound('client not found');
-        audit({ clientId: params.clientId, fields: Object.keys(body), secretIssued: Boolean(secret) });
+        // Consents were given to the client as it was: a new redirect target or a new way to authenticate asks again.
+        const newRedirect = body.redirectUris?.some((u) => !(existing.redirectUris ?? []).includes(u)) ?? false;
+        const newAuth = (body.tokenEndpointAuthMethod !== undefined && body.tokenEndpointAuthMethod !== existing.tokenEndpointAuthMethod) || body.jwks !== undefined;
+        const grantsRevoked = newRedirect || newAuth ? await revokeClientGrants(models, tenantId, params.clientId) : 0;
+        audit({ clientId: params.clientId, fields: Object.keys(body), secretIssued: Boolean(secret), grantsRevoked });
         invalidate('client', params.clientId);
         if (body.config?.nhe?.delegationEnabled === false || body.enabled === false) {
           await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.delegation.disabled', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });

@@ -158,8 +158,11 @@ export function groupRoutes(deps: RouteDeps): RouteDef[] {
     defineRoute({
       method: 'delete', path: `${BASE}/:groupId/members/:userId`, operationId: 'removeGroupMember', summary: 'Remove a user from a group', tag: TAG, scope: 'auth.groups.update',
       params: groupParams.extend(userParams.shape).strict(), responses: { 204: { description: 'The user is not a member' } },
-      handler: async ({ tenantId, params, audit, invalidate }) => {
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         await findGroup(models, tenantId, params.groupId);
+        // Taking scopes away is guarded like granting them: stripping an administrator, resetting its password and
+        // waiting for the access to be given back would otherwise hand its account over.
+        assertCallerHolds(caller, await groupManagementScopes(models, tenantId, params.groupId), 'the group');
         const res = await models.User.updateOne({ tenantId, _id: idOr404(params.userId, 'user') }, { $pull: { groupIds: params.groupId } });
         if (!res.matchedCount) throw problems.notFound('user not found');
         audit({ groupId: params.groupId, userId: params.userId });
@@ -194,7 +197,8 @@ export function roleRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 204: { description: method === 'put' ? 'Assigned' : 'Not assigned' } },
       handler: async ({ tenantId, params: p, caller, audit, invalidate }) => {
         const role = await findRole(models, tenantId, p.roleId);
-        if (method === 'put') checkNoEscalation(caller, role);
+        // Both ways: removing a management role from an administrator is guarded like granting it.
+        checkNoEscalation(caller, role);
         const holderId = (p as Record<string, string>)[idName]!;
         const filter = holder === 'clients' ? { tenantId, clientId: holderId } : { tenantId, _id: idOr404(holderId, what) };
         const update = method === 'put' ? { $addToSet: { roleIds: p.roleId } } : { $pull: { roleIds: p.roleId } };
@@ -249,7 +253,8 @@ export function roleRoutes(deps: RouteDeps): RouteDef[] {
         const existing = await findRole(models, tenantId, params.roleId);
         if (body.permissions) {
           await checkPermissions(models, tenantId, existing.resourceServer, body.permissions);
-          checkNoEscalation(caller, { resourceServer: existing.resourceServer, permissions: body.permissions });
+          // What the role grants now and what it would grant: neither may exceed the caller.
+          checkNoEscalation(caller, { resourceServer: existing.resourceServer, permissions: [...(existing.permissions ?? []), ...body.permissions] });
         }
         if (body.name && body.name !== existing.name && (await models.Role.exists({ tenantId, name: body.name }))) throw problems.conflict('a role with this name already exists');
         const doc = await models.Role.findOneAndUpdate({ _id: existing._id, tenantId }, { $set: body }, { returnDocument: 'after' }).lean<RoleRow>().catch(conflict);
@@ -262,8 +267,9 @@ export function roleRoutes(deps: RouteDeps): RouteDef[] {
     defineRoute({
       method: 'delete', path: `${BASE}/:roleId`, operationId: 'deleteRole', summary: 'Delete a role and every assignment of it', tag: TAG, scope: 'auth.roles.delete',
       params: roleParams, responses: { 204: { description: 'Deleted' } },
-      handler: async ({ tenantId, params, audit, invalidate }) => {
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await findRole(models, tenantId, params.roleId);
+        checkNoEscalation(caller, existing);
         await models.Role.deleteOne({ _id: existing._id, tenantId });
         for (const m of [models.User, models.Group, models.Client] as Array<typeof models.User>) await m.updateMany({ tenantId, roleIds: params.roleId }, { $pull: { roleIds: params.roleId } });
         audit({ roleId: params.roleId, name: existing.name });

@@ -213,8 +213,6 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     if (deps.dpopNonces) headers['DPoP-Nonce'] = deps.dpopNonces.issue(input.tenantId);
   }
   if (boundTo !== undefined && jkt !== boundTo) await stage('subject-token', () => Promise.reject(boundError()));
-  // Reported once the request itself is known to be good (a refused proof is a rejection, not a grant).
-  deps.onDecision(decision, input);
 
   const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
@@ -263,6 +261,8 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
       throw new OAuthError('temporarily_unavailable', 'the issuance could not be recorded; no token was issued, retry later', 503, { cause: err });
     }
   });
+  // A grant is reported once a token exists: a refused proof or an unrecorded issuance is one rejection, not also a grant.
+  deps.onDecision(decision, input);
 
   const granted = decision.scopes.join(' ');
   return {
