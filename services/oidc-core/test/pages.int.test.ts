@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basicAuth, createClient } from '@idp/testing';
-import { Browser, PEPPER, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
+import { Browser, followToRedirectUri, PEPPER, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
 
 let app: PagesApp;
 let device: { clientId: string; clientSecret: string };
@@ -106,6 +106,26 @@ it('device pages without a session cookie: the code page again with a session of
   const xsrf = /name="xsrf" value="([^"]+)"/.exec(first.text)![1]!;
   const again = await b.go(path, { form: { xsrf, user_code: 'BCDF-GHJK' } });
   expect(again.text).toContain('That code is not valid or has expired');
+});
+
+it("a user's saved consent skips the consent page until its grant is deleted; then the user is asked again", async () => {
+  const redirectUri = 'https://consenting.example/cb';
+  await createClient(app.db.models, PEPPER, { tenantId: app.tenant.tenantId, clientId: 'consenting', name: 'Consenting app', grantTypes: ['authorization_code'], redirectUris: [redirectUri], firstParty: false });
+  const client = { clientId: 'consenting', redirectUri };
+  const b = new Browser(app.baseUrl);
+  // Login, then the consent page (not first-party), then the code.
+  const { interaction } = await startAuthorize(app, b, client);
+  const login = await b.go(`${interaction}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+  const consentAt = new URL((await b.go(login.location!)).location!, app.baseUrl).pathname;
+  expect((await b.go(consentAt)).text).toMatch(/Consenting app/);
+  const consented = await b.go(`${consentAt}/confirm`, { form: {} });
+  expect((await followToRedirectUri(b, consented.location, redirectUri)).searchParams.get('code')).toBeTruthy();
+  // Saved: prompt=none gives a code at once.
+  const silent = async () => new URL((await b.go(`/auth/${app.tenant.tenantId}/authorize?${new URLSearchParams({ client_id: 'consenting', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'E9Melhoa2OwvFrEMTJguCgaXoWWpw9XnYtk0hV0Vh3M', code_challenge_method: 'S256' })}`)).location!, app.baseUrl);
+  expect((await silent()).searchParams.get('code')).toBeTruthy();
+  // What management does when the client gains a redirect URI (domain/client-grants.ts): the grant is gone.
+  await app.db.models.OidcPayload.deleteMany({ tenantId: app.tenant.tenantId, model: 'Grant', payload: { $regex: '"clientId":"consenting"' } });
+  expect((await silent()).searchParams.get('error')).toBe('consent_required');
 });
 
 it('the no-session logout auto-submit page allows exactly its own script', async () => {
