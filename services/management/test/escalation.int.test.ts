@@ -48,6 +48,7 @@ describe('no escalation through the management API', () => {
     expectForbidden(await h.call('delete', path(`/groups/${group._id}/members/${admin._id}`), await h.token(T, ['auth.groups.update'])), 'the group');
     expectForbidden(await h.call('patch', path(`/roles/${role._id}`), await h.token(T, ['auth.roles.update']), { permissions: [] }), 'a role on the management API');
     expectForbidden(await h.call('delete', path(`/roles/${role._id}`), await h.token(T, ['auth.roles.delete'])), 'a role on the management API');
+    expectForbidden(await h.call('delete', path(`/groups/${group._id}`), await h.token(T, ['auth.groups.delete'])), 'the group');
     expect((await userPermissions(h.db.models, T, String(admin._id), MANAGEMENT_AUDIENCE)).size).toBe(ALL.length);
     // The full admin may.
     expect((await h.call('delete', path(`/users/${admin._id}/roles/${role._id}`), await h.token(T, ALL))).status).toBe(204);
@@ -98,20 +99,37 @@ describe('no escalation through the management API', () => {
     expect((await h.call('patch', path('/clients/esc-third'), update, { redirectUris: ['https://other.example/cb'] })).status).toBe(200);
   });
 
-  it("a client's saved grants go when it gains a redirect URI or a new way to authenticate, so users are asked again", async () => {
-    const grant = async (id: string, clientId: string) =>
-      h.db.models.OidcPayload.create({ _id: `${T}:Grant:${id}`, tenantId: T, model: 'Grant', payload: JSON.stringify({ jti: id, kind: 'Grant', clientId, accountId: 'u1', openid: { scope: 'openid' } }) });
+  it("a client's saved grants go when it gains a redirect URI, new credentials, loses first-party standing or is deleted", async () => {
+    const other = h.tenants.b;
+    const grant = async (tenantId: number, id: string, clientId: string) =>
+      h.db.models.OidcPayload.create({ _id: `${tenantId}:Grant:${id}`, tenantId, model: 'Grant', payload: JSON.stringify({ jti: id, kind: 'Grant', clientId, accountId: 'u1', openid: { scope: 'openid' } }) });
+    const left = async () => (await h.db.models.OidcPayload.find({ model: 'Grant', tenantId: { $in: [T, other] } }, { _id: 1 }).lean()).map((d) => d._id).sort();
     await h.db.models.Client.create({ tenantId: T, clientId: 'esc.app', numericId: 876_001, name: 'app', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], responseTypes: ['code'], redirectUris: ['https://app.example/cb', 'https://app.example/cb2'] });
-    const left = async () => (await h.db.models.OidcPayload.find({ tenantId: T, model: 'Grant' }, { _id: 1 }).lean()).map((d) => d._id).sort();
-    await grant('g1', 'esc.app');
-    await grant('g2', 'escXapp'); // the dot is not a wildcard
+    await grant(T, 'g1', 'esc.app');
+    await grant(T, 'g2', 'esc.app2'); // another client of the tenant
+    await grant(other, 'g3', 'esc.app'); // the same clientId in another tenant
     const update = await h.token(T, ['auth.clients.update']);
+    const full = await h.token(T, ALL);
+    const kept = [`${T}:Grant:g2`, `${other}:Grant:g3`].sort();
     // Renaming, or dropping a redirect URI, keeps the consents.
     expect((await h.call('patch', path('/clients/esc.app'), update, { name: 'renamed', redirectUris: ['https://app.example/cb'] })).status).toBe(200);
-    expect(await left()).toEqual([`${T}:Grant:g1`, `${T}:Grant:g2`]);
-    // A new target does not.
+    expect(await left()).toEqual([...kept, `${T}:Grant:g1`].sort());
+    // A new target does not; neither do new credentials, the end of first-party standing, or deletion.
     expect((await h.call('patch', path('/clients/esc.app'), update, { redirectUris: ['https://app.example/cb', 'https://evil.example/cb'] })).status).toBe(200);
-    expect(await left()).toEqual([`${T}:Grant:g2`]);
+    expect(await left()).toEqual(kept);
+    for (const [change, token] of [
+      [{ tokenEndpointAuthMethod: 'client_secret_basic' }, full],
+      [{ firstParty: true }, full],
+      [{ firstParty: false }, full],
+    ] as const) {
+      await grant(T, 'g1', 'esc.app');
+      expect([change, (await h.call('patch', path('/clients/esc.app'), token, change)).status]).toEqual([change, 200]);
+      expect([change, await left()]).toEqual([change, change.firstParty === true ? [...kept, `${T}:Grant:g1`].sort() : kept]);
+      if (change.firstParty === true) await h.db.models.OidcPayload.deleteOne({ _id: `${T}:Grant:g1` });
+    }
+    await grant(T, 'g1', 'esc.app');
+    expect((await h.call('delete', path('/clients/esc.app'), await h.token(T, ['auth.clients.delete']))).status).toBe(204);
+    expect(await left()).toEqual(kept);
   });
 
   it("a system-tenant token with auth.clients.update alone cannot take over the bootstrap administrator client", async () => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basicAuth, createClient } from '@idp/testing';
-import { Browser, followToRedirectUri, PEPPER, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
+import { Browser, followToRedirectUri, PEPPER, signIn, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
 
 let app: PagesApp;
 let device: { clientId: string; clientSecret: string };
@@ -126,6 +126,17 @@ it("a user's saved consent skips the consent page until its grant is deleted; th
   // What management does when the client gains a redirect URI (domain/client-grants.ts): the grant is gone.
   await app.db.models.OidcPayload.deleteMany({ tenantId: app.tenant.tenantId, model: 'Grant', payload: { $regex: '"clientId":"consenting"' } });
   expect((await silent()).searchParams.get('error')).toBe('consent_required');
+});
+
+it('a first-party client whose saved grant was deleted gets a fresh one, not a consent page', async () => {
+  const client = app.tenant.client;
+  const b = new Browser(app.baseUrl);
+  await signIn(app, b, client);
+  const silent = async () => new URL((await b.go(`/auth/${app.tenant.tenantId}/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'E9Melhoa2OwvFrEMTJguCgaXoWWpw9XnYtk0hV0Vh3M', code_challenge_method: 'S256' })}`)).location!, app.baseUrl);
+  expect((await silent()).searchParams.get('code')).toBeTruthy();
+  const removed = await app.db.models.OidcPayload.deleteMany({ tenantId: app.tenant.tenantId, model: 'Grant', payload: { $regex: `"clientId":"${client.clientId}"` } });
+  expect(removed.deletedCount).toBeGreaterThan(0);
+  expect((await silent()).searchParams.get('code')).toBeTruthy();
 });
 
 it('the no-session logout auto-submit page allows exactly its own script', async () => {

@@ -232,6 +232,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         checkClient({ tokenEndpointAuthMethod: method, grantTypes: body.grantTypes, redirectUris: body.redirectUris ?? [], jwks: body.jwks }, settings.hardMaxTokenLifetime, body.config?.nhe?.maxTokenLifetime);
         const clientId = body.clientId ?? randomBytes(12).toString('base64url');
         if (await models.Client.exists({ tenantId, clientId })) throw problems.conflict('a client with this clientId already exists');
+        // Consents a deleted client of the same clientId left behind (from before deletes cleared them) are not this one's.
+        if (body.clientId) await revokeClientGrants(models, tenantId, clientId);
         const secret = SECRET_METHODS.has(method) ? generateClientSecret() : undefined;
         const { config, ...rest } = body;
         const fields = {
@@ -332,12 +334,17 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
           $set.secretDigest = clientSecretDigest(deps.clientSecretPepper, secret);
         }
         if (!SECRET_METHODS.has(method)) cfg.$unset.secretDigest = 1;
-        const doc = await models.Client.findOneAndUpdate({ _id: existing._id }, { $set, ...(Object.keys(cfg.$unset).length ? { $unset: cfg.$unset } : {}) }, { returnDocument: 'after' }).lean<ClientRow>();
-        if (!doc) throw problems.notFound('client not found');
-        // Consents were given to the client as it was: a new redirect target or a new way to authenticate asks again.
+        // Consents were given to the client as it was: a new redirect target, a new way to authenticate, or the end of
+        // its first-party standing (whose grants users never saw) asks again. Deleted before the update, so that a
+        // failure leaves the change undone and its retry deletes them; and after, for a consent given meanwhile.
         const newRedirect = body.redirectUris?.some((u) => !(existing.redirectUris ?? []).includes(u)) ?? false;
         const newAuth = (body.tokenEndpointAuthMethod !== undefined && body.tokenEndpointAuthMethod !== existing.tokenEndpointAuthMethod) || body.jwks !== undefined;
-        const grantsRevoked = newRedirect || newAuth ? await revokeClientGrants(models, tenantId, params.clientId) : 0;
+        const demoted = existing.firstParty === true && body.firstParty === false;
+        const reconsent = newRedirect || newAuth || demoted;
+        let grantsRevoked = reconsent ? await revokeClientGrants(models, tenantId, params.clientId) : 0;
+        const doc = await models.Client.findOneAndUpdate({ _id: existing._id }, { $set, ...(Object.keys(cfg.$unset).length ? { $unset: cfg.$unset } : {}) }, { returnDocument: 'after' }).lean<ClientRow>();
+        if (!doc) throw problems.notFound('client not found');
+        if (reconsent) grantsRevoked += await revokeClientGrants(models, tenantId, params.clientId);
         audit({ clientId: params.clientId, fields: Object.keys(body), secretIssued: Boolean(secret), grantsRevoked });
         invalidate('client', params.clientId);
         if (body.config?.nhe?.delegationEnabled === false || body.enabled === false) {
@@ -385,6 +392,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        // Its users' consents go with it: a client created later under the same clientId starts without them.
+        await revokeClientGrants(models, tenantId, existing.clientId);
         await models.Client.deleteOne({ _id: existing._id });
         audit({ clientId: params.clientId });
         invalidate('client', params.clientId);

@@ -112,8 +112,10 @@ export function groupRoutes(deps: RouteDeps): RouteDef[] {
       description: 'Removes it from its members and deletes the delegation policies that target it; tokens already issued to those policies\' NHEs are revoked, as when a policy is deleted.',
       tag: TAG, scope: 'auth.groups.delete',
       params: groupParams, responses: { 204: { description: 'Deleted' } }, errors: [503],
-      handler: async ({ tenantId, params, audit, invalidate }) => {
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await findGroup(models, tenantId, params.groupId);
+        // Deleting the group takes its scopes from every member: guarded like removing one member.
+        assertCallerHolds(caller, await groupManagementScopes(models, tenantId, params.groupId), 'the group');
         const target = { tenantId, 'target.type': 'group' as const, 'target.id': params.groupId };
         const nheIds = [...new Set((await models.DelegationPolicy.find(target, { nheId: 1 }).lean()).map((p) => toObjectId(p.nheId)).filter((x) => x !== undefined))];
         if (nheIds.length) {

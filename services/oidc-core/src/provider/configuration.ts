@@ -92,7 +92,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     async loadExistingGrant(ctx) {
       const client = ctx.oidc.client;
       const grantId = ctx.oidc.result?.consent?.grantId || (client && ctx.oidc.session?.grantIdFor(client.clientId));
-      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      // A grant the session names may be gone (management deletes a client's grants when it gains a redirect URI):
+      // a first-party client then gets a fresh one below instead of a consent page.
+      const saved = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      if (saved) return saved;
       if (client && client[CLIENT_PROPS.firstParty] === true && ctx.oidc.session?.accountId) {
         const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: ctx.oidc.session.accountId });
         const scope = ctx.oidc.params?.scope;
