@@ -89,14 +89,25 @@ const MACHINE_ENDPOINTS: Record<string, readonly string[]> = {
   '/.well-known/openid-configuration': ['GET', 'HEAD'],
 };
 
+/** node-oidc-provider's descriptions for a grant the client is not registered for (token and device endpoints). */
+const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-type:device_code) is not allowed for this client$/;
+
 /**
- * What no provider route answers gets an OAuth JSON error instead of Koa's plain-text "Not Found": 405 with
- * `Allow` for a machine endpoint called with another method, 404 `not_found` otherwise (as for an unknown
- * tenant). Runs around the provider's router, so it only fills in a response nothing else wrote.
+ * The provider's answers put into the OAuth form the RFCs name, in one middleware around its router (one frame per
+ * request, on the token endpoint's hot path too):
+ * - what no route answers gets OAuth JSON instead of Koa's plain-text "Not Found": 405 with `Allow` for a machine
+ *   endpoint called with another method, 404 `not_found` otherwise (as for an unknown tenant);
+ * - a grant the client is not registered for, which the provider refuses with invalid_request, is
+ *   unauthorized_client (RFC 6749 section 5.2; RFC 8628 section 3.2 for device authorization), for every grant.
  */
-export function answerUnmatchedWithOAuthJson(provider: Provider): void {
+export function oauthAnswers(provider: Provider): void {
   provider.use(async (ctx, next) => {
     await next();
+    if (ctx.status === 400) {
+      const body = ctx.body as { error?: string; error_description?: string } | undefined;
+      if (body?.error === 'invalid_request' && GRANT_NOT_ALLOWED.test(body.error_description ?? '')) body.error = 'unauthorized_client';
+      return;
+    }
     if (ctx.status !== 404 || ctx.body != null) return;
     ctx.set('Cache-Control', 'no-store');
     const allowed = MACHINE_ENDPOINTS[ctx.path];
@@ -108,21 +119,5 @@ export function answerUnmatchedWithOAuthJson(provider: Provider): void {
     }
     ctx.status = 404;
     ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
-  });
-}
-
-/** node-oidc-provider's descriptions for a grant the client is not registered for (token and device endpoints). */
-const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-type:device_code) is not allowed for this client$/;
-
-/**
- * node-oidc-provider refuses a grant the client is not registered for with invalid_request; RFC 6749 section 5.2
- * (and RFC 8628 section 3.2 for device authorization) name that case unauthorized_client. Every grant gets the
- * RFC's code, token exchange included.
- */
-export function unauthorizedClientForUnregisteredGrants(provider: Provider): void {
-  provider.use(async (ctx, next) => {
-    await next();
-    const body = ctx.body as { error?: string; error_description?: string } | undefined;
-    if (ctx.status === 400 && body?.error === 'invalid_request' && GRANT_NOT_ALLOWED.test(body.error_description ?? '')) body.error = 'unauthorized_client';
   });
 }

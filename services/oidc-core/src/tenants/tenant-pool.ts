@@ -4,7 +4,7 @@ import type { Models, TenantDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
-import { answerUnmatchedWithOAuthJson, releaseRequestAfterResponse, unauthorizedClientForUnregisteredGrants, useDigestedClientSecrets } from '../provider/internals';
+import { oauthAnswers, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
@@ -110,8 +110,7 @@ export class TenantPool {
     provider.proxy = this.options.trustProxy;
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
-    answerUnmatchedWithOAuthJson(provider);
-    unauthorizedClientForUnregisteredGrants(provider);
+    oauthAnswers(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);
