@@ -89,6 +89,17 @@ const MACHINE_ENDPOINTS: Record<string, readonly string[]> = {
   '/.well-known/openid-configuration': ['GET', 'HEAD'],
 };
 
+/**
+ * How long shared caches and clients may keep the public metadata (a path of the tenant's mount). Short, because
+ * both change: discovery when resource servers or scopes change, the JWKS at a key rotation, whose new key signs at
+ * once (a cached JWKS without it fails verification until it expires). Neither depends on anything but the path,
+ * since the origin is the configured one (pinPublicOrigin), so a cache may serve one answer to everyone.
+ */
+const PUBLIC_METADATA_CACHE_CONTROL: Record<string, string> = {
+  '/.well-known/openid-configuration': 'public, max-age=300',
+  '/jwks': 'public, max-age=60',
+};
+
 /** node-oidc-provider's descriptions for a grant the client is not registered for (token and device endpoints). */
 const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-type:device_code) is not allowed for this client$/;
 
@@ -98,11 +109,17 @@ const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-ty
  * - what no route answers gets OAuth JSON instead of Koa's plain-text "Not Found": 405 with `Allow` for a machine
  *   endpoint called with another method, 404 `not_found` otherwise (as for an unknown tenant);
  * - a grant the client is not registered for, which the provider refuses with invalid_request, is
- *   unauthorized_client (RFC 6749 section 5.2; RFC 8628 section 3.2 for device authorization), for every grant.
+ *   unauthorized_client (RFC 6749 section 5.2; RFC 8628 section 3.2 for device authorization), for every grant;
+ * - discovery and the JWKS carry a short public Cache-Control (PUBLIC_METADATA_CACHE_CONTROL).
  */
 export function oauthAnswers(provider: Provider): void {
   provider.use(async (ctx, next) => {
     await next();
+    if (ctx.status === 200) {
+      const cacheControl = ctx.method === 'GET' || ctx.method === 'HEAD' ? PUBLIC_METADATA_CACHE_CONTROL[ctx.path] : undefined;
+      if (cacheControl) ctx.set('Cache-Control', cacheControl);
+      return;
+    }
     if (ctx.status === 400) {
       const body = ctx.body as { error?: string; error_description?: string } | undefined;
       if (body?.error === 'invalid_request' && GRANT_NOT_ALLOWED.test(body.error_description ?? '')) body.error = 'unauthorized_client';
@@ -119,5 +136,50 @@ export function oauthAnswers(provider: Provider): void {
     }
     ctx.status = 404;
     ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
+  });
+}
+
+/** An absolute-form request target (`GET http://host/path HTTP/1.1`), which Koa would take as the whole URL. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * Every URL node-oidc-provider writes or compares (the endpoints in discovery, the DPoP `htu` it expects at the token
+ * and UserInfo endpoints, the audiences of client assertions, the device verification URI, form actions, redirects
+ * and cookie paths) comes from `ctx.oidc.urlFor`: Koa's `ctx.href` for the origin, plus the mount path. Koa takes the
+ * origin from the request (Host, or X-Forwarded-Host and X-Forwarded-Proto when `proxy` is on, or the authority of an
+ * absolute-form request target), so whoever sends the request would choose it, and a cache or a default-backend
+ * ingress in front would hand those URLs to everyone.
+ *
+ * This pins the origin of every request to this provider to the configured public base URL, in one place: the
+ * provider is the Koa application, and `provider.request` is the prototype of each request's `ctx.request`
+ * (Koa's `app.request`), so its `protocol`, `host` (and with it `hostname`, `secure` and the cookies' secure flag),
+ * `href` and `URL` answer from the configuration. The path stays the request's own, so the `/_api` alias keeps its
+ * URLs under `/_api`. X-Forwarded-For (the client address) is untouched.
+ */
+export function pinPublicOrigin(provider: Provider, publicBaseUrl: string): void {
+  const base = new URL(publicBaseUrl);
+  const protocol = base.protocol.slice(0, -1);
+  const { host } = base;
+  const origin = `${protocol}://${host}`;
+  const pathOf = (originalUrl: string | undefined): string => {
+    const path = (originalUrl ?? '').replace(ABSOLUTE_FORM, '');
+    return path.startsWith('/') ? path : `/${path}`;
+  };
+  const request = (provider as unknown as { request: object }).request;
+  Object.defineProperties(request, {
+    protocol: { get: () => protocol, configurable: true },
+    host: { get: () => host, configurable: true },
+    href: {
+      get(this: { originalUrl?: string }) {
+        return origin + pathOf(this.originalUrl);
+      },
+      configurable: true,
+    },
+    URL: {
+      get(this: { originalUrl?: string }) {
+        return new URL(origin + pathOf(this.originalUrl));
+      },
+      configurable: true,
+    },
   });
 }

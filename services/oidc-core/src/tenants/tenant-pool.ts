@@ -4,7 +4,7 @@ import type { Models, TenantDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
-import { oauthAnswers, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
+import { oauthAnswers, pinPublicOrigin, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
@@ -29,7 +29,7 @@ export interface TenantPoolOptions {
   logoutPromptSeconds?: number;
   clientSecretPepper: string;
   forwardTokenExchange: TokenExchangeForwarder;
-  /** Honour X-Forwarded-* (set when running behind the ingress). */
+  /** Honour X-Forwarded-For (set when running behind the ingress); URLs never follow X-Forwarded-Host or -Proto. */
   trustProxy: boolean;
   /** At most this many tenants' providers are kept in memory. */
   maxTenants: number;
@@ -107,7 +107,9 @@ export class TenantPool {
       issuer,
       providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims }),
     );
+    // X-Forwarded-For only: the origin of every URL the provider writes or checks is the configured one.
     provider.proxy = this.options.trustProxy;
+    pinPublicOrigin(provider, this.options.publicBaseUrl);
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
     oauthAnswers(provider);

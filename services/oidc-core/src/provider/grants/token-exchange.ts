@@ -46,8 +46,10 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
     if (!proof && client.dpopBoundAccessTokens) throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
     const clientNumericId = Number(client[CLIENT_PROPS.numericId]);
     if (!Number.isSafeInteger(clientNumericId)) throw new errors.InvalidClient('client record has no numeric id');
-    // htu is the URL the client posted to: the mount prefix (/auth/{t} or /_api/auth/{t}) is in originalUrl.
-    const originalPath = ((ctx.req as { originalUrl?: string }).originalUrl ?? ctx.path).split('?')[0];
+    // htu is the URL the client posted to, exactly as node-oidc-provider expects it for its own grants: the
+    // configured public origin (never Host or X-Forwarded-Host, see pinPublicOrigin) and the mount the request came
+    // in on (/auth/{t} or /_api/auth/{t}).
+    const htu = ctx.oidc.urlFor('token');
     // The client address as express resolved it from the trusted proxy chain (koa's ctx.ip would trust the
     // left-most X-Forwarded-For entry, which the client controls).
     const sourceIp = (ctx.req as { ip?: string }).ip ?? ctx.ip;
@@ -56,7 +58,7 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
       clientId: client.clientId,
       clientNumericId,
       params,
-      ...(proof ? { dpop: { proof, htm: ctx.method, htu: `${ctx.protocol}://${ctx.host}${originalPath}` } } : {}),
+      ...(proof ? { dpop: { proof, htm: ctx.method, htu } } : {}),
       sourceIp,
     });
     ctx.status = result.status;
