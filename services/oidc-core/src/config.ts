@@ -6,8 +6,8 @@ export const configSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   /** Port to listen on (0 picks a free one). */
   PORT: intEnv(3000, 0, 65535),
-  /** Public origin (and path prefix, if any) users reach the service at; issuers are `{PUBLIC_BASE_URL}/auth/{tenantId}`. */
-  PUBLIC_BASE_URL: urlEnv(),
+  /** Public origin users reach the service at (scheme://host[:port], no path); issuers are `{PUBLIC_BASE_URL}/auth/{tenantId}`, and every endpoint URL and DPoP `htu` is built on it, never on Host or X-Forwarded-Host. */
+  PUBLIC_BASE_URL: urlEnv().refine(isOrigin, 'must be an http(s) origin (scheme://host[:port]) without path, query, fragment or credentials: the service routes from /'),
   /** Key-encryption key sealing tenants' private signing keys (>= 32 chars). */
   KEY_ENCRYPTION_KEY: secretEnv(32),
   /** Key of the keyed SHA-256 digest of client secrets (>= 32 chars); shared with management. */
@@ -21,7 +21,7 @@ export const configSchema = z.object({
   SIDECAR_URL: urlEnv().default('http://127.0.0.1:3100'),
   /** Shared secret oidc-core presents to the sidecar (>= 32 chars). */
   SIDECAR_SECRET: secretEnv(32),
-  /** Trust X-Forwarded-Proto/Host/For from the ingress. Enable only behind a proxy that overwrites them. */
+  /** Trust X-Forwarded-For (the client address) and X-Forwarded-Proto (our pages' cookies) from the ingress. Enable only behind a proxy that overwrites them. URLs never follow forwarded headers. */
   TRUST_PROXY: boolEnv(false),
   /** Most tenants whose providers stay in memory at once. */
   TENANT_POOL_SIZE: intEnv(500, 1),
@@ -36,6 +36,17 @@ export const configSchema = z.object({
   /** Sliding window of the failed sign-in limits, in seconds; a lock ends when old failures leave the window. */
   LOGIN_FAILURE_WINDOW_SECONDS: intEnv(900, 1, 86_400),
 });
+
+/** An http(s) URL that is an origin only (what urlEnv leaves once trailing slashes are dropped). */
+function isOrigin(value: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return false;
+  }
+  return (u.protocol === 'http:' || u.protocol === 'https:') && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !/[?#]/.test(value);
+}
 
 export type Config = z.infer<typeof configSchema>;
 
