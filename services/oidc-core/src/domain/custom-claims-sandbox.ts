@@ -16,10 +16,18 @@
  * the memory limit) could overrun the deadline: the interpreter therefore runs in a worker thread, and the host
  * terminates that worker when no answer arrived `hardKillGraceMs` after the time limit. The WASM module is
  * compiled once per worker and reused for every call; each call gets a fresh QuickJS runtime (its own heap).
+ *
+ * Scheduling: calls carry an owner (the tenant). Each owner has its own bounded queue, served round-robin
+ * (tenant-fair-queue.ts), and at most `maxRunningPerTenant` of its calls run at once (half the pool by default), so
+ * one tenant's slow or looping script can fill only its own queue and never every worker: another tenant's call
+ * waits for at most one running call to finish. A call over its owner's queue bound is refused at once (`busy`).
  */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { TenantFairQueue } from './tenant-fair-queue';
 
-export type SandboxFailure = 'timeout' | 'memory' | 'threw' | 'invalid_return' | 'output_too_large' | 'syntax' | 'unavailable';
+/** `busy`: the owner's queue was full (or the call was skipped before it ran); nothing ran. */
+export type SandboxFailure = 'timeout' | 'memory' | 'threw' | 'invalid_return' | 'output_too_large' | 'syntax' | 'unavailable' | 'busy';
 
 export class CustomClaimsScriptError extends Error {
   constructor(
@@ -135,6 +143,9 @@ type WorkerAnswer = { id: number; ok: true; json: string } | { id: number; ok: f
 
 interface Job {
   id: number;
+  owner: string;
+  /** Asked when a worker takes the job: an error skips it (e.g. the script's breaker opened while it waited). */
+  gate?: () => CustomClaimsScriptError | undefined;
   script: string;
   inputJson: string;
   limits: SandboxLimits;
@@ -150,13 +161,44 @@ interface Slot {
   timer?: NodeJS.Timeout;
 }
 
+export interface SandboxPoolOptions {
+  /** Worker threads, started as load needs them (default: defaultPoolSize()). */
+  size?: number;
+  /** Calls of one owner (tenant) running at once (default: half the pool, at least 1). */
+  maxRunningPerTenant?: number;
+  /** Calls of one owner waiting for a worker; one more is refused with `busy` (default 50). */
+  maxQueuedPerTenant?: number;
+}
+
+/** Workers by default: the CPUs this process may use (Node 22 follows the container's CPU quota), 2 to 16. */
+export function defaultPoolSize(): number {
+  return Math.min(16, Math.max(2, availableParallelism()));
+}
+
+export const DEFAULT_MAX_QUEUED_PER_TENANT = 50;
+
+/** Half the pool, at least 1: a tenant never holds every worker of a pool of 2 or more. */
+export function defaultMaxRunningPerTenant(poolSize: number): number {
+  return Math.max(1, Math.floor(poolSize / 2));
+}
+
+export interface RunOptions {
+  /** Whose call it is (the tenant): the unit of fair scheduling and of the per-tenant caps. */
+  owner?: string;
+  /** See Job.gate. */
+  gate?: () => CustomClaimsScriptError | undefined;
+}
+
 /**
- * A small pool of sandbox workers. Jobs queue (bounded) when every worker is busy; the time limit starts when a
- * worker takes the job. A worker that overruns is terminated and replaced.
+ * A small pool of sandbox workers. Jobs queue per owner (bounded) when every worker is busy or the owner runs its
+ * maximum; the time limit starts when a worker takes the job. A worker that overruns is terminated and replaced.
  */
 export class CustomClaimsSandbox {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue: TenantFairQueue<Job>;
+  readonly size: number;
+  readonly maxRunningPerTenant: number;
+  readonly maxQueuedPerTenant: number;
   private nextId = 1;
   private closed = false;
   private readonly paths = {
@@ -165,44 +207,62 @@ export class CustomClaimsSandbox {
     loader: require.resolve('@jitl/quickjs-wasmfile-release-sync/emscripten-module', { paths: [require.resolve('quickjs-emscripten')] }),
   };
 
-  constructor(
-    private readonly size = 2,
-    private readonly maxQueue = 1000,
-  ) {}
+  constructor(options: SandboxPoolOptions = {}) {
+    this.size = Math.max(1, Math.floor(options.size ?? defaultPoolSize()));
+    this.maxRunningPerTenant = Math.min(this.size, Math.max(1, Math.floor(options.maxRunningPerTenant ?? defaultMaxRunningPerTenant(this.size))));
+    this.maxQueuedPerTenant = Math.max(0, Math.floor(options.maxQueuedPerTenant ?? DEFAULT_MAX_QUEUED_PER_TENANT));
+    this.queue = new TenantFairQueue<Job>({ maxRunningPerOwner: this.maxRunningPerTenant, maxQueuedPerOwner: this.maxQueuedPerTenant });
+  }
 
-  run(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<Record<string, unknown>> {
+  run(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS, options: RunOptions = {}): Promise<Record<string, unknown>> {
     if (typeof script !== 'string' || script.length > MAX_SCRIPT_LENGTH) {
       return Promise.reject(new CustomClaimsScriptError('syntax', `script must be a string of at most ${MAX_SCRIPT_LENGTH} characters`));
     }
     if (this.closed) return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox is closed'));
-    if (this.queue.length >= this.maxQueue) return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox queue is full'));
     let inputJson: string;
     try {
       inputJson = JSON.stringify(input ?? {});
     } catch {
       return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox input is not serialisable'));
     }
+    const owner = options.owner ?? '';
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, script, inputJson, limits, resolve, reject });
+      const job: Job = { id: this.nextId++, owner, gate: options.gate, script, inputJson, limits, resolve, reject };
+      if (!this.queue.enqueue(owner, job)) {
+        reject(new CustomClaimsScriptError('busy', `this tenant already has ${this.maxQueuedPerTenant} scripts waiting for the sandbox`));
+        return;
+      }
       this.pump();
     });
+  }
+
+  /** Calls of `owner` waiting and running now (for tests and diagnostics). */
+  load(owner: string): { queued: number; running: number } {
+    return { queued: this.queue.queued(owner), running: this.queue.running(owner) };
   }
 
   /** Terminates every worker; pending and later calls fail with `unavailable`. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new CustomClaimsScriptError('unavailable', 'sandbox is closed'));
+    for (const job of this.queue.drain()) job.reject(new CustomClaimsScriptError('unavailable', 'sandbox is closed'));
     await Promise.all(this.slots.splice(0).map((s) => this.retire(s, 'sandbox is closed')));
   }
 
   private pump(): void {
-    while (this.queue.length) {
+    while (this.queue.hasRunnable()) {
       const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) {
         if (this.slots.length < this.size) this.spawn();
         return;
       }
-      const job = this.queue.shift()!;
+      const next = this.queue.next()!;
+      const job = next.job;
+      const skipped = job.gate?.();
+      if (skipped) {
+        this.queue.done(job.owner);
+        job.reject(skipped);
+        continue;
+      }
       slot.job = job;
       slot.timer = setTimeout(() => {
         void this.retire(slot, `script exceeded ${job.limits.timeLimitMs} ms`, 'timeout');
@@ -239,6 +299,7 @@ export class CustomClaimsSandbox {
       if (!job || job.id !== answer.id) return;
       clearTimeout(slot.timer);
       slot.job = undefined;
+      this.queue.done(job.owner);
       if (answer.ok) {
         try {
           job.resolve(JSON.parse(answer.json) as Record<string, unknown>);
@@ -267,7 +328,7 @@ export class CustomClaimsSandbox {
   /** No worker can start: fail what waits rather than queueing forever. */
   private failStartup(message: string): void {
     if (this.slots.some((s) => s.ready)) return;
-    for (const job of this.queue.splice(0)) job.reject(new CustomClaimsScriptError('unavailable', message));
+    for (const job of this.queue.drain()) job.reject(new CustomClaimsScriptError('unavailable', message));
   }
 
   private async retire(slot: Slot, message: string, reason: SandboxFailure = 'unavailable'): Promise<void> {
@@ -276,20 +337,23 @@ export class CustomClaimsSandbox {
     clearTimeout(slot.timer);
     const job = slot.job;
     slot.job = undefined;
-    job?.reject(new CustomClaimsScriptError(reason, message));
+    if (job) {
+      this.queue.done(job.owner);
+      job.reject(new CustomClaimsScriptError(reason, message));
+    }
     await slot.worker.terminate().catch(() => undefined);
   }
 }
 
 let shared: CustomClaimsSandbox | undefined;
 
-/** The process-wide sandbox pool (workers start on first use). */
+/** The process-wide default sandbox pool (workers start on first use), for callers not given one. */
 export function customClaimsSandbox(): CustomClaimsSandbox {
   shared ??= new CustomClaimsSandbox();
   return shared;
 }
 
 /** Runs `script` against `input` in the shared pool; rejects with CustomClaimsScriptError (and only that). */
-export function runCustomClaimsScript(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<Record<string, unknown>> {
-  return customClaimsSandbox().run(script, input, limits);
+export function runCustomClaimsScript(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS, options: RunOptions = {}): Promise<Record<string, unknown>> {
+  return customClaimsSandbox().run(script, input, limits, options);
 }
