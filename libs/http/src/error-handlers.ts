@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { OAuthError, ProblemError, mapMongoError, problems } from '@idp/errors';
 import type { Logger } from '@idp/logger';
+import { isJsonTooDeep } from './json-body';
 
 interface HttpLikeError {
   status?: number;
@@ -80,6 +81,7 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
       else if (status === 415) error = new ProblemError('unsupported-media-type', 415, 'use application/json');
       // The router's own 400: a path segment that is not valid percent-encoding.
       else if (err instanceof URIError) error = problems.validation('the request path is not valid', [{ name: 'path', reason: err.message }]);
+      else if (isJsonTooDeep(err)) error = problems.validation('the request body is nested too deeply', [{ name: 'body', reason: `at most ${err.maxDepth} levels of arrays and objects` }]);
       else if (status !== undefined && isJsonText((err as { body?: unknown }).body))
         error = problems.validation('the request body must be a JSON object', [{ name: 'body', reason: 'a JSON object is expected' }]);
       else if (status !== undefined)

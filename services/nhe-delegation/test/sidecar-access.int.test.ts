@@ -60,6 +60,15 @@ it('answers a malformed forwarded request with invalid_request', async () => {
   expect(notJson.body.error).toBe('invalid_request');
 });
 
+it('refuses a forwarded body nested deeper than the JSON depth bound before parsing it (invalid_request, never a 500)', async () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  for (const body of [`{"tenantId":1,"params":{"x":${deep(5000)}}}`, '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)]) {
+    const res = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', SECRET).set('content-type', 'application/json').send(body);
+    expect([res.status, res.body.error, res.body.error_description]).toEqual([400, 'invalid_request', expect.stringMatching(/nested too deeply/)]);
+  }
+  expect(published).toHaveLength(0);
+});
+
 it('has no other routes', async () => {
   const res = await request(app).get('/internal/token-exchange');
   expect(res.status).toBe(404);

@@ -27,7 +27,7 @@
  *         scope: 'auth.jobs.list',                       // 403 naming it when missing; list it in MANAGEMENT_SCOPES
  *         params: tenantParams.extend({ jobId: objectIdParam }),
  *         query: z.object({ verbose: z.enum(['true', 'false']).optional() }).strict(),   // optional
- *         // body: z.object({...}).strict(),             // optional; JSON, at most 64 kB
+ *         // body: z.object({...}).strict(),             // optional; JSON, at most 64 kB and 32 levels deep
  *         responses: { 200: { description: 'The job', schema: jobView } },
  *         errors: [409],                                 // problem statuses beyond the automatic ones (see below)
  *         handler: async ({ params, tenantId, caller, audit }) => {
@@ -59,13 +59,15 @@
  *   5. Any other method on a declared path is 405 with an `Allow` header (`closedPaths` adds paths that have no
  *      route of their own, e.g. `token-audit/*rest`).
  * Problem statuses documented automatically: 401 (unless public), 403 (when `scope` or `system`), 404 (tenant
- * routes, and routes with params), 400 (routes with params, query or body, and every non-GET), 413 and 415 (with a
+ * routes, and routes with params), 400 (routes with params, query or body, and every non-GET; a body nested
+ * deeper than MAX_JSON_BODY_DEPTH is refused before it is parsed), 413 and 415 (with a
  * body), 500. Add others with `errors` (409 conflict / limit-exceeded, 503 when a dependency cannot confirm).
  * Test helper: services/management/test/harness.ts (`startHarness`, `OpenApiResponseValidator`).
  * Routes are matched most-specific first (a literal segment wins over a `:param` at the same position), so
  * `/non-human-entities/count` is never read as an `:id`, whatever order routes are listed in.
  */
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { jsonBody } from '@idp/http';
 import { z } from 'zod';
 import { ProblemError, problems } from '@idp/errors';
 import type { Logger } from '@idp/logger';
@@ -201,7 +203,8 @@ export function buildRouter(routes: RouteDef[], closedPaths: ClosedPath[], deps:
     ids.add(r.operationId);
   }
   const router = Router();
-  const json = express.json({ limit: deps.bodyLimit ?? '64kb', strict: true, type: ['application/json', 'application/*+json'] });
+  // Nesting bounded on the raw text, before JSON.parse (libs/http json-body.ts): 400 rather than a stack overflow later.
+  const json = jsonBody({ limit: deps.bodyLimit ?? '64kb', strict: true, type: ['application/json', 'application/*+json'] });
   const byPath = new Map<string, RouteDef[]>();
   for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   for (const c of closedPaths) if (!byPath.has(c.path)) byPath.set(c.path, []);

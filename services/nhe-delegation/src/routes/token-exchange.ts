@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
 import { forwardedExchangeSchema } from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
+import { jsonBody } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { constantTimeEqual } from '@idp/tokens';
 import { exchangeToken, type ExchangeDeps } from '../domain/exchange';
@@ -22,11 +22,12 @@ type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerResponse) 
  * The sidecar's only route, on plain node objects (the service's listener sends it here without express, which
  * would re-prototype the request and response; bench/README.md). It answers oidc-core alone: the caller must come
  * from loopback and present the shared secret (compared in constant time). The JSON body is read by body-parser
- * (express.json, which needs no express request) with a 64 KB limit; every failure goes to `fail` (the service's
+ * (express.json, which needs no express request) with a 64 KB limit and bounded nesting; every failure goes to `fail` (the service's
  * RFC 6749 error handler).
  */
 export function tokenExchangeHandler(deps: ExchangeDeps, sidecarSecret: string, logger: Logger, fail: ErrorResponder): (req: IncomingMessage, res: ServerResponse) => void {
-  const readJson = express.json({ limit: '64kb' });
+  // Nesting bounded on the raw text before JSON.parse (libs/http json-body.ts): a deep body is invalid_request.
+  const readJson = jsonBody({ limit: '64kb' });
   return (req, res) => {
     const header = req.headers['x-sidecar-secret'];
     const presented = typeof header === 'string' ? header : '';
