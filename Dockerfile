@@ -26,6 +26,7 @@ COPY libs/errors/package.json libs/errors/
 COPY libs/events/package.json libs/events/
 COPY libs/http/package.json libs/http/
 COPY libs/logger/package.json libs/logger/
+COPY libs/resource-server/package.json libs/resource-server/
 COPY libs/testing/package.json libs/testing/
 COPY libs/tokens/package.json libs/tokens/
 COPY services/audit-retention/package.json services/audit-retention/

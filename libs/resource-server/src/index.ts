@@ -1,0 +1,10 @@
+export { verifyAccessToken, verifyJwtAccessToken, parseAuthorization, tokenBinding } from './access-token';
+export type { AccessTokenKey, AccessTokenOptions, DpopRequest, JwtAccessTokenOptions, TokenBinding, VerifiedAccessToken, VerifiedJwtAccessToken } from './access-token';
+export { verifyDpopProof, accessTokenHash, normalizeHtu } from './dpop';
+export type { DpopNonceOptions, DpopProofOptions, VerifiedDpopProof } from './dpop';
+export { ResourceServerError, isResourceServerError } from './errors';
+export type { AuthScheme, ChallengeOptions, RefusalReason, ResourceServerErrorCode } from './errors';
+export { memoryReplayStore } from './replay';
+export type { ReplayStore } from './replay';
+export { isCanonicalBase64url, isCanonicalCompactJws } from './compact-jws';
+export { ASYMMETRIC_ALGORITHMS, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_ALGORITHMS } from './algorithms';
