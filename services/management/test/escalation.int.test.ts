@@ -4,6 +4,7 @@
  * password or second factor, or by a client's secret or keys. Each case has its control: a caller holding every
  * scope the principal holds may do it.
  */
+import { exportJWK, generateKeyPair } from 'jose';
 import { userPermissions } from '@idp/db';
 import { clientSecretDigest, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import { bootstrapSystemTenant } from '../src/domain/bootstrap';
@@ -72,7 +73,7 @@ describe('no escalation through the management API', () => {
     const narrow = await h.token(T, ['auth.clients.update']);
     expectForbidden(await h.call('post', path('/clients/esc-ops/secret-rotations'), narrow, {}), 'the client');
     expectForbidden(await h.call('patch', path('/clients/esc-ops'), narrow, { tokenEndpointAuthMethod: 'client_secret_post' }), 'the client');
-    expectForbidden(await h.call('patch', path('/clients/esc-ops'), narrow, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }] } }), 'the client');
+    expectForbidden(await h.call('patch', path('/clients/esc-ops'), narrow, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [await exportJWK((await generateKeyPair('ES256')).publicKey)] } }), 'the client');
     expect((await h.db.models.Client.findOne({ tenantId: T, clientId: 'esc-ops' }).lean())!.secretDigest).toBe('unchanged');
     // Other fields stay the narrow scope's; the full admin may rotate.
     expect((await h.call('patch', path('/clients/esc-ops'), narrow, { name: 'ops renamed' })).status).toBe(200);

@@ -11,6 +11,7 @@ import { problems } from '@idp/errors';
 import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import { assertCallerHolds, clientManagementScopes } from '../auth/escalation';
 import { revokeClientGrants } from '../domain/client-grants';
+import { clientJwks } from './client-jwks';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/schemas';
 import { loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
@@ -77,7 +78,7 @@ const clientConfig = z
 const fields = {
   name: z.string().min(1).max(128),
   tokenEndpointAuthMethod: z.enum(AUTH_METHODS),
-  jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1).max(10) }).strict(),
+  jwks: clientJwks,
   redirectUris: z.array(redirectUri).max(50),
   postLogoutRedirectUris: z.array(redirectUri).max(50),
   grantTypes: z.array(z.enum(GRANT_TYPES)).min(1).max(GRANT_TYPES.length),

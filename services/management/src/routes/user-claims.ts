@@ -28,32 +28,42 @@ const KEY_RULE = 'keys are 1 to 128 characters, without dots, not starting with 
 
 const NESTED_ARRAY_RULE = 'an array directly inside an array cannot be stored; wrap it in an object';
 
-/** Reports every bad key, array inside an array, non-finite number and too deep nesting below `value`, at its path. */
-export function checkJson(value: unknown, path: Array<string | number>, depth: number, ctx: z.RefinementCtx): void {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+/**
+ * Reports every bad key, array inside an array, non-finite number and too deep nesting below `value`, at its path.
+ * True when it reported nothing. Never deeper than MAX_JSON_DEPTH levels of recursion.
+ */
+export function checkJson(value: unknown, path: Array<string | number>, depth: number, ctx: z.RefinementCtx): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) ctx.addIssue({ code: 'custom', path, message: 'must be a finite number' });
-    return;
+    if (Number.isFinite(value)) return true;
+    ctx.addIssue({ code: 'custom', path, message: 'must be a finite number' });
+    return false;
   }
   if (typeof value !== 'object') {
     ctx.addIssue({ code: 'custom', path, message: 'must be a JSON value' });
-    return;
+    return false;
   }
   if (depth >= MAX_JSON_DEPTH) {
     ctx.addIssue({ code: 'custom', path, message: `nested too deeply (at most ${MAX_JSON_DEPTH} levels)` });
-    return;
+    return false;
   }
+  let ok = true;
   if (Array.isArray(value)) {
     value.forEach((v, i) => {
-      if (Array.isArray(v)) ctx.addIssue({ code: 'custom', path: [...path, i], message: NESTED_ARRAY_RULE });
-      else checkJson(v, [...path, i], depth + 1, ctx);
+      if (Array.isArray(v)) {
+        ctx.addIssue({ code: 'custom', path: [...path, i], message: NESTED_ARRAY_RULE });
+        ok = false;
+      } else ok = checkJson(v, [...path, i], depth + 1, ctx) && ok;
     });
-    return;
+    return ok;
   }
   for (const [k, v] of Object.entries(value)) {
-    if (badKey(k)) ctx.addIssue({ code: 'custom', path: [...path, k], message: KEY_RULE });
-    else checkJson(v, [...path, k], depth + 1, ctx);
+    if (badKey(k)) {
+      ctx.addIssue({ code: 'custom', path: [...path, k], message: KEY_RULE });
+      ok = false;
+    } else ok = checkJson(v, [...path, k], depth + 1, ctx) && ok;
   }
+  return ok;
 }
 
 const sizeOk = (v: unknown) => JSON.stringify(v).length <= MAX_JSON_BYTES;
@@ -66,8 +76,10 @@ export const jsonObject = z
     z.unknown(),
   )
   .superRefine((o, ctx) => {
-    for (const [k, v] of Object.entries(o)) checkJson(v, [k], 1, ctx);
-    if (!sizeOk(o)) ctx.addIssue({ code: 'custom', message: SIZE_RULE });
+    let ok = true;
+    for (const [k, v] of Object.entries(o)) ok = checkJson(v, [k], 1, ctx) && ok;
+    // Sized only once its depth is known to be bounded.
+    if (ok && !sizeOk(o)) ctx.addIssue({ code: 'custom', message: SIZE_RULE });
   });
 
 /** An identifier-like text: 1 to `max` characters, no control characters. */

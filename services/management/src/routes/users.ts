@@ -19,10 +19,12 @@ const password = z.string().min(8).max(256);
 const claims = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'claim names: letters, digits, _ and -'), z.unknown())
   .refine((c) => Object.keys(c).length <= 100, 'at most 100 claims')
-  .refine((c) => JSON.stringify(c).length <= 16_384, 'at most 16 kB of claims')
-  // Nested keys (no dots, no leading $) and arrays inside arrays, each reported at its path.
+  // Nested keys (no dots, no leading $), arrays inside arrays and depth first, each reported at its path; the size
+  // only of claims that passed (checkJson stops at MAX_JSON_DEPTH, so nothing here recurses without bound).
   .superRefine((c, ctx) => {
-    for (const [k, v] of Object.entries(c)) checkJson(v, [k], 1, ctx);
+    let ok = true;
+    for (const [k, v] of Object.entries(c)) ok = checkJson(v, [k], 1, ctx) && ok;
+    if (ok && JSON.stringify(c).length > 16_384) ctx.addIssue({ code: 'custom', message: 'at most 16 kB of claims' });
   });
 
 const createBody = z
