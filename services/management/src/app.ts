@@ -39,6 +39,8 @@ export interface AppDeps {
   revoke?: (input: RevocationInput) => Promise<void>;
   /** Scheduled jobs (Kubernetes CronJob or in-process scheduler); absent: the jobs API cannot start runs. */
   jobs?: JobService;
+  /** The system tenant's bootstrap administrator (SYSTEM_TENANT_ID, BOOTSTRAP_ADMIN_CLIENT_ID): never disabled or deleted through the API. */
+  bootstrapAdmin?: { tenantId: number; clientId: string };
 }
 
 /** Every declared route of the API (the OpenAPI document is generated from exactly this list). */
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps) {
     keyStore: deps.keyStore,
     clientSecretPepper: deps.clientSecretPepper,
     ...(deps.revoke ? { revoke: deps.revoke } : {}),
+    ...(deps.bootstrapAdmin ? { bootstrapAdmin: deps.bootstrapAdmin } : {}),
   };
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   const { routes, closedPaths } = managementRoutes({ ...routeDeps, ...(deps.jobs ? { jobs: deps.jobs } : {}) }, () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })));

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     bearer: { publicBaseUrl: config.PUBLIC_BASE_URL, tenantKeys: tenantKeyLookup(db.models, keyStore, 30_000) },
     readiness: [{ name: 'mongodb', check: db.ping }],
     jobs,
+    bootstrapAdmin: { tenantId: config.SYSTEM_TENANT_ID, clientId: config.BOOTSTRAP_ADMIN_CLIENT_ID },
     ...(nc ? { publishInvalidation: invalidationPublisher(nc) } : {}),
     revoke: revocationPublisher({ ...(nc ? { nc } : {}), store, logger }),
   });

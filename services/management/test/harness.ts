@@ -20,6 +20,8 @@ import { comparePaths } from '../src/openapi/route';
 
 export const BASE_URL = 'https://idp.test';
 export const PEPPER = 'p'.repeat(40);
+/** The system tenant's bootstrap administrator the app is told about (create it with bootstrapSystemTenant). */
+export const BOOTSTRAP_ADMIN_CLIENT_ID = 'bootstrap-admin';
 
 type OpenApiDoc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> }>> };
 
@@ -136,6 +138,7 @@ export async function startHarness(
     trustProxy: false,
     keyStore,
     clientSecretPepper: PEPPER,
+    bootstrapAdmin: { tenantId: tenants.system, clientId: BOOTSTRAP_ADMIN_CLIENT_ID },
     bearer: { publicBaseUrl: BASE_URL, tenantKeys: tenantKeyLookup(db.models, keyStore, 0) },
     publishInvalidation: async (e) => {
       invalidations.push(e);

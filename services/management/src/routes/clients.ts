@@ -212,6 +212,16 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
     ...(q.grantType ? { grantTypes: q.grantType } : {}),
   });
   const filters = { clientIdPrefix: z.string().min(1).max(64).optional(), grantType: z.enum(GRANT_TYPES).optional() };
+  /**
+   * The system tenant's bootstrap administrator is the deployment's (BOOTSTRAP_ADMIN_CLIENT_ID and _SECRET): every
+   * start re-applies it, so no API caller, however strong, disables or deletes it; change the bootstrap secret instead.
+   */
+  const assertNotBootstrapAdmin = (tenantId: number, clientId: string, what: 'disabled' | 'deleted') => {
+    const b = deps.bootstrapAdmin;
+    if (b && b.tenantId === tenantId && b.clientId === clientId) {
+      throw problems.conflict(`the bootstrap administrator cannot be ${what} through the API; it is managed by the deployment's bootstrap configuration`);
+    }
+  };
 
   return [
     defineRoute({
@@ -297,20 +307,26 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       summary: 'Update a client',
       description:
         'Switching to a secret-based method on a client without a secret generates one (returned once). Turning ' +
-        'config.nhe.delegationEnabled off, or disabling the client, revokes its NHE tokens already issued.',
+        'config.nhe.delegationEnabled off, or disabling the client, revokes its NHE tokens already issued. ' +
+        'Disabling the client, taking a grant type away from it, or changing its authentication method or keys needs ' +
+        'every management scope the client holds (403 otherwise). The system tenant\'s bootstrap administrator ' +
+        'cannot be disabled (409).',
       tag: TAG,
       scope: 'auth.clients.update',
       params: clientParams,
       body: patchBody,
       responses: { 200: { description: 'The updated client', schema: clientWithSecret } },
-      errors: [503],
+      errors: [409, 503],
       handler: async ({ tenantId, params, body, caller, audit, invalidate }) => {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const existing = await find(tenantId, params.clientId);
-        // Replacing how the client authenticates is taking it over.
-        if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined) {
+        // Replacing how the client authenticates is taking it over; disabling it, or taking away a grant type it
+        // has, is locking it out. Either is guarded like granting its scopes (auth/escalation.ts).
+        const dropsGrant = body.grantTypes !== undefined && (existing.grantTypes ?? []).some((g) => !body.grantTypes!.includes(g as (typeof GRANT_TYPES)[number]));
+        if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined || body.enabled === false || dropsGrant) {
           assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
         }
+        if (body.enabled === false) assertNotBootstrapAdmin(tenantId, existing.clientId, 'disabled');
         // A first-party client gets a signed-in user's tokens without asking: making one, or changing where its
         // codes go or how it authenticates, is as strong as holding every management scope.
         // Demoting one counts too: its users' saved grants would still skip the consent page.
@@ -359,6 +375,7 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:clientId/secret-rotations`,
       operationId: 'rotateClientSecret',
       summary: 'Generate a new client secret (the old one stops working now)',
+      description: 'Needs every management scope the client holds (403 otherwise).',
       tag: TAG,
       scope: 'auth.clients.update',
       params: clientParams,
@@ -381,7 +398,9 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:clientId`,
       operationId: 'deleteClient',
       summary: 'Delete a client',
-      description: 'Revokes the NHE tokens issued to it. Token audit rows stay.',
+      description:
+        'Revokes the NHE tokens issued to it. Token audit rows stay. Needs every management scope the client holds ' +
+        '(403 otherwise). A client cannot delete itself, and the system tenant\'s bootstrap administrator cannot be deleted (409).',
       tag: TAG,
       scope: 'auth.clients.delete',
       params: clientParams,
@@ -390,6 +409,9 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await find(tenantId, params.clientId);
         if (caller.tenantId === tenantId && caller.clientId === existing.clientId) throw problems.conflict('a client cannot delete itself');
+        // Deleting a client takes every scope it holds away: guarded like granting them.
+        assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
+        assertNotBootstrapAdmin(tenantId, existing.clientId, 'deleted');
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });

@@ -17,6 +17,8 @@ export interface RouteDeps {
    * NATS is not configured; then tokens expire by their (short) TTL.
    */
   revoke?: (input: RevocationInput) => Promise<void>;
+  /** The system tenant's bootstrap administrator client (config), which no API call disables or deletes. */
+  bootstrapAdmin?: { tenantId: number; clientId: string };
 }
 
 /** The tenant (lean) or 404. */

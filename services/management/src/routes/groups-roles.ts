@@ -9,7 +9,7 @@ import { toObjectId } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
 import type { Caller } from '../auth/bearer';
-import { assertCallerHolds, groupManagementScopes } from '../auth/escalation';
+import { assertCallerHolds, clientManagementScopes, groupManagementScopes, userManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
@@ -183,6 +183,9 @@ export function roleRoutes(deps: RouteDeps): RouteDef[] {
     throw isDuplicateKeyError(err) ? problems.conflict('a role with this name already exists') : err;
   };
 
+  const holderScopes = (holder: 'users' | 'groups' | 'clients', tenantId: number, id: string) =>
+    holder === 'users' ? userManagementScopes(models, tenantId, id) : holder === 'groups' ? groupManagementScopes(models, tenantId, id) : clientManagementScopes(models, tenantId, id);
+
   /** PUT/DELETE `/<holder>/:holderId/roles/:roleId` for users, groups and clients. */
   const assignment = (holder: 'users' | 'groups' | 'clients', method: 'put' | 'delete'): RouteDef => {
     const idName = holder === 'users' ? 'userId' : holder === 'groups' ? 'groupId' : 'clientId';
@@ -193,6 +196,10 @@ export function roleRoutes(deps: RouteDeps): RouteDef[] {
       path: `/tenants/:tenantId/${holder}/:${idName}/roles/:roleId`,
       operationId: `${method === 'put' ? 'assign' : 'unassign'}Role${what[0]!.toUpperCase()}${what.slice(1)}`,
       summary: `${method === 'put' ? 'Assign a role to' : 'Remove a role from'} a ${what} (idempotent)`,
+      description:
+        method === 'put'
+          ? 'A role on the management API needs every scope it grants (403 otherwise).'
+          : `A role on the management API needs every scope it grants, and removing any role needs every management scope the ${what} holds (403 otherwise).`,
       tag: TAG,
       scope: 'auth.roles.assign',
       params,
@@ -202,6 +209,9 @@ export function roleRoutes(deps: RouteDeps): RouteDef[] {
         // Both ways: removing a management role from an administrator is guarded like granting it.
         checkNoEscalation(caller, role);
         const holderId = (p as Record<string, string>)[idName]!;
+        // Removing any role from a holder of management scopes needs them all (a narrower caller could otherwise
+        // strip a stronger administrator bit by bit, whatever the role): guarded like the holder's other lock-outs.
+        if (method === 'delete') assertCallerHolds(caller, await holderScopes(holder, tenantId, holderId), `the ${what}`);
         const filter = holder === 'clients' ? { tenantId, clientId: holderId } : { tenantId, _id: idOr404(holderId, what) };
         const update = method === 'put' ? { $addToSet: { roleIds: p.roleId } } : { $pull: { roleIds: p.roleId } };
         const model = holder === 'users' ? models.User : holder === 'groups' ? models.Group : models.Client;

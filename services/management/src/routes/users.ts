@@ -175,15 +175,21 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:userId`,
       operationId: 'updateUser',
       summary: 'Update a user; enabled=false disables it',
-      description: 'Disabling a user revokes the NHE tokens delegated by that user.',
+      description:
+        'Disabling a user revokes the NHE tokens delegated by that user. Disabling a user or changing its username needs every ' +
+        'management scope the user holds (403 otherwise): a narrower caller could lock a stronger administrator out.',
       tag: TAG,
       scope: 'auth.users.update',
       params: userParams,
       body: patchBody,
       responses: { 200: { description: 'The updated user', schema: userSchema } },
       errors: [409, 503],
-      handler: async ({ tenantId, params, body, audit, invalidate }) => {
+      handler: async ({ tenantId, params, body, caller, audit, invalidate }) => {
         const existing = await find(tenantId, params.userId);
+        // Disabling the user, or renaming the account it signs in with, locks it out: guarded like granting its scopes.
+        if (body.enabled === false || (body.username !== undefined && body.username !== existing.username)) {
+          assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
+        }
         if (body.username && body.username !== existing.username && (await models.User.exists({ tenantId, username: body.username }))) {
           throw problems.conflict('a user with this username already exists');
         }
@@ -273,14 +279,18 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:userId`,
       operationId: 'deleteUser',
       summary: 'Delete a user',
-      description: 'Also deletes the delegation policies that target the user and revokes the NHE tokens it delegated. Token audit rows stay.',
+      description:
+        'Also deletes the delegation policies that target the user and revokes the NHE tokens it delegated. Token audit rows stay. ' +
+        'Needs every management scope the user holds (403 otherwise).',
       tag: TAG,
       scope: 'auth.users.delete',
       params: userParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [503],
-      handler: async ({ tenantId, params, audit, invalidate }) => {
+      handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await find(tenantId, params.userId);
+        // Deleting a user takes every scope it holds away: guarded like granting them.
+        assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await revokeUser(tenantId, params.userId, 'user.deleted');
         await models.User.deleteOne({ _id: existing._id, tenantId });
