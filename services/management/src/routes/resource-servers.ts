@@ -1,9 +1,14 @@
-/** Resource servers (APIs): identifier, permissions, accessToken.lifetime and config.nhe. */
+/**
+ * Resource servers (APIs): identifier, permissions, accessToken.lifetime and config.nhe. Identifiers that normalise
+ * to a built-in audience, and scopes under the management API's `auth.` prefix, are refused
+ * (domain/reserved-identifiers.ts).
+ */
 import { z } from 'zod';
 import type { ResourceServerDoc } from '@idp/db';
 import { DEFAULT_NHE_TYPES } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
+import { isReservedScope, reservedAudienceOf, RESERVED_SCOPE_PREFIX } from '../domain/reserved-identifiers';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
 import { idOr404, nheSettingsOf, loadTenant, pageOf, type RouteDeps } from './deps';
@@ -18,8 +23,17 @@ const identifier = z
     } catch {
       ctx.addIssue({ code: 'custom', message: 'must be an absolute URI (RFC 8707)' });
     }
-    if (v === MANAGEMENT_AUDIENCE) ctx.addIssue({ code: 'custom', message: 'is reserved for the management API' });
+    // Spellings that normalise to a built-in audience too (urn:IDP:management, urn:idp:management/, ...?).
+    const reserved = reservedAudienceOf(v);
+    if (reserved) ctx.addIssue({ code: 'custom', message: reserved === MANAGEMENT_AUDIENCE ? `is reserved for the management API (${MANAGEMENT_AUDIENCE})` : `is reserved (${reserved})` });
   });
+
+/** The resource server's scopes: the `auth.` prefix belongs to the management API. */
+const rsScopes = scopeList.superRefine((scopes, ctx) => {
+  scopes.forEach((s, i) => {
+    if (isReservedScope(s)) ctx.addIssue({ code: 'custom', path: [i], message: `the ${RESERVED_SCOPE_PREFIX} prefix is reserved for the management API's scopes` });
+  });
+});
 
 const config = z
   .object({
@@ -36,8 +50,8 @@ const config = z
   .partial()
   .strict();
 
-const createBody = z.object({ identifier, name: z.string().min(1).max(128), scopes: scopeList.default([]), config: config.optional() }).strict();
-const patchBody = z.object({ name: z.string().min(1).max(128).optional(), scopes: scopeList.optional(), config: config.optional() }).strict();
+const createBody = z.object({ identifier, name: z.string().min(1).max(128), scopes: rsScopes.default([]), config: config.optional() }).strict();
+const patchBody = z.object({ name: z.string().min(1).max(128).optional(), scopes: rsScopes.optional(), config: config.optional() }).strict();
 
 export const resourceServerSchema = z
   .object({
@@ -107,6 +121,10 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
       path: BASE,
       operationId: 'createResourceServer',
       summary: 'Create a resource server',
+      description:
+        'The identifier is an absolute URI without a fragment (RFC 8707). One that equals a built-in audience (`urn:idp:management`) ' +
+        'after normalisation (scheme and host case, URN namespace case, trailing slash, empty query or fragment) is refused with 400 ' +
+        'naming `body.identifier`; a scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`.',
       tag: TAG,
       scope: 'auth.resource-servers.create',
       params: tenantParams,
@@ -168,6 +186,7 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:resourceServerId`,
       operationId: 'updateResourceServer',
       summary: 'Update a resource server (the identifier is immutable)',
+      description: 'A scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`.',
       tag: TAG,
       scope: 'auth.resource-servers.update',
       params: rsParams,
