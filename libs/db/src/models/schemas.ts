@@ -147,6 +147,11 @@ export interface ResourceServerDoc {
   name: string;
   /** Permissions (scope strings) registered on this API. */
   scopes: string[];
+  /**
+   * What the consent page says for some of `scopes` (optional; a list, not a map, since scope strings may hold
+   * dots, which MongoDB field names cannot).
+   */
+  scopeDescriptions?: Array<{ scope: string; description: string }>;
   config: {
     accessToken: { lifetime: number };
     nhe: { acceptDelegationTokens: boolean; requireDelegationTokens: boolean; allowedNheTypes: string[] };
@@ -159,6 +164,7 @@ export const resourceServerSchema = new Schema<ResourceServerDoc>(
     identifier: { type: String, required: true },
     name: { type: String, required: true },
     scopes: { type: [String], default: [] },
+    scopeDescriptions: { type: [{ _id: false, scope: { type: String, required: true }, description: { type: String, required: true } }], default: undefined },
     config: {
       accessToken: { lifetime: { type: Number, default: 3600 } },
       nhe: {

@@ -5,6 +5,7 @@ import { createAdapterFactory } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
 import { CLIENT_PROPS } from './client-metadata';
+import { consentPolicy } from './consent';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { renderErrorPage } from '../views/pages';
 import { devicePages } from './device-pages';
@@ -84,6 +85,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       },
     },
     interactions: {
+      // Consent lists what the tokens will carry and asks again before they carry more (provider/consent.ts).
+      policy: consentPolicy(models, tenantId),
       url: (ctx, interaction) => `${mountPrefix(ctx, tenantId)}/interaction/${interaction.uid}`,
     },
     /** Claims by scope, UserInfo-only claims, custom_claims and passports: provider/claims-account.ts. */

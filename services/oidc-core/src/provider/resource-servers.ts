@@ -1,4 +1,4 @@
-import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import { errors, type Grant, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Models, ResourceServerDoc } from '@idp/db';
 import { clientPermissions, userPermissions } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
@@ -75,18 +75,51 @@ type TokenLike = {
   kind: string;
   accountId?: string;
   clientId?: string;
+  grantId?: string;
   scope?: string;
   client?: Record<string, unknown>;
-  resourceServer?: { scopes?: Set<string>; scope?: string };
+  resourceServer?: { scopes?: Set<string>; scope?: string; identifier?: () => string };
 };
+
+/** Whether a client skips consent (spec: first-party clients are not asked). */
+export function isFirstParty(client: { [key: string]: unknown } | undefined): boolean {
+  return client?.[CLIENT_PROPS.firstParty] === true;
+}
+
+/**
+ * The resource scopes a user's access token for `audience` carries before consent is applied (spec, "Scope
+ * narrowing"): the user's RBAC permissions on that API (direct roles and roles through groups, read now) that the
+ * API still registers, never a login scope (a role could name one); all of them when the client's
+ * requireAuthorizationScopesInRequest is false, otherwise the requested ones held. The consent page shows exactly
+ * this list (provider/consent.ts) and the JWT customizer signs it, cut to the grant for third-party clients.
+ */
+export async function userResourceScope(
+  models: Models,
+  tenantId: number,
+  o: { accountId: string; audience: string; registered: ReadonlySet<string>; requested: Iterable<string>; client: { [key: string]: unknown } | undefined },
+): Promise<string[]> {
+  const held = await userPermissions(models, tenantId, o.accountId, o.audience);
+  const permissions = new Set([...held].filter((p) => o.registered.has(p) && !LOGIN_SCOPES.has(p)));
+  return accessTokenScope(o.requested, permissions, o.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true);
+}
+
+/** The grant a user's access token was issued under: the one the token endpoint loaded, else read by id. */
+async function grantOf(ctx: KoaContextWithOIDC | undefined, grantId: string | undefined): Promise<Grant | undefined> {
+  if (!ctx || !grantId) return undefined;
+  const loaded = ctx.oidc.entities?.Grant;
+  if (loaded?.jti === grantId) return loaded;
+  return (await ctx.oidc.provider.Grant.find(grantId)) ?? undefined;
+}
 
 /**
  * formats.customizers.jwt: the signed `scope` of a resource-bound access token (spec, "Scope narrowing"):
  * the subject's RBAC permissions on that API (users: direct roles and roles through groups, evaluated at every
  * issuance, so a revoked role is gone at the next refresh; clients: client roles), all of them when the client's
  * requireAuthorizationScopesInRequest is false, otherwise exactly the requested ones held; omitted when none.
- * Login scopes never appear. A token for the tenant's UserInfo audience carries its login scopes in
- * `org.vendor.userinfo.scope` and no `scope`.
+ * For a third-party client a user's token carries only what the user consented to for that API (the grant,
+ * which records what the consent page showed): a role gained later never widens it silently, the next
+ * authorization asks again (provider/consent.ts). Login scopes never appear. A token for the tenant's UserInfo
+ * audience carries its login scopes in `org.vendor.userinfo.scope` and no `scope`.
  */
 export function accessTokenScopeCustomizer(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
   // Client role permissions are cached; user permissions never are (a revoked role is gone at the next refresh).
@@ -102,17 +135,24 @@ export function accessTokenScopeCustomizer(models: Models, tenantId: number, cac
       if (login.length) jwt.payload[CLAIM_USERINFO_SCOPE] = login.join(' ');
       return;
     }
-    const held =
-      t.kind === 'ClientCredentials'
-        ? await clientHeld(`${t.clientId ?? ''} ${audience}`, () => clientPermissions(models, tenantId, t.clientId ?? '', audience))
-        : t.accountId
-          ? await userPermissions(models, tenantId, t.accountId, audience)
-          : new Set<string>();
     // Only permissions the API still registers, and never a login scope (a role could name one).
     const registered = t.resourceServer?.scopes ?? new Set((t.resourceServer?.scope ?? '').split(' ').filter(Boolean));
-    const permissions = new Set([...held].filter((p) => registered.has(p) && !LOGIN_SCOPES.has(p)));
-    const narrow = t.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true;
-    const scope = accessTokenScope(requested, permissions, narrow);
+    let scope: string[];
+    if (t.kind === 'ClientCredentials') {
+      const held = await clientHeld(`${t.clientId ?? ''} ${audience}`, () => clientPermissions(models, tenantId, t.clientId ?? '', audience));
+      const permissions = new Set([...held].filter((p) => registered.has(p) && !LOGIN_SCOPES.has(p)));
+      scope = accessTokenScope(requested, permissions, t.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true);
+    } else if (t.accountId) {
+      scope = await userResourceScope(models, tenantId, { accountId: t.accountId, audience, registered, requested, client: t.client });
+      if (!isFirstParty(t.client)) {
+        // Never more than the grant: no grant (or none readable) means no API scope at all.
+        const grant = await grantOf(ctx, t.grantId);
+        const consented = new Set((grant?.getResourceScope(t.resourceServer?.identifier?.() ?? audience) ?? '').split(' '));
+        scope = scope.filter((s) => consented.has(s));
+      }
+    } else {
+      scope = [];
+    }
     if (scope.length) {
       jwt.payload.scope = scope.join(' ');
       (token as { scope?: string }).scope = scope.join(' ');

@@ -6,7 +6,10 @@ import { DUMMY_PASSWORD_HASH, verifyPassword, type KeyEncryptionKey } from '@idp
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from '../domain/login-throttle';
 import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
-import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage } from '../views/pages';
+import { LOGIN_SCOPES } from '../provider/claims';
+import { consentScopesIn, recordResourceConsent } from '../provider/consent';
+import { findResourceServer } from '../provider/resource-servers';
+import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage, type ConsentResource } from '../views/pages';
 
 export interface InteractionDeps {
   models: Models;
@@ -56,6 +59,19 @@ function pendingMfa(details: Details): { accountId: string; at: number } | undef
   const p = (details.result as Record<string, unknown> | undefined)?.[PENDING_MFA] as { accountId?: unknown; at?: unknown } | undefined;
   if (!p || typeof p.accountId !== 'string' || typeof p.at !== 'number') return undefined;
   return { accountId: p.accountId, at: p.at };
+}
+
+/** The login scopes of the request, in the order asked (offline_access included: it is shown as such). */
+function requestedLoginScopes(details: Details): string[] {
+  const scope = typeof details.params.scope === 'string' ? details.params.scope : '';
+  return [...new Set(scope.split(' ').filter((s) => LOGIN_SCOPES.has(s)))];
+}
+
+/** A resource of the consent page: its name and each scope with the description the resource server gives it. */
+async function consentResource(models: Models, tenant: TenantContext, resource: string, scopes: string[]): Promise<ConsentResource> {
+  const rs = await findResourceServer(models, tenant.tenantId, resource);
+  const descriptions = new Map((rs?.scopeDescriptions ?? []).map((d) => [d.scope, d.description]));
+  return { resource, name: rs?.name, scopes: scopes.map((scope) => ({ scope, description: descriptions.get(scope) })) };
 }
 
 const field = (body: unknown, name: string): string => {
@@ -113,7 +129,9 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         return;
       }
       const base = `${req.baseUrl}/interaction/${details.uid}`;
-      const d = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+      // Every login scope the client asked for, and for every API of the request each scope its token will carry
+      // (the RBAC auto-grant included): what the grant records when the user allows it (provider/consent.ts).
+      const carried = consentScopesIn(details.prompt.details)?.carried ?? {};
       send(
         res,
         200,
@@ -122,8 +140,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           abortAction: `${base}/abort`,
           clientName: await clientNameOf(tenant, details),
           tenantName: tenant.tenant.name,
-          scopes: d.missingOIDCScope ?? [],
-          resources: Object.entries(d.missingResourceScopes ?? {}).map(([resource, scopes]) => ({ resource, scopes })),
+          scopes: requestedLoginScopes(details),
+          resources: await Promise.all(Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes))),
         }),
         redirectTargets(details),
       );
@@ -218,14 +236,17 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const { provider } = tenant;
       const details = await provider.interactionDetails(req, res);
       if (details.prompt.name !== 'consent' || !details.session) throw new errors.InvalidRequest('this interaction does not expect consent');
-      const d = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      const d = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId: details.session.accountId, clientId: String(details.params.client_id) });
       if (!grant) throw new errors.InvalidRequest('grant not found');
       if (d.missingOIDCScope?.length) grant.addOIDCScope(d.missingOIDCScope.join(' '));
       if (d.missingOIDCClaims?.length) grant.addOIDCClaims(d.missingOIDCClaims);
-      for (const [resource, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+      // Exactly the API scopes the page showed, computed when the interaction began and stored with it (not
+      // recomputed here, not taken from the form). An interaction without them grants no API scope: the provider
+      // then asks again with a fresh page.
+      recordResourceConsent(grant, consentScopesIn(details.prompt.details) ?? { carried: {}, withheld: {} });
       const grantId = await grant.save();
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
     } catch (err) {

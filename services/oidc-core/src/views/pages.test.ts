@@ -1,4 +1,4 @@
-import { escape, pageCsp, renderLogoutPrompt } from './pages';
+import { escape, pageCsp, renderConsentPage, renderLogoutPrompt } from './pages';
 import { stayHref } from '../provider/logout';
 
 describe('pageCsp', () => {
@@ -39,4 +39,31 @@ it('escapes everything interpolated into the logout page', () => {
   expect(html).not.toContain('<img src=x>');
   expect(html).toContain(escape('<img src=x>'));
   expect(html.match(/<script/g)).toHaveLength(1);
+});
+
+describe('consent page', () => {
+  const base = { action: '/a', abortAction: '/b', clientName: 'Partner', tenantName: 'Acme' };
+
+  it('lists every scope of every API, with the resource server description when it has one', () => {
+    const html = renderConsentPage({
+      ...base,
+      scopes: ['openid'],
+      resources: [
+        { resource: 'https://api.example', name: 'Orders', scopes: [{ scope: 'orders:read', description: 'See your orders' }, { scope: 'orders:write' }] },
+        { resource: 'https://empty.example', scopes: [] },
+      ],
+    });
+    expect(html).toContain('Know who you are <span class="muted">(openid)</span>');
+    expect(html).toContain('<h2>Orders <span class="muted">(https://api.example)</span></h2>');
+    expect(html).toContain('See your orders <span class="muted">(orders:read)</span>');
+    expect(html).toContain('<li>orders:write</li>');
+    expect(html).toContain('<h2>API https://empty.example</h2><p class="muted">No permissions on this API.</p>');
+  });
+
+  it('escapes descriptions and names a tenant admin wrote', () => {
+    const html = renderConsentPage({ ...base, scopes: [], resources: [{ resource: 'https://x.example', name: '<i>n</i>', scopes: [{ scope: 's', description: '<img src=x onerror=alert(1)>' }] }] });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<i>n</i>');
+    expect(html).toContain(escape('<img src=x onerror=alert(1)>'));
+  });
 });

@@ -176,24 +176,43 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
   groups: 'Your groups',
 };
 
+/** An API on the consent page: each scope its access token will carry, with the resource server's description. */
+export interface ConsentResource {
+  resource: string;
+  /** The resource server's name, when it has a record. */
+  name?: string;
+  scopes: Array<{ scope: string; description?: string }>;
+}
+
 export function renderConsentPage(o: {
   action: string;
   abortAction: string;
   clientName: string;
   tenantName: string;
+  /** Login scopes of the request. */
   scopes: string[];
-  resources: Array<{ resource: string; scopes: string[] }>;
+  /** Every API of the request, with every scope its token will carry. */
+  resources: ConsentResource[];
 }): string {
-  const item = (scope: string) => {
-    const text = SCOPE_DESCRIPTIONS[scope];
+  const item = (scope: string, description?: string) => {
+    const text = description ?? SCOPE_DESCRIPTIONS[scope];
     return text ? `<li>${escape(text)} <span class="muted">(${escape(scope)})</span></li>` : `<li>${escape(scope)}</li>`;
   };
-  const list = (items: string[]) => (items.length ? `<ul>${items.map(item).join('')}</ul>` : '<p class="muted">No additional permissions.</p>');
+  const list = (items: string[], empty: string) => (items.length ? `<ul>${items.join('')}</ul>` : `<p class="muted">${escape(empty)}</p>`);
+  const api = (r: ConsentResource) =>
+    `<h2>${r.name ? `${escape(r.name)} <span class="muted">(${escape(r.resource)})</span>` : `API ${escape(r.resource)}`}</h2>` +
+    list(
+      r.scopes.map((s) => item(s.scope, s.description)),
+      'No permissions on this API.',
+    );
   return layout(
     `Allow access – ${o.tenantName}`,
     `<h1>Allow ${escape(o.clientName)} to access your account?</h1>
-<h2>Your information</h2>${list(o.scopes)}
-${o.resources.map((r) => `<h2>API ${escape(r.resource)}</h2>${list(r.scopes)}`).join('')}
+<h2>Your information</h2>${list(
+      o.scopes.map((s) => item(s)),
+      'No additional permissions.',
+    )}
+${o.resources.map(api).join('\n')}
 <div class="actions">
 <form method="post" action="${escape(o.action)}"><button type="submit">Allow</button></form>
 <form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny</button></form>
