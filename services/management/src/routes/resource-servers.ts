@@ -1,7 +1,7 @@
 /**
- * Resource servers (APIs): identifier, permissions, accessToken.lifetime and config.nhe. Identifiers that normalise
- * to a built-in audience, and scopes under the management API's `auth.` prefix, are refused
- * (domain/reserved-identifiers.ts).
+ * Resource servers (APIs): identifier, permissions (with optional descriptions, shown on the consent page),
+ * accessToken.lifetime and config.nhe. Identifiers that normalise to a built-in audience, and scopes under the
+ * management API's `auth.` prefix, are refused (domain/reserved-identifiers.ts).
  */
 import { z } from 'zod';
 import type { ResourceServerDoc } from '@idp/db';
@@ -10,7 +10,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import { isReservedScope, reservedAudienceOf, RESERVED_SCOPE_PREFIX } from '../domain/reserved-identifiers';
 import { defineRoute, type RouteDef } from '../openapi/route';
-import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
+import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, scopeString, tenantParams } from '../openapi/schemas';
 import { idOr404, nheSettingsOf, loadTenant, pageOf, type RouteDeps } from './deps';
 
 const identifier = z
@@ -50,8 +50,13 @@ const config = z
   .partial()
   .strict();
 
-const createBody = z.object({ identifier, name: z.string().min(1).max(128), scopes: rsScopes.default([]), config: config.optional() }).strict();
-const patchBody = z.object({ name: z.string().min(1).max(128).optional(), scopes: rsScopes.optional(), config: config.optional() }).strict();
+/** What the consent page says for a scope (optional, per scope). */
+const scopeDescriptions = z
+  .record(scopeString, z.string().min(1).max(200))
+  .describe('Scope → what the consent page says for it, e.g. {"orders:read": "See your orders"}; every key must be one of `scopes`. A PATCH replaces the whole map; a PATCH of `scopes` alone drops the descriptions of scopes it removes');
+
+const createBody = z.object({ identifier, name: z.string().min(1).max(128), scopes: rsScopes.default([]), scopeDescriptions: scopeDescriptions.optional(), config: config.optional() }).strict();
+const patchBody = z.object({ name: z.string().min(1).max(128).optional(), scopes: rsScopes.optional(), scopeDescriptions: scopeDescriptions.optional(), config: config.optional() }).strict();
 
 export const resourceServerSchema = z
   .object({
@@ -59,6 +64,7 @@ export const resourceServerSchema = z
     identifier: z.string(),
     name: z.string(),
     scopes: z.array(z.string()),
+    scopeDescriptions: z.record(z.string(), z.string()).describe('Scope → what the consent page says for it (empty when none)'),
     config: z.object({
       accessToken: z.object({ lifetime: z.number().int() }),
       nhe: z.object({ acceptDelegationTokens: z.boolean(), requireDelegationTokens: z.boolean(), allowedNheTypes: z.array(z.string()) }),
@@ -76,6 +82,7 @@ export function resourceServerView(doc: Row) {
     identifier: doc.identifier,
     name: doc.name,
     scopes: doc.scopes ?? [],
+    scopeDescriptions: Object.fromEntries((doc.scopeDescriptions ?? []).map((d) => [d.scope, d.description])),
     config: {
       accessToken: { lifetime: doc.config?.accessToken?.lifetime ?? 3600 },
       nhe: {
@@ -94,6 +101,21 @@ function configSet(c: z.output<typeof config> | undefined): Record<string, unkno
   if (c?.accessToken) set['config.accessToken.lifetime'] = c.accessToken.lifetime;
   for (const [k, v] of Object.entries(c?.nhe ?? {})) set[`config.nhe.${k}`] = v;
   return set;
+}
+
+/**
+ * Scope descriptions as stored (a list: scope strings may hold dots, which MongoDB field names cannot), each for a
+ * registered scope: an unknown one is a 400 naming it. Without a new map, the existing descriptions of scopes that
+ * stay registered are kept.
+ */
+function descriptionsFor(scopes: string[], given: Record<string, string> | undefined, existing: Row['scopeDescriptions'] = []): Array<{ scope: string; description: string }> {
+  const registered = new Set(scopes);
+  if (!given) return existing.filter((d) => registered.has(d.scope));
+  const unknown = Object.keys(given).filter((scope) => !registered.has(scope));
+  if (unknown.length) {
+    throw problems.validation('scopeDescriptions names scopes the resource server does not register', unknown.map((scope) => ({ name: `body.scopeDescriptions.${scope}`, reason: 'not one of scopes' })));
+  }
+  return Object.entries(given).map(([scope, description]) => ({ scope, description }));
 }
 
 /** A resource server cannot require delegated tokens while refusing them. */
@@ -135,7 +157,8 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
         await loadTenant(models, tenantId);
         checkNhe({ acceptDelegationTokens: body.config?.nhe?.acceptDelegationTokens ?? false, requireDelegationTokens: body.config?.nhe?.requireDelegationTokens ?? false });
         if (await models.ResourceServer.exists({ tenantId, identifier: body.identifier })) throw problems.conflict('a resource server with this identifier already exists');
-        const created = await models.ResourceServer.create({ tenantId, identifier: body.identifier, name: body.name, scopes: body.scopes }).catch((err: unknown) => {
+        const descriptions = descriptionsFor(body.scopes, body.scopeDescriptions);
+        const created = await models.ResourceServer.create({ tenantId, identifier: body.identifier, name: body.name, scopes: body.scopes, ...(descriptions.length ? { scopeDescriptions: descriptions } : {}) }).catch((err: unknown) => {
           throw isDuplicateKeyError(err) ? problems.conflict('a resource server with this identifier already exists') : err;
         });
         const set = configSet(body.config);
@@ -196,7 +219,10 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
         const existing = await find(tenantId, params.resourceServerId);
         const view = resourceServerView(existing);
         checkNhe({ ...view.config.nhe, ...(body.config?.nhe ?? {}) });
-        const set = { ...configSet(body.config), ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scopes !== undefined ? { scopes: body.scopes } : {}) };
+        const set: Record<string, unknown> = { ...configSet(body.config), ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scopes !== undefined ? { scopes: body.scopes } : {}) };
+        if (body.scopes !== undefined || body.scopeDescriptions !== undefined) {
+          set.scopeDescriptions = descriptionsFor(body.scopes ?? existing.scopes ?? [], body.scopeDescriptions, existing.scopeDescriptions);
+        }
         const doc = await models.ResourceServer.findOneAndUpdate({ _id: existing._id }, { $set: set }, { returnDocument: 'after' }).lean<Row>();
         if (!doc) throw problems.notFound('resource server not found');
         audit({ resourceServerId: params.resourceServerId, fields: Object.keys(body) });
