@@ -69,6 +69,7 @@ RUN npm ci --omit=dev --include-workspace-root=false \
     --workspace=libs/events \
     --workspace=libs/tokens \
     --workspace=libs/delegation \
+    --workspace=libs/resource-server \
     --workspace=services/oidc-core
 
 FROM runtime-base AS oidc-core
@@ -96,6 +97,8 @@ COPY --from=deps-oidc-core /app/libs/tokens/ libs/tokens/
 COPY --from=build /app/libs/tokens/dist/ libs/tokens/dist/
 COPY --from=deps-oidc-core /app/libs/delegation/ libs/delegation/
 COPY --from=build /app/libs/delegation/dist/ libs/delegation/dist/
+COPY --from=deps-oidc-core /app/libs/resource-server/ libs/resource-server/
+COPY --from=build /app/libs/resource-server/dist/ libs/resource-server/dist/
 COPY --from=deps-oidc-core /app/services/oidc-core/ services/oidc-core/
 COPY --from=build /app/services/oidc-core/dist/ services/oidc-core/dist/
 EXPOSE 3000
@@ -114,6 +117,7 @@ RUN npm ci --omit=dev --include-workspace-root=false \
     --workspace=libs/events \
     --workspace=libs/tokens \
     --workspace=libs/delegation \
+    --workspace=libs/resource-server \
     --workspace=services/nhe-delegation
 
 FROM runtime-base AS nhe-delegation
@@ -141,6 +145,8 @@ COPY --from=deps-nhe-delegation /app/libs/tokens/ libs/tokens/
 COPY --from=build /app/libs/tokens/dist/ libs/tokens/dist/
 COPY --from=deps-nhe-delegation /app/libs/delegation/ libs/delegation/
 COPY --from=build /app/libs/delegation/dist/ libs/delegation/dist/
+COPY --from=deps-nhe-delegation /app/libs/resource-server/ libs/resource-server/
+COPY --from=build /app/libs/resource-server/dist/ libs/resource-server/dist/
 COPY --from=deps-nhe-delegation /app/services/nhe-delegation/ services/nhe-delegation/
 COPY --from=build /app/services/nhe-delegation/dist/ services/nhe-delegation/dist/
 # Documentation only: the sidecar binds to loopback (HOST 127.0.0.1 or ::1); only containers of the same pod reach it.
@@ -160,6 +166,7 @@ RUN npm ci --omit=dev --include-workspace-root=false \
     --workspace=libs/events \
     --workspace=libs/tokens \
     --workspace=libs/delegation \
+    --workspace=libs/resource-server \
     --workspace=services/management
 
 FROM runtime-base AS management
@@ -187,6 +194,8 @@ COPY --from=deps-management /app/libs/tokens/ libs/tokens/
 COPY --from=build /app/libs/tokens/dist/ libs/tokens/dist/
 COPY --from=deps-management /app/libs/delegation/ libs/delegation/
 COPY --from=build /app/libs/delegation/dist/ libs/delegation/dist/
+COPY --from=deps-management /app/libs/resource-server/ libs/resource-server/
+COPY --from=build /app/libs/resource-server/dist/ libs/resource-server/dist/
 COPY --from=deps-management /app/services/management/ services/management/
 COPY --from=build /app/services/management/dist/ services/management/dist/
 EXPOSE 3200

@@ -4,3 +4,4 @@ export * from './ids';
 export * from './rbac';
 export * from './audit-chain';
 export * from './ga4gh-visas';
+export * from './dpop-proof-replay';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, type createLocalJWKSet, type importJWK } from 'jose';
 import { decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type DelegationRequest, type ForwardedExchange } from '@idp/delegation';
-import { isDuplicateKeyError, OAuthError, oauthErrors } from '@idp/errors';
+import { OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
 import {
@@ -13,7 +13,7 @@ import {
   TOKEN_TYPE_ACCESS_TOKEN,
   TOKEN_TYPE_NHE_ID,
 } from '@idp/tokens';
-import { verifyDpopProof } from './dpop';
+import { verifyTokenEndpointProof } from './dpop';
 import type { DpopNonces } from './dpop-nonce';
 import { verifySubjectToken } from './subject-token';
 
@@ -106,22 +106,6 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
   return { subjectToken, actorToken, resource, scopes };
 }
 
-/** Rejects a DPoP proof seen before (across replicas: the record lives in MongoDB until the proof expires). */
-async function assertFreshProof(models: Models, tenantId: number, jkt: string, jti: string): Promise<void> {
-  try {
-    await models.OidcPayload.create({
-      _id: `${tenantId}:DPoPProof:${jkt}:${jti}`,
-      tenantId,
-      model: 'DPoPProof',
-      payload: '{}',
-      expiresAt: new Date(Date.now() + 5 * 60 * 1000),
-    });
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw oauthErrors.invalidDpopProof('DPoP proof has been used before');
-    throw err;
-  }
-}
-
 /** An OAuthError tagged with the stage it came from (the decision denials are reported by the decision itself). */
 class StageError extends Error {
   constructor(
@@ -169,7 +153,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId));
   // A DPoP-bound user token (cnf.jkt) is only good with its key: exchanging it needs a proof made with that key,
   // or a leaked bound token plus the client's credentials would mint an NHE token, unbound, without the key.
-  const boundTo = (subject.payload.cnf as { jkt?: unknown } | undefined)?.jkt;
+  const boundTo = subject.jkt;
   const boundError = () => oauthErrors.invalidGrant('subject_token is DPoP-bound: send a DPoP proof made with its key');
   if (boundTo !== undefined && !input.dpop) await stage('subject-token', () => Promise.reject(boundError()));
 
@@ -199,15 +183,15 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   if (input.dpop || tenant.nhe.requireDpop) {
     jkt = await stage('dpop', async () => {
       if (!input.dpop) throw oauthErrors.invalidDpopProof('this tenant requires a DPoP proof for delegated tokens');
-      const proof = await verifyDpopProof(input.dpop.proof, input.dpop.htm, input.dpop.htu);
-      const nonces = deps.dpopNonces;
-      if (nonces) {
-        const nonceNeeded = tenant.nhe.requireDpop || proof.nonce !== undefined;
-        if (nonceNeeded && (proof.nonce === undefined || !nonces.isValid(input.tenantId, proof.nonce))) {
-          throw oauthErrors.useDpopNonce(nonces.issue(input.tenantId));
-        }
-      }
-      await assertFreshProof(deps.models, input.tenantId, proof.jkt, proof.jti);
+      // The shared verifier: checks, then the nonce (use_dpop_nonce hands one out), then replay across replicas.
+      const proof = await verifyTokenEndpointProof(input.dpop.proof, {
+        models: deps.models,
+        tenantId: input.tenantId,
+        htm: input.dpop.htm,
+        htu: input.dpop.htu,
+        requireNonce: tenant.nhe.requireDpop,
+        ...(deps.dpopNonces ? { nonces: deps.dpopNonces } : {}),
+      });
       return proof.jkt;
     });
     if (deps.dpopNonces) headers['DPoP-Nonce'] = deps.dpopNonces.issue(input.tenantId);

@@ -1,19 +1,41 @@
-import { jwtVerify, type createLocalJWKSet, type JWTPayload } from 'jose';
+import type { createLocalJWKSet, JWTPayload } from 'jose';
+import { oauthErrors } from '@idp/errors';
+import { ResourceServerError, verifyJwtAccessToken, type RefusalReason } from '@idp/resource-server';
+import { CLAIM_NHE_DELEGATION } from '@idp/tokens';
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
-import { oauthErrors } from '@idp/errors';
-import { CLAIM_NHE_DELEGATION } from '@idp/tokens';
 
 export interface VerifiedSubject {
   userId: string;
   clientId: string;
   payload: JWTPayload;
+  /** `cnf.jkt` of a DPoP-bound subject token: the exchange needs a proof made with that key. */
+  jkt?: string;
+}
+
+/** The invalid_grant description for each refusal of the shared verifier (the exchange's wording, kept stable). */
+function describe(reason: RefusalReason, message: string): string {
+  switch (reason) {
+    case 'expired':
+      return 'subject_token has expired';
+    case 'claim_invalid':
+    case 'not_yet_valid':
+      return 'subject_token was not issued by this tenant';
+    case 'non_canonical_encoding':
+      return 'subject_token is not canonical base64url (padding or characters outside the alphabet)';
+    case 'cnf_unsupported':
+    case 'cnf_malformed':
+      return message.replace(/^the access token /, 'subject_token ');
+    default:
+      return 'subject_token is not a valid access token of this tenant';
+  }
 }
 
 /**
- * Verifies the user's access token: signed by this tenant's key, issued by this tenant, unexpired, a JWT access
- * token (typ at+jwt), for a human (not a client-credentials token), issued to the client that exchanges it, and
- * not itself an NHE token (no re-delegation). Any failure is invalid_grant.
+ * Verifies the user's access token with the shared verifier (@idp/resource-server): a canonical compact JWS signed
+ * by this tenant's key, issued by this tenant, unexpired, a JWT access token (typ at+jwt), with no `cnf` member
+ * other than `jkt`; then: for a human (not a client-credentials token), issued to the client that exchanges it,
+ * and not itself an NHE token (no re-delegation). Any failure is invalid_grant.
  */
 export async function verifySubjectToken(token: string, keySet: KeySet, issuer: string, clientId: string): Promise<VerifiedSubject> {
   // An access token requested without `resource` is opaque (good for UserInfo only): say what to do instead.
@@ -21,12 +43,14 @@ export async function verifySubjectToken(token: string, keySet: KeySet, issuer: 
     throw oauthErrors.invalidGrant('subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange');
   }
   let payload: JWTPayload;
+  let jkt: string | undefined;
   try {
-    ({ payload } = await jwtVerify(token, keySet, { issuer, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
+    const verified = await verifyJwtAccessToken(token, { key: keySet, issuer, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
+    payload = verified.payload;
+    jkt = verified.binding?.jkt;
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    const reason = code === 'ERR_JWT_EXPIRED' ? 'subject_token has expired' : code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' ? 'subject_token was not issued by this tenant' : 'subject_token is not a valid access token of this tenant';
-    throw oauthErrors.invalidGrant(reason);
+    if (err instanceof ResourceServerError) throw oauthErrors.invalidGrant(describe(err.reason, err.message));
+    throw err;
   }
   if (payload[CLAIM_NHE_DELEGATION] === true || payload.act !== undefined) {
     throw oauthErrors.invalidGrant('subject_token is a delegated token and cannot be exchanged again');
@@ -37,5 +61,5 @@ export async function verifySubjectToken(token: string, keySet: KeySet, issuer: 
     throw oauthErrors.invalidGrant('subject_token does not represent a user');
   }
   if (tokenClient !== clientId) throw oauthErrors.invalidGrant('subject_token was issued to another client');
-  return { userId: sub, clientId: tokenClient, payload };
+  return { userId: sub, clientId: tokenClient, payload, ...(jkt ? { jkt } : {}) };
 }

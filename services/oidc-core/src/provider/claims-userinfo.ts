@@ -1,14 +1,15 @@
 /**
  * UserInfo for JWT access tokens issued for the tenant's own UserInfo audience (`{issuer}/me`, requested with
  * `resource`). node-oidc-provider's UserInfo only knows its opaque access tokens, so a JWT bearer token at `/me`
- * is answered here (verified against the tenant's keys, issuer, audience, `typ: at+jwt`, expiry); every other
- * request goes on to the provider. Both paths release the same claims (claims-account.ts).
+ * is answered here (verified by @idp/resource-server against the tenant's keys, issuer, audience, `typ: at+jwt`,
+ * expiry); every other request goes on to the provider. Both paths release the same claims (claims-account.ts).
  *
  * Login scopes are never in a JWT access token's `scope`: a UserInfo-audience token carries its granted login
  * scopes in `org.vendor.userinfo.scope` instead.
  */
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
+import { ResourceServerError, verifyJwtAccessToken } from '@idp/resource-server';
 import type { ClaimsResolver } from './claims-account';
 import { claimsForScopes } from './claims';
 import type { LogLike } from './claims-custom';
@@ -51,20 +52,25 @@ export function registerJwtUserinfo(provider: Provider, publicJwks: JSONWebKeySe
     const token = match?.[1];
     if (!token || !JWT_SHAPE.test(token)) return next();
 
+    const senderConstrained = 'sender-constrained JWT access tokens are not accepted at UserInfo';
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, jwks, { issuer, audience, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
+      // The shared verifier (@idp/resource-server): canonical compact JWS, signature, issuer, audience, typ, time.
+      const verified = await verifyJwtAccessToken(token, { key: jwks, issuer, audience, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
+      if (verified.binding) return fail(ctx, issuer, 401, 'invalid_token', senderConstrained);
+      payload = verified.payload;
     } catch (err) {
-      const code = (err as { code?: string }).code;
+      if (!(err instanceof ResourceServerError)) throw err;
       const description =
-        code === 'ERR_JWT_EXPIRED'
+        err.reason === 'expired'
           ? 'access token is expired'
-          : code === 'ERR_JWT_CLAIM_VALIDATION_FAILED'
+          : err.reason === 'claim_invalid' || err.reason === 'not_yet_valid'
             ? 'access token is not for this tenant\'s UserInfo audience'
-            : 'access token is invalid';
+            : err.reason === 'cnf_unsupported' || err.reason === 'cnf_malformed'
+              ? senderConstrained
+              : 'access token is invalid';
       return fail(ctx, issuer, 401, 'invalid_token', description);
     }
-    if (payload.cnf) return fail(ctx, issuer, 401, 'invalid_token', 'sender-constrained JWT access tokens are not accepted at UserInfo');
     const scopes = new Set(String(payload[CLAIM_USERINFO_SCOPE] ?? '').split(' ').filter(Boolean));
     if (!scopes.has('openid')) return fail(ctx, issuer, 403, 'insufficient_scope', 'access token missing openid scope');
     const sub = typeof payload.sub === 'string' ? payload.sub : '';

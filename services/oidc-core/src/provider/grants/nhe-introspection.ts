@@ -1,8 +1,9 @@
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { Models } from '@idp/db';
 import { DenyList, REVOCATION_COLLECTION, revocationStore, type RevocationStore } from '@idp/events';
+import { verifyJwtAccessToken } from '@idp/resource-server';
 import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, NHE_SUBJECT_PREFIX } from '@idp/tokens';
 import { CLIENT_PROPS } from '../client-metadata';
 
@@ -18,7 +19,8 @@ export interface NheIntrospectionDeps {
  * NHE delegation tokens are minted by the sidecar, not by node-oidc-provider, so the provider does not know them:
  * its introspection refuses any JWT (400 unsupported_token_type). This middleware runs after the provider's
  * introspection (the caller is then already authenticated as a client of this tenant) and, when the token is an NHE
- * token (org.vendor.nhe.delegation true), answers RFC 7662 JSON from the token itself: signature, issuer, expiry, and the kill switch —
+ * token (org.vendor.nhe.delegation true), answers RFC 7662 JSON from the token itself: signature, issuer, expiry
+ * (@idp/resource-server's verifyJwtAccessToken, which also refuses non-canonical encodings), and the kill switch —
  * the NHE still exists and is enabled, the tenant and the client still allow delegation, and no deny-list entry
  * (NATS-published, persisted in MongoDB) revokes it. Any of those failing is `{ active: false }`.
  */
@@ -61,7 +63,9 @@ async function activeNheToken(
   models: Models,
   store: RevocationStore,
 ): Promise<Record<string, unknown> | undefined> {
-  const { payload } = await jwtVerify(token, jwks, { issuer, typ: 'at+jwt', algorithms: ['ES256'] });
+  // The shared verifier: canonical compact JWS (a token with `==` appended is not the issued token), signature,
+  // issuer, typ, expiry, and no `cnf` member other than jkt. Any refusal is `{ active: false }`.
+  const { payload } = await verifyJwtAccessToken(token, { key: jwks, issuer, typ: 'at+jwt', algorithms: ['ES256'] });
   const actSub = (payload.act as { sub?: unknown } | undefined)?.sub;
   if (payload[CLAIM_NHE_DELEGATION] !== true || payload[CLAIM_TENANT_ID] !== tenantId || typeof actSub !== 'string' || !actSub.startsWith(NHE_SUBJECT_PREFIX)) return undefined;
   if (typeof payload.jti !== 'string' || typeof payload.iat !== 'number' || typeof payload.azp !== 'number') return undefined;

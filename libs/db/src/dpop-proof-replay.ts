@@ -1,0 +1,32 @@
+import { isDuplicateKeyError } from '@idp/errors';
+import type { Models } from './models';
+
+/** Lifetime of a replay record when the caller names none (a proof's acceptance window is shorter). */
+const DEFAULT_TTL_MS = 5 * 60 * 1000;
+
+/**
+ * The DPoP proof replay cache shared by every replica and every verifier of a tenant (the sidecar's token
+ * endpoint, the management API): one `oidc_payloads` record per accepted proof, `_id`
+ * `{tenantId}:DPoPProof:{key}` with key `{jkt}:{jti}`, removed by the collection's TTL index after `expiresAt`.
+ * The unique `_id` makes the check atomic: the second insert of a key fails, on whichever replica it runs.
+ * Structurally a `ReplayStore` of @idp/resource-server (remember resolves true when the key was new).
+ */
+export function dpopProofReplayStore(models: Models, tenantId: number): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
+  return {
+    async remember(key, expiresAt) {
+      try {
+        await models.OidcPayload.create({
+          _id: `${tenantId}:DPoPProof:${key}`,
+          tenantId,
+          model: 'DPoPProof',
+          payload: '{}',
+          expiresAt: expiresAt ?? new Date(Date.now() + DEFAULT_TTL_MS),
+        });
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
+  };
+}
