@@ -6,7 +6,7 @@ import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
-import { customClaimsScriptErrors } from './provider/claims-custom';
+import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
 import type { LoginThrottle } from './domain/login-throttle';
 import { PROVIDER_CSP } from './views/pages';
@@ -56,6 +56,7 @@ export function createApp(deps: AppDeps) {
     contentSecurityPolicy: false,
   });
   registry.registerMetric(customClaimsScriptErrors);
+  registry.registerMetric(customClaimsScriptSkips);
 
   const tenantRouter = Router({ mergeParams: true });
 

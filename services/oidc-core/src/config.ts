@@ -35,6 +35,16 @@ export const configSchema = z.object({
   LOGIN_MAX_FAILURES_PER_IP: intEnv(50, 1),
   /** Sliding window of the failed sign-in limits, in seconds; a lock ends when old failures leave the window. */
   LOGIN_FAILURE_WINDOW_SECONDS: intEnv(900, 1, 86_400),
+  /** Worker threads running customizeUserInfoClaims scripts; 0 = from the CPU count (os.availableParallelism(), 2 to 16). */
+  CUSTOM_CLAIMS_POOL_SIZE: intEnv(0, 0, 256),
+  /** Scripts of one tenant running at once; 0 = half the pool (at least 1), so one tenant never holds every worker. */
+  CUSTOM_CLAIMS_MAX_RUNNING_PER_TENANT: intEnv(0, 0, 256),
+  /** Scripts of one tenant waiting for a worker; beyond it that tenant's UserInfo answers without custom_claims. */
+  CUSTOM_CLAIMS_MAX_QUEUED_PER_TENANT: intEnv(50, 0, 10_000),
+  /** Timeouts or memory failures in a row after which a client's script is skipped (its circuit breaker opens). */
+  CUSTOM_CLAIMS_BREAKER_FAILURES: intEnv(5, 1, 1000),
+  /** Seconds a script is skipped the first time its breaker opens; doubled at each failed retry, up to 10 minutes. */
+  CUSTOM_CLAIMS_BREAKER_OPEN_SECONDS: intEnv(30, 1, 3600),
 });
 
 /** An http(s) URL that is an origin only (what urlEnv leaves once trailing slashes are dropped). */

@@ -7,6 +7,9 @@ import { createApp } from './app';
 import { LoginThrottle } from './domain/login-throttle';
 import { readConfig } from './config';
 import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
+import { CustomClaimsRunner } from './provider/claims-custom';
+import { ScriptStateWriter } from './provider/custom-claims-state';
+import { CustomClaimsSandbox } from './domain/custom-claims-sandbox';
 import { evictOnInvalidation } from './tenants/invalidation';
 import { TenantPool } from './tenants/tenant-pool';
 
@@ -17,6 +20,17 @@ async function main(): Promise<void> {
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'oidc-core' });
   const kek = new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY);
   const keyStore = new KeyStore(db.models, kek);
+  // One sandbox pool for every tenant, scheduled fairly per tenant, with a circuit breaker per client script.
+  const customClaims = new CustomClaimsRunner({
+    sandbox: new CustomClaimsSandbox({
+      size: config.CUSTOM_CLAIMS_POOL_SIZE || undefined,
+      maxRunningPerTenant: config.CUSTOM_CLAIMS_MAX_RUNNING_PER_TENANT || undefined,
+      maxQueuedPerTenant: config.CUSTOM_CLAIMS_MAX_QUEUED_PER_TENANT,
+    }),
+    breaker: { failureThreshold: config.CUSTOM_CLAIMS_BREAKER_FAILURES, openMs: config.CUSTOM_CLAIMS_BREAKER_OPEN_SECONDS * 1000 },
+    state: new ScriptStateWriter(db.models, { log: logger }),
+    log: logger,
+  });
   const pool = new TenantPool({
     models: db.models,
     keyStore,
@@ -30,6 +44,7 @@ async function main(): Promise<void> {
     ttlMs: config.TENANT_CACHE_TTL_SECONDS * 1000,
     negativeTtlMs: 5000,
     logoutPromptSeconds: config.LOGOUT_PROMPT_SECONDS,
+    customClaims,
   });
   const loginThrottle = new LoginThrottle(db.models, {
     maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
@@ -64,6 +79,7 @@ async function main(): Promise<void> {
   onShutdown(logger, async () => {
     clearInterval(sweeper);
     await server.close();
+    await customClaims.close();
     await nats?.close();
     await db.close();
   });

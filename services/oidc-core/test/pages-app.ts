@@ -11,6 +11,7 @@ import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from '../src/app';
 import { LoginThrottle, type LoginThrottleOptions } from '../src/domain/login-throttle';
 import { TenantPool } from '../src/tenants/tenant-pool';
+import type { CustomClaimsRunner } from '../src/provider/claims-custom';
 
 export const PEPPER = 'p'.repeat(40);
 
@@ -26,7 +27,10 @@ export interface PagesApp {
   stop: () => Promise<void>;
 }
 
-export async function startPagesApp(label: string, o: { throttle?: LoginThrottleOptions; clock?: () => number; logoutPromptSeconds?: number } = {}): Promise<PagesApp> {
+export async function startPagesApp(
+  label: string,
+  o: { throttle?: LoginThrottleOptions; clock?: () => number; logoutPromptSeconds?: number; customClaims?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => CustomClaimsRunner } = {},
+): Promise<PagesApp> {
   const db = await openTestDatabase(label);
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
   const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: randomInt(10_000, 1_000_000), tenantName: `Acme ${label}`, clientSecretPepper: PEPPER });
@@ -61,6 +65,7 @@ export async function startPagesApp(label: string, o: { throttle?: LoginThrottle
     ttlMs: 60_000,
     negativeTtlMs: 1000,
     logoutPromptSeconds: o.logoutPromptSeconds,
+    customClaims: o.customClaims?.(db),
   });
   const { listener } = createApp({
     logger,

@@ -35,8 +35,10 @@ import {
   type TokenAuditDoc,
   type UserDoc,
 } from './schemas';
+import { customClaimsScriptStateSchema, type CustomClaimsScriptStateDoc } from './custom-claims-script-state';
 
 export * from './schemas';
+export * from './custom-claims-script-state';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
@@ -56,6 +58,7 @@ export interface Models {
   AuditChainAnchor: Model<AuditChainAnchorDoc>;
   Job: Model<JobDoc>;
   JobRun: Model<JobRunDoc>;
+  CustomClaimsScriptState: Model<CustomClaimsScriptStateDoc>;
 }
 
 /** Models bound to one connection (never mongoose's global registry, so tests can hold several). */
@@ -80,5 +83,6 @@ export function createModels(connection: Connection): Models {
     AuditChainAnchor: m('AuditChainAnchor', auditChainAnchorSchema),
     Job: m('Job', jobSchema),
     JobRun: m('JobRun', jobRunSchema),
+    CustomClaimsScriptState: m('CustomClaimsScriptState', customClaimsScriptStateSchema),
   };
 }

@@ -249,6 +249,13 @@ export class CustomClaimsSandbox {
   }
 
   private pump(): void {
+    this.dispatch();
+    // One spare worker (started or starting) while the pool may grow, so that the next tenant to arrive does not
+    // wait for a worker to compile QuickJS behind the one that took the last free worker.
+    if (this.slots.length < this.size && !this.closed && this.slots.every((s) => s.job)) this.spawn();
+  }
+
+  private dispatch(): void {
     while (this.queue.hasRunnable()) {
       const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) {

@@ -9,7 +9,7 @@ import type { PrivateJwk } from '@idp/tokens';
 import { releasedAmr, type AmrProfile } from '../domain/claims-amr';
 import { userClaims } from '../domain/claims-user';
 import { claimsForScopes, USERINFO_ONLY_CLAIMS } from './claims';
-import { resolveCustomClaims, type LogLike } from './claims-custom';
+import { resolveCustomClaims, type CustomClaimsRunner, type LogLike } from './claims-custom';
 import { PassportSigner } from './claims-passport';
 import { recordCache } from './record-cache';
 
@@ -18,6 +18,8 @@ export interface ClaimsDeps {
   tenant: TenantDoc;
   /** The tenant's private signing keys (visas of GA4GH passports are signed with the RS256 one). */
   keys: PrivateJwk[];
+  /** Runs customizeUserInfoClaims scripts (the process's pool and breakers); the shared default when absent. */
+  customClaims?: CustomClaimsRunner;
 }
 
 /** Sources of a login that carry `amr` to the ID token and refresh tokens. */
@@ -89,7 +91,7 @@ export class ClaimsResolver {
         mapped: user.customClaims,
         script: client?.config?.customizeUserInfoClaims || undefined,
         log: r.log,
-      });
+      }, this.deps.customClaims);
       if (custom) out.custom_claims = custom;
     }
     const passport = tenant.settings?.claims?.ga4ghPassport;

@@ -9,6 +9,7 @@ import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
 import { ClaimsResolver } from '../provider/claims-account';
+import type { CustomClaimsRunner } from '../provider/claims-custom';
 import { registerJwtUserinfo } from '../provider/claims-userinfo';
 
 export interface TenantContext {
@@ -37,6 +38,8 @@ export interface TenantPoolOptions {
   ttlMs: number;
   /** Unknown tenant ids are remembered this long (404 without a database query). */
   negativeTtlMs: number;
+  /** Runs customizeUserInfoClaims scripts for every tenant (one pool, fair per tenant, with breakers); default: the shared one. */
+  customClaims?: CustomClaimsRunner;
 }
 
 export class UnknownTenantError extends Error {
@@ -102,7 +105,7 @@ export class TenantPool {
     }
     const issuer = `${this.options.publicBaseUrl}/auth/${tenantId}`;
     // One claims resolver per tenant build, for the provider's findAccount and the JWT UserInfo route alike.
-    const claims = new ClaimsResolver({ models, tenant, keys: keys.signing });
+    const claims = new ClaimsResolver({ models, tenant, keys: keys.signing, customClaims: this.options.customClaims });
     const provider = new Provider(
       issuer,
       providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims }),
