@@ -417,6 +417,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
         // Its users' consents go with it: a client created later under the same clientId starts without them.
         await revokeClientGrants(models, tenantId, existing.clientId);
+        // So is the sandbox's record of its script (a later client of the same clientId starts without it).
+        await models.CustomClaimsScriptState.deleteMany({ tenantId, clientId: existing.clientId });
         await models.Client.deleteOne({ _id: existing._id });
         audit({ clientId: params.clientId });
         invalidate('client', params.clientId);
