@@ -1,12 +1,13 @@
 /** Generates the OpenAPI 3.1 document from the route declarations (route.ts). */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { MAX_JSON_BODY_DEPTH } from '@idp/http';
 import { routeAccess, type RouteDef } from './route';
 import { problemSchema } from './schemas';
 
 export const API_BASE_PATH = '/auth/admin';
 
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
-  400: 'Validation failed (`validation-error`, with `invalid_params`)',
+  400: `Validation failed (\`validation-error\`, with \`invalid_params\`); also a body nested deeper than ${MAX_JSON_BODY_DEPTH} levels of arrays and objects, or a body sent to an operation that takes none`,
   401: 'Missing or invalid Bearer token (`unauthorized`, with WWW-Authenticate)',
   403: 'The token lacks the required scope (`forbidden`, with `required_scope`), or the route needs a system-tenant token',
   404: 'No such resource, or a tenant the caller may not reach (`not-found`)',
@@ -28,7 +29,8 @@ export function problemStatuses(r: RouteDef): number[] {
   if (access !== 'public') s.add(401);
   if (r.scope || access === 'system') s.add(403);
   if (access === 'tenant' || r.params) s.add(404);
-  if (r.params || r.query || r.body || r.method !== 'get') s.add(400);
+  // Every route: any route refuses a query parameter it does not declare and a body it does not take.
+  s.add(400);
   if (r.body) {
     s.add(413);
     s.add(415);

@@ -59,8 +59,8 @@
  *   5. Any other method on a declared path is 405 with an `Allow` header (`closedPaths` adds paths that have no
  *      route of their own, e.g. `token-audit/*rest`).
  * Problem statuses documented automatically: 401 (unless public), 403 (when `scope` or `system`), 404 (tenant
- * routes, and routes with params), 400 (routes with params, query or body, and every non-GET; a body nested
- * deeper than MAX_JSON_BODY_DEPTH is refused before it is parsed), 413 and 415 (with a
+ * routes, and routes with params), 400 (every route: an undeclared query parameter, a body where none is taken, a
+ * body nested deeper than MAX_JSON_BODY_DEPTH, refused before it is parsed), 413 and 415 (with a
  * body), 500. Add others with `errors` (409 conflict / limit-exceeded, 503 when a dependency cannot confirm).
  * Test helper: services/management/test/harness.ts (`startHarness`, `OpenApiResponseValidator`).
  * Routes are matched most-specific first (a literal segment wins over a `:param` at the same position), so

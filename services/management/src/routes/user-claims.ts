@@ -66,7 +66,15 @@ export function checkJson(value: unknown, path: Array<string | number>, depth: n
   return ok;
 }
 
-const sizeOk = (v: unknown) => JSON.stringify(v).length <= MAX_JSON_BYTES;
+/** Size as JSON. A value too deep to serialise (the body parser's depth bound makes that unreachable) is too large. */
+export function jsonSizeOk(v: unknown, max = MAX_JSON_BYTES): boolean {
+  try {
+    return JSON.stringify(v).length <= max;
+  } catch {
+    return false;
+  }
+}
+const sizeOk = (v: unknown) => jsonSizeOk(v);
 const SIZE_RULE = `at most ${MAX_JSON_BYTES} bytes as JSON`;
 
 /** A free-form JSON object (keys checked at every level). */

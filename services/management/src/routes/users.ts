@@ -10,7 +10,7 @@ import { assertCallerHolds, userManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, emptyBody, isoDate, objectIdParam, page, pageQuery, queryBool, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
-import { checkJson, identityCreateFields, identityPatchFields, identityView, identityViewFields, patchUpdate, toStored } from './user-claims';
+import { checkJson, jsonSizeOk, identityCreateFields, identityPatchFields, identityView, identityViewFields, patchUpdate, toStored } from './user-claims';
 
 const username = z.string().regex(/^[A-Za-z0-9._@+-]{1,128}$/, '1 to 128 letters, digits or . _ @ + -');
 /** NIST SP 800-63B: at least 8 characters, long passphrases allowed. */
@@ -24,7 +24,7 @@ const claims = z
   .superRefine((c, ctx) => {
     let ok = true;
     for (const [k, v] of Object.entries(c)) ok = checkJson(v, [k], 1, ctx) && ok;
-    if (ok && JSON.stringify(c).length > 16_384) ctx.addIssue({ code: 'custom', message: 'at most 16 kB of claims' });
+    if (ok && !jsonSizeOk(c, 16_384)) ctx.addIssue({ code: 'custom', message: 'at most 16 kB of claims' });
   });
 
 const createBody = z
