@@ -210,6 +210,40 @@ describe('login and consent', () => {
     expect(cspViolations).toEqual([]);
     await context.close();
   });
+
+  it('a third-party app asking for an API: the consent page lists every scope the token will carry, with descriptions', async () => {
+    // Issue 22 §2: scope=openid plus resource used to show only "Know who you are" while the token carried alice's
+    // RBAC set. The descriptions are set the way an operator does it, through the management API.
+    const s = h.topology.secrets;
+    const admin = await clientCredentialsToken(base, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management');
+    const auth = { authorization: `Bearer ${admin.access_token}` };
+    const list = await fetch(`${base}/auth/admin/tenants/${t}/resource-servers?${new URLSearchParams({ identifier: h.tenant.resource })}`, { headers: auth });
+    const rs = ((await list.json()) as { items: Array<{ id: string }> }).items[0]!;
+    const patched = await fetch(`${base}/auth/admin/tenants/${t}/resource-servers/${rs.id}`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ scopeDescriptions: { 'orders:read': 'See your orders', 'orders:write': 'Place and change orders for you' } }),
+    });
+    expect(patched.status).toBe(200);
+
+    const context = await newContext();
+    const { page, cspViolations } = await newProbedPage(context);
+    const flow = authorizeUrl(consentApp.clientId, `${CONSENT_APP}/callback`, { scope: 'openid', resource: h.tenant.resource });
+    await page.goto(flow.url);
+    await fillLogin(page, h.tenant.user.username, h.tenant.user.password);
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    const items = (await page.getByRole('listitem').allTextContents()).map((x) => x.trim());
+    expect(items).toEqual(['Know who you are (openid)', 'See your orders (orders:read)', 'Place and change orders for you (orders:write)']);
+    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['Your information', `Orders API (${h.tenant.resource})`]);
+    await checkPage(page, 'consent-api');
+
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${CONSENT_APP}/callback?**`);
+    const tokens = await redeem(consentApp, new URL(page.url()).searchParams.get('code')!, `${CONSENT_APP}/callback`, flow.verifier);
+    expect(String(decodeJwt(tokens.access_token).scope).split(' ').sort()).toEqual(['orders:read', 'orders:write']);
+    expect(cspViolations).toEqual([]);
+    await context.close();
+  });
 });
 
 describe('device flow', () => {
