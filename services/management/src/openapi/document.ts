@@ -8,8 +8,8 @@ export const API_BASE_PATH = '/auth/admin';
 
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   400: `Validation failed (\`validation-error\`, with \`invalid_params\`); also a body nested deeper than ${MAX_JSON_BODY_DEPTH} levels of arrays and objects, or a body sent to an operation that takes none`,
-  401: 'Missing or invalid Bearer token (`unauthorized`, with WWW-Authenticate)',
-  403: 'The token lacks the required scope (`forbidden`, with `required_scope`), or the route needs a system-tenant token',
+  401: 'Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate)',
+  403: 'The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes)',
   404: 'No such resource, or a tenant the caller may not reach (`not-found`)',
   405: 'Method not allowed (`method-not-allowed`, with Allow)',
   409: 'Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`)',
@@ -46,7 +46,11 @@ export function buildOpenApiDocument(routes: RouteDef[], info: { version: string
     bearerFormat: 'JWT',
     description:
       'An access token (RFC 9068) issued by a tenant of this deployment for the resource `urn:idp:management` ' +
-      '(client credentials). The scopes an operation needs are listed in its security requirement.',
+      '(client credentials). The scopes an operation needs are listed in its security requirement. A DPoP-bound token ' +
+      '(`cnf.jkt`, `token_type: DPoP`, RFC 9449) is accepted only as `Authorization: DPoP <token>` with a `DPoP` proof ' +
+      'for the request (`htm`, `htu` = the public base URL plus the request path, `ath`) made with its key and never used ' +
+      'before; sent as Bearer it gets 401 with `WWW-Authenticate: DPoP error="invalid_token"`. A token whose `cnf` names ' +
+      'another confirmation method, or whose segments are not canonical base64url, is refused.',
   });
   for (const r of routes) {
     const access = routeAccess(r);
@@ -62,7 +66,7 @@ export function buildOpenApiDocument(routes: RouteDef[], info: { version: string
       responses[status] = {
         description: PROBLEM_DESCRIPTIONS[status] ?? 'Problem',
         content: { 'application/problem+json': { schema: problemSchema } },
-        ...(status === 401 ? { headers: { 'WWW-Authenticate': { description: 'Bearer challenge', schema: { type: 'string' } } } } : {}),
+        ...(status === 401 ? { headers: { 'WWW-Authenticate': { description: 'Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`)', schema: { type: 'string' } } } } : {}),
       };
     }
     const notes = [
