@@ -6,6 +6,7 @@ import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
+import { formPostEndpoints } from './routes/form-post-endpoints';
 import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
 import type { LoginThrottle } from './domain/login-throttle';
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps) {
   // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
   tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
   tenantRouter.use(pageHeaders);
+  tenantRouter.use(formPostEndpoints());
   tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }));
   tenantRouter.use(logoutRoutes());
   tenantRouter.use(toProvider);

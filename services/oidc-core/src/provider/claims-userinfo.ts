@@ -1,7 +1,8 @@
 /**
  * UserInfo for JWT access tokens issued for the tenant's own UserInfo audience (`{issuer}/me`, requested with
  * `resource`). node-oidc-provider's UserInfo only knows its opaque access tokens, so a JWT bearer token at `/me`
- * is answered here (verified by @idp/resource-server against the tenant's keys, issuer, audience, `typ: at+jwt`,
+ * (in the Authorization header, or in a POST's form body: RFC 6750 section 2) is answered here (verified by
+ * @idp/resource-server against the tenant's keys, issuer, audience, `typ: at+jwt`,
  * expiry); every other request goes on to the provider. Both paths release the same claims (claims-account.ts).
  *
  * Login scopes are never in a JWT access token's `scope`: a UserInfo-audience token carries its granted login
@@ -28,12 +29,38 @@ type KoaLikeContext = {
   method: string;
   status: number;
   body: unknown;
-  req: { log?: LogLike };
+  req: AsyncIterable<Buffer> & { log?: LogLike; body?: unknown };
   get(name: string): string;
   set(name: string, value: string): void;
+  is(type: string): string | false | null;
 };
 
-function fail(ctx: KoaLikeContext, issuer: string, status: 401 | 403, error: string, description: string): void {
+/** node-oidc-provider's own limit on a form body. */
+const FORM_LIMIT = 56 * 1024;
+
+/**
+ * The access tokens of a form-encoded POST body (RFC 6750 section 2.2). The body is read here and left on
+ * `req.body`, where the provider's parser takes it from (it reads the stream only while the stream is unread; it
+ * warns once per process that it found a parsed body), so the provider sees the same parameters whichever of the
+ * two answers.
+ */
+async function formBodyTokens(ctx: KoaLikeContext): Promise<string[]> {
+  if (ctx.method !== 'POST' || !ctx.is('application/x-www-form-urlencoded')) return [];
+  const length = Number(ctx.get('content-length') || 0);
+  if (length > FORM_LIMIT) return []; // the provider refuses it
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += chunk.length;
+    if (size > FORM_LIMIT) throw Object.assign(new Error('request entity too large'), { status: 413 });
+    chunks.push(chunk);
+  }
+  const body = Buffer.concat(chunks);
+  ctx.req.body = body;
+  return new URLSearchParams(body.toString('utf8')).getAll('access_token');
+}
+
+function fail(ctx: KoaLikeContext, issuer: string, status: 400 | 401 | 403, error: string, description: string): void {
   ctx.status = status;
   ctx.set('WWW-Authenticate', `Bearer realm="${issuer}", error="${error}", error_description="${description}"`);
   ctx.set('Cache-Control', 'no-store');
@@ -48,8 +75,17 @@ export function registerJwtUserinfo(provider: Provider, publicJwks: JSONWebKeySe
   provider.use(async (koa, next) => {
     const ctx = koa as unknown as KoaLikeContext;
     if (ctx.path !== '/me' || (ctx.method !== 'GET' && ctx.method !== 'POST')) return next();
+    let inBody: string[];
+    try {
+      inBody = await formBodyTokens(ctx);
+    } catch {
+      return fail(ctx, issuer, 400, 'invalid_request', 'the request body could not be read');
+    }
+    // Two tokens in the body, or one there and one in the header: the provider refuses the request (one mechanism,
+    // no repeated parameter), with the same answer whatever the tokens are.
+    if (inBody.length > 1 || (inBody.length === 1 && ctx.get('authorization'))) return next();
     const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization') ?? '');
-    const token = match?.[1];
+    const token = inBody[0] ?? match?.[1];
     if (!token || !JWT_SHAPE.test(token)) return next();
 
     const senderConstrained = 'sender-constrained JWT access tokens are not accepted at UserInfo';

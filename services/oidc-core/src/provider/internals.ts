@@ -78,11 +78,17 @@ function emptyObject(o: object): void {
   }
 }
 
-/** The provider's endpoints that machine clients call, with their methods (a path of the tenant's mount). */
+/**
+ * The provider's endpoints with the methods their specifications name (a path of the tenant's mount). POST at the
+ * authorization and end-session endpoints is answered before the provider (routes/form-post-endpoints.ts).
+ */
 const MACHINE_ENDPOINTS: Record<string, readonly string[]> = {
+  '/authorize': ['GET', 'HEAD', 'POST'],
+  '/session/end': ['GET', 'HEAD', 'POST'],
   '/oidc/token': ['POST'],
   '/token/introspection': ['POST'],
   '/token/revocation': ['POST'],
+  '/request': ['POST'],
   '/jwks': ['GET', 'HEAD'],
   '/me': ['GET', 'HEAD', 'POST'],
   '/device/auth': ['POST'],
@@ -106,14 +112,24 @@ const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-ty
 /**
  * The provider's answers put into the OAuth form the RFCs name, in one middleware around its router (one frame per
  * request, on the token endpoint's hot path too):
- * - what no route answers gets OAuth JSON instead of Koa's plain-text "Not Found": 405 with `Allow` for a machine
- *   endpoint called with another method, 404 `not_found` otherwise (as for an unknown tenant);
+ * - an endpoint of MACHINE_ENDPOINTS called with another method (CORS preflights aside) is 405 with `Allow`, before
+ *   the provider's router, which could take it for another route (GET /device/auth matches /device/:uid);
+ * - what no route answers gets OAuth JSON instead of Koa's plain-text "Not Found": 404 `not_found` (as for an
+ *   unknown tenant);
  * - a grant the client is not registered for, which the provider refuses with invalid_request, is
  *   unauthorized_client (RFC 6749 section 5.2; RFC 8628 section 3.2 for device authorization), for every grant;
  * - discovery and the JWKS carry a short public Cache-Control (PUBLIC_METADATA_CACHE_CONTROL).
  */
 export function oauthAnswers(provider: Provider): void {
   provider.use(async (ctx, next) => {
+    const allowed = MACHINE_ENDPOINTS[ctx.path];
+    if (allowed && ctx.method !== 'OPTIONS' && !allowed.includes(ctx.method)) {
+      ctx.status = 405;
+      ctx.set('Allow', allowed.join(', '));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: 'invalid_request', error_description: `method ${ctx.method} is not allowed; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}` };
+      return;
+    }
     await next();
     if (ctx.status === 200) {
       const cacheControl = ctx.method === 'GET' || ctx.method === 'HEAD' ? PUBLIC_METADATA_CACHE_CONTROL[ctx.path] : undefined;
@@ -127,13 +143,6 @@ export function oauthAnswers(provider: Provider): void {
     }
     if (ctx.status !== 404 || ctx.body != null) return;
     ctx.set('Cache-Control', 'no-store');
-    const allowed = MACHINE_ENDPOINTS[ctx.path];
-    if (allowed && !allowed.includes(ctx.method)) {
-      ctx.status = 405;
-      ctx.set('Allow', allowed.join(', '));
-      ctx.body = { error: 'invalid_request', error_description: `method ${ctx.method} is not allowed; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}` };
-      return;
-    }
     ctx.status = 404;
     ctx.body = { error: 'not_found', error_description: 'no such endpoint' };
   });
