@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Models } from '@idp/db';
+import { dpopProofReplayStore, type Models } from '@idp/db';
 import { createHttpApp, problemErrorHandler, problemNotFound, type ReadinessCheck } from '@idp/http';
 import type { RevocationInput } from '@idp/events';
 import type { Logger } from '@idp/logger';
@@ -91,7 +91,8 @@ export function createApp(deps: AppDeps) {
 
   const admin: Router = buildRouter(routes, closedPaths, {
     logger: deps.logger,
-    authenticate: authenticate(deps.bearer),
+    // DPoP proofs are remembered where the sidecar's token endpoint remembers them: one store for every replica.
+    authenticate: authenticate({ ...deps.bearer, replayStore: deps.bearer.replayStore ?? ((tenantId) => dpopProofReplayStore(deps.models, tenantId)) }),
     tenantExists: async (tenantId) => (await deps.models.Tenant.exists({ _id: tenantId })) !== null,
     ...(deps.publishInvalidation ? { publishInvalidation: deps.publishInvalidation } : {}),
   });
