@@ -34,6 +34,12 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   const tenantId = tenant._id;
   const { models } = deps;
   const claims = deps.claims ?? new ClaimsResolver({ models, tenant, keys });
+  // What discovery advertises is exactly what clients can be registered with (management routes/clients.ts):
+  // no client_secret_jwt (only a digest of the secret is stored, so no HMAC can be checked), and asymmetric
+  // algorithms only for private_key_jwt. The provider authenticates clients the same way at the token, revocation,
+  // introspection, PAR and device authorization endpoints (a public client only for its own tokens).
+  const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+  const clientAuthSigningAlgValues: NonNullable<NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']> = ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
 
   return {
     adapter: createAdapterFactory(models, tenantId),
@@ -56,12 +62,21 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     },
     extraClientMetadata: { properties: Object.values(CLIENT_PROPS) },
     routes: { authorization: '/authorize', token: '/oidc/token' },
-    // What discovery advertises is exactly what clients can be registered with (management routes/clients.ts):
-    // the code flow only (no implicit or hybrid), no client_secret_jwt (only a digest of the secret is stored,
-    // so no HMAC can be checked), and asymmetric algorithms only for private_key_jwt.
+    // The code flow only (no implicit or hybrid); client authentication as above.
     responseTypes: ['code'],
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
-    enabledJWA: { clientAuthSigningAlgValues: ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'] },
+    clientAuthMethods,
+    enabledJWA: { clientAuthSigningAlgValues },
+    // Discovery members the provider does not write itself (RFC 8414 section 2; OpenID Connect Discovery 1.0
+    // section 3). Revocation and introspection authenticate clients as the token endpoint does: without these, a
+    // client would assume client_secret_basic only (RFC 8414's default for revocation) or nothing.
+    discovery: {
+      revocation_endpoint_auth_methods_supported: [...clientAuthMethods],
+      revocation_endpoint_auth_signing_alg_values_supported: [...clientAuthSigningAlgValues],
+      introspection_endpoint_auth_methods_supported: [...clientAuthMethods],
+      introspection_endpoint_auth_signing_alg_values_supported: [...clientAuthSigningAlgValues],
+      // No request objects (JAR): said explicitly, as request_uri_parameter_supported already is.
+      request_parameter_supported: false,
+    },
     // Every authorization-code request carries PKCE (S256), confidential clients included (spec: Authentication).
     pkce: { required: () => true },
     features: {
