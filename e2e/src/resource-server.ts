@@ -1,15 +1,17 @@
 /**
  * Resource-server kit: what an API behind this IdP does with an access token, written the way a customer would
- * write it. Verifies with jose's createRemoteJWKSet (jwks_uri from the tenant's discovery document), detects NHE
- * delegation through `org.vendor.nhe.delegation` and `act.sub`, enforces DPoP binding (cnf.jkt, RFC 9449 section 7)
- * and consults the kill-switch deny list (NATS subject idp.nhe.revoked.<tenant>, rebuilt from MongoDB at start).
+ * write it. Verifies with @idp/resource-server (the product's one access-token verifier: canonical JWS, signature
+ * through jose's createRemoteJWKSet with jwks_uri from the tenant's discovery document, DPoP binding per RFC 9449
+ * section 7 with a replay store), detects NHE delegation through `org.vendor.nhe.delegation` and `act.sub`, and
+ * consults the kill-switch deny list (NATS subject idp.nhe.revoked.<tenant>, rebuilt from MongoDB at start).
  * The e2e suite runs it as a tiny express "Orders API".
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type Request, type Response } from 'express';
-import { calculateJwkThumbprint, createRemoteJWKSet, decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, type JWTPayload } from 'jose';
 import { startDenyList, type DenyListHandle, type NatsConnection, type RevocationStore } from '@idp/events';
+import { memoryReplayStore, ResourceServerError, verifyAccessToken } from '@idp/resource-server';
 
 export interface Delegation {
   /** act.sub without the `nhe:` prefix. */
@@ -31,6 +33,8 @@ export class AccessDenied extends Error {
     readonly status: 401 | 403,
     readonly code: 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof',
     message: string,
+    /** The WWW-Authenticate value, when the verifier chose the scheme (a DPoP-bound token sent as Bearer: DPoP). */
+    readonly challenge?: string,
   ) {
     super(message);
   }
@@ -48,65 +52,35 @@ export interface KitOptions {
 }
 
 export interface ResourceServerKit {
-  /** Verifies `Authorization` (+ `DPoP`) of a request to `method url`. Throws AccessDenied. */
+  /** Verifies `Authorization` (+ `DPoP`) of a request to `method url` (url from the API's public origin, not Host). Throws AccessDenied. */
   verify(headers: { authorization?: string; dpop?: string }, method: string, url: string): Promise<VerifiedAccess>;
   close(): void;
 }
-
-const DPOP_ALGS = ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'];
 
 export async function createResourceServerKit(o: KitOptions): Promise<ResourceServerKit> {
   const discovery = (await (await fetch(`${o.issuer}/.well-known/openid-configuration`)).json()) as { issuer: string; jwks_uri: string };
   if (discovery.issuer !== o.issuer) throw new Error(`discovery issuer ${discovery.issuer} is not ${o.issuer}`);
   const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
   const deny: DenyListHandle | undefined = o.nc ? await startDenyList({ nc: o.nc, ...(o.revocations ? { store: o.revocations } : {}), reloadIntervalMs: 5000 }) : undefined;
-  const seenProofs = new Map<string, number>();
-
-  async function checkDpop(token: string, proof: string | undefined, jkt: string, method: string, url: string): Promise<void> {
-    if (!proof) throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP-bound token without a DPoP proof');
-    let payload: JWTPayload;
-    let jwk: JWK;
-    try {
-      const header = decodeProtectedHeader(proof);
-      jwk = header.jwk as JWK;
-      if (header.typ !== 'dpop+jwt' || !jwk || 'd' in jwk || !header.alg || !DPOP_ALGS.includes(header.alg)) throw new Error('header');
-      ({ payload } = await jwtVerify(proof, await importJWK(jwk, header.alg), { typ: 'dpop+jwt', algorithms: DPOP_ALGS }));
-    } catch {
-      throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP proof is not valid');
-    }
-    const now = Math.floor(Date.now() / 1000);
-    const ath = createHash('sha256').update(token).digest('base64url');
-    const strip = (u: string) => {
-      const x = new URL(u);
-      return `${x.origin}${x.pathname}`;
-    };
-    if (payload.htm !== method || typeof payload.htu !== 'string' || strip(payload.htu) !== strip(url)) throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP proof is for another request');
-    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > 60) throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP proof is not recent');
-    if (payload.ath !== ath) throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP proof is for another token');
-    if ((await calculateJwkThumbprint(jwk)) !== jkt) throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP proof key is not the key the token is bound to');
-    const id = `${jkt}:${String(payload.jti)}`;
-    if (typeof payload.jti !== 'string' || seenProofs.has(id)) throw new AccessDenied(401, 'invalid_dpop_proof', 'DPoP proof replayed');
-    seenProofs.set(id, now + 120);
-    for (const [k, exp] of seenProofs) if (exp < now) seenProofs.delete(k);
-  }
+  // One API process: an in-memory replay store is enough (a replicated API shares one, e.g. Redis SET NX).
+  const replay = memoryReplayStore();
 
   return {
     async verify(headers, method, url) {
-      const m = /^(Bearer|DPoP) ([A-Za-z0-9._~+/-]+=*)$/.exec(headers.authorization ?? '');
-      if (!m) throw new AccessDenied(401, 'invalid_token', 'missing access token');
-      const [, scheme, token] = m as unknown as [string, 'Bearer' | 'DPoP', string];
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, jwks, { issuer: o.issuer, audience: o.audience, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] }));
+        ({ payload } = await verifyAccessToken(headers.authorization, {
+          key: jwks,
+          issuer: o.issuer,
+          audience: o.audience,
+          algorithms: ['ES256', 'RS256'],
+          replay,
+          dpop: { proof: headers.dpop, htm: method, htu: url },
+        }));
       } catch (err) {
-        throw new AccessDenied(401, 'invalid_token', `access token rejected: ${(err as { code?: string }).code ?? 'invalid'}`);
-      }
-      const jkt = (payload.cnf as { jkt?: string } | undefined)?.jkt;
-      if (jkt) {
-        if (scheme !== 'DPoP') throw new AccessDenied(401, 'invalid_token', 'DPoP-bound token presented as a bearer token');
-        await checkDpop(token, headers.dpop, jkt, method, url);
-      } else if (scheme === 'DPoP') {
-        throw new AccessDenied(401, 'invalid_token', 'token is not DPoP-bound');
+        if (!(err instanceof ResourceServerError)) throw err;
+        const code = err.error === 'invalid_dpop_proof' || err.error === 'use_dpop_nonce' ? 'invalid_dpop_proof' : 'invalid_token';
+        throw new AccessDenied(401, code, err.message, err.wwwAuthenticate({ dpopAlgorithms: ['ES256', 'EdDSA'] }));
       }
       let delegation: Delegation | undefined;
       const act = payload.act as { sub?: unknown } | undefined;
@@ -139,8 +113,10 @@ export async function createResourceServerKit(o: KitOptions): Promise<ResourceSe
 export async function startResourceServer(kit: ResourceServerKit, port = 0): Promise<{ url: string; activity: Array<Record<string, unknown>>; close: () => Promise<void> }> {
   const app = express();
   const activity: Array<Record<string, unknown>> = [];
+  // The API's public origin, known once it listens: the DPoP htu is built from it, never from the Host header.
+  let origin = '';
   app.get('/orders', async (req: Request, res: Response) => {
-    const url = `${req.protocol}://${req.get('host')}${req.originalUrl}`;
+    const url = `${origin}${req.originalUrl}`;
     try {
       const access = await kit.verify({ authorization: req.get('authorization'), dpop: req.get('dpop') }, req.method, url);
       if (!access.scopes.includes('orders:read')) throw new AccessDenied(403, 'insufficient_scope', 'orders:read required');
@@ -153,7 +129,7 @@ export async function startResourceServer(kit: ResourceServerKit, port = 0): Pro
         return;
       }
       const scheme = req.get('authorization')?.startsWith('DPoP ') ? 'DPoP' : 'Bearer';
-      res.setHeader('WWW-Authenticate', `${scheme} error="${err.code}", error_description="${err.message}"`);
+      res.setHeader('WWW-Authenticate', err.challenge ?? `${scheme} error="${err.code}", error_description="${err.message}"`);
       res.status(err.status).json({ error: err.code, error_description: err.message });
     }
   });
@@ -162,8 +138,9 @@ export async function startResourceServer(kit: ResourceServerKit, port = 0): Pro
   });
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
+  origin = `http://127.0.0.1:${actual}`;
   return {
-    url: `http://127.0.0.1:${actual}`,
+    url: origin,
     activity,
     close: () =>
       new Promise((r) => {

@@ -141,14 +141,14 @@ test('DPoP with requireDpop: nonce challenge, bound token, proof-of-possession a
     const ath = createHash('sha256').update(token).digest('base64url');
     const good = await proof('GET', `${api.url}/orders`, { ath });
     expect((await callApi(`DPoP ${token}`, good)).status).toBe(200);
-    expect((await callApi(`DPoP ${token}`, good)).body.error_description).toBe('DPoP proof replayed');
-    expect((await callApi(`Bearer ${token}`)).body.error_description).toBe('DPoP-bound token presented as a bearer token');
+    expect((await callApi(`DPoP ${token}`, good)).body.error_description).toBe('DPoP proof has been used before');
+    expect((await callApi(`Bearer ${token}`)).body.error_description).toBe('the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof');
     const other = await generateKeyPair('ES256');
     const otherJwk = await exportJWK(other.publicKey);
     const stolen = await new SignJWT({ htm: 'GET', htu: `${api.url}/orders`, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ath })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: otherJwk })
       .sign(other.privateKey);
-    expect((await callApi(`DPoP ${token}`, stolen)).body.error_description).toBe('DPoP proof key is not the key the token is bound to');
+    expect((await callApi(`DPoP ${token}`, stolen)).body.error_description).toBe('DPoP proof key is not the key the access token is bound to');
     expect(await introspect(token)).toMatchObject({ active: true, token_type: 'DPoP' });
   } finally {
     await setRequireDpop(false);
