@@ -1,8 +1,8 @@
 /**
  * Every page a person sees, in real headless Chromium through the dev router: login (with and without TOTP),
  * consent, the device flow finished from a second browser context, and the logout confirmation (sign out, stay
- * signed in, the default 30-second countdown, show_prompt both ways, the other applications of the session,
- * both buttons without JavaScript). Each page is captured at 1280x800 and 390x844 into test-output/browser/
+ * signed in, the default 30-second countdown, show_prompt both ways with an id_token_hint and no skipping without
+ * one, the other applications of the session, both buttons without JavaScript). Each page is captured at 1280x800 and 390x844 into test-output/browser/
  * and checked with axe-core (no serious or critical violations) and for CSP violations.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -363,25 +363,48 @@ describe('logout confirmation', () => {
     await context.close();
   });
 
-  it('show_prompt=false skips the page; show_prompt=true shows it for a client whose showLogoutPrompt is false', async () => {
+  /** Signs alice in to a client in this context and returns the ID token of that sign-in. */
+  async function idTokenFor(context: BrowserContext, client: { clientId: string; clientSecret: string }, app: string): Promise<string> {
+    const page = await context.newPage();
+    const flow = authorizeUrl(client.clientId, `${app}/callback`);
+    await page.goto(flow.url);
+    if (page.url().includes('/interaction/')) await fillLogin(page, h.tenant.user.username, h.tenant.user.password);
+    await page.waitForURL(`${app}/callback?**`);
+    const code = new URL(page.url()).searchParams.get('code')!;
+    await page.close();
+    return (await redeem(client, code, `${app}/callback`, flow.verifier)).id_token;
+  }
+
+  it('with an id_token_hint, show_prompt=false skips the page and show_prompt=true shows it for a client whose showLogoutPrompt is false', async () => {
     const context = await newContext();
     await signInAlice(context);
+    const secondHint = await idTokenFor(context, second, SECOND_APP);
     const { page } = await newProbedPage(context);
     // second-app has showLogoutPrompt false: show_prompt=true still shows the page.
-    await page.goto(confirmUrl({ client_id: second.clientId, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p1', show_prompt: 'true' }));
+    await page.goto(confirmUrl({ id_token_hint: secondHint, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p1', show_prompt: 'true' }));
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out of Second App?');
     // ... and without show_prompt it logs out at once.
-    await page.goto(confirmUrl({ client_id: second.clientId, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p2' }));
+    await page.goto(confirmUrl({ client_id: second.clientId, id_token_hint: secondHint, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p2' }));
     await page.waitForURL(`${SECOND_APP}/bye?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('p2');
     expect(await hasSession(context)).toBe(false);
 
     // demo-app shows the prompt by default: show_prompt=false logs out at once.
-    await signInAlice(context);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'p3', show_prompt: 'false' }));
+    const demoHint = await idTokenFor(context, h.tenant.client, APP);
+    await page.goto(confirmUrl({ id_token_hint: demoHint, post_logout_redirect_uri: POST_LOGOUT, state: 'p3', show_prompt: 'false' }));
     await page.waitForURL(`${POST_LOGOUT}?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('p3');
     expect(await hasSession(context)).toBe(false);
+    await context.close();
+  });
+
+  it('without an id_token_hint the page is shown even for show_prompt=false and showLogoutPrompt=false', async () => {
+    const context = await newContext();
+    await signInAlice(context);
+    const { page } = await newProbedPage(context);
+    await page.goto(confirmUrl({ client_id: second.clientId, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p4', show_prompt: 'false' }));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out of Second App?');
+    expect(await hasSession(context)).toBe(true);
     await context.close();
   });
 

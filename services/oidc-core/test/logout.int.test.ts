@@ -3,6 +3,8 @@
  * (unregistered post_logout_redirect_uri, unknown client, tampered / alg-none / foreign-tenant id_token_hint),
  * show_prompt and showLogoutPrompt decide between the page and an immediate logout, the provider's xsrf
  * protects the sign-out, state comes back untouched, and /session/end always logs out at once.
+ * Issue 24 item 9: /logout/confirm is the advertised end_session_endpoint; it takes GET and form POST, asks
+ * whenever id_token_hint is absent or not of the session, and passes ui_locales on.
  */
 import { randomInt } from 'node:crypto';
 import { SignJWT, importJWK, decodeJwt } from 'jose';
@@ -99,17 +101,55 @@ describe('prompt or immediate logout', () => {
     expect(b.hasCookie(logoutPromptCookie(t))).toBe(true);
   });
 
-  it('show_prompt=false overrides the client setting; show_prompt=true overrides showLogoutPrompt=false', async () => {
+  /** A browser signed in to `client` (by username), with the ID token of that sign-in. */
+  async function sessionWithHint(client: { clientId: string; clientSecret: string; redirectUri: string }, username = 'alice', password = app.tenant.user.password) {
     const b = new Browser(app.baseUrl);
-    await b.go(confirmUrl({ client_id: app.tenant.client.clientId, show_prompt: 'false' }));
-    expect(b.hasCookie(logoutPromptCookie(t))).toBe(false);
+    const auth = await startAuthorize(app, b, client);
+    const res = await b.go(`${auth.interaction}/login`, { form: { username, password } });
+    const cb = await followToRedirectUri(b, res.location, client.redirectUri);
+    return { b, idToken: (await redeem(app, client, cb.searchParams.get('code')!, auth.verifier)).id_token };
+  }
+
+  /** Where a logout request leads a browser that has a session: the confirmation page, or at once out. */
+  async function outcome(b: Browser, params: Record<string, string>): Promise<'asked' | 'signed out at once'> {
+    const first = await b.go(confirmUrl(params));
+    expect(first.status).toBe(303);
+    const end = await b.go(first.location!);
+    expect(end.status).toBe(200);
+    if (end.text.includes('Stay signed in')) return 'asked';
+    expect(end.text).toContain('Signing out');
+    return 'signed out at once';
+  }
+
+  it('without id_token_hint the person is always asked: show_prompt=false and showLogoutPrompt=false do not skip the page', async () => {
     await app.db.models.Client.updateOne({ tenantId: t, clientId: app.second.clientId }, { $set: { showLogoutPrompt: false } });
     app.pool.evict(t); // what the management API's invalidation event does
-    const b2 = new Browser(app.baseUrl);
-    await b2.go(confirmUrl({ client_id: app.second.clientId }));
-    expect(b2.hasCookie(logoutPromptCookie(t))).toBe(false);
-    await b2.go(confirmUrl({ client_id: app.second.clientId, show_prompt: 'true' }));
-    expect(b2.hasCookie(logoutPromptCookie(t))).toBe(true);
+    const { b } = await sessionWithHint(app.tenant.client);
+    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe('asked');
+    const second = await sessionWithHint(app.second);
+    expect(await outcome(second.b, { client_id: app.second.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' })).toBe('asked');
+    expect(await outcome(second.b, {})).toBe('asked');
+  });
+
+  it('with an id_token_hint of the session: show_prompt=false overrides the client setting; show_prompt=true overrides showLogoutPrompt=false', async () => {
+    const demo = await sessionWithHint(app.tenant.client);
+    expect(await outcome(demo.b, { id_token_hint: demo.idToken, show_prompt: 'false' })).toBe('signed out at once');
+    const demo2 = await sessionWithHint(app.tenant.client);
+    expect(await outcome(demo2.b, { id_token_hint: demo2.idToken, client_id: app.tenant.client.clientId })).toBe('asked');
+    const second = await sessionWithHint(app.second);
+    expect(await outcome(second.b, { id_token_hint: second.idToken, show_prompt: 'true' })).toBe('asked');
+    expect(await outcome(second.b, { id_token_hint: second.idToken, client_id: app.second.clientId })).toBe('signed out at once');
+  });
+
+  it('an id_token_hint that is not of the session is asked about, whatever show_prompt says', async () => {
+    // The session signed in to Second App only; the hint was issued to Demo App (in another session).
+    const second = await sessionWithHint(app.second);
+    expect(await outcome(second.b, { id_token_hint: idToken, show_prompt: 'false' })).toBe('asked');
+    // Another End-User's ID token for the same client.
+    await app.db.models.User.create({ tenantId: t, username: 'carol', passwordHash: (await app.db.models.User.findOne({ tenantId: t, username: 'alice' }).lean())!.passwordHash, claims: { name: 'Carol' } });
+    const carol = await sessionWithHint(app.second, 'carol');
+    expect(await outcome(second.b, { id_token_hint: carol.idToken, show_prompt: 'false' })).toBe('asked');
+    expect(await outcome(carol.b, { id_token_hint: carol.idToken, show_prompt: 'false' })).toBe('signed out at once');
   });
 
   it('with no session: immediate logout, state returned untouched', async () => {
@@ -204,5 +244,47 @@ describe('with a session', () => {
     const stayed = await b.go(stay);
     expect(stayed.text).toContain('You are still signed in');
     expect(await hasSession(b)).toBe(true);
+  });
+});
+
+describe('the advertised end_session_endpoint (issue 24 item 9)', () => {
+  it('discovery names /logout/confirm, under the mount the document was asked on', async () => {
+    for (const prefix of ['', '/_api']) {
+      const doc = (await (await fetch(`${app.baseUrl}${prefix}/auth/${t}/.well-known/openid-configuration`)).json()) as { end_session_endpoint: string };
+      expect(doc.end_session_endpoint).toBe(`${app.baseUrl}${prefix}/auth/${t}/logout/confirm`);
+    }
+  });
+
+  it('a form POST is the same request as the GET', async () => {
+    const b = new Browser(app.baseUrl);
+    const params = { id_token_hint: idToken, post_logout_redirect_uri: app.postLogoutUri, state: 'posted', ui_locales: 'de en' };
+    const posted = await b.go(`/_api/auth/${t}/logout/confirm`, { form: params });
+    expect(posted.status).toBe(303);
+    const loc = new URL(posted.location!, app.baseUrl);
+    expect(loc.pathname).toBe(`/_api/auth/${t}/session/end`);
+    expect(Object.fromEntries(loc.searchParams)).toEqual(params);
+    expect(b.hasCookie(logoutPromptCookie(t))).toBe(true);
+  });
+
+  it('a POST refuses what the GET refuses, with an error page and no redirect', async () => {
+    const b = new Browser(app.baseUrl);
+    const evil = await b.go(`/auth/${t}/logout/confirm`, { form: { client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'https://evil.example/steal' } });
+    expect([evil.status, evil.location]).toEqual([400, undefined]);
+    expect(evil.text).toMatch(/not registered/);
+    const [h, p] = idToken.split('.');
+    const bad = await b.go(`/auth/${t}/logout/confirm`, { form: { id_token_hint: `${h}.${p}.AAAA`, post_logout_redirect_uri: app.postLogoutUri } });
+    expect([bad.status, bad.location]).toEqual([400, undefined]);
+    const twice = await fetch(`${app.baseUrl}/auth/${t}/logout/confirm`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=a&state=b' });
+    expect([twice.status, twice.headers.get('location')]).toEqual([400, null]);
+    const json = await fetch(`${app.baseUrl}/auth/${t}/logout/confirm`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect([json.status, json.headers.get('location'), json.headers.get('content-type')]).toEqual([400, null, expect.stringMatching(/^text\/html/)]);
+  });
+
+  it('ui_locales is passed on; given twice it is refused', async () => {
+    const b = new Browser(app.baseUrl);
+    const res = await b.go(confirmUrl({ client_id: app.tenant.client.clientId, ui_locales: 'fr' }));
+    expect(new URL(res.location!, app.baseUrl).searchParams.get('ui_locales')).toBe('fr');
+    const twice = await b.go(`/auth/${t}/logout/confirm?ui_locales=fr&ui_locales=en`);
+    expect([twice.status, twice.location]).toEqual([400, undefined]);
   });
 });

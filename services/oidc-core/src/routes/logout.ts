@@ -1,25 +1,34 @@
 /**
- * Logout confirmation (spec "Logout confirmation"): GET /logout/confirm validates the request, then sends the
- * browser to the provider's own end-session endpoint, which keeps the xsrf secret in the session and renders the
- * page (provider/logout.ts). Nothing here ends a session: only the provider's /session/end/confirm does, after
- * the person confirms or the countdown runs out.
+ * Logout confirmation (spec "Logout confirmation"), the end_session_endpoint that discovery advertises
+ * (RP-Initiated Logout 1.0): GET or form POST /logout/confirm validates the request, then sends the browser to
+ * the provider's own end-session endpoint, which keeps the xsrf secret in the session and renders the page
+ * (provider/logout.ts). Nothing here ends a session: only the provider's /session/end/confirm does, after the
+ * person confirms or the countdown runs out. Every refusal is an error page, never a redirect.
  *
  *   client_id                 branding and the client's showLogoutPrompt (unknown client: error page)
  *   post_logout_redirect_uri  must be registered for the client, else an error page and no redirect
  *   id_token_hint             names the client only when client_id is absent; must verify (this tenant's key,
- *                             signature intact, never alg none), whether used or not
+ *                             signature intact, never alg none) and be issued to client_id, whether used or not
  *   state                     passed through untouched
+ *   ui_locales                accepted and passed on (the pages are in English)
  *   show_prompt               true / false overrides showLogoutPrompt
+ *
+ * Whether the person is asked (RP-Initiated Logout 1.0 section 2: the OP MUST ask when there is no id_token_hint,
+ * or when the hint is not of the current session):
+ *   no id_token_hint          always asked, whatever show_prompt and showLogoutPrompt say
+ *   id_token_hint             show_prompt, else the client's showLogoutPrompt (default true); when neither asks,
+ *                             the person is still asked if the hint's End-User or client is not the session's
  */
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { CLIENT_PROPS } from '../provider/client-metadata';
-import { logoutPromptCookie } from '../provider/logout';
+import { LOGOUT_CONFIRM_PATH, PROMPT_ALWAYS, PROMPT_UNLESS_HINT_MATCHES, logoutPromptCookie } from '../provider/logout';
 import { PAGE_CSP, renderErrorPage, renderStillSignedInPage } from '../views/pages';
 
-const PARAMS = ['client_id', 'post_logout_redirect_uri', 'id_token_hint', 'state', 'show_prompt'] as const;
+const PARAMS = ['client_id', 'post_logout_redirect_uri', 'id_token_hint', 'state', 'ui_locales', 'show_prompt'] as const;
 type Params = Partial<Record<(typeof PARAMS)[number], string>>;
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 type ProviderClient = NonNullable<Awaited<ReturnType<TenantContext['provider']['Client']['find']>>>;
 
 /** A refused logout request: shown as an error page, never redirected. */
@@ -35,12 +44,15 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' }).type('html').send(html);
 }
 
+/** The request's parameters: the query of a GET, the form body of a POST (as at the provider's endpoints). */
 function readParams(req: Request): Params {
+  const source = req.method === 'POST' ? new URLSearchParams(typeof req.body === 'string' ? req.body : '') : new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   const out: Params = {};
   for (const name of PARAMS) {
-    const v = req.query[name];
-    if (v === undefined) continue;
-    if (typeof v !== 'string') throw new LogoutRequestError(`${name} must be given once`);
+    const all = source.getAll(name);
+    if (all.length === 0) continue;
+    if (all.length > 1) throw new LogoutRequestError(`${name} must be given once`);
+    const v = all[0]!;
     if (v.length > 8192) throw new LogoutRequestError(`${name} is too long`);
     out[name] = v;
   }
@@ -74,7 +86,23 @@ async function clientOfHint(tenant: TenantContext, hint: string): Promise<Provid
 export function logoutRoutes(): Router {
   const router = Router({ mergeParams: true });
 
-  router.get('/logout/confirm', async (req, res, next) => {
+  const readForm = express.text({ type: FORM_TYPE, limit: 32 * 1024, defaultCharset: 'utf-8' });
+  /** RP-Initiated Logout 1.0 section 2: the logout endpoint takes a form POST as well as GET. */
+  const formBody = (req: Request, res: Response, next: NextFunction): void => {
+    if (!req.is(FORM_TYPE)) {
+      next(new LogoutRequestError(`a POST request to this endpoint must be ${FORM_TYPE}`));
+      return;
+    }
+    readForm(req, res, (err?: unknown) => {
+      const status = (err as { status?: number } | undefined)?.status;
+      next(err && typeof status === 'number' && status < 500 ? new LogoutRequestError('the form body could not be read') : err);
+    });
+  };
+
+  router.get(LOGOUT_CONFIRM_PATH, confirm);
+  router.post(LOGOUT_CONFIRM_PATH, formBody, confirm);
+
+  async function confirm(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       const tenant = tenantOf(req);
       const p = readParams(req);
@@ -93,27 +121,34 @@ export function logoutRoutes(): Router {
           throw new LogoutRequestError('post_logout_redirect_uri is not registered for this client');
         }
       }
-      let showPrompt = true;
-      if (p.show_prompt !== undefined) showPrompt = p.show_prompt === 'true';
-      else if (client) showPrompt = client[CLIENT_PROPS.showLogoutPrompt] !== false;
+      // Without an id_token_hint the person is always asked; with one, show_prompt or showLogoutPrompt decide, and
+      // the provider still asks when the hint is not of the session (provider/logout.ts).
+      let marker = PROMPT_ALWAYS;
+      if (p.id_token_hint !== undefined) {
+        let showPrompt = true;
+        if (p.show_prompt !== undefined) showPrompt = p.show_prompt === 'true';
+        else if (client) showPrompt = client[CLIENT_PROPS.showLogoutPrompt] !== false;
+        if (!showPrompt) marker = PROMPT_UNLESS_HINT_MATCHES;
+      }
 
+      // The provider validates these again (the same rules), and keeps the hint for the session check.
       const target = new URLSearchParams();
       if (p.client_id !== undefined) target.set('client_id', p.client_id);
-      else if (p.id_token_hint !== undefined) target.set('id_token_hint', p.id_token_hint);
+      if (p.id_token_hint !== undefined) target.set('id_token_hint', p.id_token_hint);
       if (p.post_logout_redirect_uri !== undefined) target.set('post_logout_redirect_uri', p.post_logout_redirect_uri);
       if (p.state !== undefined) target.set('state', p.state);
+      if (p.ui_locales !== undefined) target.set('ui_locales', p.ui_locales);
 
       const cookie = logoutPromptCookie(tenant.tenantId);
       const cookieOptions = { path: `${req.baseUrl}/session/end`, httpOnly: true, sameSite: 'lax' as const, secure: req.secure };
-      if (showPrompt) res.cookie(cookie, '1', { ...cookieOptions, maxAge: 120_000 });
-      else res.clearCookie(cookie, cookieOptions);
+      res.cookie(cookie, marker, { ...cookieOptions, maxAge: 120_000 });
       res.set('Cache-Control', 'no-store');
       const query = target.toString();
       res.redirect(303, `${req.baseUrl}/session/end${query ? `?${query}` : ''}`);
     } catch (err) {
       next(err);
     }
-  });
+  }
 
   /**
    * Any end-session confirmation consumes the prompt marker (the page may never have been shown: with no session

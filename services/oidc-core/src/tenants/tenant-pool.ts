@@ -11,6 +11,7 @@ import { enforceDevicePollingInterval } from '../provider/device-polling';
 import { ClaimsResolver } from '../provider/claims-account';
 import type { CustomClaimsRunner } from '../provider/claims-custom';
 import { registerJwtUserinfo } from '../provider/claims-userinfo';
+import { advertiseLogoutConfirmation } from '../provider/logout';
 
 export interface TenantContext {
   tenantId: number;
@@ -116,6 +117,7 @@ export class TenantPool {
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
     oauthAnswers(provider);
+    advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);
