@@ -233,7 +233,7 @@ describe('clients', () => {
     expect(after).toBe(clientSecretDigest(PEPPER, rotated.body.clientSecret));
     expect((await h.call('post', c(A, '/spa/secret-rotations'), adminA, {})).status).toBe(409);
     expect((await h.call('patch', c(A, '/web-app'), adminA, { grantTypes: ['refresh_token'] })).status).toBe(400);
-    // PKCE is always required (spec: Authentication): there is no per-client switch to turn it off.
+    // An unknown member is refused (PKCE's per-client setting is pkceRequired: client-security-settings.int.test.ts).
     const noPkce = await h.call('patch', c(A, '/web-app'), adminA, { requirePkce: false });
     expect([noPkce.status, invalidNames(noPkce)]).toEqual([400, ['body']]);
   });

@@ -85,7 +85,15 @@ export interface ClientDoc {
   tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
   jwks?: { keys: Record<string, unknown>[] };
   idTokenSignedResponseAlg?: 'ES256' | 'RS256';
+  /** Management API `dpopBoundAccessTokens`; provider metadata `dpop_bound_access_tokens`. */
   requireDpop?: boolean;
+  /**
+   * Authorization-code requests must carry PKCE (the default). Only a confidential client may be set to false;
+   * a public client (`tokenEndpointAuthMethod: none`) needs PKCE whatever this says.
+   */
+  pkceRequired?: boolean;
+  /** Authorization requests only through PAR (RFC 9126 `require_pushed_authorization_requests`). */
+  requirePushedAuthorizationRequests?: boolean;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: string[];
@@ -115,6 +123,10 @@ export const clientSchema = new Schema<ClientDoc>(
     idTokenSignedResponseAlg: { type: String, enum: ['ES256', 'RS256'], default: 'ES256' },
     /** Every token request of this client must carry a DPoP proof (RFC 9449 dpop_bound_access_tokens). */
     requireDpop: { type: Boolean, default: false },
+    /** PKCE on every authorization-code request; false only on confidential clients (absent means true). */
+    pkceRequired: { type: Boolean, default: true },
+    /** Plain authorization requests are refused: only a pushed one (RFC 9126) starts the flow. */
+    requirePushedAuthorizationRequests: { type: Boolean, default: false },
     redirectUris: { type: [String], default: [] },
     postLogoutRedirectUris: { type: [String], default: [] },
     grantTypes: { type: [String], default: ['authorization_code', 'refresh_token'] },

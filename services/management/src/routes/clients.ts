@@ -86,12 +86,32 @@ const fields = {
   showLogoutPrompt: z.boolean(),
   enabled: z.boolean(),
   idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
+  pkceRequired: z
+    .boolean()
+    .describe('Authorization-code requests must carry PKCE (S256); default true. Only a confidential client may turn it off (400 for a public one); a code_challenge that is sent is always checked'),
+  dpopBoundAccessTokens: z.boolean().describe('Every token request must carry a DPoP proof: access and refresh tokens are always DPoP-bound (RFC 9449 dpop_bound_access_tokens); default false'),
+  requirePushedAuthorizationRequests: z
+    .boolean()
+    .describe('Authorization requests only through the pushed authorization request endpoint; a plain one is refused (RFC 9126 require_pushed_authorization_requests); default false'),
   config: clientConfig,
 };
 
 const createBody = z
   .object({ clientId: clientIdSchema.optional().describe('Generated when absent'), ...fields })
-  .partial({ tokenEndpointAuthMethod: true, jwks: true, redirectUris: true, postLogoutRedirectUris: true, firstParty: true, showLogoutPrompt: true, enabled: true, idTokenSignedResponseAlg: true, config: true })
+  .partial({
+    tokenEndpointAuthMethod: true,
+    jwks: true,
+    redirectUris: true,
+    postLogoutRedirectUris: true,
+    firstParty: true,
+    showLogoutPrompt: true,
+    enabled: true,
+    idTokenSignedResponseAlg: true,
+    pkceRequired: true,
+    dpopBoundAccessTokens: true,
+    requirePushedAuthorizationRequests: true,
+    config: true,
+  })
   .strict();
 
 const patchBody = z.object(fields).partial().strict();
@@ -113,6 +133,9 @@ export const clientSchema = z
     showLogoutPrompt: z.boolean(),
     enabled: z.boolean(),
     idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
+    pkceRequired: z.boolean().describe('Always true for a public client (tokenEndpointAuthMethod none)'),
+    dpopBoundAccessTokens: z.boolean(),
+    requirePushedAuthorizationRequests: z.boolean(),
     config: z.object({
       nhe: z.object({ delegationEnabled: z.boolean(), allowedNheIdentifiers: z.array(z.string()), maxTokenLifetime: z.number().int().optional() }),
       featureToggles: z.object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() }),
@@ -148,6 +171,9 @@ export function clientView(doc: ClientRow) {
     showLogoutPrompt: doc.showLogoutPrompt ?? true,
     enabled: doc.enabled ?? true,
     idTokenSignedResponseAlg: doc.idTokenSignedResponseAlg ?? 'ES256',
+    pkceRequired: pkceRequiredOf(doc),
+    dpopBoundAccessTokens: doc.requireDpop === true,
+    requirePushedAuthorizationRequests: doc.requirePushedAuthorizationRequests === true,
     config: {
       nhe: {
         delegationEnabled: c?.nhe?.delegationEnabled ?? false,
@@ -166,9 +192,24 @@ export function clientView(doc: ClientRow) {
   };
 }
 
+/** PKCE is required unless a confidential client's record turns it off; a public client needs it whatever it says. */
+const pkceRequiredOf = (doc: Pick<ClientDoc, 'tokenEndpointAuthMethod' | 'pkceRequired'>): boolean => doc.tokenEndpointAuthMethod === 'none' || doc.pkceRequired !== false;
+
+/** The body's client settings under the record's names (the API's dpopBoundAccessTokens is the record's requireDpop). */
+function recordFields<T extends { config?: unknown; dpopBoundAccessTokens?: boolean }>(body: T) {
+  const { config: _config, dpopBoundAccessTokens, ...rest } = body;
+  return { ...rest, ...(dpopBoundAccessTokens !== undefined ? { requireDpop: dpopBoundAccessTokens } : {}) };
+}
+
 /** Cross-field rules on the merged client. */
-function checkClient(c: { tokenEndpointAuthMethod: string; grantTypes: string[]; redirectUris: string[]; jwks?: unknown }, hardMax: number, nheMax: number | null | undefined) {
+function checkClient(
+  c: { tokenEndpointAuthMethod: string; grantTypes: string[]; redirectUris: string[]; jwks?: unknown; pkceRequired?: boolean | undefined },
+  hardMax: number,
+  nheMax: number | null | undefined,
+) {
   const invalid: Array<{ name: string; reason: string }> = [];
+  // RFC 9700 section 2.1.1: a public client's code is protected by PKCE alone.
+  if (c.tokenEndpointAuthMethod === 'none' && c.pkceRequired === false) invalid.push({ name: 'body.pkceRequired', reason: 'a public client (tokenEndpointAuthMethod none) always needs PKCE' });
   if (c.grantTypes.includes('authorization_code') && c.redirectUris.length === 0) invalid.push({ name: 'body.redirectUris', reason: 'authorization_code needs at least one redirect URI' });
   if (c.grantTypes.includes('refresh_token') && !c.grantTypes.includes('authorization_code') && !c.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code')) {
     invalid.push({ name: 'body.grantTypes', reason: 'refresh_token needs authorization_code or device_code' });
@@ -240,15 +281,19 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         if (body.firstParty === true) assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const method = body.tokenEndpointAuthMethod ?? 'client_secret_basic';
-        checkClient({ tokenEndpointAuthMethod: method, grantTypes: body.grantTypes, redirectUris: body.redirectUris ?? [], jwks: body.jwks }, settings.hardMaxTokenLifetime, body.config?.nhe?.maxTokenLifetime);
+        checkClient(
+          { tokenEndpointAuthMethod: method, grantTypes: body.grantTypes, redirectUris: body.redirectUris ?? [], jwks: body.jwks, pkceRequired: body.pkceRequired },
+          settings.hardMaxTokenLifetime,
+          body.config?.nhe?.maxTokenLifetime,
+        );
         const clientId = body.clientId ?? randomBytes(12).toString('base64url');
         if (await models.Client.exists({ tenantId, clientId })) throw problems.conflict('a client with this clientId already exists');
         // Consents a deleted client of the same clientId left behind (from before deletes cleared them) are not this one's.
         if (body.clientId) await revokeClientGrants(models, tenantId, clientId);
         const secret = SECRET_METHODS.has(method) ? generateClientSecret() : undefined;
-        const { config, ...rest } = body;
+        const { config } = body;
         const fields = {
-          ...rest,
+          ...recordFields(body),
           clientId,
           tenantId,
           tokenEndpointAuthMethod: method,
@@ -309,8 +354,10 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         'Switching to a secret-based method on a client without a secret generates one (returned once). Turning ' +
         'config.nhe.delegationEnabled off, or disabling the client, revokes its NHE tokens already issued. ' +
         'Disabling the client, taking a grant type away from it, or changing its authentication method or keys needs ' +
-        'every management scope the client holds (403 otherwise). The system tenant\'s bootstrap administrator ' +
-        'cannot be disabled (409).',
+        'every management scope the client holds (403 otherwise), and so does turning dpopBoundAccessTokens off. ' +
+        'On a first-party client, turning pkceRequired, dpopBoundAccessTokens or requirePushedAuthorizationRequests ' +
+        'off needs every management scope. pkceRequired false on a public client is 400; a client that becomes ' +
+        'public gets PKCE required again. The system tenant\'s bootstrap administrator cannot be disabled (409).',
       tag: TAG,
       scope: 'auth.clients.update',
       params: clientParams,
@@ -323,27 +370,35 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         // Replacing how the client authenticates is taking it over; disabling it, or taking away a grant type it
         // has, is locking it out. Either is guarded like granting its scopes (auth/escalation.ts).
         const dropsGrant = body.grantTypes !== undefined && (existing.grantTypes ?? []).some((g) => !body.grantTypes!.includes(g as (typeof GRANT_TYPES)[number]));
-        if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined || body.enabled === false || dropsGrant) {
+        // Unbinding its tokens from a key (DPoP off) makes a leaked token of the client usable by anyone.
+        const unbindsTokens = body.dpopBoundAccessTokens === false && existing.requireDpop === true;
+        if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined || body.enabled === false || dropsGrant || unbindsTokens) {
           assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
         }
         if (body.enabled === false) assertNotBootstrapAdmin(tenantId, existing.clientId, 'disabled');
         // A first-party client gets a signed-in user's tokens without asking: making one, or changing where its
         // codes go or how it authenticates, is as strong as holding every management scope.
         // Demoting one counts too: its users' saved grants would still skip the consent page.
+        // So is lowering the protection of its codes and tokens (PKCE, DPoP binding, PAR) below what the client has.
         const firstParty = existing.firstParty === true || body.firstParty === true;
-        if (firstParty && (body.firstParty !== undefined || FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))) {
+        const lowers =
+          (body.pkceRequired === false && pkceRequiredOf(existing)) ||
+          unbindsTokens ||
+          (body.requirePushedAuthorizationRequests === false && existing.requirePushedAuthorizationRequests === true);
+        if (firstParty && (body.firstParty !== undefined || lowers || FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))) {
           assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         }
         const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
         const grantTypes = body.grantTypes ?? existing.grantTypes;
         checkClient(
-          { tokenEndpointAuthMethod: method, grantTypes, redirectUris: body.redirectUris ?? existing.redirectUris, jwks: body.jwks ?? existing.jwks },
+          { tokenEndpointAuthMethod: method, grantTypes, redirectUris: body.redirectUris ?? existing.redirectUris, jwks: body.jwks ?? existing.jwks, pkceRequired: body.pkceRequired },
           settings.hardMaxTokenLifetime,
           body.config?.nhe?.maxTokenLifetime,
         );
-        const { config, ...rest } = body;
-        const cfg = configSet(config);
-        const $set: Record<string, unknown> = { ...rest, ...cfg.$set };
+        const cfg = configSet(body.config);
+        const $set: Record<string, unknown> = { ...recordFields(body), ...cfg.$set };
+        // A client that becomes public needs PKCE whatever it had; should it turn confidential again, PKCE stays on.
+        if (method === 'none' && existing.pkceRequired === false) $set.pkceRequired = true;
         if (body.grantTypes) $set.responseTypes = grantTypes.includes('authorization_code') ? ['code'] : [];
         let secret: string | undefined;
         if (SECRET_METHODS.has(method) && !existing.secretDigest) {
