@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CustomClaimsScriptStateDoc } from '@idp/db';
+import type { ClientDoc, CustomClaimsScriptStateDoc } from '@idp/db';
 import { problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, tenantParams } from '../openapi/schemas';
@@ -72,7 +72,7 @@ export function clientScriptStateRoutes(deps: Pick<RouteDeps, 'models'>): RouteD
       params,
       responses: { 200: { description: 'The script state', schema: scriptStateSchema } },
       handler: async ({ tenantId, params: p }) => {
-        const client = await models.Client.findOne({ tenantId, clientId: p.clientId }, { clientId: 1, 'config.customizeUserInfoClaims': 1 }).lean();
+        const client = await models.Client.findOne({ tenantId, clientId: p.clientId }, { clientId: 1, 'config.customizeUserInfoClaims': 1 }).lean<Pick<ClientDoc, 'clientId' | 'config'>>();
         if (!client) throw problems.notFound('client not found');
         const script = client.config?.customizeUserInfoClaims || undefined;
         const doc = script ? await models.CustomClaimsScriptState.findOne({ tenantId, clientId: p.clientId }).lean<CustomClaimsScriptStateDoc>() : null;
