@@ -22,6 +22,8 @@ import {
   userSchema,
   loginFailureSchema,
   type LoginFailureDoc,
+  customClaimsScriptStateSchema,
+  type CustomClaimsScriptStateDoc,
   type ClientDoc,
   type CounterDoc,
   type DelegationPolicyDoc,
@@ -35,10 +37,8 @@ import {
   type TokenAuditDoc,
   type UserDoc,
 } from './schemas';
-import { customClaimsScriptStateSchema, type CustomClaimsScriptStateDoc } from './custom-claims-script-state';
 
 export * from './schemas';
-export * from './custom-claims-script-state';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
