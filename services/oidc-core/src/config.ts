@@ -40,7 +40,7 @@ export const configSchema = z.object({
   /** Scripts of one tenant running at once; 0 = half the pool (at least 1), so one tenant never holds every worker. */
   CUSTOM_CLAIMS_MAX_RUNNING_PER_TENANT: intEnv(0, 0, 256),
   /** Scripts of one tenant waiting for a worker; beyond it that tenant's UserInfo answers without custom_claims. */
-  CUSTOM_CLAIMS_MAX_QUEUED_PER_TENANT: intEnv(50, 0, 10_000),
+  CUSTOM_CLAIMS_MAX_QUEUED_PER_TENANT: intEnv(100, 0, 10_000),
   /** Timeouts or memory failures in a row after which a client's script is skipped (its circuit breaker opens). */
   CUSTOM_CLAIMS_BREAKER_FAILURES: intEnv(5, 1, 1000),
   /** Seconds a script is skipped the first time its breaker opens; doubled at each failed retry, up to 10 minutes. */

@@ -36,7 +36,8 @@ async function scenario(label: string, breakerFailures: number): Promise<Scenari
   const app = await startPagesApp(label, {
     customClaims: (db) => {
       writer = new ScriptStateWriter(db.models, { minIntervalMs: 1000 });
-      runner = new CustomClaimsRunner({ sandbox: new CustomClaimsSandbox({ size: 2 }), state: writer, breaker: { failureThreshold: breakerFailures } });
+      // A queue bound below A's 64 concurrent calls, so that A's overflow is refused too.
+      runner = new CustomClaimsRunner({ sandbox: new CustomClaimsSandbox({ size: 2, maxQueuedPerTenant: 32 }), state: writer, breaker: { failureThreshold: breakerFailures } });
       return runner;
     },
   });

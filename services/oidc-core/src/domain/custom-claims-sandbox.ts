@@ -166,7 +166,7 @@ export interface SandboxPoolOptions {
   size?: number;
   /** Calls of one owner (tenant) running at once (default: half the pool, at least 1). */
   maxRunningPerTenant?: number;
-  /** Calls of one owner waiting for a worker; one more is refused with `busy` (default 50). */
+  /** Calls of one owner waiting for a worker; one more is refused with `busy` (default 100). */
   maxQueuedPerTenant?: number;
 }
 
@@ -175,7 +175,7 @@ export function defaultPoolSize(): number {
   return Math.min(16, Math.max(2, availableParallelism()));
 }
 
-export const DEFAULT_MAX_QUEUED_PER_TENANT = 50;
+export const DEFAULT_MAX_QUEUED_PER_TENANT = 100;
 
 /** Half the pool, at least 1: a tenant never holds every worker of a pool of 2 or more. */
 export function defaultMaxRunningPerTenant(poolSize: number): number {

@@ -25,7 +25,7 @@ describe('sandbox scheduling across tenants', () => {
   });
 
   it("a tenant's while(true) flood neither delays nor drops another tenant's calls", async () => {
-    const flood = Array.from({ length: 80 }, () =>
+    const flood = Array.from({ length: DEFAULT_MAX_QUEUED_PER_TENANT + 30 }, () =>
       sandbox.run('while (true) {}', input, undefined, { owner: 'A' }).then(
         () => 'ok',
         (err: CustomClaimsScriptError) => err.reason,
@@ -50,7 +50,7 @@ describe('sandbox scheduling across tenants', () => {
     // (bounded loosely for a loaded 2-core test machine).
     expect(Math.max(...latencies)).toBeLessThan(500);
     // A's overflow was refused for A only, and A never held both workers.
-    expect(outcomes.filter((o) => o === 'busy').length).toBeGreaterThanOrEqual(80 - DEFAULT_MAX_QUEUED_PER_TENANT - 1);
+    expect(outcomes.filter((o) => o === 'busy').length).toBeGreaterThanOrEqual(30 - 1);
     expect(outcomes.filter((o) => o === 'timeout').length).toBeGreaterThan(0);
     expect(outcomes).not.toContain('ok');
     expect(maxRunningA).toBe(1);

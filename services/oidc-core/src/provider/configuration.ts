@@ -4,7 +4,7 @@ import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, type PrivateJwk } from '@idp/tokens
 import { createAdapterFactory } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
-import { CLIENT_PROPS } from './client-metadata';
+import { CLIENT_PROPS, pkceRequiredFor } from './client-metadata';
 import { consentPolicy } from './consent';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { renderErrorPage } from '../views/pages';
@@ -77,8 +77,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       // No request objects (JAR): said explicitly, as request_uri_parameter_supported already is.
       request_parameter_supported: false,
     },
-    // Every authorization-code request carries PKCE (S256), confidential clients included (spec: Authentication).
-    pkce: { required: () => true },
+    // Every authorization-code request carries PKCE (S256) (spec: Authentication), unless a confidential client's
+    // record turns it off (RFC 9700 section 2.1.1: such a client may rely on nonce); a public client never can.
+    // A code_challenge that is sent is enforced whatever the setting (the provider checks the code_verifier).
+    pkce: { required: (_ctx, client) => pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]) },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
