@@ -1,6 +1,8 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Models, TenantDoc } from '@idp/db';
 import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, type PrivateJwk } from '@idp/tokens';
+import { ACR_VALUES } from '../domain/acr';
+import { withAcrChecks } from './acr-policy';
 import { createAdapterFactory } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
@@ -51,9 +53,12 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     },
     claims: SCOPE_CLAIMS,
     scopes: SUPPORTED_SCOPES,
-    // ID tokens carry the claims their scopes release (UserInfo-only claims excepted, see provider/claims.ts),
-    // whether or not the access token can call UserInfo.
+    // Off: provider/claims-account.ts applies OpenID Connect Core 5.4 itself. The provider's option would leave
+    // every scope's claims (amr, tenant, ...) out of the ID token; only the profile, email, address and phone
+    // claims move to UserInfo, and only while the access token can call it.
     conformIdTokenClaims: false,
+    // acr_values and the claims parameter (OpenID Connect Core 5.5): domain/acr.ts, provider/acr-policy.ts.
+    acrValues: [...ACR_VALUES],
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
@@ -83,6 +88,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     pkce: { required: (_ctx, client) => pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]) },
     features: {
       devInteractions: { enabled: false },
+      claimsParameter: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
@@ -103,7 +109,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     },
     interactions: {
       // Consent lists what the tokens will carry and asks again before they carry more (provider/consent.ts).
-      policy: consentPolicy(models, tenantId),
+      // An essential acr the session does not meet asks for the second factor (provider/acr-policy.ts).
+      policy: withAcrChecks(consentPolicy(models, tenantId)),
       url: (ctx, interaction) => `${mountPrefix(ctx, tenantId)}/interaction/${interaction.uid}`,
     },
     /** Claims by scope, UserInfo-only claims, custom_claims and passports: provider/claims-account.ts. */
@@ -120,6 +127,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: ctx.oidc.session.accountId });
         const scope = ctx.oidc.params?.scope;
         if (typeof scope === 'string') grant.addOIDCScope(scope);
+        // Claims asked for by name with the claims parameter (OpenID Connect Core 5.5).
+        const named = ctx.oidc.params?.claims ? [...ctx.oidc.requestParamClaims] : [];
+        if (named.length) grant.addOIDCClaims(named);
         const resource = ctx.oidc.params?.resource;
         const resources = Array.isArray(resource) ? resource : typeof resource === 'string' ? [resource] : [];
         for (const r of resources) if (typeof scope === 'string') grant.addResourceScope(r, scope);
