@@ -53,7 +53,9 @@ describe('the document', () => {
       token_endpoint_auth_methods_supported: AUTH_METHODS,
       token_endpoint_auth_signing_alg_values_supported: AUTH_ALGS,
       claim_types_supported: ['normal'],
-      claims_parameter_supported: false,
+      // OpenID Connect Core 5.5 (the claims parameter) and 3.1.2.1 (acr_values; domain/acr.ts), issue 24 item 4
+      claims_parameter_supported: true,
+      acr_values_supported: ['urn:idp:acr:pwd', 'urn:idp:acr:mfa'],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       // RFC 7009 / RFC 7662 endpoints, with their client authentication (RFC 8414 section 2)
@@ -74,7 +76,7 @@ describe('the document', () => {
     });
     // The spec's scope table, and every claim it releases plus the provider's own.
     expect(scopes_supported).toEqual(SUPPORTED_SCOPES);
-    expect(sorted(claims_supported)).toEqual([...new Set(['sub', 'sid', 'auth_time', ...Object.values(SCOPE_CLAIMS).flat()])].sort());
+    expect(sorted(claims_supported)).toEqual([...new Set(['sub', 'sid', 'auth_time', 'acr', ...Object.values(SCOPE_CLAIMS).flat()])].sort());
   });
 
   it('is the same document at the RFC 8414 locations', async () => {

@@ -5,7 +5,7 @@
  */
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { createClient, seedDelegationTenant } from '@idp/testing';
-import { SCOPE_CLAIMS, SUPPORTED_SCOPES, USERINFO_ONLY_CLAIMS } from '../src/provider/claims';
+import { SCOPE_CLAIMS, STANDARD_SCOPE_CLAIMS, SUPPORTED_SCOPES, USERINFO_ONLY_CLAIMS } from '../src/provider/claims';
 import { PEPPER, startPagesApp, type PagesApp } from './pages-app';
 import { authCodeFlow, clientCredentials, jwtPayload, userinfo, type TestClient } from './scopes-harness';
 
@@ -75,7 +75,11 @@ async function login(scope: string, o: { client?: TestClient; resource?: string;
   return res.body;
 }
 
-/** Every row of the spec's scope table: expected claim values in UserInfo (and the ID token unless UserInfo-only). */
+/**
+ * Every row of the spec's scope table: expected claim values in UserInfo, and in the ID token unless UserInfo-only
+ * or (OpenID Connect Core 5.4, the access token here being opaque, so it can call UserInfo) a claim of the profile,
+ * email, address or phone scope.
+ */
 const rows: Array<[scope: string, expected: () => Record<string, unknown>]> = [
   ['openid', () => ({ sub: app.tenant.user.id })],
   ['iss', () => ({ iss: issuer })],
@@ -133,9 +137,17 @@ describe('scope table: one row per scope', () => {
     expect(Object.keys(info.body).sort()).toEqual([...new Set(['sub', ...Object.keys(want)])].sort());
     const idToken = jwtPayload(tokens.id_token)!;
     for (const [claim, value] of Object.entries(want)) {
-      if (USERINFO_ONLY_CLAIMS.has(claim)) expect(idToken).not.toHaveProperty(claim);
+      if (USERINFO_ONLY_CLAIMS.has(claim) || STANDARD_SCOPE_CLAIMS.has(claim)) expect(idToken).not.toHaveProperty(claim);
       else if (claim === 'iss') expect(idToken.iss).toBe(issuer);
       else expect(idToken[claim]).toEqual(value);
+    }
+  });
+
+  it('an access token for an API cannot call UserInfo: the profile, email, address and phone claims stay in the ID token', async () => {
+    const tokens = await login('openid profile email address phone', { resource: REPORTS });
+    const idToken = jwtPayload(tokens.id_token)!;
+    for (const [scope, expected] of rows.filter(([s]) => ['profile', 'email', 'address', 'phone'].includes(s))) {
+      for (const [claim, value] of Object.entries(expected())) if (!USERINFO_ONLY_CLAIMS.has(claim)) expect([scope, idToken[claim]]).toEqual([scope, value]);
     }
   });
 

@@ -6,9 +6,11 @@ import type { FindAccount, KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientDoc, Models, TenantDoc, UserDoc } from '@idp/db';
 import { toObjectId, userMemberships } from '@idp/db';
 import type { PrivateJwk } from '@idp/tokens';
+import { acrForAmr, statedAcr } from '../domain/acr';
 import { releasedAmr, type AmrProfile } from '../domain/claims-amr';
 import { userClaims } from '../domain/claims-user';
-import { claimsForScopes, USERINFO_ONLY_CLAIMS } from './claims';
+import { claimsForScopes, STANDARD_SCOPE_CLAIMS, USERINFO_ONLY_CLAIMS } from './claims';
+import { userinfoAudience } from './claims-userinfo';
 import { resolveCustomClaims, type CustomClaimsRunner, type LogLike } from './claims-custom';
 import { PassportSigner } from './claims-passport';
 import { recordCache } from './record-cache';
@@ -107,28 +109,52 @@ function requestLog(ctx: KoaContextWithOIDC | undefined): LogLike | undefined {
 }
 
 /**
+ * Whether the access token issued with this ID token can call UserInfo: an opaque one (no audience), or a JWT for
+ * the tenant's UserInfo audience that is not sender-constrained (claims-userinfo.ts refuses those). False when no
+ * access token is being issued.
+ */
+function accessTokenReachesUserinfo(ctx: KoaContextWithOIDC | undefined): boolean {
+  const at = ctx?.oidc?.entities?.AccessToken as { aud?: unknown; isSenderConstrained?: () => boolean } | undefined;
+  if (!at || !ctx) return false;
+  if (at.aud === undefined) return true;
+  return at.aud === userinfoAudience(ctx.oidc.provider.issuer) && !at.isSenderConstrained?.();
+}
+
+/**
  * findAccount: enabled users of this tenant. The login source's `amr` is normalised to the tenant's claims profile
- * here (so the ID token, refresh tokens and access tokens all carry the released values, default `["pwd"]`).
+ * here (so the ID token, refresh tokens and access tokens all carry the released values, default `["pwd"]`), and
+ * its `acr` to the value the ID token states (domain/acr.ts: one of the requested values when acr was essential).
+ *
+ * ID tokens (OpenID Connect Core 5.4): while the access token issued beside them can call UserInfo, the claims of
+ * the profile, email, address and phone scopes are left to UserInfo, except those the client asks for in the ID
+ * token with the claims parameter (`claims.id_token`, which the provider passes here as `requested`). When it
+ * cannot (a token for an API), they stay in the ID token, which is then the client's only way to get them.
  */
 export function createFindAccount(resolver: ClaimsResolver): FindAccount {
   return async (ctx, sub, token) => {
     const user = await resolver.findUser(sub);
     if (!user) return undefined;
-    const t = token as unknown as { kind?: string; amr?: unknown; clientId?: string; extra?: Record<string, unknown> } | undefined;
-    if (t?.kind && LOGIN_SOURCES.has(t.kind)) t.amr = releasedAmr(t.amr, resolver.amrProfile);
+    const t = token as unknown as { kind?: string; amr?: unknown; acr?: unknown; claims?: unknown; clientId?: string; extra?: Record<string, unknown> } | undefined;
+    if (t?.kind && LOGIN_SOURCES.has(t.kind)) {
+      t.amr = releasedAmr(t.amr, resolver.amrProfile);
+      t.acr = statedAcr(typeof t.acr === 'string' ? t.acr : acrForAmr(t.amr), t.claims);
+    }
     return {
       accountId: sub,
-      claims: async (use: string, scope: string) => ({
-        sub,
-        ...(await resolver.claims(user, ctx.oidc.issuer, {
+      claims: async (use: string, scope: string, requested?: Record<string, unknown>) => {
+        const out = await resolver.claims(user, ctx.oidc.issuer, {
           use: use === 'userinfo' ? 'userinfo' : 'id_token',
           sub,
           scopes: new Set((scope ?? '').split(' ').filter(Boolean)),
           clientId: t?.clientId ?? ctx.oidc.client?.clientId,
           amr: t?.extra?.amr ?? t?.amr,
           log: requestLog(ctx),
-        })),
-      }),
+        });
+        if (use !== 'userinfo' && accessTokenReachesUserinfo(ctx)) {
+          for (const c of STANDARD_SCOPE_CLAIMS) if (!requested || !(c in requested)) delete out[c];
+        }
+        return { sub, ...out };
+      },
     };
   };
 }

@@ -53,6 +53,13 @@ export const USERINFO_ONLY_CLAIMS: ReadonlySet<string> = new Set([
   'federated_identities',
 ]);
 
+/**
+ * OpenID Connect Core 5.4: when an access token is issued, the claims of the profile, email, address and phone
+ * scopes are returned from UserInfo, not in the ID token, unless the client asks for them there with the claims
+ * parameter (provider/claims-account.ts; only while the access token can call UserInfo).
+ */
+export const STANDARD_SCOPE_CLAIMS: ReadonlySet<string> = new Set(['profile', 'email', 'address', 'phone'].flatMap((s) => SCOPE_CLAIMS[s] ?? []));
+
 /** The claims a set of granted scopes releases. */
 export function claimsForScopes(scopes: Iterable<string>): Set<string> {
   const out = new Set<string>();

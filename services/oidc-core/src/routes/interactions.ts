@@ -3,9 +3,11 @@ import { errors } from 'oidc-provider';
 import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import { DUMMY_PASSWORD_HASH, verifyPassword, type KeyEncryptionKey } from '@idp/tokens';
+import { ACR_MFA, ACR_PWD, claimsRequestOf, essentialAcrAttainable, meetsEssentialAcr } from '../domain/acr';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from '../domain/login-throttle';
 import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
+import { CHECK_ESSENTIAL_ACR } from '../provider/acr-policy';
 import { LOGIN_SCOPES } from '../provider/claims';
 import { consentScopesIn, recordResourceConsent } from '../provider/consent';
 import { findResourceServer } from '../provider/resource-servers';
@@ -30,6 +32,11 @@ const MFA_EXPIRED = 'The sign-in took too long. Enter your username and password
 /** AMR values (RFC 8176) of a password sign-in and of a password plus TOTP sign-in. */
 export const AMR_PASSWORD = ['pwd'];
 export const AMR_PASSWORD_TOTP = ['pwd', 'otp', 'mfa'];
+
+/** OpenID Connect Core error code unmet_authentication_requirements 1.0: an essential acr that cannot be met. */
+export const UNMET_AUTHENTICATION_REQUIREMENTS = 'unmet_authentication_requirements';
+export const ACR_NEEDS_SECOND_FACTOR = 'the requested authentication context (acr) needs a second factor, and this account has none';
+export const ACR_UNSUPPORTED = 'none of the requested authentication contexts (acr) is supported';
 
 /** Key in the interaction's stored result while the password is verified and the TOTP code is awaited. */
 const PENDING_MFA = 'idp_pending_mfa';
@@ -59,6 +66,17 @@ function pendingMfa(details: Details): { accountId: string; at: number } | undef
   const p = (details.result as Record<string, unknown> | undefined)?.[PENDING_MFA] as { accountId?: unknown; at?: unknown } | undefined;
   if (!p || typeof p.accountId !== 'string' || typeof p.at !== 'number') return undefined;
   return { accountId: p.accountId, at: p.at };
+}
+
+/**
+ * Step-up: the account of an already signed-in session whose login prompt asks only for a stronger acr (no
+ * prompt=login, max_age, id_token_hint or other reason that needs the password again).
+ */
+function stepUpAccount(details: Details): string | undefined {
+  const accountId = details.session?.accountId;
+  if (!accountId) return undefined;
+  const reasons = details.prompt.reasons ?? [];
+  return reasons.length > 0 && reasons.every((r) => r === CHECK_ESSENTIAL_ACR) ? accountId : undefined;
 }
 
 /** The login scopes of the request, in the order asked (offline_access included: it is shown as such). */
@@ -118,13 +136,40 @@ export function interactionRoutes(deps: InteractionDeps): Router {
 
   const locked = (res: Response, retryAfterSeconds: number) => res.set('Retry-After', String(retryAfterSeconds));
 
+  /** Ends the authorization request with unmet_authentication_requirements (back to the client's redirect URI). */
+  const unmet = (req: Request, res: Response, description: string) =>
+    tenantOf(req).provider.interactionFinished(
+      req,
+      res,
+      { error: UNMET_AUTHENTICATION_REQUIREMENTS, error_description: description },
+      { mergeWithLastSubmission: false },
+    );
+
   router.get('/interaction/:uid', async (req, res, next) => {
     try {
       const tenant = tenantOf(req);
       const details = await tenant.provider.interactionDetails(req, res);
       if (details.prompt.name === 'login') {
+        // An essential acr nothing here can reach fails at once (unknown values).
+        if (!essentialAcrAttainable(claimsRequestOf(details.params))) return await unmet(req, res, ACR_UNSUPPORTED);
         const pending = pendingMfa(details);
-        if (pending && Date.now() / 1000 - pending.at < PENDING_MFA_SECONDS) await totpPage(res, req, details, 200);
+        const fresh = pending && Date.now() / 1000 - pending.at < PENDING_MFA_SECONDS;
+        const stepUp = stepUpAccount(details);
+        if (stepUp) {
+          // Step-up: the signed-in user only adds the TOTP code (the password was given at sign-in); a user without
+          // TOTP cannot reach the essential acr.
+          const user = await deps.models.User.findOne({ tenantId: tenant.tenantId, _id: stepUp }, { enabled: 1, totpSecret: 1 }).lean();
+          if (user?.enabled) {
+            if (!user.totpSecret) return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
+            if (!fresh || pending.accountId !== stepUp) {
+              details.result = { ...(details.result ?? {}), [PENDING_MFA]: { accountId: stepUp, at: Math.floor(Date.now() / 1000) } } as typeof details.result;
+              await details.persist();
+            }
+            await totpPage(res, req, details, 200);
+            return;
+          }
+        }
+        if (fresh) await totpPage(res, req, details, 200);
         else await loginPage(res, req, details, 200, pending ? { error: MFA_EXPIRED } : {});
         return;
       }
@@ -141,6 +186,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           clientName: await clientNameOf(tenant, details),
           tenantName: tenant.tenant.name,
           scopes: requestedLoginScopes(details),
+          claims: [(details.prompt.details as { missingOIDCClaims?: unknown }).missingOIDCClaims].flat().filter((c): c is string => typeof c === 'string'),
           resources: await Promise.all(Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes))),
         }),
         redirectTargets(details),
@@ -185,7 +231,9 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         return;
       }
       await outcome.attempt.succeeded();
-      await tenant.provider.interactionFinished(req, res, { login: { accountId, amr: AMR_PASSWORD } }, { mergeWithLastSubmission: false });
+      // A password alone: an essential acr that needs more cannot be met for this account.
+      if (!meetsEssentialAcr(ACR_PWD, claimsRequestOf(details.params))) return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
+      await tenant.provider.interactionFinished(req, res, { login: { accountId, amr: AMR_PASSWORD, acr: ACR_PWD } }, { mergeWithLastSubmission: false });
     } catch (err) {
       next(err);
     }
@@ -222,7 +270,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       await tenant.provider.interactionFinished(
         req,
         res,
-        { login: { accountId: pending.accountId, amr: AMR_PASSWORD_TOTP } },
+        { login: { accountId: pending.accountId, amr: AMR_PASSWORD_TOTP, acr: ACR_MFA } },
         { mergeWithLastSubmission: false },
       );
     } catch (err) {

@@ -191,6 +191,8 @@ export function renderConsentPage(o: {
   tenantName: string;
   /** Login scopes of the request. */
   scopes: string[];
+  /** Claims the client asks for by name (the claims parameter) beyond those scopes. */
+  claims?: string[];
   /** Every API of the request, with every scope its token will carry. */
   resources: ConsentResource[];
 }): string {
@@ -209,7 +211,7 @@ export function renderConsentPage(o: {
     `Allow access – ${o.tenantName}`,
     `<h1>Allow ${escape(o.clientName)} to access your account?</h1>
 <h2>Your information</h2>${list(
-      o.scopes.map((s) => item(s)),
+      [...o.scopes.map((s) => item(s)), ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`)],
       'No additional permissions.',
     )}
 ${o.resources.map(api).join('\n')}
