@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|all]...   (default: all)
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|all]...   (default: all)
 #
 # chromium is not built: it is Debian's package (/usr/bin/chromium), installed with apt-get when missing
 # (the browser e2e tests drive it with playwright-core). No browser is ever downloaded from elsewhere.
+#
+# python-interop is a Python virtual environment (.tools/python-interop/) with the interoperability suite's
+# stock libraries, installed with pip from PyPI at the exact versions and hashes of
+# e2e/interop/python/requirements.txt. Needs Python >= 3.11 ($PYTHON, python3 on PATH or /usr/bin/python3).
 #
 # Idempotent: a tool is rebuilt only when its binary is missing or its stamp
 # file (.tools/bin/<tool>.version) does not match the pinned version.
@@ -23,7 +27,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|all]..." >&2
   exit 2
 }
 
@@ -144,12 +148,50 @@ install_chromium() {
   log "chromium: installed in $((SECONDS - start))s -> $CHROMIUM_BIN"
 }
 
+# The interoperability suite's Python environment. Rebuilt when the interpreter's version or the pinned
+# requirements change (the stamp holds both); pip refuses any file whose hash is not in requirements.txt.
+PY_INTEROP_DIR="$ROOT/.tools/python-interop"
+PY_INTEROP_REQ="$ROOT/e2e/interop/python/requirements.txt"
+
+find_python() {
+  local c
+  for c in ${PYTHON:-} python3 /usr/bin/python3; do
+    command -v "$c" >/dev/null 2>&1 || continue
+    if "$c" -c 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+      command -v "$c"
+      return 0
+    fi
+  done
+  die "python >= 3.11 with the venv module not found (set \$PYTHON)"
+}
+
+install_python_interop() {
+  local py version want stamp_file="$PY_INTEROP_DIR/.version"
+  [[ -f "$PY_INTEROP_REQ" ]] || die "missing $PY_INTEROP_REQ"
+  py="$(find_python)"
+  version="$("$py" -c 'import platform; print(platform.python_version())')"
+  want="python-$version+$(sha256sum "$PY_INTEROP_REQ" | cut -c1-12)"
+  if [[ -x "$PY_INTEROP_DIR/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
+    log "python-interop $want: up to date"
+    return 0
+  fi
+  log "python-interop $want: installing from PyPI..."
+  local start=$SECONDS
+  rm -rf "$PY_INTEROP_DIR"
+  "$py" -m venv "$PY_INTEROP_DIR"
+  "$PY_INTEROP_DIR/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --only-binary=:all: -r "$PY_INTEROP_REQ" ||
+    { rm -rf "$PY_INTEROP_DIR"; die "pip could not install $PY_INTEROP_REQ"; }
+  printf '%s\n' "$want" >"$stamp_file"
+  log "python-interop $want: installed in $((SECONDS - start))s -> .tools/python-interop"
+}
+
 main() {
   local targets=("$@") t
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -169,7 +211,8 @@ main() {
       nats-server) GO_BIN="$(find_go)"; build_nats_server ;;
       helm) GO_BIN="$(find_go)"; build_helm ;;
       chromium) install_chromium ;;
-      all) GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium ;;
+      python-interop) install_python_interop ;;
+      all) GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop ;;
     esac
   done
 }
