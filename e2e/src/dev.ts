@@ -1,28 +1,40 @@
 /**
  * `npm start`: the whole system on this machine. Starts the MongoDB-compatible store and NATS (unless
  * MONGODB_URI / NATS_URL are set), every service as its own process with its container environment, the dev
- * router on PUBLIC_PORT (default 8080), creates a demo tenant, and prints credentials and curl commands.
- * Ctrl-C stops everything.
+ * router (plain http on 127.0.0.1:8080 by default; https when PUBLIC_BASE_URL is https, see dev-config.ts),
+ * creates a demo tenant, and prints credentials and curl commands. Ctrl-C stops everything.
  */
+import { ConfigError } from '@idp/config';
 import { connectDatabase } from '@idp/db';
 import { createLogger } from '@idp/logger';
-import { seedDelegationTenant } from '@idp/testing';
+import { repoRoot, seedDelegationTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { banner } from './dev-banner';
+import { readDevConfig } from './dev-config';
+import { routerCertificate } from './dev-tls';
 import { startLocalInfra } from './local-infra';
 import { startTopology } from './topology';
 
 const DEMO_TENANT_ID = 1001;
 
 async function main(): Promise<void> {
+  const config = readDevConfig(process.env, repoRoot());
+  const certificate = config.tls.kind === 'none' ? undefined : await routerCertificate(config.tls);
   const infra = await startLocalInfra(`idp_demo_${Date.now()}`);
   const mongoUri = infra.mongoUri;
   const natsUrl = infra.natsUrl;
   const topology = await startTopology({
     mongoUri,
     natsUrl,
-    routerPort: Number(process.env.PUBLIC_PORT ?? 8080),
-    logLevel: process.env.LOG_LEVEL ?? 'warn',
+    routerPort: config.listenPort,
+    routerHost: config.bindAddress,
+    publicBaseUrl: config.publicBaseUrl,
+    tls: certificate && { cert: certificate.cert, key: certificate.key },
+    logLevel: config.logLevel,
     stdio: 'inherit',
+  }).catch(async (err: unknown) => {
+    await infra.stop();
+    throw err;
   });
   const stopAll = async () => {
     await topology.stop();
@@ -47,44 +59,21 @@ async function main(): Promise<void> {
   });
   await db.close();
 
-  const b = topology.baseUrl;
-  const t = demo.tenantId;
-  const lines = [
-    '',
-    'Identity provider running (every service is its own process; Ctrl-C stops all).',
-    '',
-    `  Issuer (demo tenant)      ${b}/auth/${t}`,
-    `  Discovery                 ${b}/auth/${t}/.well-known/openid-configuration`,
-    `  Management API            ${b}/auth/admin`,
-    `  System admin client       ${topology.secrets.bootstrapAdminClientId} / ${topology.secrets.bootstrapAdminClientSecret}`,
-    `  Demo app client           ${demo.client.clientId} / ${demo.client.clientSecret}`,
-    `  Demo tenant admin client  ${demo.admin.clientId} / ${demo.admin.clientSecret}`,
-    `  Demo user                 ${demo.user.username} / ${demo.user.password}`,
-    `  Resource server           ${demo.resource}`,
-    `  NHE                       ${demo.nhe.identifier} (llm-assistive)`,
-    '',
-    '1) Sign the user in (authorization code + PKCE, done with curl) and keep the access token:',
-    '',
-    `  USER_TOKEN=$(scripts/demo/user-token.sh ${b} ${t} ${demo.client.clientId} '${demo.client.clientSecret}' ${demo.client.redirectUri} ${demo.user.username} '${demo.user.password}' ${demo.resource})`,
-    '',
-    '2) Exchange it for a 5-minute NHE token for the agent:',
-    '',
-    `  curl -s -u ${demo.client.clientId}:'${demo.client.clientSecret}' ${b}/auth/${t}/oidc/token \\`,
-    `    -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\`,
-    `    -d subject_token="$USER_TOKEN" -d subject_token_type=urn:ietf:params:oauth:token-type:access_token \\`,
-    `    -d actor_token=${demo.nhe.identifier} -d actor_token_type=urn:vendor:token-type:nhe-id \\`,
-    `    -d resource=${demo.resource} -d scope=orders:read`,
-    '',
-    '3) Read the audit row back through the management API:',
-    '',
-    `  ADMIN_TOKEN=$(curl -s -u ${demo.admin.clientId}:'${demo.admin.clientSecret}' ${b}/auth/${t}/oidc/token -d grant_type=client_credentials -d resource=urn:idp:management | python3 -c 'import sys,json;print(json.load(sys.stdin)["access_token"])')`,
-    `  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" ${b}/auth/admin/tenants/${t}/non-human-entities/token-audit`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
+  const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
+  process.stdout.write(
+    banner({
+      baseUrl: topology.baseUrl,
+      listen: `${certificate ? 'https' : 'http'}://${listenHost}:${config.listenPort}`,
+      demo,
+      admin: { clientId: topology.secrets.bootstrapAdminClientId, clientSecret: topology.secrets.bootstrapAdminClientSecret },
+      certificate,
+      tlsUpstream: !certificate && topology.baseUrl.startsWith('https:'),
+    }),
+  );
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`start failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  const message = err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`start failed: ${message}\n`);
   process.exit(1);
 });

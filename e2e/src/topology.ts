@@ -27,6 +27,15 @@ export interface TopologyOptions {
   natsUrl: string;
   /** Router port; 0 picks a free one. */
   routerPort?: number;
+  /** Address the router binds (default 127.0.0.1). */
+  routerHost?: string;
+  /**
+   * Public origin every service is configured with (PUBLIC_BASE_URL), as `npm start` takes it; default
+   * `http://127.0.0.1:{routerPort}`. An https origin makes the router forward X-Forwarded-Proto https.
+   */
+  publicBaseUrl?: string;
+  /** PEM certificate (chain) and key the router terminates TLS with (dev-tls.ts); plain http without it. */
+  tls?: { cert: string; key: string };
   logLevel?: string;
   secrets?: Partial<Secrets>;
   /** Inherit the services' stdout/stderr (the dev command) or drop it (tests). */
@@ -99,7 +108,7 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
   };
   const systemTenantId = o.systemTenantId ?? 1;
   const routerPort = o.routerPort || (await freePort());
-  const baseUrl = `http://127.0.0.1:${routerPort}`;
+  const baseUrl = (o.publicBaseUrl ?? `http://127.0.0.1:${routerPort}`).replace(/\/+$/, '');
   const ports = {
     'oidc-core': await freePort(),
     'nhe-delegation': await freePort(),
@@ -164,7 +173,11 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     // Management first: it creates indexes and bootstraps the system tenant.
     await launch('management');
     await Promise.all([launch('audit-writer'), launch('nhe-delegation'), launch('oidc-core')]);
-    router = await startDevRouter(loadRouteTable(repoRoot()), { oidc: ports['oidc-core'], management: ports.management }, routerPort);
+    router = await startDevRouter(loadRouteTable(repoRoot()), { oidc: ports['oidc-core'], management: ports.management }, routerPort, {
+      host: o.routerHost,
+      tls: o.tls,
+      forwardedProto: new URL(baseUrl).protocol === 'https:' ? 'https' : 'http',
+    });
   } catch (err) {
     await stop();
     throw err;

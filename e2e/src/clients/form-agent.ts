@@ -84,8 +84,11 @@ export class FormAgent {
   /** Every page URL visited, in order (for assertions about where the flow went). */
   readonly visited: string[] = [];
 
+  /** `fetcher`: the global fetch by default; a fetch that trusts a local CA for an https run (tests/flows/https-local). */
+  constructor(private readonly fetcher: (url: string, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init)) {}
+
   async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: this.jar.header() } });
+    const res = await this.fetcher(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: this.jar.header() } });
     this.jar.store(res);
     this.visited.push(url);
     return res;
