@@ -88,6 +88,7 @@ test('user token -> NHE token verified through discovery + JWKS -> audit row thr
     scope: 'orders:read',
     gty: TOKEN_EXCHANGE,
     azp: h.tenant.client.numericId,
+    client_id: h.tenant.client.clientId,
     'org.vendor.tenant.id': h.tenant.tenantId,
     'org.vendor.tenant.name': h.tenant.tenantName,
     act: { sub: `nhe:${h.tenant.nhe.identifier}` },

@@ -3,3 +3,4 @@ export * from './fixtures';
 export * from './database';
 export * from './nats';
 export * from './http';
+export * from './rfc9068';

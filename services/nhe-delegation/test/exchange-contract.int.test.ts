@@ -178,7 +178,9 @@ describe('parameters and client authentication', () => {
   ] as const)('%s authenticates the exchange', async (_method, client) => {
     const res = await exchange({ client });
     expect(res.status).toBe(200);
-    expect(decodeJwt(String(res.body.access_token)).azp).toBe(client === 'demo' ? t.client.numericId : clients[client]!.numericId);
+    const claims = decodeJwt(String(res.body.access_token));
+    expect(claims.azp).toBe(client === 'demo' ? t.client.numericId : clients[client]!.numericId);
+    expect(claims.client_id).toBe({ demo: 'demo-app', post: 'post-app', jwt: 'jwt-app' }[client]);
   });
 });
 
@@ -435,7 +437,7 @@ describe('the issued token and its audit event', () => {
     expect(jwks.keys.map((k) => k.kid)).toContain(header.kid);
     const c = decodeJwt(token);
     expect(Object.keys(c).sort()).toEqual(
-      ['act', 'agent', 'aud', 'azp', 'exp', 'gty', 'iat', 'iss', 'jti', 'org.vendor.nhe.delegation', 'org.vendor.tenant.id', 'org.vendor.tenant.name', 'scope', 'sub'].sort(),
+      ['act', 'agent', 'aud', 'azp', 'client_id', 'exp', 'gty', 'iat', 'iss', 'jti', 'org.vendor.nhe.delegation', 'org.vendor.tenant.id', 'org.vendor.tenant.name', 'scope', 'sub'].sort(),
     );
     expect(c.iss).toBe(`${s.baseUrl}/auth/${T}`);
     expect(c.sub).toBe(t.user.id);
@@ -446,6 +448,8 @@ describe('the issued token and its audit event', () => {
     expect(c.scope).toBe('orders:read orders:write');
     expect(c.gty).toBe(TE);
     expect(c.azp).toBe(t.client.numericId);
+    // RFC 9068 section 2.2: the OAuth client_id string beside the spec's numeric azp.
+    expect(c.client_id).toBe('demo-app');
     expect(c['org.vendor.tenant.name']).toBe(t.tenantName);
     expect(c['org.vendor.tenant.id']).toBe(T);
     expect(c.act).toEqual({ sub: 'nhe:orders-agent' });

@@ -12,6 +12,7 @@ import { createApp } from '../src/app';
 import { LoginThrottle, type LoginThrottleOptions } from '../src/domain/login-throttle';
 import { TenantPool } from '../src/tenants/tenant-pool';
 import type { CustomClaimsRunner } from '../src/provider/claims-custom';
+import type { TokenExchangeForwarder } from '../src/provider/grants/token-exchange';
 
 export const PEPPER = 'p'.repeat(40);
 
@@ -29,7 +30,14 @@ export interface PagesApp {
 
 export async function startPagesApp(
   label: string,
-  o: { throttle?: LoginThrottleOptions; clock?: () => number; logoutPromptSeconds?: number; customClaims?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => CustomClaimsRunner } = {},
+  o: {
+    throttle?: LoginThrottleOptions;
+    clock?: () => number;
+    logoutPromptSeconds?: number;
+    customClaims?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => CustomClaimsRunner;
+    /** Token exchange's forwarder (default: none, the grant answers with an error); gets the database and the base URL. */
+    forwardTokenExchange?: (db: Awaited<ReturnType<typeof openTestDatabase>>, keyStore: KeyStore, baseUrl: () => string) => Promise<TokenExchangeForwarder>;
+  } = {},
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
@@ -57,9 +65,11 @@ export async function startPagesApp(
     },
     cookieKeys: ['c'.repeat(40)],
     clientSecretPepper: PEPPER,
-    forwardTokenExchange: async () => {
-      throw new Error('not used');
-    },
+    forwardTokenExchange: o.forwardTokenExchange
+      ? await o.forwardTokenExchange(db, keyStore, () => baseUrl)
+      : async () => {
+          throw new Error('not used');
+        },
     trustProxy: false,
     maxTenants: 10,
     ttlMs: 60_000,

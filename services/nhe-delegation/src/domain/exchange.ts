@@ -201,11 +201,13 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
   const jti = randomUUID();
-  // Exactly the claims of the spec's table (plus cnf when bound): no client_id, the client is azp.
+  // The claims of the spec's table (plus cnf when bound), and RFC 9068's client_id (section 2.2, required): the
+  // OAuth client_id string beside the spec's numeric azp, so stock RFC 9068 validators accept NHE tokens too.
   const accessToken = await new SignJWT({
     scope: decision.scopes.join(' '),
     gty: GRANT_TYPE_TOKEN_EXCHANGE,
     azp: input.clientNumericId,
+    client_id: input.clientId,
     [CLAIM_TENANT_NAME]: tenant.name,
     [CLAIM_TENANT_ID]: tenant.id,
     act: { sub: `${NHE_SUBJECT_PREFIX}${nhe.identifier}` },
