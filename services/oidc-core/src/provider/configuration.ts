@@ -9,6 +9,7 @@ import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-acc
 import { CLIENT_PROPS, pkceRequiredFor } from './client-metadata';
 import { consentPolicy } from './consent';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
+import { referenceGrant } from './introspection';
 import { renderErrorPage } from '../views/pages';
 import { devicePages } from './device-pages';
 import { logoutSource, postLogoutSuccessSource } from './logout';
@@ -146,8 +147,11 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     }),
     formats: {
       customizers: {
-        /** Decides the signed `scope` from RBAC (provider/resource-servers.ts, domain/access-token-scope.ts). */
-        jwt: accessTokenScopeCustomizer(models, tenantId) as never,
+        /**
+         * Decides the signed `scope` from RBAC (provider/resource-servers.ts, domain/access-token-scope.ts); a user's
+         * token names its grant for introspection (provider/introspection.ts).
+         */
+        jwt: referenceGrant(accessTokenScopeCustomizer(models, tenantId)) as never,
       },
     },
     ttl: {

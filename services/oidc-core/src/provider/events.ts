@@ -4,6 +4,8 @@ import { errorFields, type Logger } from '@idp/logger';
 /** Provider events worth a log line. Errors never carry tokens: only the error code and description. */
 export function registerProviderEvents(provider: Provider, logger: Logger): void {
   const error = (event: string) => (_ctx: unknown, err: { error?: string; error_description?: string; message?: string; status?: number }) => {
+    // The provider refuses every JWT at introspection; provider/introspection.ts answers those itself (not an error).
+    if (event === 'introspection.error' && err.error === 'unsupported_token_type') return;
     const level = (err.status ?? 500) >= 500 ? 'error' : 'info';
     logger[level]({ event, error: err.error ?? err.message, error_description: err.error_description, status: err.status }, event);
   };

@@ -11,6 +11,7 @@ import { enforceDevicePollingInterval } from '../provider/device-polling';
 import { ClaimsResolver } from '../provider/claims-account';
 import type { CustomClaimsRunner } from '../provider/claims-custom';
 import { registerJwtUserinfo } from '../provider/claims-userinfo';
+import { registerIntrospection } from '../provider/introspection';
 import { advertiseLogoutConfirmation } from '../provider/logout';
 
 export interface TenantContext {
@@ -118,7 +119,8 @@ export class TenantPool {
     releaseRequestAfterResponse(provider);
     oauthAnswers(provider);
     advertiseLogoutConfirmation(provider);
-    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
+    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange);
+    registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);
     registerJwtUserinfo(provider, keys.publicJwks, claims);

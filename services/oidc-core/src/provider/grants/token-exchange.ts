@@ -3,7 +3,6 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ForwardedExchange } from '@idp/delegation';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { CLIENT_PROPS } from '../client-metadata';
-import { registerNheIntrospection, type NheIntrospectionDeps } from './nhe-introspection';
 
 /** What oidc-core hands to the nhe-delegation sidecar after authenticating the client. */
 export type TokenExchangeRequest = ForwardedExchange;
@@ -31,7 +30,7 @@ export const TOKEN_EXCHANGE_PARAMS = [
  * RFC 8693 token exchange. node-oidc-provider has already authenticated the client and checked that the grant is
  * allowed for it; every delegation rule lives in the sidecar, which answers with the token or an RFC 6749 error.
  */
-export function registerTokenExchange(provider: Provider, tenantId: number, forward: TokenExchangeForwarder, introspection?: NheIntrospectionDeps): void {
+export function registerTokenExchange(provider: Provider, tenantId: number, forward: TokenExchangeForwarder): void {
   async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const client = ctx.oidc.client;
     if (!client) throw new errors.InvalidClient('client authentication failed');
@@ -69,5 +68,4 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
 
   // No parameter may repeat: node-oidc-provider answers invalid_request for duplicates.
   provider.registerGrantType(GRANT_TYPE_TOKEN_EXCHANGE, tokenExchange, [...TOKEN_EXCHANGE_PARAMS]);
-  if (introspection) registerNheIntrospection(provider, tenantId, introspection);
 }
