@@ -20,7 +20,7 @@ function baseFacts(): DelegationFacts {
       name: 'tenant-7',
       nhe: { enabled: true, hardMaxTokenLifetime: 900, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], requireDpop: false },
     },
-    client: { clientId: 'demo-app', numericId: 11, nhe: { delegationEnabled: true, allowedNheIdentifiers: [] } },
+    client: { clientId: 'demo-app', numericId: 11, firstParty: true, nhe: { delegationEnabled: true, allowedNheIdentifiers: [] } },
     resourceServer: {
       identifier: 'https://api.orders.example',
       accessTokenLifetime: 3600,
@@ -40,6 +40,7 @@ function baseFacts(): DelegationFacts {
     userGroupIds: ['group-a'],
     policies: [{ id: 'policy-user', target: { type: 'user', id: 'user-1' }, allowedScopes: ['orders:read', 'orders:write'] }],
     userPermissions: new Set(['orders:read', 'orders:write']),
+    consentedScopes: new Set(),
     requestedScopes: ['orders:read', 'orders:write'],
   };
 }
@@ -225,6 +226,41 @@ describe('decideDelegation: scope layers', () => {
       { scope: 'c', layer: 'nhe-allowed-scopes' },
       { scope: 'offline_access', layer: 'no-refresh' },
     ]);
+  });
+
+  describe('consent (third-party clients)', () => {
+    const thirdParty = (consented: string[]) => (f: DelegationFacts) => {
+      f.client.firstParty = false;
+      f.consentedScopes = new Set(consented);
+    };
+
+    it('a third-party client delegates only what the user consented to, even when policy, RBAC and NHE allow more', () => {
+      const d = granted(decideDelegation(facts(thirdParty(['orders:read']))));
+      expect(d.scopes).toEqual(['orders:read']);
+      expect(d.removed).toEqual([{ scope: 'orders:write', layer: 'consent' }]);
+    });
+
+    it('a third-party client asking only for an unconsented scope fails with invalid_scope', () => {
+      const d = denied(decideDelegation(facts((f) => (thirdParty(['orders:read'])(f), void (f.requestedScopes = ['orders:write'])))));
+      expect(d).toMatchObject({ error: 'invalid_scope', gate: 'scope-empty', scopes: ['orders:write'] });
+    });
+
+    it('a third-party client with no consent for the resource delegates nothing', () => {
+      const d = denied(decideDelegation(facts(thirdParty([]))));
+      expect(d).toMatchObject({ error: 'invalid_scope', gate: 'scope-empty', scopes: ['orders:read', 'orders:write'] });
+    });
+
+    it('consent never widens: a consented scope the user no longer holds is still removed (user-permissions)', () => {
+      const d = granted(decideDelegation(facts((f) => (thirdParty(['orders:read', 'orders:write'])(f), void (f.userPermissions = new Set(['orders:read']))))));
+      expect(d.scopes).toEqual(['orders:read']);
+      expect(d.removed).toEqual([{ scope: 'orders:write', layer: 'user-permissions' }]);
+    });
+
+    it('a first-party client is not capped by consent (spec: no consent asked)', () => {
+      const d = granted(decideDelegation(facts((f) => void (f.consentedScopes = new Set(['orders:read'])))));
+      expect(d.scopes).toEqual(['orders:read', 'orders:write']);
+      expect(d.removed).toEqual([]);
+    });
   });
 
   it('a requested scope listed twice is granted once', () => {

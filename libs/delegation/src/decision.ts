@@ -20,6 +20,8 @@ export interface TenantFacts {
 export interface ClientFacts {
   clientId: string;
   numericId: number;
+  /** First-party clients skip consent (spec); a third-party client delegates only what the user consented to. */
+  firstParty: boolean;
   nhe: { delegationEnabled: boolean; allowedNheIdentifiers: string[]; maxTokenLifetime?: number };
 }
 
@@ -65,6 +67,12 @@ export interface DelegationFacts {
   policies: PolicyFacts[];
   /** Permissions the user holds now on the resource server. */
   userPermissions: ReadonlySet<string>;
+  /**
+   * What the user consented to for the requested resource: the subject token's `scope` when its `aud` names the
+   * resource, nothing otherwise. Caps a third-party client's delegation (layer `consent`); first-party clients are
+   * not asked for consent (spec) and are not capped by it.
+   */
+  consentedScopes: ReadonlySet<string>;
   requestedScopes: string[];
 }
 
@@ -87,7 +95,7 @@ export type DenialGate =
   | 'scope-empty';
 
 /** A layer of the scope intersection. */
-export type ScopeLayer = 'no-refresh' | 'not-registered' | 'user-permissions' | 'nhe-allowed-scopes';
+export type ScopeLayer = 'no-refresh' | 'not-registered' | 'user-permissions' | 'consent' | 'nhe-allowed-scopes';
 
 /** The terms of the TTL minimum (spec, "Limits"). */
 export type TtlTerm =
@@ -199,6 +207,9 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     if (s === 'offline_access') removed.push({ scope: s, layer: 'no-refresh' });
     else if (registered && !registered.has(s)) removed.push({ scope: s, layer: 'not-registered' });
     else if (!f.userPermissions.has(s)) removed.push({ scope: s, layer: 'user-permissions' });
+    // A third-party client never delegates more than the user consented to it (the subject token's scope for this
+    // resource): the consent page showed exactly that, and a scope the user never saw must not reach an agent.
+    else if (!f.client.firstParty && !f.consentedScopes.has(s)) removed.push({ scope: s, layer: 'consent' });
     else if (!nheScopes.has(s)) removed.push({ scope: s, layer: 'nhe-allowed-scopes' });
     else return true;
     return false;

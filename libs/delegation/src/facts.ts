@@ -9,6 +9,11 @@ export interface DelegationRequest {
   nheIdentifier: string;
   resource: string;
   requestedScopes: string[];
+  /**
+   * The scopes the user consented to the client for `resource`: the subject token's `scope` when its `aud` names
+   * the resource (token exchange), or what a dry run assumes. Absent: none.
+   */
+  consentedScopes?: string[];
 }
 
 export function tenantFacts(doc: TenantDoc): TenantFacts {
@@ -24,6 +29,7 @@ function clientFacts(doc: ClientDoc): ClientFacts {
   return {
     clientId: doc.clientId,
     numericId: doc.numericId,
+    firstParty: doc.firstParty === true,
     nhe: {
       delegationEnabled: doc.config?.nhe?.delegationEnabled ?? false,
       allowedNheIdentifiers: doc.config?.nhe?.allowedNheIdentifiers ?? [],
@@ -86,6 +92,7 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
       ...(typeof p.maxTokenLifetime === 'number' ? { maxTokenLifetime: p.maxTokenLifetime } : {}),
     })),
     userPermissions: permissions,
+    consentedScopes: new Set(r.consentedScopes ?? []),
     requestedScopes: r.requestedScopes,
   };
 }

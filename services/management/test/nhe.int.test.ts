@@ -252,9 +252,17 @@ describe('delegation policies and the dry run', () => {
 
   it('the dry run returns the decision record and mints nothing', async () => {
     const audits = await h.db.models.TokenAudit.countDocuments();
-    const granted = await h.call('post', nhePath(A, `/${nheId}/delegation-simulations`), adminA, { userId, clientId: 'app', resource: 'https://orders.example', scope: 'orders:read orders:write offline_access' });
+    // 'app' is a third-party client: the dry run caps it at the scopes the user consented to (consentedScope).
+    const sim = (body: Record<string, string>) => h.call('post', nhePath(A, `/${nheId}/delegation-simulations`), adminA, { userId, clientId: 'app', resource: 'https://orders.example', ...body });
+    const granted = await sim({ scope: 'orders:read orders:write offline_access', consentedScope: 'orders:read orders:write' });
     expect(granted.status).toBe(200);
     expect(granted.body.decision).toMatchObject({ outcome: 'granted', scopes: ['orders:read', 'orders:write'], ttl: 120, ttlSetBy: 'nhe.maxTokenLifetime', removed: [{ scope: 'offline_access', layer: 'no-refresh' }] });
+    expect((await sim({ scope: 'orders:read orders:write', consentedScope: 'orders:read' })).body.decision).toMatchObject({
+      outcome: 'granted',
+      scopes: ['orders:read'],
+      removed: [{ scope: 'orders:write', layer: 'consent' }],
+    });
+    expect((await sim({ scope: 'orders:read' })).body.decision).toMatchObject({ outcome: 'denied', error: 'invalid_scope', gate: 'scope-empty' });
     const denied = await h.call('post', nhePath(A, `/${nheId}/delegation-simulations`), adminA, { userId, clientId: 'app', resource: 'https://other.example', scope: 'orders:read' });
     expect(denied.body.decision).toMatchObject({ outcome: 'denied', error: 'invalid_target', gate: 'resource-not-found' });
     const noClient = await h.call('post', nhePath(A, `/${nheId}/delegation-simulations`), adminA, { userId, clientId: 'nope', resource: 'https://orders.example', scope: 'orders:read' });

@@ -60,6 +60,15 @@ const simulationBody = z
     clientId: z.string().min(1).max(128).describe('client_id of the client that would exchange'),
     resource: z.string().min(1).max(2048).describe('Resource server identifier'),
     scope: z.string().min(1).max(4096).describe('Space-separated requested scopes'),
+    consentedScope: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe(
+        'Space-separated scopes the user consented to the client for this resource (the subject token\'s scope). ' +
+          'Caps a third-party client\'s delegation (layer consent); omitted, a third-party client has none. ' +
+          'Ignored for first-party clients.',
+      ),
   })
   .strict();
 
@@ -275,6 +284,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           nheIdentifier: nhe.identifier,
           resource: body.resource,
           requestedScopes: body.scope.split(' ').filter(Boolean),
+          ...(body.consentedScope !== undefined ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) } : {}),
         });
         if (!facts) throw problems.validation('the client does not exist', [{ name: 'body.clientId', reason: 'no client with this client_id in the tenant' }]);
         return {

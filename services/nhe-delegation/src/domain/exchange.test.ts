@@ -1,4 +1,4 @@
-import { parseExchangeParams } from './exchange';
+import { consentedScopes, parseExchangeParams } from './exchange';
 
 const valid = {
   subject_token: 'eyJ.x.y',
@@ -29,5 +29,17 @@ describe('parseExchangeParams', () => {
     [{ audience: 'x' }, 'invalid_request'],
   ])('refuses %j with %s', (override, error) => {
     expect(() => parseExchangeParams({ ...valid, ...override })).toThrow(expect.objectContaining({ error }));
+  });
+});
+
+describe('consentedScopes', () => {
+  it.each([
+    ['aud names the resource', { aud: 'https://api.example', scope: 'read write' }, ['read', 'write']],
+    ['aud is an array naming the resource', { aud: ['https://other.example', 'https://api.example'], scope: 'read' }, ['read']],
+    ['aud is another resource', { aud: 'https://other.example', scope: 'read write' }, []],
+    ['no scope', { aud: 'https://api.example' }, []],
+    ['no aud', { scope: 'read' }, []],
+  ] as const)('%s', (_name, payload, expected) => {
+    expect(consentedScopes(payload as Record<string, unknown>, 'https://api.example')).toEqual(expected);
   });
 });

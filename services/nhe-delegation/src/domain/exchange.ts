@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, type createLocalJWKSet, type importJWK } from 'jose';
+import { SignJWT, type createLocalJWKSet, type importJWK, type JWTPayload } from 'jose';
 import { decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type DelegationRequest, type ForwardedExchange } from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
@@ -106,6 +106,17 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
   return { subjectToken, actorToken, resource, scopes };
 }
 
+/**
+ * What the user consented to the client for `resource`, as the subject token carries it: its `scope` when its `aud`
+ * names the resource, nothing otherwise (a token for another API says nothing about this one). The decision caps a
+ * third-party client's delegation at this (layer `consent`); a third-party user token is already cut to its grant.
+ */
+export function consentedScopes(subject: JWTPayload, resource: string): string[] {
+  const audiences = typeof subject.aud === 'string' ? [subject.aud] : Array.isArray(subject.aud) ? subject.aud : [];
+  if (!audiences.includes(resource) || typeof subject.scope !== 'string') return [];
+  return subject.scope.split(' ').filter(Boolean);
+}
+
 /** An OAuthError tagged with the stage it came from (the decision denials are reported by the decision itself). */
 class StageError extends Error {
   constructor(
@@ -166,6 +177,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
       nheIdentifier: p.actorToken,
       resource: p.resource,
       requestedScopes: p.scopes,
+      consentedScopes: consentedScopes(subject.payload, p.resource),
     }),
   );
   if (!facts) await stage('client', () => Promise.reject(oauthErrors.invalidClient('client not found')));

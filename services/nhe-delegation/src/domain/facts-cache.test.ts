@@ -33,6 +33,17 @@ describe('factsCache', () => {
     expect(l.calls()).toBe(3);
   });
 
+  it('a hit carries the request\'s own consented scopes, never those of the request that filled the entry', async () => {
+    const l = counting();
+    const cache = factsCache(l.loader, 60_000);
+    await cache.load(request({ consentedScopes: ['a', 'b'] }));
+    const hit = await cache.load(request({ consentedScopes: ['a'] }));
+    const none = await cache.load(request());
+    expect(l.calls()).toBe(1);
+    expect([...hit!.consentedScopes]).toEqual(['a']);
+    expect([...none!.consentedScopes]).toEqual([]);
+  });
+
   it('an invalidation of the tenant drops its entries only', async () => {
     const l = counting();
     const cache = factsCache(l.loader, 60_000);

@@ -12,10 +12,11 @@ export interface FactsCache {
 
 /**
  * Short-lived cache of the delegation facts (tenant, client, resource server, NHE, policies, user, permissions) of a
- * (tenant, client, user, NHE, resource) tuple. The facts are loaded from MongoDB on a miss; the requested scopes are
- * never cached. Concurrent requests for the same tuple share one load (the entry holds the promise), so an expiring
- * entry under load costs one set of queries, not one per request in flight. Freshness: every configuration change
- * the management API makes publishes an invalidation on NATS (idp.config.invalidate.<tenant>) and kill-switch
+ * (tenant, client, user, NHE, resource) tuple. The facts are loaded from MongoDB on a miss; the requested scopes and
+ * the subject token's consented scopes are never cached. Concurrent requests for the same tuple share one load (the
+ * entry holds the promise), so an expiring entry under load costs one set of queries, not one per request in
+ * flight. Freshness: every configuration change the management API makes publishes an invalidation on NATS
+ * (idp.config.invalidate.<tenant>) and kill-switch
  * changes a revocation (idp.nhe.revoked.<tenant>); both drop the tenant's entries at once, a NATS reconnect drops
  * all of them, and `ttlMs` bounds the rest. A token can only be issued while NATS acks the audit event, so a sidecar
  * cut off from invalidations issues nothing anyway. A load in flight when its tenant is invalidated is not kept:
@@ -30,7 +31,9 @@ export function factsCache(loader: Loader, ttlMs: number, maxEntries = 10_000, n
     if (entries) size -= entries.size;
     byTenant.delete(tenantId);
   };
-  const withScopes = (facts: DelegationFacts | null, request: DelegationRequest) => (facts ? { ...facts, requestedScopes: request.requestedScopes } : null);
+  // The request's own scopes are never cached: what it asks for and what its subject token was consented for.
+  const withScopes = (facts: DelegationFacts | null, request: DelegationRequest): DelegationFacts | null =>
+    facts ? { ...facts, requestedScopes: request.requestedScopes, consentedScopes: new Set(request.consentedScopes ?? []) } : null;
   return {
     async load(request) {
       if (ttlMs <= 0) return loader(request);
