@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { generate } from 'selfsigned';
+import { ConfigError } from '@idp/config';
 import type { DevTls } from './dev-config';
 
 export interface RouterCertificate {
@@ -39,9 +40,15 @@ export const CA_COMMON_NAME = 'IdP local development CA';
 
 export async function routerCertificate(tls: Exclude<DevTls, { kind: 'none' }>, now = new Date()): Promise<RouterCertificate> {
   if (tls.kind === 'given') {
-    const cert = readFileSync(tls.certFile, 'utf8');
-    const key = readFileSync(tls.keyFile, 'utf8');
-    const x509 = new X509Certificate(cert);
+    const cert = readPem('TLS_CERT_FILE', tls.certFile);
+    const key = readPem('TLS_KEY_FILE', tls.keyFile);
+    let x509: X509Certificate;
+    try {
+      x509 = new X509Certificate(cert);
+      createPrivateKey(key);
+    } catch (err) {
+      throw new ConfigError([`TLS_CERT_FILE / TLS_KEY_FILE: not a PEM certificate and private key (${err instanceof Error ? err.message : String(err)})`]);
+    }
     return { cert, key, certFile: tls.certFile, keyFile: tls.keyFile, trustFile: tls.certFile, trustFingerprint256: x509.fingerprint256, trustSubject: x509.subject, generated: false, newCa: false };
   }
   return issueLoopbackCertificate(tls.dir, tls.hosts, now);
@@ -103,6 +110,14 @@ function readCa(certFile: string, keyFile: string, now: Date): { cert: string; k
     return usable ? { cert, key } : undefined;
   } catch {
     return undefined;
+  }
+}
+
+function readPem(key: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
   }
 }
 
