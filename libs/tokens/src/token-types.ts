@@ -6,6 +6,8 @@ export const TOKEN_TYPE_NHE_ID = 'urn:vendor:token-type:nhe-id';
 export const CLAIM_TENANT_NAME = 'org.vendor.tenant.name';
 export const CLAIM_TENANT_ID = 'org.vendor.tenant.id';
 export const CLAIM_NHE_DELEGATION = 'org.vendor.nhe.delegation';
+/** The node-oidc-provider grant a user's JWT access token was issued under (introspection and exchange check it). */
+export const CLAIM_GRANT_ID = 'org.vendor.grant.id';
 export const NHE_SUBJECT_PREFIX = 'nhe:';
 
 /** Audience of access tokens for the management API; every tenant has it built in. */

@@ -227,6 +227,14 @@ describe('introspection of each kind (RFC 7662): one path for every access token
     expect((await introspect(tokens.device)).body.active).toBe(true);
   });
 
+  it('a token whose grant has ended delegates nothing: token exchange refuses it, a live grant still exchanges', async () => {
+    // Runs after the refresh token (and with it the code's grant) was revoked above.
+    const ended = await exchange(tokens.code);
+    expect([ended.status, ended.body.error, ended.body.error_description]).toEqual([400, 'invalid_grant', 'subject_token was issued under a grant that has ended (revoked or signed out)']);
+    expect((await exchange(tokens.refresh)).body.error).toBe('invalid_grant');
+    expect((await exchange(tokens.device)).status).toBe(200);
+  });
+
   it('a DPoP-bound token introspects with its cnf and token_type DPoP', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const proof = await new SignJWT({ htm: 'POST', htu: `${issuer}/oidc/token` })

@@ -15,6 +15,7 @@ import {
 } from '@idp/tokens';
 import { verifyTokenEndpointProof } from './dpop';
 import type { DpopNonces } from './dpop-nonce';
+import { assertSubjectGrantLive } from './subject-grant';
 import { verifySubjectToken } from './subject-token';
 
 export type ExchangeInput = ForwardedExchange;
@@ -169,17 +170,21 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   if (boundTo !== undefined && !input.dpop) await stage('subject-token', () => Promise.reject(boundError()));
 
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
-  const facts = await stage('internal', () =>
-    loadFacts({
-      tenantId: input.tenantId,
-      clientId: input.clientId,
-      userId: subject.userId,
-      nheIdentifier: p.actorToken,
-      resource: p.resource,
-      requestedScopes: p.scopes,
-      consentedScopes: consentedScopes(subject.payload, p.resource),
-    }),
-  );
+  // The grant check (one read by primary key) runs beside the facts load, not before it.
+  const [, facts] = await Promise.all([
+    stage('subject-token', () => assertSubjectGrantLive(deps.models, input.tenantId, subject.payload, input.clientId, subject.userId)),
+    stage('internal', () =>
+      loadFacts({
+        tenantId: input.tenantId,
+        clientId: input.clientId,
+        userId: subject.userId,
+        nheIdentifier: p.actorToken,
+        resource: p.resource,
+        requestedScopes: p.scopes,
+        consentedScopes: consentedScopes(subject.payload, p.resource),
+      }),
+    ),
+  ]);
   if (!facts) await stage('client', () => Promise.reject(oauthErrors.invalidClient('client not found')));
   const decision = decideDelegation(facts!);
   if (decision.outcome === 'denied') {

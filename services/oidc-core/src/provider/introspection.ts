@@ -4,7 +4,7 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { toObjectId, type Models } from '@idp/db';
 import { DenyList, REVOCATION_COLLECTION, revocationStore, type RevocationStore } from '@idp/events';
 import { verifyJwtAccessToken } from '@idp/resource-server';
-import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, NHE_SUBJECT_PREFIX } from '@idp/tokens';
+import { CLAIM_GRANT_ID, CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, NHE_SUBJECT_PREFIX } from '@idp/tokens';
 import { CLIENT_PROPS } from './client-metadata';
 
 /**
@@ -12,7 +12,7 @@ import { CLIENT_PROPS } from './client-metadata';
  * stored, so this reference is what lets introspection tell that the grant behind a token is gone: revoked with its
  * refresh token, ended by logout, or deleted by the management API.
  */
-export const CLAIM_GRANT_ID = 'org.vendor.grant.id';
+export { CLAIM_GRANT_ID };
 
 export interface IntrospectionDeps {
   models: Models;
