@@ -37,11 +37,25 @@ export const CLAIMS_SETTINGS_DEFAULTS: ClaimsSettings = {
   ga4ghPassport: { enabled: false, visaLifetimeSeconds: 3600 },
 };
 
+/** Security profiles a tenant can be put under (settings.security.profile). */
+export const SECURITY_PROFILES = ['standard', 'fapi2'] as const;
+export type SecurityProfile = (typeof SECURITY_PROFILES)[number];
+
+/**
+ * settings.security (issue 24): `standard` (default): the OpenID Connect and OAuth behaviour every tenant has;
+ * `fapi2`: FAPI 2.0 Security Profile (PAR, DPoP-bound tokens, private_key_jwt only, PKCE S256).
+ */
+export interface SecuritySettings {
+  profile: SecurityProfile;
+}
+
+export const SECURITY_SETTINGS_DEFAULTS: SecuritySettings = { profile: 'standard' };
+
 export interface TenantDoc {
   _id: number;
   name: string;
   system: boolean;
-  settings: { nhe: NheSettings; claims?: ClaimsSettings };
+  settings: { nhe: NheSettings; claims?: ClaimsSettings; security?: SecuritySettings };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,6 +81,9 @@ export const tenantSchema = new Schema<TenantDoc>(
           enabled: { type: Boolean, default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.enabled },
           visaLifetimeSeconds: { type: Number, min: 60, max: 86400, default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.visaLifetimeSeconds },
         },
+      },
+      security: {
+        profile: { type: String, enum: [...SECURITY_PROFILES], default: SECURITY_SETTINGS_DEFAULTS.profile },
       },
     },
   },

@@ -9,11 +9,17 @@ const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
  * node-oidc-provider's storage, partitioned by tenant: one MongoDB collection, `_id` = tenant:model:id,
  * a TTL index on expiresAt. Clients are read from the clients collection (managed by the management API).
  */
-export function createAdapterFactory(models: Models, tenantId: number, clientCacheMs = RECORD_CACHE_MS): (name: string) => Adapter {
+export function createAdapterFactory(
+  models: Models,
+  tenantId: number,
+  clientCacheMs = RECORD_CACHE_MS,
+  /** A client record as the provider sees it, or undefined where the tenant's profile has no place for it (provider/fapi2.ts). */
+  clientView: (doc: ClientDoc) => Record<string, unknown> | undefined = clientMetadata,
+): (name: string) => Adapter {
   // One cache per provider: evicting the tenant from the pool (invalidation event, pool TTL) drops it too. Every
   // token request looks its client up; this keeps that off MongoDB under load.
   const clients = recordCache<AdapterPayload | undefined>(clientCacheMs);
-  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clients) : new MongoAdapter(models, tenantId, name));
+  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clients, clientView) : new MongoAdapter(models, tenantId, name));
 }
 
 class MongoAdapter implements Adapter {
@@ -81,13 +87,14 @@ class ClientAdapter implements Adapter {
     private readonly models: Models,
     private readonly tenantId: number,
     private readonly cache: ReturnType<typeof recordCache<AdapterPayload | undefined>>,
+    private readonly view: (doc: ClientDoc) => Record<string, unknown> | undefined,
   ) {}
 
   async find(id: string): Promise<AdapterPayload | undefined> {
     const value = await this.cache(id, () =>
       this.models.Client.findOne({ tenantId: this.tenantId, clientId: id, enabled: true })
         .lean<ClientDoc>()
-        .then((doc) => (doc ? (clientMetadata(doc) as AdapterPayload) : undefined)),
+        .then((doc) => (doc ? (this.view(doc) as AdapterPayload | undefined) : undefined)),
     );
     // The provider may annotate what it gets: hand out a copy, never the cached object.
     return value ? { ...value } : undefined;

@@ -13,6 +13,7 @@ import { referenceGrant } from './introspection';
 import { renderErrorPage } from '../views/pages';
 import { devicePages } from './device-pages';
 import { logoutSource, postLogoutSuccessSource } from './logout';
+import { FAPI2_CLIENT_AUTH_METHODS, FAPI2_ID_TOKEN_ALGS, FAPI2_SIGNING_ALGS, fapi2ClientMetadata, isFapi2Tenant } from './fapi2';
 
 export interface ProviderDeps {
   models: Models;
@@ -41,11 +42,14 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   // no client_secret_jwt (only a digest of the secret is stored, so no HMAC can be checked), and asymmetric
   // algorithms only for private_key_jwt. The provider authenticates clients the same way at the token, revocation,
   // introspection, PAR and device authorization endpoints (a public client only for its own tokens).
-  const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
-  const clientAuthSigningAlgValues: NonNullable<NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']> = ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
+  // A tenant under FAPI 2.0 (settings.security.profile `fapi2`, provider/fapi2.ts): private_key_jwt only, with
+  // PS256, ES256 or EdDSA.
+  const fapi2 = isFapi2Tenant(tenant);
+  const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = fapi2 ? [...FAPI2_CLIENT_AUTH_METHODS] : ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+  const clientAuthSigningAlgValues: NonNullable<NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']> = fapi2 ? [...FAPI2_SIGNING_ALGS] : ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
 
   return {
-    adapter: createAdapterFactory(models, tenantId),
+    adapter: fapi2 ? createAdapterFactory(models, tenantId, undefined, fapi2ClientMetadata) : createAdapterFactory(models, tenantId),
     clients: [],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {
@@ -71,7 +75,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     // The code flow only (no implicit or hybrid); client authentication as above.
     responseTypes: ['code'],
     clientAuthMethods,
-    enabledJWA: { clientAuthSigningAlgValues },
+    enabledJWA: {
+      clientAuthSigningAlgValues,
+      ...(fapi2 ? { dPoPSigningAlgValues: [...FAPI2_SIGNING_ALGS], idTokenSigningAlgValues: [...FAPI2_ID_TOKEN_ALGS] } : {}),
+    },
     // Discovery members the provider does not write itself (RFC 8414 section 2; OpenID Connect Discovery 1.0
     // section 3). Revocation and introspection authenticate clients as the token endpoint does: without these, a
     // client would assume client_secret_basic only (RFC 8414's default for revocation) or nothing.
@@ -86,7 +93,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     // Every authorization-code request carries PKCE (S256) (spec: Authentication), unless a confidential client's
     // record turns it off (RFC 9700 section 2.1.1: such a client may rely on nonce); a public client never can.
     // A code_challenge that is sent is enforced whatever the setting (the provider checks the code_verifier).
-    pkce: { required: (_ctx, client) => pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]) },
+    // A FAPI 2.0 tenant requires it of every client.
+    pkce: { required: (_ctx, client) => fapi2 || pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]) },
     features: {
       devInteractions: { enabled: false },
       claimsParameter: { enabled: true },
@@ -101,6 +109,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         postLogoutSuccessSource: postLogoutSuccessSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
       },
       dPoP: { enabled: true },
+      // FAPI 2.0 Security Profile for tenants that ask for it (provider/fapi2.ts); PAR for every client there.
+      ...(fapi2 ? { fapi: { enabled: true, profile: '2.0' as const } } : {}),
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: fapi2 },
       resourceIndicators: {
         enabled: true,
         defaultResource: (ctx, client, oneOf) => defaultResource(ctx, client as unknown as Record<string, unknown>, oneOf ? [...oneOf] : undefined) as Promise<string>,

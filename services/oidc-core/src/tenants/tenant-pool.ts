@@ -13,6 +13,7 @@ import type { CustomClaimsRunner } from '../provider/claims-custom';
 import { registerJwtUserinfo } from '../provider/claims-userinfo';
 import { registerIntrospection } from '../provider/introspection';
 import { advertiseLogoutConfirmation } from '../provider/logout';
+import { isFapi2Tenant } from '../provider/fapi2';
 
 export interface TenantContext {
   tenantId: number;
@@ -119,7 +120,7 @@ export class TenantPool {
     releaseRequestAfterResponse(provider);
     oauthAnswers(provider);
     advertiseLogoutConfirmation(provider);
-    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange);
+    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
     registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);

@@ -1,8 +1,10 @@
+import { decodeProtectedHeader } from 'jose';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ForwardedExchange } from '@idp/delegation';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { CLIENT_PROPS } from '../client-metadata';
+import { FAPI2_SIGNING_ALGS } from '../fapi2';
 
 /** What oidc-core hands to the nhe-delegation sidecar after authenticating the client. */
 export type TokenExchangeRequest = ForwardedExchange;
@@ -30,7 +32,13 @@ export const TOKEN_EXCHANGE_PARAMS = [
  * RFC 8693 token exchange. node-oidc-provider has already authenticated the client and checked that the grant is
  * allowed for it; every delegation rule lives in the sidecar, which answers with the token or an RFC 6749 error.
  */
-export function registerTokenExchange(provider: Provider, tenantId: number, forward: TokenExchangeForwarder): void {
+export function registerTokenExchange(
+  provider: Provider,
+  tenantId: number,
+  forward: TokenExchangeForwarder,
+  /** The tenant is under FAPI 2.0 (provider/fapi2.ts): a proof is required, signed with FAPI2_SIGNING_ALGS. */
+  options: { fapi2?: boolean } = {},
+): void {
   async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const client = ctx.oidc.client;
     if (!client) throw new errors.InvalidClient('client authentication failed');
@@ -42,7 +50,11 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
     const proof = ctx.get('DPoP');
     // A client configured to require DPoP (dpop_bound_access_tokens) gets no unbound token from this grant either;
     // the provider checks that only in its built-in grants.
-    if (!proof && client.dpopBoundAccessTokens) throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
+    // A FAPI 2.0 tenant's clients are all DPoP-bound (provider/fapi2.ts); said again here, since this grant is ours.
+    if (!proof && (client.dpopBoundAccessTokens || options.fapi2)) throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
+    if (proof && options.fapi2 && !(FAPI2_SIGNING_ALGS as readonly string[]).includes(proofAlgorithm(proof) ?? '')) {
+      throw new errors.InvalidDpopProof(`DPoP proof must be signed with ${FAPI2_SIGNING_ALGS.join(', ')} (FAPI 2.0)`);
+    }
     const clientNumericId = Number(client[CLIENT_PROPS.numericId]);
     if (!Number.isSafeInteger(clientNumericId)) throw new errors.InvalidClient('client record has no numeric id');
     // htu is the URL the client posted to, exactly as node-oidc-provider expects it for its own grants: the
@@ -64,6 +76,15 @@ export function registerTokenExchange(provider: Provider, tenantId: number, forw
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = result.body;
+  }
+
+  /** The proof's `alg` header (the sidecar verifies the proof itself); undefined when it is no JWS. */
+  function proofAlgorithm(proof: string): string | undefined {
+    try {
+      return decodeProtectedHeader(proof).alg;
+    } catch {
+      return undefined;
+    }
   }
 
   // No parameter may repeat: node-oidc-provider answers invalid_request for duplicates.
