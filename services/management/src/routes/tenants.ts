@@ -1,7 +1,7 @@
-/** Tenants and their settings (settings.nhe with the spec's defaults and limits, settings.claims). */
+/** Tenants and their settings (settings.nhe with the spec's defaults and limits, settings.claims, settings.security). */
 import { z } from 'zod';
 import type { TenantDoc } from '@idp/db';
-import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, NHE_SETTINGS_DEFAULTS, nextSequence } from '@idp/db';
+import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, NHE_SETTINGS_DEFAULTS, nextSequence, SECURITY_PROFILES, SECURITY_SETTINGS_DEFAULTS } from '@idp/db';
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
@@ -34,7 +34,18 @@ const claimsSettingsPatch = z
   .partial()
   .strict();
 
-const settingsPatch = z.object({ nhe: nheSettingsPatch, claims: claimsSettingsPatch }).partial().strict();
+const SECURITY_PROFILE_DESCRIPTION =
+  '`standard` (default): OpenID Connect and OAuth as every tenant has them. `fapi2`: FAPI 2.0 Security Profile: ' +
+  'pushed authorization requests required (with redirect_uri), every access and refresh token DPoP-bound, client ' +
+  'authentication by private_key_jwt only (assertion aud exactly the issuer; PS256, ES256 or EdDSA), PKCE S256, ' +
+  'ES256 ID tokens; other clients of the tenant get invalid_client. Not available to the system tenant.';
+
+const securitySettingsPatch = z
+  .object({ profile: z.enum(SECURITY_PROFILES).describe(SECURITY_PROFILE_DESCRIPTION) })
+  .partial()
+  .strict();
+
+const settingsPatch = z.object({ nhe: nheSettingsPatch, claims: claimsSettingsPatch, security: securitySettingsPatch }).partial().strict();
 
 const createBody = z
   .object({
@@ -65,6 +76,7 @@ export const tenantSchema = z
         amrProfile: z.enum(['rfc8176', 'projected']),
         ga4ghPassport: z.object({ enabled: z.boolean(), visaLifetimeSeconds: z.number().int() }),
       }),
+      security: z.object({ profile: z.enum(SECURITY_PROFILES).describe(SECURITY_PROFILE_DESCRIPTION) }),
     }),
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -83,6 +95,7 @@ export function tenantView(doc: TenantDoc) {
         amrProfile: claims?.amrProfile ?? CLAIMS_SETTINGS_DEFAULTS.amrProfile,
         ga4ghPassport: { ...CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport, ...(claims?.ga4ghPassport ?? {}) },
       },
+      security: { profile: doc.settings?.security?.profile ?? SECURITY_SETTINGS_DEFAULTS.profile },
     },
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
@@ -97,6 +110,14 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   for (const [k, v] of Object.entries(patch?.nhe ?? {})) set[`settings.nhe.${k}`] = v;
   if (patch?.claims?.amrProfile !== undefined) set['settings.claims.amrProfile'] = patch.claims.amrProfile;
   for (const [k, v] of Object.entries(patch?.claims?.ga4ghPassport ?? {})) set[`settings.claims.ga4ghPassport.${k}`] = v;
+  if (patch?.security?.profile !== undefined) set['settings.security.profile'] = patch.security.profile;
+  // The system tenant issues the management API's tokens to its bootstrap admin (client_secret_basic): under FAPI
+  // 2.0 that client would be invalid_client and the platform locked out.
+  if (current?.system && patch?.security?.profile === 'fapi2') {
+    throw problems.validation('settings.security is not available to the system tenant', [
+      { name: 'body.settings.security.profile', reason: 'the system tenant cannot use the fapi2 profile (its bootstrap admin authenticates with a client secret)' },
+    ]);
+  }
   const merged = { ...NHE_SETTINGS_DEFAULTS, ...(current?.settings?.nhe ?? {}), ...(patch?.nhe ?? {}) };
   if (merged.defaultMaxTokenLifetime > merged.hardMaxTokenLifetime) {
     throw problems.validation('settings.nhe is inconsistent', [
@@ -192,7 +213,8 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       path: '/tenants/:tenantId',
       operationId: 'updateTenant',
       summary: 'Update a tenant\'s name or settings',
-      description: 'Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued.',
+      description:
+        'Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued. A change of settings.security.profile applies to the next request of each client (the tenant\'s provider is rebuilt); access tokens already issued stay valid until they expire.',
       tag: TAG,
       scope: 'auth.tenants.update',
       params: tenantParams,
