@@ -9,12 +9,14 @@ import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, ge
 import * as oidc from 'openid-client';
 import { basicAuth, createClient, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
+import { exchangeSidecar } from './exchange-sidecar';
 import { Browser, PEPPER, startPagesApp, type PagesApp } from './pages-app';
 
 const REDIRECT = 'http://127.0.0.1:8420/cb';
 const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
 const RESOURCE = 'https://api.orders.example';
 
+const sidecar = exchangeSidecar();
 let app: PagesApp;
 let fapiTenant: number;
 let standard: SeededTenant;
@@ -33,14 +35,14 @@ async function jwks(...keys: KeyPair[]) {
 }
 
 beforeAll(async () => {
-  app = await startPagesApp('fapi2');
+  app = await startPagesApp('fapi2', { forwardTokenExchange: sidecar.forwarder });
   fapiTenant = app.tenant.tenantId;
   const m = app.db.models;
   ecKey = await clientKey('ES256');
   rsaKey = await clientKey('PS256');
   const base = { tenantId: fapiTenant, redirectUris: [REDIRECT], firstParty: true, tokenEndpointAuthMethod: 'private_key_jwt' as const };
   const grants = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE, GRANT_TYPE_TOKEN_EXCHANGE];
-  await createClient(m, PEPPER, { ...base, clientId: 'fapi-ec', name: 'FAPI client (EC key)', grantTypes: grants, responseTypes: ['code'], jwks: await jwks(ecKey) });
+  await createClient(m, PEPPER, { ...base, clientId: 'fapi-ec', name: 'FAPI client (EC key)', grantTypes: grants, responseTypes: ['code'], jwks: await jwks(ecKey), delegationEnabled: true });
   await createClient(m, PEPPER, { ...base, clientId: 'fapi-rsa', name: 'FAPI client (RSA key)', grantTypes: grants, responseTypes: ['code'], jwks: await jwks(rsaKey) });
   await createClient(m, PEPPER, { ...base, clientId: 'fapi-rs256-id-token', name: 'Wants RS256 ID tokens', grantTypes: grants, responseTypes: ['code'], jwks: await jwks(ecKey), idTokenSignedResponseAlg: 'RS256' });
   secretClient = await createClient(m, PEPPER, { tenantId: fapiTenant, clientId: 'secret-basic', name: 'Client secret', grantTypes: ['authorization_code', 'client_credentials'], redirectUris: [REDIRECT], firstParty: true });
@@ -50,9 +52,10 @@ beforeAll(async () => {
   await m.Tenant.updateOne({ _id: fapiTenant }, { $set: { 'settings.security.profile': 'fapi2' } });
   app.pool.evict(fapiTenant);
   standard = await seedDelegationTenant(m, app.keyStore, { tenantId: randomInt(1_000_001, 2_000_000), tenantName: 'Standard', clientSecretPepper: PEPPER, redirectUri: REDIRECT });
-});
+}, 60_000);
 afterAll(async () => {
   await app?.stop();
+  await sidecar.stop();
 });
 
 const issuer = (t = fapiTenant) => `${app.baseUrl}/auth/${t}`;
@@ -115,9 +118,9 @@ async function push(auth: Record<string, string>, params: Record<string, string>
 }
 
 /** A code for `fapi-ec` through PAR (raw HTTP) and the browser; with its PKCE verifier. */
-async function codeByPar(): Promise<{ code: string; verifier: string }> {
+async function codeByPar(scope = 'openid offline_access'): Promise<{ code: string; verifier: string }> {
   const { verifier, challenge } = pkcePair();
-  const par = await push(await assertion('fapi-ec', ecKey), { redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st', prompt: 'consent' });
+  const par = await push(await assertion('fapi-ec', ecKey), { redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st', prompt: 'consent', scope });
   expect(par.status).toBe(201);
   const { callback } = await browse(`${issuer()}/authorize?${new URLSearchParams({ client_id: 'fapi-ec', request_uri: par.body.request_uri! })}`);
   expect(callback?.searchParams.get('iss')).toBe(issuer());
@@ -244,14 +247,35 @@ describe('every token DPoP-bound', () => {
     expect(pending.body.error).toBe('authorization_pending');
   });
 
-  it('token exchange (forwarded to the sidecar): refused without a proof, or with a proof signed RS256, before anything is forwarded', async () => {
-    const form = { grant_type: GRANT_TYPE_TOKEN_EXCHANGE, subject_token: 'x', subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', resource: RESOURCE };
-    // The test app's forwarder throws: a request that reached it would be a 500.
+  it('token exchange (forwarded to the sidecar): refused without a proof or with a proof signed RS256; with a proof the NHE token is DPoP-bound', async () => {
+    // alice's DPoP-bound token for the Orders API, through PAR.
+    const { code, verifier } = await codeByPar('openid orders:read');
+    const dpopKey = await generateKeyPair('ES256');
+    const user = await post(
+      tokenEndpoint(),
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, ...(await assertion('fapi-ec', ecKey)) },
+      { DPoP: await dpopProof(dpopKey, tokenEndpoint()) },
+    );
+    expect([user.status, user.body.token_type]).toEqual([200, 'DPoP']);
+    expect(String(decodeJwt(user.body.access_token!).scope).split(' ')).toContain('orders:read');
+    const form = {
+      grant_type: GRANT_TYPE_TOKEN_EXCHANGE,
+      subject_token: user.body.access_token!,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: 'orders-agent',
+      actor_token_type: 'urn:vendor:token-type:nhe-id',
+      resource: RESOURCE,
+      scope: 'orders:read',
+    };
     const bare = await post(tokenEndpoint(), { ...form, ...(await assertion('fapi-ec', ecKey)) });
-    expect([bare.status, bare.body.error]).toEqual([400, 'invalid_dpop_proof']);
+    expect([bare.status, bare.body.error, bare.body.access_token]).toEqual([400, 'invalid_dpop_proof', undefined]);
+    // An RS256 proof: not a FAPI 2.0 algorithm (oidc-core refuses it before forwarding).
     const rsa = await generateKeyPair('RS256');
     const rs256 = await post(tokenEndpoint(), { ...form, ...(await assertion('fapi-ec', ecKey)) }, { DPoP: await dpopProof(rsa, tokenEndpoint(), 'RS256') });
-    expect([rs256.status, rs256.body.error]).toEqual([400, 'invalid_dpop_proof']);
+    expect([rs256.status, rs256.body.error, rs256.body.access_token]).toEqual([400, 'invalid_dpop_proof', undefined]);
+    const bound = await post(tokenEndpoint(), { ...form, ...(await assertion('fapi-ec', ecKey)) }, { DPoP: await dpopProof(dpopKey, tokenEndpoint()) });
+    expect([bound.status, bound.body.error, bound.body.token_type]).toEqual([200, undefined, 'DPoP']);
+    expect(decodeJwt(bound.body.access_token!)).toMatchObject({ act: { sub: expect.stringContaining('orders-agent') }, cnf: { jkt: await calculateJwkThumbprint(await exportJWK(dpopKey.publicKey)) } });
   });
 
   it('a DPoP proof signed RS256 is refused at the token endpoint too', async () => {
