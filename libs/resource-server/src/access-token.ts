@@ -4,11 +4,11 @@
  * bound by `cnf.jkt` passes only as `Authorization: DPoP` with a valid proof made with that key, a token bound by a
  * confirmation method this verifier does not understand never passes, and an unbound token sent as DPoP is refused.
  */
-import { errors as joseErrors, jwtVerify, type CryptoKey, type JWK, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey, type KeyObject } from 'jose';
+import { errors as joseErrors, jwtVerify, type CryptoKey, type JWK, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type KeyObject } from 'jose';
 import { assertAsymmetric, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_ALGORITHMS } from './algorithms';
 import { compactJwsProblem, isCanonicalBase64url } from './compact-jws';
 import { verifyDpopProof, type DpopNonceOptions, type VerifiedDpopProof } from './dpop';
-import { ResourceServerError, type AuthScheme } from './errors';
+import { ResourceServerError, VerifierUnavailableError, type AuthScheme } from './errors';
 import type { ReplayStore } from './replay';
 
 /** A verification key, or a resolver picking one from the token's header (jose's createLocalJWKSet / createRemoteJWKSet). */
@@ -31,6 +31,8 @@ export interface JwtAccessTokenOptions {
   currentDate?: Date;
   /** Longest token accepted, in characters (default 16384). */
   maxLength?: number;
+  /** Claims that must be present (jose's requiredClaims; default none beyond exp checks). */
+  requiredClaims?: readonly string[];
 }
 
 /** How the token is bound to its sender, when it is. */
@@ -128,33 +130,100 @@ function mapJoseError(err: unknown): ResourceServerError {
   return invalidToken('malformed_token', 'the access token is not a valid JWT', 'Bearer', err);
 }
 
-/**
- * Verifies a JWT access token on its own, without the request: for places that receive a token as a parameter
- * (token exchange's subject_token, introspection). Refuses non-canonical encodings and unsupported `cnf` members;
- * the caller enforces the binding it reports.
- */
-export async function verifyJwtAccessToken(token: string, o: JwtAccessTokenOptions): Promise<VerifiedJwtAccessToken> {
+/** Options of jwtVerify built once (createVerifier builds them at construction, not per request). */
+export interface PreparedJwtOptions {
+  key: AccessTokenKey;
+  jose: JWTVerifyOptions;
+  maxLength: number;
+}
+
+/** Checks `o` (asymmetric algorithms only) and builds jwtVerify's options from it. */
+export function prepareJwtOptions(o: JwtAccessTokenOptions): PreparedJwtOptions {
   const algorithms = o.algorithms ?? DEFAULT_ACCESS_TOKEN_ALGORITHMS;
   assertAsymmetric(algorithms, 'verifyJwtAccessToken algorithms');
-  const problem = compactJwsProblem(token, o.maxLength ?? 16 * 1024);
-  if (problem === 'too_long') throw invalidToken('token_too_long', 'the access token is too long');
-  if (problem === 'non_canonical') throw invalidToken('non_canonical_encoding', 'the access token is not canonical base64url (padding or characters outside the alphabet)');
-  if (problem) throw invalidToken('malformed_token', 'the access token is not a JWT in compact serialization');
-  let result: { payload: JWTPayload; protectedHeader: JWTHeaderParameters };
-  try {
-    result = await jwtVerify(token, o.key as JWTVerifyGetKey, {
+  return {
+    key: o.key,
+    maxLength: o.maxLength ?? 16 * 1024,
+    jose: {
       issuer: o.issuer as string | string[],
       ...(o.audience !== undefined ? { audience: o.audience as string | string[] } : {}),
       typ: o.typ ?? 'at+jwt',
       algorithms: [...algorithms],
       clockTolerance: o.clockSkew ?? 0,
       ...(o.currentDate ? { currentDate: o.currentDate } : {}),
-    });
+      ...(o.requiredClaims ? { requiredClaims: [...o.requiredClaims] } : {}),
+    },
+  };
+}
+
+/** verifyJwtAccessToken with options prepared by prepareJwtOptions (`currentDate` overrides the prepared one). */
+export async function verifyPreparedJwt(token: string, p: PreparedJwtOptions, currentDate?: Date): Promise<VerifiedJwtAccessToken> {
+  const problem = compactJwsProblem(token, p.maxLength);
+  if (problem === 'too_long') throw invalidToken('token_too_long', 'the access token is too long');
+  if (problem === 'non_canonical') throw invalidToken('non_canonical_encoding', 'the access token is not canonical base64url (padding or characters outside the alphabet)');
+  if (problem) throw invalidToken('malformed_token', 'the access token is not a JWT in compact serialization');
+  let result: { payload: JWTPayload; protectedHeader: JWTHeaderParameters };
+  try {
+    result = await jwtVerify(token, p.key as JWTVerifyGetKey, currentDate ? { ...p.jose, currentDate } : p.jose);
   } catch (err) {
+    if (err instanceof VerifierUnavailableError) throw err;
     throw mapJoseError(err);
   }
   const binding = tokenBinding(result.payload);
-  return { payload: result.payload, protectedHeader: result.protectedHeader, ...(binding ? { binding } : {}) };
+  return binding ? { payload: result.payload, protectedHeader: result.protectedHeader, binding } : { payload: result.payload, protectedHeader: result.protectedHeader };
+}
+
+/**
+ * Verifies a JWT access token on its own, without the request: for places that receive a token as a parameter
+ * (token exchange's subject_token, introspection). Refuses non-canonical encodings and unsupported `cnf` members;
+ * the caller enforces the binding it reports.
+ */
+export async function verifyJwtAccessToken(token: string, o: JwtAccessTokenOptions): Promise<VerifiedJwtAccessToken> {
+  return verifyPreparedJwt(token, prepareJwtOptions(o));
+}
+
+/** The DPoP settings of a protected resource, without the request. */
+export type DpopSettings = Omit<NonNullable<AccessTokenOptions['dpop']>, keyof DpopRequest>;
+
+/**
+ * RFC 9449 section 7 for a verified token: an unbound token must come as Bearer; a bound one as DPoP, with a proof
+ * made by the bound key for this request and not seen before. Without `dpop` (no request context) a bound token is
+ * refused.
+ */
+export async function enforceSenderConstraint(
+  scheme: AuthScheme,
+  token: string,
+  binding: TokenBinding | undefined,
+  dpop: (DpopRequest & DpopSettings) | undefined,
+  replay: ReplayStore,
+  o: { clockSkew?: number | undefined; currentDate?: Date | undefined },
+): Promise<VerifiedDpopProof | undefined> {
+  if (!binding) {
+    if (scheme === 'DPoP') throw invalidToken('unbound_token_as_dpop', 'the access token is not DPoP-bound: send it with Authorization: Bearer', 'Bearer');
+    return undefined;
+  }
+  if (!dpop) throw invalidToken('bound_token_not_accepted', 'DPoP-bound access tokens are not accepted here', 'Bearer');
+  if (scheme !== 'DPoP') throw invalidToken('bound_token_as_bearer', 'the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof', 'DPoP');
+  return verifyDpopProof(dpop.proof, {
+    htm: dpop.htm,
+    htu: dpop.htu,
+    accessToken: token,
+    jkt: binding.jkt,
+    algorithms: dpop.algorithms ?? DEFAULT_DPOP_ALGORITHMS,
+    ...(dpop.maxAge !== undefined ? { maxAge: dpop.maxAge } : {}),
+    ...(o.clockSkew !== undefined ? { clockSkew: o.clockSkew } : {}),
+    ...(o.currentDate ? { currentDate: o.currentDate } : {}),
+    ...(dpop.nonce ? { nonce: dpop.nonce } : {}),
+    replay,
+  });
+}
+
+/** A refusal of the token itself, re-issued with the DPoP scheme when the client used it (it learns why its DPoP request failed). */
+export function withClientScheme(err: unknown, scheme: AuthScheme): unknown {
+  if (err instanceof ResourceServerError && err.error === 'invalid_token' && scheme === 'DPoP' && err.scheme !== 'DPoP') {
+    return new ResourceServerError('invalid_token', err.reason, err.message, { scheme: 'DPoP', cause: err.cause });
+  }
+  return err;
 }
 
 /**
@@ -168,30 +237,8 @@ export async function verifyAccessToken(authorization: string | undefined | null
   try {
     verified = await verifyJwtAccessToken(token, o);
   } catch (err) {
-    // Challenge with the scheme the client used: a DPoP client learns why its DPoP request failed.
-    if (err instanceof ResourceServerError && err.error === 'invalid_token' && scheme === 'DPoP') {
-      throw new ResourceServerError('invalid_token', err.reason, err.message, { scheme: 'DPoP', cause: err.cause });
-    }
-    throw err;
+    throw withClientScheme(err, scheme);
   }
-  const binding = verified.binding;
-  if (!binding) {
-    if (scheme === 'DPoP') throw invalidToken('unbound_token_as_dpop', 'the access token is not DPoP-bound: send it with Authorization: Bearer', 'Bearer');
-    return { ...verified, token, scheme };
-  }
-  if (!o.dpop) throw invalidToken('bound_token_not_accepted', 'DPoP-bound access tokens are not accepted here', 'Bearer');
-  if (scheme !== 'DPoP') throw invalidToken('bound_token_as_bearer', 'the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof', 'DPoP');
-  const proof = await verifyDpopProof(o.dpop.proof, {
-    htm: o.dpop.htm,
-    htu: o.dpop.htu,
-    accessToken: token,
-    jkt: binding.jkt,
-    algorithms: o.dpop.algorithms ?? DEFAULT_DPOP_ALGORITHMS,
-    ...(o.dpop.maxAge !== undefined ? { maxAge: o.dpop.maxAge } : {}),
-    ...(o.clockSkew !== undefined ? { clockSkew: o.clockSkew } : {}),
-    ...(o.currentDate ? { currentDate: o.currentDate } : {}),
-    ...(o.dpop.nonce ? { nonce: o.dpop.nonce } : {}),
-    replay: o.replay,
-  });
-  return { ...verified, token, scheme, proof };
+  const proof = await enforceSenderConstraint(scheme, token, verified.binding, o.dpop, o.replay, o);
+  return proof ? { ...verified, token, scheme, proof } : { ...verified, token, scheme };
 }

@@ -44,7 +44,15 @@ export type RefusalReason =
   | 'dpop_nonce_malformed'
   | 'dpop_nonce_required'
   | 'dpop_key_mismatch'
-  | 'dpop_replayed';
+  | 'dpop_replayed'
+  // createVerifier: the token is valid, the rules of the resource or route refuse it.
+  | 'dpop_required'
+  | 'revoked'
+  | 'delegation_malformed'
+  | 'delegation_required'
+  | 'delegation_refused'
+  | 'agent_type_refused'
+  | 'insufficient_scope';
 
 const STATUS: Record<ResourceServerErrorCode, 400 | 401 | 403> = {
   invalid_request: 400,
@@ -61,6 +69,11 @@ export interface ChallengeOptions {
   dpopAlgorithms?: readonly string[];
   /** Offer the DPoP scheme beside Bearer when the request carried no credentials. Default: true when dpopAlgorithms is given. */
   offerDpop?: boolean;
+  /**
+   * URL of the resource's Protected Resource Metadata (RFC 9728 section 5.1): every challenge carries it as
+   * `resource_metadata`, so a client finds the authorization server from a 401 alone.
+   */
+  resourceMetadata?: string;
 }
 
 /** A quoted-string value: RFC 6750 allows %x20-21 / %x23-5B / %x5D-7E in error_description. */
@@ -76,8 +89,10 @@ export class ResourceServerError extends Error {
   readonly reason: RefusalReason;
   /** For use_dpop_nonce: the nonce to send in `DPoP-Nonce`. */
   readonly nonce: string | undefined;
+  /** For insufficient_scope: the scopes the request needs and the token lacks (the challenge's `scope`). */
+  readonly scope: readonly string[] | undefined;
 
-  constructor(error: ResourceServerErrorCode | undefined, reason: RefusalReason, description: string, options: { scheme?: AuthScheme; nonce?: string; cause?: unknown } = {}) {
+  constructor(error: ResourceServerErrorCode | undefined, reason: RefusalReason, description: string, options: { scheme?: AuthScheme; nonce?: string; scope?: readonly string[]; cause?: unknown } = {}) {
     super(description, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ResourceServerError';
     this.error = error;
@@ -85,20 +100,24 @@ export class ResourceServerError extends Error {
     this.status = error ? STATUS[error] : 401;
     this.scheme = options.scheme ?? (error === 'invalid_dpop_proof' || error === 'use_dpop_nonce' ? 'DPoP' : 'Bearer');
     this.nonce = options.nonce;
+    this.scope = options.scope?.length ? options.scope : undefined;
   }
 
   /** The `WWW-Authenticate` value for this refusal (RFC 6750 section 3, RFC 9449 section 7.1). */
   wwwAuthenticate(o: ChallengeOptions = {}): string {
     const realm = o.realm === undefined ? [] : [`realm=${quote(o.realm)}`];
     const algs = o.dpopAlgorithms?.length ? [`algs=${quote(o.dpopAlgorithms.join(' '))}`] : [];
+    const metadata = o.resourceMetadata ? [`resource_metadata=${quote(o.resourceMetadata)}`] : [];
     if (!this.error) {
-      const bearer = realm.length ? `Bearer ${realm.join(', ')}` : 'Bearer';
+      const bearerParams = [...realm, ...metadata];
+      const bearer = bearerParams.length ? `Bearer ${bearerParams.join(', ')}` : 'Bearer';
       const offerDpop = o.offerDpop ?? algs.length > 0;
       if (!offerDpop) return bearer;
-      const dpopParams = [...realm, ...algs];
+      const dpopParams = [...realm, ...algs, ...metadata];
       return `${bearer}, ${dpopParams.length ? `DPoP ${dpopParams.join(', ')}` : 'DPoP'}`;
     }
-    const params = [...realm, `error=${quote(this.error)}`, `error_description=${quote(this.message)}`, ...(this.scheme === 'DPoP' ? algs : [])];
+    const scope = this.scope ? [`scope=${quote(this.scope.join(' '))}`] : [];
+    const params = [...realm, `error=${quote(this.error)}`, `error_description=${quote(this.message)}`, ...scope, ...(this.scheme === 'DPoP' ? algs : []), ...metadata];
     return `${this.scheme} ${params.join(', ')}`;
   }
 
@@ -114,3 +133,15 @@ export class ResourceServerError extends Error {
 }
 
 export const isResourceServerError = (value: unknown): value is ResourceServerError => value instanceof ResourceServerError;
+
+/**
+ * The verifier cannot decide (the authorization server's metadata or keys could not be fetched): not the client's
+ * fault, so not a ResourceServerError. Answer 503 with `Retry-After` (the express middleware does).
+ */
+export class VerifierUnavailableError extends Error {
+  readonly status = 503 as const;
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'VerifierUnavailableError';
+  }
+}
