@@ -24,7 +24,7 @@ export interface Holder {
   jkt: string;
 }
 
-export async function signingKey(kid = randomUUID(), alg: 'ES256' | 'RS256' = 'ES256'): Promise<SigningKey> {
+export async function signingKey(kid: string = randomUUID(), alg: 'ES256' | 'RS256' = 'ES256'): Promise<SigningKey> {
   const k = await generateKeyPair(alg, { extractable: true });
   return { kid, privateKey: k.privateKey, jwk: { ...(await exportJWK(k.publicKey)), kid, alg, use: 'sig' } };
 }
