@@ -117,7 +117,8 @@ export function tokenBinding(payload: JWTPayload): TokenBinding | undefined {
   return { jkt };
 }
 
-function mapJoseError(err: unknown): ResourceServerError {
+/** A jose verification error as the refusal it stands for. */
+export function mapJoseError(err: unknown): ResourceServerError {
   if (err instanceof joseErrors.JWTExpired) return invalidToken('expired', 'the access token has expired', 'Bearer', err);
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     if (err.claim === 'nbf') return invalidToken('not_yet_valid', 'the access token is not yet valid', 'Bearer', err);

@@ -22,14 +22,31 @@ export function isCanonicalBase64url(segment: string): boolean {
   return (last & (rest === 2 ? 0x0f : 0x03)) === 0;
 }
 
-/** Why a value is not a canonical compact JWS, or undefined when it is one. */
+/** Three non-empty segments of the URL-safe alphabet, separated by dots. */
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const SPARE_BITS = [0, 0, 0x0f, 0x03];
+
+/** isCanonicalBase64url for value.slice(start, end), which is known to hold only the alphabet: no copy. */
+function canonicalRange(value: string, start: number, end: number): boolean {
+  const rest = (end - start) % 4;
+  if (rest === 1) return false;
+  if (rest === 0) return true;
+  return (ALPHABET.indexOf(value[end - 1]!) & SPARE_BITS[rest]!) === 0;
+}
+
+/** Why a value is not a canonical compact JWS, or undefined when it is one. One pass of a regular expression, no copies (it runs on every request). */
 export function compactJwsProblem(value: unknown, maxLength: number): 'too_long' | 'malformed' | 'non_canonical' | undefined {
   if (typeof value !== 'string' || value.length === 0) return 'malformed';
   if (value.length > maxLength) return 'too_long';
-  const parts = value.split('.');
-  if (parts.length !== 3) return 'malformed';
-  for (const part of parts) if (part === '') return 'malformed';
-  for (const part of parts) if (!isCanonicalBase64url(part)) return 'non_canonical';
+  if (!COMPACT.test(value)) {
+    // Tell a malformed value (not three non-empty segments) from a non-canonical one (padding, `+`, `/`, ...).
+    const parts = value.split('.');
+    if (parts.length !== 3 || parts.some((p) => p === '')) return 'malformed';
+    return 'non_canonical';
+  }
+  const first = value.indexOf('.');
+  const second = value.indexOf('.', first + 1);
+  if (!canonicalRange(value, 0, first) || !canonicalRange(value, first + 1, second) || !canonicalRange(value, second + 1, value.length)) return 'non_canonical';
   return undefined;
 }
 

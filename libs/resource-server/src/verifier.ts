@@ -6,10 +6,11 @@
  * types). Everything that can be computed once is computed at construction: the hot path is jose's jwtVerify plus
  * a few property reads.
  */
-import { createRemoteJWKSet, customFetch, errors as joseErrors, type FlattenedJWSInput, type JWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { enforceSenderConstraint, parseAuthorization, prepareJwtOptions, verifyPreparedJwt, withClientScheme, type DpopSettings, type PreparedJwtOptions } from './access-token';
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { enforceSenderConstraint, mapJoseError, parseAuthorization, prepareJwtOptions, tokenBinding, verifyPreparedJwt, withClientScheme, type DpopSettings, type PreparedJwtOptions, type TokenBinding } from './access-token';
 import { assertAsymmetric, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_ALGORITHMS } from './algorithms';
 import { delegationOf, type Delegation } from './delegation';
+import { compactJwsProblem } from './compact-jws';
 import { discoverMetadata, type AuthorizationServerMetadata, type FetchLike } from './discovery';
 import type { VerifiedDpopProof } from './dpop';
 import { ResourceServerError, VerifierUnavailableError, type AuthScheme, type ChallengeOptions, type RefusalReason } from './errors';
@@ -141,14 +142,11 @@ export function createVerifier(o: VerifierOptions): Verifier {
   // names another one); a fetch failure is "unavailable" (503), not a bad token.
   let remote: ReturnType<typeof createRemoteJWKSet> | undefined;
   let remoteUri: string | undefined;
-  const key: JWTVerifyGetKey = async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
-    try {
-      return await remote!(header, token);
-    } catch (err) {
-      if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys || err instanceof joseErrors.JOSENotSupported) throw err;
-      throw new VerifierUnavailableError(`the keys of ${o.issuer} could not be fetched`, { cause: err });
-    }
+  const unavailable = (err: unknown) => {
+    if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys || err instanceof joseErrors.JOSENotSupported) throw err;
+    throw new VerifierUnavailableError(`the keys of ${o.issuer} could not be fetched`, { cause: err });
   };
+  const key: JWTVerifyGetKey = (header: JWSHeaderParameters, token: FlattenedJWSInput) => remote!(header, token).catch(unavailable);
   const prepared: PreparedJwtOptions = prepareJwtOptions({
     key,
     issuer: o.issuer,
@@ -202,14 +200,42 @@ export function createVerifier(o: VerifierOptions): Verifier {
   const dpopAlgorithms = dpopSettings?.algorithms ?? [];
 
   async function verify(request: VerifyRequest, rules?: AccessRules): Promise<Access> {
-    const { scheme, token } = parseAuthorization(request.authorization);
-    if (!meta || Date.now() >= metaExpiresAt) await discover();
+    // Fast path for the common shape (`Bearer <canonical JWS>`): the checks parseAuthorization and
+    // verifyPreparedJwt would make, in one pass; anything else takes the general path and its precise refusals.
+    const header = request.authorization;
+    let scheme: AuthScheme | undefined;
+    let token = '';
+    if (typeof header === 'string' && header.length <= prepared.maxLength + 5) {
+      if (header.startsWith('Bearer ')) {
+        scheme = 'Bearer';
+        token = header.slice(7);
+      } else if (header.startsWith('DPoP ')) {
+        scheme = 'DPoP';
+        token = header.slice(5);
+      }
+      if (scheme && compactJwsProblem(token, prepared.maxLength) !== undefined) scheme = undefined;
+    }
+    if (!meta || Date.now() >= metaExpiresAt) {
+      if (!scheme) parseAuthorization(header); // no credentials: refused before any discovery
+      await discover();
+    }
     let claims: JWTPayload;
-    let binding;
-    try {
-      ({ payload: claims, binding } = await verifyPreparedJwt(token, prepared));
-    } catch (err) {
-      throw withClientScheme(err, scheme);
+    let binding: TokenBinding | undefined;
+    if (scheme) {
+      try {
+        claims = (await jwtVerify(token, key, prepared.jose)).payload;
+        binding = tokenBinding(claims);
+      } catch (err) {
+        if (err instanceof VerifierUnavailableError) throw err;
+        throw withClientScheme(mapJoseError(err), scheme);
+      }
+    } else {
+      ({ scheme, token } = parseAuthorization(header));
+      try {
+        ({ payload: claims, binding } = await verifyPreparedJwt(token, prepared));
+      } catch (err) {
+        throw withClientScheme(err, scheme);
+      }
     }
     const { sub, client_id: clientId, jti } = claims;
     if (typeof sub !== 'string' || sub === '' || typeof clientId !== 'string' || clientId === '' || typeof jti !== 'string' || jti === '') {
@@ -224,14 +250,10 @@ export function createVerifier(o: VerifierOptions): Verifier {
       throw withClientScheme(err, scheme);
     }
     if (!binding && dpopRequired) throw refuse('DPoP', 'dpop_required', 'this resource accepts DPoP-bound access tokens only');
-    const proof = await enforceSenderConstraint(
-      scheme,
-      token,
-      binding,
-      binding && dpopSettings ? { ...dpopSettings, proof: request.dpop, htm: request.method, htu: request.url } : undefined,
-      replay,
-      { clockSkew },
-    );
+    const proof =
+      binding || scheme === 'DPoP'
+        ? await enforceSenderConstraint(scheme, token, binding, binding && dpopSettings ? { ...dpopSettings, proof: request.dpop, htm: request.method, htu: request.url } : undefined, replay, { clockSkew })
+        : undefined;
     const access: Access = { userId: sub, scopes: scope ? scope.split(' ').filter(Boolean) : [], clientId, claims, token, scheme };
     if (delegation) access.delegation = delegation;
     if (proof) access.proof = proof;
