@@ -13,6 +13,16 @@ export const NHE_SUBJECT_PREFIX = 'nhe:';
 /** Audience of access tokens for the management API; every tenant has it built in. */
 export const MANAGEMENT_AUDIENCE = 'urn:idp:management';
 
+/**
+ * Audience of access tokens for the Shared Signals transmitter (services/signals): every tenant has it built in, like
+ * the management audience. A receiver manages its streams and polls with a client-credentials token carrying
+ * {@link SSF_MANAGE_SCOPE}, granted through a client role on this audience.
+ */
+export const SSF_AUDIENCE = 'urn:idp:ssf';
+/** The one scope of the SSF audience: create, read, update and delete the caller's own streams, and poll them. */
+export const SSF_MANAGE_SCOPE = 'ssf.manage';
+export const SSF_SCOPES = [SSF_MANAGE_SCOPE] as const;
+
 /** The management scopes (spec, "Management API"). */
 export const MANAGEMENT_SCOPES = [
   'auth.nhe.create',

@@ -4,10 +4,10 @@
  * `urn:idp:management/`, or one that registers `auth.users.update`, would mint tokens that a lenient resource server
  * (one that normalises URIs, or checks only the scope name) takes for management tokens.
  */
-import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
+import { MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
 
 /** Audiences of the product's own APIs (every tenant has them built in). */
-export const RESERVED_AUDIENCES: readonly string[] = [MANAGEMENT_AUDIENCE];
+export const RESERVED_AUDIENCES: readonly string[] = [MANAGEMENT_AUDIENCE, SSF_AUDIENCE];
 
 /** Scope names beginning with this (any case) belong to the management API. */
 export const RESERVED_SCOPE_PREFIX = 'auth.';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { GroupDoc, Models, RoleDoc } from '@idp/db';
 import { toObjectId } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
-import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
+import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, SSF_AUDIENCE, SSF_SCOPES } from '@idp/tokens';
 import type { Caller } from '../auth/bearer';
 import { assertCallerHolds, clientManagementScopes, groupManagementScopes, userManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
@@ -48,8 +48,10 @@ function checkNoEscalation(caller: Caller, role: { resourceServer: string; permi
 }
 
 async function checkPermissions(models: Models, tenantId: number, resourceServer: string, permissions: string[]) {
-  const allowed = resourceServer === MANAGEMENT_AUDIENCE ? new Set<string>(MANAGEMENT_SCOPES) : new Set((await models.ResourceServer.findOne({ tenantId, identifier: resourceServer }, { scopes: 1 }).lean())?.scopes ?? []);
-  if (resourceServer !== MANAGEMENT_AUDIENCE && !(await models.ResourceServer.exists({ tenantId, identifier: resourceServer }))) {
+  // Built-in audiences: the management API and the Shared Signals transmitter (ssf.manage, services/signals).
+  const builtIn = resourceServer === MANAGEMENT_AUDIENCE ? MANAGEMENT_SCOPES : resourceServer === SSF_AUDIENCE ? SSF_SCOPES : undefined;
+  const allowed = builtIn ? new Set<string>(builtIn) : new Set((await models.ResourceServer.findOne({ tenantId, identifier: resourceServer }, { scopes: 1 }).lean())?.scopes ?? []);
+  if (!builtIn && !(await models.ResourceServer.exists({ tenantId, identifier: resourceServer }))) {
     throw problems.validation('the resource server does not exist', [{ name: 'body.resourceServer', reason: 'no resource server with this identifier in the tenant' }]);
   }
   const unknown = permissions.map((p, i) => [p, i] as const).filter(([p]) => !allowed.has(p));

@@ -1,7 +1,7 @@
 import { errors, type Grant, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Models, ResourceServerDoc } from '@idp/db';
 import { clientPermissions, userPermissions } from '@idp/db';
-import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from '@idp/tokens';
+import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, SSF_AUDIENCE, SSF_SCOPES } from '@idp/tokens';
 import { accessTokenScope } from '../domain/access-token-scope';
 import { LOGIN_SCOPES } from './claims';
 import { CLAIM_USERINFO_SCOPE, userinfoAudience } from './claims-userinfo';
@@ -24,8 +24,8 @@ export async function findResourceServer(models: Models, tenantId: number, ident
 }
 
 /**
- * resourceIndicators.getResourceServerInfo: the management API and the tenant's UserInfo audience are built into
- * every tenant; other resource servers come from the tenant's records. A resource server that only accepts NHE
+ * resourceIndicators.getResourceServerInfo: the management API, the Shared Signals transmitter and the tenant's
+ * UserInfo audience are built into every tenant; other resource servers come from the tenant's records. A resource server that only accepts NHE
  * tokens gets no ordinary access tokens (DESIGN.md).
  */
 export function resourceServerInfo(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
@@ -33,6 +33,10 @@ export function resourceServerInfo(models: Models, tenantId: number, cacheMs = R
   return async (ctx: KoaContextWithOIDC, resource: string): Promise<ResourceServer> => {
     if (resource === MANAGEMENT_AUDIENCE) {
       return { scope: MANAGEMENT_SCOPES.join(' '), audience: MANAGEMENT_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
+    }
+    if (resource === SSF_AUDIENCE) {
+      // The Shared Signals transmitter (services/signals): stream management and polling, by client role.
+      return { scope: SSF_SCOPES.join(' '), audience: SSF_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
     }
     if (resource === userinfoAudience(ctx.oidc.provider.issuer)) {
       if (ctx.oidc.params?.grant_type === 'client_credentials') {
