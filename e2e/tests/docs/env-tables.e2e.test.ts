@@ -10,8 +10,9 @@ import { configSchema as auditWriter } from '../../../services/audit-writer/src/
 import { configSchema as management } from '../../../services/management/src/config';
 import { configSchema as nheDelegation } from '../../../services/nhe-delegation/src/config';
 import { configSchema as oidcCore } from '../../../services/oidc-core/src/config';
+import { configSchema as signals } from '../../../services/signals/src/config';
 
-const schemas = { 'oidc-core': oidcCore, 'nhe-delegation': nheDelegation, management, 'audit-writer': auditWriter, 'audit-retention': auditRetention };
+const schemas = { 'oidc-core': oidcCore, 'nhe-delegation': nheDelegation, management, 'audit-writer': auditWriter, 'audit-retention': auditRetention, signals };
 
 test.each(Object.entries(schemas))('%s: every config key is in the README env table', (service, schema) => {
   const readme = readFileSync(join(repoRoot(), 'services', service, 'README.md'), 'utf8');

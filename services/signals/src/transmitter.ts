@@ -1,0 +1,100 @@
+import { connectDatabase } from '@idp/db';
+import { connectNats, REVOCATION_COLLECTION, revocationStore } from '@idp/events';
+import { listen } from '@idp/http';
+import type { Logger } from '@idp/logger';
+import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { createApp } from './app';
+import type { Config } from './config';
+import { cachedSigningKeys } from './domain/set-signer';
+import type { FanOutDeps } from './fan-out';
+import { PollWaiters } from './poll';
+import { startPushWorker } from './push-worker';
+import { ensureRevocationFeed, handleRevocationMessages, reconcile, runRevocationConsumer } from './revocation-feed';
+import { collections, ensureIndexes } from './store/collections';
+import { tenantLookup } from './tenants';
+
+export interface Transmitter {
+  /** The bound HTTP port. */
+  port: number;
+  /** Stops every loop, closes the server and the connections (what SIGTERM does). */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts the whole transmitter: indexes, the revocation feed (JetStream stream and durable consumer), the HTTP API,
+ * the push worker and the reconciliation. main.ts calls it; integration tests call it to start, stop and restart
+ * the process's work against the same MongoDB and NATS.
+ */
+export async function startTransmitter(config: Config, logger: Logger): Promise<Transmitter> {
+  const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'signals' });
+  const c = collections(db.connection);
+  await ensureIndexes(c);
+  const nats = await connectNats(config.NATS_URL, logger, 'signals');
+  const consumer = await ensureRevocationFeed(nats.nc, config.SSF_STREAM_REPLICAS);
+  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
+  const store = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
+  const tenants = tenantLookup(db.models, keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
+  const waiters = new PollWaiters();
+  const stop = new AbortController();
+  let wakePush = () => undefined as void;
+  const fanOut: FanOutDeps = {
+    c,
+    signingKey: cachedSigningKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000),
+    issuerFor: (tenantId) => `${config.PUBLIC_BASE_URL}/auth/${tenantId}`,
+    notify: (ids) => {
+      waiters.notify(ids);
+      wakePush();
+    },
+  };
+  const pushPolicy = { allowLoopback: config.SSF_PUSH_ALLOW_LOOPBACK, allowPrivateNetworks: config.SSF_PUSH_ALLOW_PRIVATE_NETWORKS };
+  const { app, onWritten, onPush } = createApp({
+    logger,
+    trustProxy: config.TRUST_PROXY,
+    readiness: [
+      { name: 'mongodb', check: db.ping },
+      { name: 'nats', check: nats.ping },
+    ],
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    tenantJwks: tenants.jwks,
+    tenantExists: tenants.exists,
+    c,
+    fanOut,
+    store,
+    pushPolicy,
+    maxStreamsPerClient: config.SSF_MAX_STREAMS_PER_CLIENT,
+    pollMaxEvents: config.SSF_POLL_MAX_EVENTS,
+    pollWaitMs: config.SSF_POLL_WAIT_SECONDS * 1000,
+    waiters,
+  });
+  const server = await listen(app, config.HOST, config.PORT, logger);
+
+  const push = startPushWorker(
+    { c, logger, policy: pushPolicy, timeoutMs: config.SSF_PUSH_TIMEOUT_MS, maxBackoffSeconds: config.SSF_PUSH_MAX_BACKOFF_SECONDS, onOutcome: onPush },
+    config.SSF_PUSH_INTERVAL_MS,
+    stop.signal,
+  );
+  wakePush = push.wake;
+  const consumerLoop = runRevocationConsumer(consumer, (msgs) => handleRevocationMessages({ ...fanOut, logger, onWritten }, msgs), logger, stop.signal);
+  const reconcileOnce = async () => {
+    try {
+      onWritten(await reconcile({ ...fanOut, store }));
+      await c.events.deleteMany({ expiresAt: { $lte: new Date() } });
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'reconciliation failed; next pass retries');
+    }
+  };
+  await reconcileOnce();
+  const reconciler = setInterval(() => void reconcileOnce(), config.SSF_RECONCILE_INTERVAL_SECONDS * 1000);
+  reconciler.unref();
+
+  let stopped: Promise<void> | undefined;
+  const stopAll = async () => {
+    stop.abort();
+    clearInterval(reconciler);
+    await server.close();
+    await Promise.all([consumerLoop, push.done]);
+    await nats.close();
+    await db.close();
+  };
+  return { port: server.port, stop: () => (stopped ??= stopAll()) };
+}
