@@ -12,6 +12,8 @@ export const NHE_SETTINGS_DEFAULTS = {
   allowedNheTypes: [...DEFAULT_NHE_TYPES] as string[],
   maxNhePerTenant: 50,
   auditRetentionDays: 90,
+  /** Issue 19: the spec's `nhe-id` actor token (a name, no proof) keeps working unless this is turned on. */
+  requireActorProof: false,
 };
 
 export interface NheSettings {
@@ -22,6 +24,8 @@ export interface NheSettings {
   allowedNheTypes: string[];
   maxNhePerTenant: number;
   auditRetentionDays: number;
+  /** An NHE must prove who it is (actor_token_type jwt) at token exchange; an NHE's own setting overrides it. */
+  requireActorProof: boolean;
 }
 
 /** settings.claims: how claims are released (issue 4). */
@@ -51,11 +55,67 @@ export interface SecuritySettings {
 
 export const SECURITY_SETTINGS_DEFAULTS: SecuritySettings = { profile: 'standard' };
 
+/**
+ * settings.clientIdMetadataDocuments (issue 17): a `client_id` that is an https URL names a Client ID Metadata
+ * Document, fetched (SSRF-safe), validated and cached by oidc-core (provider/client-id-metadata.ts). Off by default.
+ */
+export interface ClientIdMetadataDocumentSettings {
+  enabled: boolean;
+  /** Host patterns documents may be fetched from (`mcp.example.com`, `*.example.com`); empty: any public host. */
+  allowedHosts: string[];
+  /** Documents on loopback hosts (development only; refused unless set explicitly). */
+  allowLoopback: boolean;
+  /** Upper bound of how long a document is cached, whatever its caching headers say (seconds). */
+  cacheMaxSeconds: number;
+  /** Largest document accepted (bytes). */
+  maxDocumentBytes: number;
+}
+
+export const CIMD_SETTINGS_DEFAULTS: ClientIdMetadataDocumentSettings = {
+  enabled: false,
+  allowedHosts: [],
+  allowLoopback: false,
+  cacheMaxSeconds: 3600,
+  maxDocumentBytes: 5120,
+};
+
+/** Dynamic Client Registration modes (settings.registration.mode). */
+export const REGISTRATION_MODES = ['off', 'initial-access-token', 'open'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+/** Grant types a tenant's registration policy may allow (never token exchange). */
+export const REGISTRATION_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+/** Client authentication methods a registration policy may allow (no shared secrets). */
+export const REGISTRATION_AUTH_METHODS = ['none', 'private_key_jwt'] as const;
+
+/** settings.registration (issue 17): RFC 7591 / 7592 Dynamic Client Registration. Off by default. */
+export interface RegistrationSettings {
+  mode: RegistrationMode;
+  /** Grant types a registered client may have. */
+  grantTypes: string[];
+  /** Client authentication methods a registered client may use. */
+  tokenEndpointAuthMethods: string[];
+  /** Registrations per source address and window (stored, so it holds across replicas). */
+  rateLimit: { maxPerWindow: number; windowSeconds: number };
+}
+
+export const REGISTRATION_SETTINGS_DEFAULTS: RegistrationSettings = {
+  mode: 'off',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  tokenEndpointAuthMethods: ['none', 'private_key_jwt'],
+  rateLimit: { maxPerWindow: 10, windowSeconds: 3600 },
+};
+
 export interface TenantDoc {
   _id: number;
   name: string;
   system: boolean;
-  settings: { nhe: NheSettings; claims?: ClaimsSettings; security?: SecuritySettings };
+  settings: {
+    nhe: NheSettings;
+    claims?: ClaimsSettings;
+    security?: SecuritySettings;
+    clientIdMetadataDocuments?: ClientIdMetadataDocumentSettings;
+    registration?: RegistrationSettings;
+  };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -74,6 +134,7 @@ export const tenantSchema = new Schema<TenantDoc>(
         allowedNheTypes: { type: [String], default: () => [...DEFAULT_NHE_TYPES] },
         maxNhePerTenant: { type: Number, default: NHE_SETTINGS_DEFAULTS.maxNhePerTenant },
         auditRetentionDays: { type: Number, default: NHE_SETTINGS_DEFAULTS.auditRetentionDays },
+        requireActorProof: { type: Boolean, default: NHE_SETTINGS_DEFAULTS.requireActorProof },
       },
       claims: {
         amrProfile: { type: String, enum: ['rfc8176', 'projected'], default: CLAIMS_SETTINGS_DEFAULTS.amrProfile },
@@ -84,6 +145,32 @@ export const tenantSchema = new Schema<TenantDoc>(
       },
       security: {
         profile: { type: String, enum: [...SECURITY_PROFILES], default: SECURITY_SETTINGS_DEFAULTS.profile },
+      },
+      // Absent on tenants that never set them (defaults in CIMD_SETTINGS_DEFAULTS, REGISTRATION_SETTINGS_DEFAULTS).
+      clientIdMetadataDocuments: {
+        type: new Schema(
+          {
+            enabled: { type: Boolean },
+            allowedHosts: { type: [String], default: undefined },
+            allowLoopback: { type: Boolean },
+            cacheMaxSeconds: { type: Number },
+            maxDocumentBytes: { type: Number },
+          },
+          { _id: false },
+        ),
+        required: false,
+      },
+      registration: {
+        type: new Schema(
+          {
+            mode: { type: String, enum: [...REGISTRATION_MODES] },
+            grantTypes: { type: [String], default: undefined },
+            tokenEndpointAuthMethods: { type: [String], default: undefined },
+            rateLimit: { type: new Schema({ maxPerWindow: Number, windowSeconds: Number }, { _id: false }), required: false },
+          },
+          { _id: false },
+        ),
+        required: false,
       },
     },
   },
@@ -119,6 +206,10 @@ export interface ClientDoc {
   firstParty: boolean;
   showLogoutPrompt: boolean;
   enabled: boolean;
+  /** `dynamic`: registered through RFC 7591 (never first-party, no delegation); absent: managed through the API. */
+  registration?: 'dynamic';
+  /** A dynamic client's registered metadata as JSON text (what RFC 7592 reads back and the provider loads). */
+  registeredMetadata?: string;
   config: {
     nhe: { delegationEnabled: boolean; allowedNheIdentifiers: string[]; maxTokenLifetime?: number };
     featureToggles: { requireAuthorizationScopesInRequest: boolean; requireResourceIndicatorInRequest: boolean };
@@ -152,6 +243,8 @@ export const clientSchema = new Schema<ClientDoc>(
     firstParty: { type: Boolean, default: false },
     showLogoutPrompt: { type: Boolean, default: true },
     enabled: { type: Boolean, default: true },
+    registration: { type: String, enum: ['dynamic'] },
+    registeredMetadata: { type: String },
     config: {
       nhe: {
         delegationEnabled: { type: Boolean, default: false },
@@ -181,6 +274,11 @@ export interface ResourceServerDoc {
    * dots, which MongoDB field names cannot).
    */
   scopeDescriptions?: Array<{ scope: string; description: string }>;
+  /**
+   * URL of the API's OAuth 2.0 Protected Resource Metadata (RFC 9728), recorded by an admin so the provider can
+   * name it (optional; https, or http on loopback).
+   */
+  metadataUrl?: string;
   config: {
     accessToken: { lifetime: number };
     nhe: { acceptDelegationTokens: boolean; requireDelegationTokens: boolean; allowedNheTypes: string[] };
@@ -194,6 +292,7 @@ export const resourceServerSchema = new Schema<ResourceServerDoc>(
     name: { type: String, required: true },
     scopes: { type: [String], default: [] },
     scopeDescriptions: { type: [{ _id: false, scope: { type: String, required: true }, description: { type: String, required: true } }], default: undefined },
+    metadataUrl: { type: String },
     config: {
       accessToken: { lifetime: { type: Number, default: 3600 } },
       nhe: {
@@ -364,6 +463,16 @@ export interface NheDoc {
   operator: string;
   model?: { name?: string; version?: string; provider?: string };
   enabled: boolean;
+  /** Issue 19. Public keys the NHE signs its actor tokens (and DPoP proofs, when pinned) with: inline ... */
+  jwks?: { keys: Array<Record<string, unknown>> };
+  /** ... or published at an https URL (fetched SSRF-safely, cached). At most one of jwks and jwksUri. */
+  jwksUri?: string;
+  /** A workload identity (issuer + subject) that authenticates as this NHE; the issuer is a tenant workload issuer. */
+  workloadIdentity?: { issuer: string; subject: string };
+  /** Overrides settings.nhe.requireActorProof; absent or null: the tenant's setting. */
+  requireActorProof?: boolean | null;
+  /** Tokens of this NHE must be DPoP-bound to one of its registered keys (jwks / jwksUri). */
+  requireKeyBoundDpop?: boolean;
   /**
    * `<tenantId>:<n>` with n below settings.nhe.maxNhePerTenant: a unique slot, so concurrent registrations can never
    * exceed the limit (one unique index, no transaction). Absent on records created outside the management API.
@@ -383,6 +492,11 @@ export const nheSchema = new Schema<NheDoc>(
     operator: { type: String, required: true },
     model: { type: new Schema({ name: String, version: String, provider: String }, { _id: false }), required: false },
     enabled: { type: Boolean, default: true },
+    jwks: { type: Schema.Types.Mixed, required: false },
+    jwksUri: { type: String, required: false },
+    workloadIdentity: { type: new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false }), required: false },
+    requireActorProof: { type: Boolean, required: false, default: undefined },
+    requireKeyBoundDpop: { type: Boolean, required: false },
     slotKey: { type: String },
   },
   { timestamps: true, collection: 'non_human_entities', versionKey: false },
@@ -390,6 +504,60 @@ export const nheSchema = new Schema<NheDoc>(
 nheSchema.index({ tenantId: 1, identifier: 1 }, { unique: true });
 // Sparse single-field index: FerretDB has no partial indexes, and a compound one would count missing keys as equal.
 nheSchema.index({ slotKey: 1 }, { unique: true, sparse: true });
+// Workload federation: the NHE a trusted workload (issuer, subject) authenticates as.
+nheSchema.index({ tenantId: 1, 'workloadIdentity.issuer': 1, 'workloadIdentity.subject': 1 });
+
+/**
+ * A trusted workload identity issuer of a tenant (issue 19): a Kubernetes service-account token issuer, a SPIFFE
+ * JWT-SVID trust domain, a CI system... Its JWTs authenticate the NHE whose workloadIdentity names (issuer, sub).
+ */
+export interface WorkloadIssuerDoc {
+  tenantId: number;
+  /** The `iss` its JWTs carry, exactly. */
+  issuer: string;
+  /** Where its public keys are published (https; fetched SSRF-safely, cached). */
+  jwksUri: string;
+  description?: string;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const workloadIssuerSchema = new Schema<WorkloadIssuerDoc>(
+  {
+    tenantId: { type: Number, required: true },
+    issuer: { type: String, required: true },
+    jwksUri: { type: String, required: true },
+    description: { type: String },
+    enabled: { type: Boolean, default: true },
+  },
+  { timestamps: true, collection: 'workload_issuers', versionKey: false },
+);
+workloadIssuerSchema.index({ tenantId: 1, issuer: 1 }, { unique: true });
+
+/** How the actor of a delegated token was authenticated (issue 19): a name only, its own key, or a workload JWT. */
+export const ACTOR_AUTH_METHODS = ['named', 'key', 'workload'] as const;
+export type ActorAuthMethod = (typeof ACTOR_AUTH_METHODS)[number];
+
+/**
+ * The actor's authentication, as the decision, the audit event and the audit row record it. One per hop: a chain of
+ * actors (issue 19 section 2) is a list of these, outermost first.
+ */
+export interface ActorAuthentication {
+  method: ActorAuthMethod;
+  /** key: RFC 7638 thumbprint of the NHE key that verified the actor token. */
+  jkt?: string;
+  /** workload: the trusted issuer and the subject of the workload JWT. */
+  issuer?: string;
+  subject?: string;
+  /** key, workload: the actor token's jti (single use). */
+  jti?: string;
+}
+
+const actorAuthenticationSchema = new Schema<ActorAuthentication>(
+  { method: { type: String, enum: [...ACTOR_AUTH_METHODS], required: true }, jkt: String, issuer: String, subject: String, jti: String },
+  { _id: false },
+);
 
 export interface DelegationPolicyDoc {
   tenantId: number;
@@ -428,6 +596,8 @@ export interface TokenAuditDoc {
   sourceIp: string;
   issuedAt: Date;
   dpopJkt?: string;
+  /** How the actor was authenticated (issue 19); absent on rows written before: those actors were `named`. */
+  actorAuth?: ActorAuthentication;
   /** Position in the tenant's hash chain (1, 2, ...); absent only on rows written before the chain existed. */
   seq?: number;
   /** Hash of the tenant's previous row (or of the retention anchor / genesis); see libs/db/src/audit-chain.ts. */
@@ -453,6 +623,7 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
     sourceIp: { type: String, required: true },
     issuedAt: { type: Date, required: true },
     dpopJkt: { type: String },
+    actorAuth: { type: actorAuthenticationSchema, required: false },
     seq: { type: Number },
     prevHash: { type: String },
     hash: { type: String },
@@ -650,3 +821,57 @@ export const counterSchema = new Schema<CounterDoc>(
   { _id: { type: String, required: true }, seq: { type: Number, required: true } },
   { collection: 'counters', versionKey: false },
 );
+
+/**
+ * An initial access token for Dynamic Client Registration (RFC 7591 section 3), issued through the management API.
+ * Only the SHA-256 digest of the token is kept. Each use is a row of initial_access_token_uses with a unique
+ * `<tenantId>:<tokenId>:<n>` key below maxUses (inserts only: FerretDB loses concurrent `$inc`).
+ */
+export interface InitialAccessTokenDoc {
+  tenantId: number;
+  /** Public id (management API path). */
+  tokenId: string;
+  /** SHA-256 (hex) of the token. */
+  digest: string;
+  description?: string;
+  maxUses: number;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export const initialAccessTokenSchema = new Schema<InitialAccessTokenDoc>(
+  {
+    tenantId: { type: Number, required: true },
+    tokenId: { type: String, required: true },
+    digest: { type: String, required: true, unique: true },
+    description: { type: String },
+    maxUses: { type: Number, required: true },
+    expiresAt: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { collection: 'initial_access_tokens', versionKey: false },
+);
+initialAccessTokenSchema.index({ tenantId: 1, tokenId: 1 }, { unique: true });
+initialAccessTokenSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
+/** One use of an initial access token (see InitialAccessTokenDoc); `_id` = `<tenantId>:<tokenId>:<n>`. */
+export interface InitialAccessTokenUseDoc {
+  _id: string;
+  tenantId: number;
+  tokenId: string;
+  at: Date;
+  expiresAt: Date;
+}
+
+export const initialAccessTokenUseSchema = new Schema<InitialAccessTokenUseDoc>(
+  {
+    _id: { type: String, required: true },
+    tenantId: { type: Number, required: true },
+    tokenId: { type: String, required: true },
+    at: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'initial_access_token_uses', versionKey: false },
+);
+initialAccessTokenUseSchema.index({ tenantId: 1, tokenId: 1 });
+initialAccessTokenUseSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });

@@ -28,6 +28,32 @@ const identifier = z
     if (reserved) ctx.addIssue({ code: 'custom', message: reserved === MANAGEMENT_AUDIENCE ? `is reserved for the management API (${MANAGEMENT_AUDIENCE})` : `is reserved (${reserved})` });
   });
 
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+const METADATA_WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/**
+ * Where the API publishes its Protected Resource Metadata (RFC 9728): https (http only on a loopback host, for
+ * development), no credentials or fragment, at the well-known path (RFC 9728 section 3: the well-known string
+ * inserted between host and path).
+ */
+const metadataUrl = z
+  .string()
+  .max(2048)
+  .superRefine((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+      return;
+    }
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK_HOST.test(u.hostname))) ctx.addIssue({ code: 'custom', message: 'must be an https URL (http only on a loopback host)' });
+    if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
+    if (u.hash || v.includes('#')) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
+    if (u.pathname !== METADATA_WELL_KNOWN && !u.pathname.startsWith(`${METADATA_WELL_KNOWN}/`)) ctx.addIssue({ code: 'custom', message: `must be at the RFC 9728 well-known path (${METADATA_WELL_KNOWN}[/<resource path>])` });
+  })
+  .describe("URL of the API's OAuth 2.0 Protected Resource Metadata (RFC 9728), e.g. https://api.example/.well-known/oauth-protected-resource/orders; https, or http on a loopback host");
+
 /** The resource server's scopes: the `auth.` prefix belongs to the management API. */
 const rsScopes = scopeList.superRefine((scopes, ctx) => {
   scopes.forEach((s, i) => {
@@ -55,8 +81,18 @@ const scopeDescriptions = z
   .record(scopeString, z.string().min(1).max(200))
   .describe('Scope → what the consent page says for it, e.g. {"orders:read": "See your orders"}; every key must be one of `scopes`. A PATCH replaces the whole map; a PATCH of `scopes` alone drops the descriptions of scopes it removes');
 
-const createBody = z.object({ identifier, name: z.string().min(1).max(128), scopes: rsScopes.default([]), scopeDescriptions: scopeDescriptions.optional(), config: config.optional() }).strict();
-const patchBody = z.object({ name: z.string().min(1).max(128).optional(), scopes: rsScopes.optional(), scopeDescriptions: scopeDescriptions.optional(), config: config.optional() }).strict();
+const createBody = z
+  .object({ identifier, name: z.string().min(1).max(128), scopes: rsScopes.default([]), scopeDescriptions: scopeDescriptions.optional(), metadataUrl: metadataUrl.optional(), config: config.optional() })
+  .strict();
+const patchBody = z
+  .object({
+    name: z.string().min(1).max(128).optional(),
+    scopes: rsScopes.optional(),
+    scopeDescriptions: scopeDescriptions.optional(),
+    metadataUrl: metadataUrl.nullable().optional().describe('null removes it'),
+    config: config.optional(),
+  })
+  .strict();
 
 export const resourceServerSchema = z
   .object({
@@ -65,6 +101,7 @@ export const resourceServerSchema = z
     name: z.string(),
     scopes: z.array(z.string()),
     scopeDescriptions: z.record(z.string(), z.string()).describe('Scope → what the consent page says for it (empty when none)'),
+    metadataUrl: z.string().nullable().describe("URL of the API's RFC 9728 Protected Resource Metadata (null when not recorded)"),
     config: z.object({
       accessToken: z.object({ lifetime: z.number().int() }),
       nhe: z.object({ acceptDelegationTokens: z.boolean(), requireDelegationTokens: z.boolean(), allowedNheTypes: z.array(z.string()) }),
@@ -83,6 +120,7 @@ export function resourceServerView(doc: Row) {
     name: doc.name,
     scopes: doc.scopes ?? [],
     scopeDescriptions: Object.fromEntries((doc.scopeDescriptions ?? []).map((d) => [d.scope, d.description])),
+    metadataUrl: doc.metadataUrl ?? null,
     config: {
       accessToken: { lifetime: doc.config?.accessToken?.lifetime ?? 3600 },
       nhe: {
@@ -146,7 +184,9 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
       description:
         'The identifier is an absolute URI without a fragment (RFC 8707). One that equals a built-in audience (`urn:idp:management`) ' +
         'after normalisation (scheme and host case, URN namespace case, trailing slash, empty query or fragment) is refused with 400 ' +
-        'naming `body.identifier`; a scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`.',
+        'naming `body.identifier`; a scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`. ' +
+        '`metadataUrl` records where the API publishes its RFC 9728 Protected Resource Metadata (https, or http on a loopback host, at the ' +
+        '`/.well-known/oauth-protected-resource` path); the `@idp/resource-server` package serves that document.',
       tag: TAG,
       scope: 'auth.resource-servers.create',
       params: tenantParams,
@@ -158,7 +198,14 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
         checkNhe({ acceptDelegationTokens: body.config?.nhe?.acceptDelegationTokens ?? false, requireDelegationTokens: body.config?.nhe?.requireDelegationTokens ?? false });
         if (await models.ResourceServer.exists({ tenantId, identifier: body.identifier })) throw problems.conflict('a resource server with this identifier already exists');
         const descriptions = descriptionsFor(body.scopes, body.scopeDescriptions);
-        const created = await models.ResourceServer.create({ tenantId, identifier: body.identifier, name: body.name, scopes: body.scopes, ...(descriptions.length ? { scopeDescriptions: descriptions } : {}) }).catch((err: unknown) => {
+        const created = await models.ResourceServer.create({
+          tenantId,
+          identifier: body.identifier,
+          name: body.name,
+          scopes: body.scopes,
+          ...(descriptions.length ? { scopeDescriptions: descriptions } : {}),
+          ...(body.metadataUrl !== undefined ? { metadataUrl: body.metadataUrl } : {}),
+        }).catch((err: unknown) => {
           throw isDuplicateKeyError(err) ? problems.conflict('a resource server with this identifier already exists') : err;
         });
         const set = configSet(body.config);
@@ -219,11 +266,17 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
         const existing = await find(tenantId, params.resourceServerId);
         const view = resourceServerView(existing);
         checkNhe({ ...view.config.nhe, ...(body.config?.nhe ?? {}) });
-        const set: Record<string, unknown> = { ...configSet(body.config), ...(body.name !== undefined ? { name: body.name } : {}), ...(body.scopes !== undefined ? { scopes: body.scopes } : {}) };
+        const set: Record<string, unknown> = {
+          ...configSet(body.config),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
+          ...(typeof body.metadataUrl === 'string' ? { metadataUrl: body.metadataUrl } : {}),
+        };
         if (body.scopes !== undefined || body.scopeDescriptions !== undefined) {
           set.scopeDescriptions = descriptionsFor(body.scopes ?? existing.scopes ?? [], body.scopeDescriptions, existing.scopeDescriptions);
         }
-        const doc = await models.ResourceServer.findOneAndUpdate({ _id: existing._id }, { $set: set }, { returnDocument: 'after' }).lean<Row>();
+        const update = body.metadataUrl === null ? { $set: set, $unset: { metadataUrl: 1 } } : { $set: set };
+        const doc = await models.ResourceServer.findOneAndUpdate({ _id: existing._id }, update, { returnDocument: 'after' }).lean<Row>();
         if (!doc) throw problems.notFound('resource server not found');
         audit({ resourceServerId: params.resourceServerId, fields: Object.keys(body) });
         invalidate('resource-server', params.resourceServerId);
