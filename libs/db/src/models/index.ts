@@ -23,6 +23,10 @@ import {
   loginFailureSchema,
   type LoginFailureDoc,
   customClaimsScriptStateSchema,
+  initialAccessTokenSchema,
+  initialAccessTokenUseSchema,
+  type InitialAccessTokenDoc,
+  type InitialAccessTokenUseDoc,
   type CustomClaimsScriptStateDoc,
   type ClientDoc,
   type CounterDoc,
@@ -59,6 +63,8 @@ export interface Models {
   Job: Model<JobDoc>;
   JobRun: Model<JobRunDoc>;
   CustomClaimsScriptState: Model<CustomClaimsScriptStateDoc>;
+  InitialAccessToken: Model<InitialAccessTokenDoc>;
+  InitialAccessTokenUse: Model<InitialAccessTokenUseDoc>;
 }
 
 /** Models bound to one connection (never mongoose's global registry, so tests can hold several). */
@@ -84,5 +90,7 @@ export function createModels(connection: Connection): Models {
     Job: m('Job', jobSchema),
     JobRun: m('JobRun', jobRunSchema),
     CustomClaimsScriptState: m('CustomClaimsScriptState', customClaimsScriptStateSchema),
+    InitialAccessToken: m('InitialAccessToken', initialAccessTokenSchema),
+    InitialAccessTokenUse: m('InitialAccessTokenUse', initialAccessTokenUseSchema),
   };
 }
