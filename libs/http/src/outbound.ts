@@ -150,6 +150,8 @@ export interface OutboundRequest {
   policy?: OutboundPolicy;
   /** DNS resolver (tests). */
   resolve?: typeof dnsLookup;
+  /** Certificate authorities trusted for https instead of the default ones (tests, private CAs). */
+  ca?: string | Buffer;
 }
 
 export interface OutboundResponse {
@@ -186,6 +188,7 @@ export function outboundRequest(raw: string, o: OutboundRequest = {}): Promise<O
         lookup: guardedLookup(policy, o.resolve),
         // No connection reuse: every request resolves (and checks) the name afresh.
         agent: false,
+        ...(o.ca !== undefined && url.protocol === 'https:' ? { ca: o.ca } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];
