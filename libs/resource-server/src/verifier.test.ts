@@ -81,6 +81,15 @@ describe('createVerifier: discovery', () => {
     expect(calls).toBe(2); // the two discovery URLs of the first attempt; the second request did not refetch
   });
 
+  it('a JWKS that cannot be fetched is VerifierUnavailableError, not a refusal of the token', async () => {
+    const v = createVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      fetch: (url, init) => (url.endsWith('/jwks') ? Promise.resolve(new Response('oops', { status: 500 })) : idp.fetch(url, init)),
+    });
+    await expect(v.verify(bearer(await idp.sign()))).rejects.toBeInstanceOf(VerifierUnavailableError);
+  });
+
   it('no credentials is refused before any discovery', async () => {
     const v = verifierOf();
     const err = await refusal(v.verify({ authorization: undefined, method: 'GET', url: URL_ORDERS }));
