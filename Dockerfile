@@ -6,6 +6,7 @@
 #   docker build --target management      -t idp/management:0.1.0 .
 #   docker build --target audit-writer    -t idp/audit-writer:0.1.0 .
 #   docker build --target audit-retention -t idp/audit-retention:0.1.0 .
+#   docker build --target signals         -t idp/signals:0.1.0 .
 #
 # skaffold.yaml builds the same targets. Each image runs services/<name>/dist/main.js, the entry file local runs
 # (e2e/src/topology.ts) start, as uid/gid 1000 with NODE_ENV=production. The development machines have no Docker
@@ -34,6 +35,7 @@ COPY services/audit-writer/package.json services/audit-writer/
 COPY services/management/package.json services/management/
 COPY services/nhe-delegation/package.json services/nhe-delegation/
 COPY services/oidc-core/package.json services/oidc-core/
+COPY services/signals/package.json services/signals/
 COPY e2e/package.json e2e/
 
 # ---- build: all dependencies (dev included), then compile every service and the libs they reference (once).
@@ -44,7 +46,7 @@ COPY libs/ libs/
 COPY services/ services/
 RUN npx tsc -b services/oidc-core/tsconfig.build.json services/nhe-delegation/tsconfig.build.json \
       services/management/tsconfig.build.json services/audit-writer/tsconfig.build.json \
-      services/audit-retention/tsconfig.build.json
+      services/audit-retention/tsconfig.build.json services/signals/tsconfig.build.json
 
 # ---- runtime-base: Node only. npm, npx, corepack and yarn are not needed to run a service; removing them keeps
 # them out of the image's scanned surface. Nothing in the per-service stages below needs a shell.
@@ -284,3 +286,48 @@ COPY --from=deps-audit-retention /app/services/audit-retention/ services/audit-r
 COPY --from=build /app/services/audit-retention/dist/ services/audit-retention/dist/
 # A one-shot job: no port.
 ENTRYPOINT ["/usr/local/bin/node", "/app/services/audit-retention/dist/main.js"]
+
+# ==== signals =====================================================================================================
+# Production dependencies of the service and its libs only; node_modules/@idp/* are symlinks to ../../libs/*.
+# The package folders are copied whole from here: npm may nest a dependency in <package>/node_modules.
+FROM manifests AS deps-signals
+RUN npm ci --omit=dev --include-workspace-root=false \
+    --workspace=libs/errors \
+    --workspace=libs/config \
+    --workspace=libs/logger \
+    --workspace=libs/http \
+    --workspace=libs/db \
+    --workspace=libs/events \
+    --workspace=libs/tokens \
+    --workspace=libs/resource-server \
+    --workspace=services/signals
+
+FROM runtime-base AS signals
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="idp-signals" \
+      org.opencontainers.image.description="Shared Signals transmitter: kill-switch changes as CAEP Security Event Tokens, by push and poll." \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="docker.io/library/node:22.21.1-bookworm-slim"
+COPY --from=deps-signals /app/node_modules/ node_modules/
+COPY --from=deps-signals /app/libs/errors/ libs/errors/
+COPY --from=build /app/libs/errors/dist/ libs/errors/dist/
+COPY --from=deps-signals /app/libs/config/ libs/config/
+COPY --from=build /app/libs/config/dist/ libs/config/dist/
+COPY --from=deps-signals /app/libs/logger/ libs/logger/
+COPY --from=build /app/libs/logger/dist/ libs/logger/dist/
+COPY --from=deps-signals /app/libs/http/ libs/http/
+COPY --from=build /app/libs/http/dist/ libs/http/dist/
+COPY --from=deps-signals /app/libs/db/ libs/db/
+COPY --from=build /app/libs/db/dist/ libs/db/dist/
+COPY --from=deps-signals /app/libs/events/ libs/events/
+COPY --from=build /app/libs/events/dist/ libs/events/dist/
+COPY --from=deps-signals /app/libs/tokens/ libs/tokens/
+COPY --from=build /app/libs/tokens/dist/ libs/tokens/dist/
+COPY --from=deps-signals /app/libs/resource-server/ libs/resource-server/
+COPY --from=build /app/libs/resource-server/dist/ libs/resource-server/dist/
+COPY --from=deps-signals /app/services/signals/ services/signals/
+COPY --from=build /app/services/signals/dist/ services/signals/dist/
+EXPOSE 3400
+ENTRYPOINT ["/usr/local/bin/node", "/app/services/signals/dist/main.js"]

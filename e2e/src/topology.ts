@@ -11,7 +11,7 @@ import { freePort, repoRoot, waitForPort } from '@idp/testing';
 import { startDevRouter } from './dev-router';
 import { loadRouteTable } from './route-table';
 
-export type ServiceName = 'oidc-core' | 'nhe-delegation' | 'management' | 'audit-writer';
+export type ServiceName = 'oidc-core' | 'nhe-delegation' | 'management' | 'audit-writer' | 'signals';
 
 export interface Secrets {
   keyEncryptionKey: string;
@@ -114,6 +114,7 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     'nhe-delegation': await freePort(),
     management: await freePort(),
     'audit-writer': await freePort(),
+    signals: await freePort(),
   };
   const common = { LOG_LEVEL: o.logLevel ?? 'warn', MONGODB_URI: o.mongoUri, NATS_URL: o.natsUrl, NODE_ENV: 'production' };
   const envs: Record<ServiceName, Record<string, string>> = {
@@ -150,6 +151,14 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
       TRUST_PROXY: 'true',
     },
     'audit-writer': { ...common, HOST: '127.0.0.1', PORT: String(ports['audit-writer']) },
+    signals: {
+      ...common,
+      HOST: '127.0.0.1',
+      PORT: String(ports.signals),
+      PUBLIC_BASE_URL: baseUrl,
+      KEY_ENCRYPTION_KEY: secrets.keyEncryptionKey,
+      TRUST_PROXY: 'true',
+    },
   };
   for (const [name, extra] of Object.entries(o.extraEnv ?? {}) as Array<[ServiceName, Record<string, string>]>) Object.assign(envs[name], extra);
 
@@ -172,8 +181,8 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
   try {
     // Management first: it creates indexes and bootstraps the system tenant.
     await launch('management');
-    await Promise.all([launch('audit-writer'), launch('nhe-delegation'), launch('oidc-core')]);
-    router = await startDevRouter(loadRouteTable(repoRoot()), { oidc: ports['oidc-core'], management: ports.management }, routerPort, {
+    await Promise.all([launch('audit-writer'), launch('nhe-delegation'), launch('oidc-core'), launch('signals')]);
+    router = await startDevRouter(loadRouteTable(repoRoot()), { oidc: ports['oidc-core'], management: ports.management, signals: ports.signals }, routerPort, {
       host: o.routerHost,
       tls: o.tls,
       forwardedProto: new URL(baseUrl).protocol === 'https:' ? 'https' : 'http',

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { configSchema as auditRetentionSchema } from '../../../services/audit-retention/src/config';
 import { configSchema as auditWriterSchema } from '../../../services/audit-writer/src/config';
 import { configSchema as managementSchema } from '../../../services/management/src/config';
+import { configSchema as signalsSchema } from '../../../services/signals/src/config';
 import { configSchema as nheDelegationSchema } from '../../../services/nhe-delegation/src/config';
 import { configSchema as oidcCoreSchema } from '../../../services/oidc-core/src/config';
 import { loadConfig } from '@idp/config';
@@ -38,6 +39,7 @@ const SERVICE_SCHEMAS = {
   management: managementSchema,
   'audit-writer': auditWriterSchema,
   'audit-retention': auditRetentionSchema,
+  signals: signalsSchema,
 } as const;
 type ServiceName = keyof typeof SERVICE_SCHEMAS;
 /** Env the chart sets that no service reads directly: parts Kubernetes composes into MONGODB_URI / NATS_URL. */
@@ -65,12 +67,13 @@ describe('helm lint and helm template', () => {
       ['Deployment', 'oidc'], ['Service', 'oidc'], ['ServiceAccount', 'oidc'],
       ['Deployment', 'management'], ['Service', 'management'], ['ServiceAccount', 'management'], ['Role', 'management'], ['RoleBinding', 'management'],
       ['Deployment', 'audit-writer'], ['ServiceAccount', 'audit-writer'],
+      ['Deployment', 'signals'], ['Service', 'signals'], ['ServiceAccount', 'signals'],
       ['CronJob', 'audit-retention'], ['ServiceAccount', 'audit-retention'],
       ['Ingress', 'ingress'], ['Job', 'nats-stream'], ['Pod', 'test'],
     ];
     if (!set.startsWith('skaffold')) {
       // The dev values turn budgets off (one replica); the local-cluster profile turns NetworkPolicies off.
-      for (const c of ['oidc', 'management', 'audit-writer']) expected.push(['PodDisruptionBudget', c], ['NetworkPolicy', c]);
+      for (const c of ['oidc', 'management', 'audit-writer', 'signals']) expected.push(['PodDisruptionBudget', c], ['NetworkPolicy', c]);
       expected.push(['NetworkPolicy', 'audit-retention']);
     }
     expect(expected.filter(([k, c]) => !has(k, c)).map(([k, c]) => `${k} of ${c} missing`)).toEqual([]);
@@ -277,7 +280,7 @@ describe('high availability (ci/ha-values.yaml)', () => {
       expect([d.metadata.name, spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey]).toEqual([d.metadata.name, 'kubernetes.io/hostname']);
       expect(spec.topologySpreadConstraints.map((t: { topologyKey: string }) => t.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
     }
-    expect(byKind(ha(), 'Deployment').filter((d) => component(d) !== 'oidc').map((d) => d.spec.replicas)).toEqual([3, 3]);
+    expect(byKind(ha(), 'Deployment').filter((d) => component(d) !== 'oidc').map((d) => d.spec.replicas)).toEqual([3, 3, 3]);
   });
 
   it('replicates the audit stream 3 times (hook job and writer agree)', () => {
@@ -388,6 +391,10 @@ describe('NetworkPolicy', () => {
     expect(egressPorts(policyFor(objs, 'management'))).toEqual(new Set([53, 27017, 4222, 443, 6443]));
     expect(egressPorts(policyFor(objs, 'audit-writer'))).toEqual(new Set([53, 27017, 4222]));
     expect(egressPorts(policyFor(objs, 'audit-retention'))).toEqual(new Set([53, 27017]));
+    // signals pushes SETs to receivers on 443, public addresses only by default (the service refuses private ones too).
+    expect(egressPorts(policyFor(objs, 'signals'))).toEqual(new Set([53, 27017, 4222, 443]));
+    const push = policyFor(objs, 'signals').spec.egress.find((r: any) => r.ports.some((x: any) => x.port === 443));
+    expect(push.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '169.254.0.0/16']));
   });
 
   it('narrows MongoDB and NATS egress to the given peers (ha) or to the bundled pods (local cluster)', () => {
@@ -430,6 +437,8 @@ describe('MongoDB roles and users', () => {
     const declared = new Set([...schemas.matchAll(/collection: '([a-z_]+)'/g)].map((m) => m[1]));
     const revocations = /REVOCATION_COLLECTION = '([a-z_]+)'/.exec(readFileSync(join(repoRoot, 'libs', 'events', 'src', 'revocations.ts'), 'utf8'))?.[1];
     if (revocations) declared.add(revocations);
+    // The Shared Signals transmitter's own collections (services/signals/src/store/collections.ts).
+    for (const m of readFileSync(join(repoRoot, 'services', 'signals', 'src', 'store', 'collections.ts'), 'utf8').matchAll(/_COLLECTION = '([a-z_]+)'/g)) declared.add(m[1]);
     const granted = new Set(Object.values(roles.roles).flatMap((r) => r.privileges.flatMap((p) => p.collections)));
     expect([...granted].filter((c) => !declared.has(c)).map((c) => `${c}: granted but declared nowhere`)).toEqual([]);
     expect([...declared].filter((c) => !granted.has(c)).map((c) => `${c}: declared in libs but in no role of charts/idp/files/mongo-roles.json`)).toEqual([]);
@@ -461,6 +470,7 @@ describe('MongoDB roles and users', () => {
     expect(userOf('management')).toEqual(['idp-management']);
     expect(userOf('audit-writer')).toEqual(['idp-audit-writer']);
     expect(userOf('audit-retention')).toEqual(['idp-audit-retention']);
+    expect(userOf('signals')).toEqual(['idp-signals']);
   });
 
   it('hook jobs run before install/upgrade with external dependencies and after install with bundled ones', () => {

@@ -65,8 +65,13 @@ function ingressRoute(paths: IngressPath[], path: string): { service: string; up
 
 /** Request paths: each prefix bare, with a trailing slash, with a sub-path, aliased, and the near misses. */
 function samplePaths(): string[] {
-  const paths = new Set<string>(['/', '/other', '/authx', '/auth/administrators', '/auth/admin/tenants/7', `${table.aliasPrefix}`, `${table.aliasPrefix}/`, `${table.aliasPrefix}/other`, `${table.aliasPrefix}x/auth`]);
-  for (const { prefix } of table.routes) {
+  const paths = new Set<string>([
+    '/', '/other', '/authx', '/auth/administrators', '/auth/admin/tenants/7', `${table.aliasPrefix}`, `${table.aliasPrefix}/`, `${table.aliasPrefix}/other`, `${table.aliasPrefix}x/auth`,
+    // Per-tenant routes ({tenantId}: 1-15 digits, one segment): near misses stay with oidc.
+    '/auth/admin/ssf', '/auth/abc/ssf', '/auth/7x/ssf', '/auth/7/ssfx', '/auth/7/8/ssf', '/auth/1234567890123456/ssf', '/auth/7/.well-known/openid-configuration',
+  ]);
+  for (const { prefix: raw } of table.routes) {
+    const prefix = raw.replace('{tenantId}', '7');
     for (const p of [prefix, `${prefix}/`, `${prefix}/42/.well-known/openid-configuration`, `${prefix}x`]) {
       paths.add(p);
       paths.add(`${table.aliasPrefix}${p}`);
@@ -77,21 +82,26 @@ function samplePaths(): string[] {
 
 const stripAlias = (path: string) => (path === table.aliasPrefix || path.startsWith(`${table.aliasPrefix}/`) ? path.slice(table.aliasPrefix.length) || '/' : path);
 
+/** The table without the routes of a component the values turn off (the chart leaves them out). */
+const deployed = (off: string[]): RouteTable => ({ ...table, routes: table.routes.filter((r) => !off.includes(r.service)) });
+
 describe.each([
-  ['ingress-nginx regex paths (alias stripped by the ingress)', []],
-  ['standard Prefix paths (alias forwarded unchanged)', ['ingress.alias.stripPrefix=none']],
-])('Ingress with %s', (_name, set) => {
+  ['ingress-nginx regex paths (alias stripped by the ingress)', [], []],
+  // Standard Prefix paths cannot express {tenantId}: the per-tenant routes' component must be off.
+  ['standard Prefix paths (alias forwarded unchanged)', ['ingress.alias.stripPrefix=none', 'signals.enabled=false'], ['signals']],
+])('Ingress with %s', (_name, set, off) => {
   const objs = render(['ci/default-values.yaml'], set as string[]);
   const paths = ingressPaths(objs, 'id.example.com');
+  const routes = deployed(off as string[]);
 
   it('has a path for every route of the table, each an absolute path', () => {
-    expect(paths.length).toBeGreaterThanOrEqual(table.routes.length);
+    expect(paths.length).toBeGreaterThanOrEqual(routes.routes.length);
     for (const p of paths) expect([p.path, p.path.startsWith('/')]).toEqual([p.path, true]);
-    expect(new Set(paths.map((p) => p.service))).toEqual(new Set(table.routes.map((r) => r.service)));
+    expect(new Set(paths.map((p) => p.service))).toEqual(new Set(routes.routes.map((r) => r.service)));
   });
 
   it.each(samplePaths())('%s reaches the service the dev router chooses', (path) => {
-    const expected = routeFor(table, path);
+    const expected = routeFor(routes, path);
     const actual = ingressRoute(paths, path);
     expect(actual?.service).toBe(expected);
     if (actual && (set as string[]).length === 0) expect(actual.upstreamPath).toBe(stripAlias(path));
@@ -107,6 +117,19 @@ describe('Ingress options', () => {
     expect(ing.spec.tls).toEqual([{ hosts: ['id.example.com'], secretName: 'id-example-com-tls' }]);
     expect(ing.spec.rules.map((r: { host: string }) => r.host)).toEqual(['id.example.com']);
     expect(ing.metadata.annotations).toMatchObject({ 'cert-manager.io/cluster-issuer': 'letsencrypt' });
+  });
+
+  it('refuses to render per-tenant routes as standard Prefix paths, naming the way out', () => {
+    expect(() => render(['ci/default-values.yaml'], ['ingress.alias.stripPrefix=none'])).toThrow(/route \/auth\/\{tenantId\}\/ssf \(service signals\) has a per-tenant segment.*stripPrefix=nginx.*signals.enabled=false/);
+  });
+
+  it('sends the SSF paths of a tenant to signals, the rest of the tenant to oidc', () => {
+    const paths = ingressPaths(render(['ci/default-values.yaml']), 'id.example.com');
+    expect(ingressRoute(paths, '/auth/42/ssf/streams')).toEqual({ service: 'signals', upstreamPath: '/auth/42/ssf/streams' });
+    expect(ingressRoute(paths, '/_api/auth/42/.well-known/ssf-configuration')).toEqual({ service: 'signals', upstreamPath: '/auth/42/.well-known/ssf-configuration' });
+    expect(ingressRoute(paths, '/.well-known/ssf-configuration/auth/42')?.service).toBe('signals');
+    expect(ingressRoute(paths, '/auth/42/oidc/token')?.service).toBe('oidc');
+    expect(ingressRoute(paths, '/auth/admin/ssf')?.service).toBe('management');
   });
 
   it('routes no alias when the alias is off', () => {

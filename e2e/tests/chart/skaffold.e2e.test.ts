@@ -77,7 +77,7 @@ describe('skaffold.yaml', () => {
     const set = Object.keys(templates).map((k) => (k.endsWith('.repository') ? `${k}=localhost:5000/${k.split('.')[1]}` : `${k}=abc1234@${digest}`));
     const objs = render(release().valuesFiles.map((f: string) => f.replace(/^charts\/idp\//, '')), set);
     const images = new Set(objs.filter((o) => podSpecOf(o)).flatMap((o) => podSpecOf(o).containers.map((c: { image: string }) => c.image)));
-    for (const key of ['oidcCore', 'nheDelegation', 'management', 'auditWriter', 'auditRetention']) expect(images).toContain(`localhost:5000/${key}:abc1234@${digest}`);
-    expect(byKind(objs, 'Deployment').length).toBe(3);
+    for (const key of ['oidcCore', 'nheDelegation', 'management', 'auditWriter', 'auditRetention', 'signals']) expect(images).toContain(`localhost:5000/${key}:abc1234@${digest}`);
+    expect(byKind(objs, 'Deployment').length).toBe(4);
   });
 });
