@@ -19,8 +19,13 @@ export const GENESIS_HASH = '0'.repeat(64);
 export const chainKey = (tenantId: number, seq: number) => `${tenantId}:${seq}`;
 export const chainHeadId = (tenantId: number) => `audit-chain-head:${tenantId}`;
 
-/** The fields the hash covers, in a fixed order (an array, so key order can never change the hash). */
+/**
+ * The fields the hash covers, in a fixed order (an array, so key order can never change the hash). A row that
+ * records its actor's authentication (issue 19) covers it too, in a fixed order before prevHash; rows without it
+ * hash exactly as before, so older chains still verify.
+ */
 export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: string): string {
+  const a = row.actorAuth;
   return JSON.stringify([
     'nhe-token-audit/v1',
     row.tenantId,
@@ -37,6 +42,7 @@ export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: str
     row.sourceIp,
     new Date(row.issuedAt).toISOString(),
     row.dpopJkt ?? null,
+    ...(a ? [['actor', a.method, a.jkt ?? null, a.issuer ?? null, a.subject ?? null, a.jti ?? null]] : []),
     prevHash,
   ]);
 }

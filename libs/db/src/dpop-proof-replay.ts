@@ -12,13 +12,21 @@ const DEFAULT_TTL_MS = 5 * 60 * 1000;
  * Structurally a `ReplayStore` of @idp/resource-server (remember resolves true when the key was new).
  */
 export function dpopProofReplayStore(models: Models, tenantId: number): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
+  return singleUseStore(models, tenantId, 'DPoPProof');
+}
+
+/**
+ * The same store for another kind of single-use value (`kind` is the record's model, e.g. `ActorToken` for the
+ * jti of actor tokens at token exchange): `{tenantId}:{kind}:{key}`, one unique insert per use, every replica.
+ */
+export function singleUseStore(models: Models, tenantId: number, kind: string): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
   return {
     async remember(key, expiresAt) {
       try {
         await models.OidcPayload.create({
-          _id: `${tenantId}:DPoPProof:${key}`,
+          _id: `${tenantId}:${kind}:${key}`,
           tenantId,
-          model: 'DPoPProof',
+          model: kind,
           payload: '{}',
           expiresAt: expiresAt ?? new Date(Date.now() + DEFAULT_TTL_MS),
         });

@@ -503,3 +503,26 @@ describe('matchPolicies', () => {
     });
   });
 });
+
+describe('authenticated actors (issue 19): requireActorProof, tenant and per NHE', () => {
+  const rows: Array<[string, boolean | undefined, boolean | null | undefined, 'named' | 'key' | 'workload' | undefined, 'granted' | 'denied']> = [
+    ['defaults: a named actor is granted (the spec)', undefined, undefined, undefined, 'granted'],
+    ['tenant on: named refused', true, undefined, 'named', 'denied'],
+    ['tenant on: key granted', true, null, 'key', 'granted'],
+    ['tenant on: workload granted', true, undefined, 'workload', 'granted'],
+    ['tenant on, NHE false: named granted', true, false, 'named', 'granted'],
+    ['tenant off, NHE true: named refused', false, true, undefined, 'denied'],
+    ['tenant off, NHE true: key granted', false, true, 'key', 'granted'],
+  ];
+  it.each(rows)('%s', (_name, tenant, nhe, actorAuth, outcome) => {
+    const d = decideDelegation(
+      facts((f) => {
+        if (tenant !== undefined) f.tenant.nhe.requireActorProof = tenant;
+        if (nhe !== undefined) f.nhe!.requireActorProof = nhe;
+        if (actorAuth) f.actorAuth = actorAuth;
+      }),
+    );
+    if (outcome === 'granted') expect(granted(d).actorAuth).toBe(actorAuth ?? 'named');
+    else expect(denied(d)).toEqual({ outcome: 'denied', error: 'invalid_grant', gate: 'actor-proof-required', description: 'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt' });
+  });
+});

@@ -5,6 +5,7 @@
  * API's dry run returns it as is.
  */
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
+import type { ActorAuthMethod } from '@idp/db';
 
 export interface TenantFacts {
   id: number;
@@ -14,6 +15,8 @@ export interface TenantFacts {
     hardMaxTokenLifetime: number;
     allowedNheTypes: string[];
     requireDpop: boolean;
+    /** settings.nhe.requireActorProof (issue 19); absent: false. */
+    requireActorProof?: boolean;
   };
 }
 
@@ -42,6 +45,10 @@ export interface NheFacts {
   enabled: boolean;
   operator: string;
   model?: { name?: string; version?: string; provider?: string };
+  /** Overrides the tenant's requireActorProof; null or absent: inherit (issue 19). */
+  requireActorProof?: boolean | null;
+  /** Tokens must be DPoP-bound to one of the NHE's registered keys (issue 19). */
+  requireKeyBoundDpop?: boolean;
 }
 
 export interface PolicyFacts {
@@ -74,6 +81,8 @@ export interface DelegationFacts {
    */
   consentedScopes: ReadonlySet<string>;
   requestedScopes: string[];
+  /** How the actor was authenticated (issue 19); absent: `named` (the spec's nhe-id actor token). */
+  actorAuth?: ActorAuthMethod;
 }
 
 export type DelegationErrorCode = 'access_denied' | 'invalid_grant' | 'invalid_scope' | 'invalid_target';
@@ -87,6 +96,7 @@ export type DenialGate =
   | 'client-nhe-not-allowed'
   | 'nhe-not-found'
   | 'nhe-disabled'
+  | 'actor-proof-required'
   | 'resource-not-found'
   | 'resource-rejects-delegation'
   | 'resource-rejects-nhe-type'
@@ -114,6 +124,8 @@ export interface DelegationGranted {
   ttlSetBy: TtlTerm;
   ttlTerms: Partial<Record<TtlTerm, number>>;
   policyIds: string[];
+  /** How the actor was authenticated: named, key or workload (issue 19). */
+  actorAuth: ActorAuthMethod;
 }
 
 export interface DelegationDenied {
@@ -177,6 +189,10 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   // The NHE named by actor_token.
   if (!f.nhe) return deny('invalid_grant', 'nhe-not-found', 'unknown NHE');
   if (!f.nhe.enabled) return deny('invalid_grant', 'nhe-disabled', 'the NHE is disabled');
+  const actorAuth = f.actorAuth ?? 'named';
+  if (actorAuth === 'named' && actorProofRequired(f.tenant, f.nhe)) {
+    return deny('invalid_grant', 'actor-proof-required', 'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt');
+  }
   if (f.client.nhe.allowedNheIdentifiers.length && !f.client.nhe.allowedNheIdentifiers.includes(f.nhe.identifier)) {
     return deny('access_denied', 'client-nhe-not-allowed', 'this client may not delegate to this NHE');
   }
@@ -224,5 +240,10 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     'client.maxTokenLifetime': f.client.nhe.maxTokenLifetime,
     'resourceServer.accessToken.lifetime': f.resourceServer.accessTokenLifetime,
   });
-  return { outcome: 'granted', scopes, removed, ttl, ttlSetBy: setBy, ttlTerms: terms, policyIds: policy.ids };
+  return { outcome: 'granted', scopes, removed, ttl, ttlSetBy: setBy, ttlTerms: terms, policyIds: policy.ids, actorAuth };
+}
+
+/** The NHE's own requireActorProof when it has one (true or false), else the tenant's (issue 19). */
+export function actorProofRequired(tenant: TenantFacts, nhe: NheFacts): boolean {
+  return typeof nhe.requireActorProof === 'boolean' ? nhe.requireActorProof : tenant.nhe.requireActorProof === true;
 }

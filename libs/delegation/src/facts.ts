@@ -21,7 +21,13 @@ export function tenantFacts(doc: TenantDoc): TenantFacts {
   return {
     id: doc._id,
     name: doc.name,
-    nhe: { enabled: nhe.enabled, hardMaxTokenLifetime: nhe.hardMaxTokenLifetime, allowedNheTypes: nhe.allowedNheTypes, requireDpop: nhe.requireDpop },
+    nhe: {
+      enabled: nhe.enabled,
+      hardMaxTokenLifetime: nhe.hardMaxTokenLifetime,
+      allowedNheTypes: nhe.allowedNheTypes,
+      requireDpop: nhe.requireDpop,
+      requireActorProof: nhe.requireActorProof === true,
+    },
   };
 }
 
@@ -58,6 +64,8 @@ function nheFacts(doc: NheDoc & { _id: unknown }, defaultLifetime: number): NheF
     enabled: doc.enabled,
     operator: doc.operator,
     ...(doc.model ? { model: { name: doc.model.name, version: doc.model.version, provider: doc.model.provider } } : {}),
+    ...(typeof doc.requireActorProof === 'boolean' ? { requireActorProof: doc.requireActorProof } : {}),
+    ...(doc.requireKeyBoundDpop ? { requireKeyBoundDpop: true } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
 export * from './decision';
 export * from './facts';
 export * from './forwarded-exchange';
+export * from './actor-proof';

@@ -29,6 +29,20 @@ export const nheTokenIssuedSchema = z
     sourceIp: z.string(),
     issuedAt: z.iso.datetime(),
     dpopJkt: z.string().optional(),
+    /**
+     * How the actor was authenticated (issue 19): `named` (the spec's nhe-id actor token), `key` (a JWT signed by
+     * one of the NHE's keys) or `workload` (a JWT of a trusted workload issuer). Optional: events of older senders.
+     */
+    actorAuth: z
+      .object({
+        method: z.enum(['named', 'key', 'workload']),
+        jkt: z.string().max(128).optional(),
+        issuer: z.string().max(2048).optional(),
+        subject: z.string().max(1024).optional(),
+        jti: z.string().max(256).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

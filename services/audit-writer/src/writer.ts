@@ -36,6 +36,7 @@ export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
     sourceIp: event.sourceIp,
     issuedAt: new Date(event.issuedAt),
     ...(event.dpopJkt ? { dpopJkt: event.dpopJkt } : {}),
+    ...(event.actorAuth ? { actorAuth: event.actorAuth } : {}),
   };
 }
 

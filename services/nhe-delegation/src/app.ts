@@ -3,11 +3,18 @@ import type { Request, Response } from 'express';
 import { createHttpApp, oauthErrorHandler, oauthNotFound, type ReadinessCheck } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { Counter } from 'prom-client';
+import { TOKEN_TYPE_JWT } from '@idp/delegation';
+import { actorDirectory, type ActorDirectory, type JwksFetcher } from './domain/actor-directory';
 import type { ExchangeDeps } from './domain/exchange';
+import { safeJwksFetcher } from './domain/jwks-fetch';
 import { dpopNonces } from './domain/dpop-nonce';
 import { EXCHANGE_PATH, isExchangeRequest, tokenExchangeHandler } from './routes/token-exchange';
 
-export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces'> {
+export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' | 'actors'> {
+  /** NHE keys and workload issuers (main.ts passes one it invalidates); default: over `models`, fetching with `fetchJwks`. */
+  actors?: ActorDirectory;
+  /** Remote JWK Sets for the default directory; default: SSRF-safe https fetches, no private or loopback addresses. */
+  fetchJwks?: JwksFetcher;
   logger: Logger;
   sidecarSecret: string;
   readiness: ReadinessCheck[];
@@ -28,7 +35,7 @@ export function createApp(deps: AppDeps) {
   });
   const decisions = new Counter({
     name: 'nhe_token_exchange_decisions_total',
-    help: 'NHE token-exchange outcomes: granted, denied (gate = the gate that refused) or rejected (gate = the stage that failed: parameters, subject-token, dpop, audit, client, internal)',
+    help: 'NHE token-exchange outcomes: granted, denied (gate = the gate that refused) or rejected (gate = the stage that failed: parameters, subject-token, actor-token, dpop, audit, client, internal)',
     labelNames: ['outcome', 'error', 'gate'],
     registers: [registry],
   });
@@ -39,15 +46,17 @@ export function createApp(deps: AppDeps) {
     registers: [registry],
   });
   const logger = deps.logger;
-  const onDecision: ExchangeDeps['onDecision'] = (decision, input) => {
-    // Never the tokens: only the NHE identifier (actor_token is a name, not a credential) and the resource, each cut
-    // to a bounded length (they are the caller's strings until validated: a refused 30 KB value stays out of logs).
-    const fields = () => ({ tenantId: input.tenantId, client_id: input.clientId, nhe: bounded(input.params.actor_token), resource: bounded(input.params.resource), sourceIp: input.sourceIp });
+  const onDecision: ExchangeDeps['onDecision'] = (decision, input, actor) => {
+    // Never the tokens: only the NHE identifier (an nhe-id actor_token is a name, not a credential; an actor JWT is
+    // a credential and is never logged: the NHE it proved is) and the resource, each cut to a bounded length (they
+    // are the caller's strings until validated: a refused 30 KB value stays out of logs).
+    const nhe = actor ? actor.nheIdentifier : input.params.actor_token_type === TOKEN_TYPE_JWT ? '(actor JWT)' : bounded(input.params.actor_token);
+    const fields = () => ({ tenantId: input.tenantId, client_id: input.clientId, nhe, ...(actor ? { actorAuth: actor.auth } : {}), resource: bounded(input.params.resource), sourceIp: input.sourceIp });
     if (decision.outcome === 'granted') {
       decisions.inc({ outcome: 'granted', error: '', gate: '' });
       for (const r of decision.removed) narrowed.inc({ layer: r.layer });
       if (logger.isLevelEnabled('info')) {
-        const record = { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds };
+        const record = { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds, actorAuth: decision.actorAuth };
         logger.info({ ...fields(), decision: record }, 'delegation granted');
       }
     } else if (decision.outcome === 'denied') {
@@ -65,7 +74,8 @@ export function createApp(deps: AppDeps) {
 
   // The exchange call goes to its handler without express (security headers, request id and metrics through the
   // prelude); health, readiness, metrics and every other path are the express app.
-  const exchange = tokenExchangeHandler({ ...deps, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) }, deps.sidecarSecret, logger, (err, req, res) =>
+  const actors = deps.actors ?? actorDirectory(deps.models, { fetchJwks: deps.fetchJwks ?? safeJwksFetcher(), ttlMs: 5000 });
+  const exchange = tokenExchangeHandler({ ...deps, actors, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) }, deps.sidecarSecret, logger, (err, req, res) =>
     errors(err, req as Request, res as Response, () => undefined),
   );
   const listener: RequestListener = (req, res) => {

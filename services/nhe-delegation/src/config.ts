@@ -1,4 +1,4 @@
-import { commonEnv, intEnv, loadConfig, secretEnv, urlEnv, z, type Env } from '@idp/config';
+import { boolEnv, commonEnv, intEnv, loadConfig, secretEnv, urlEnv, z, type Env } from '@idp/config';
 
 export const configSchema = z.object({
   ...commonEnv,
@@ -18,6 +18,12 @@ export const configSchema = z.object({
   KEY_CACHE_TTL_SECONDS: intEnv(30, 0, 3600),
   /** Milliseconds the delegation facts are cached (dropped at once by NATS invalidations and revocations); 0 = off. */
   FACTS_CACHE_TTL_MS: intEnv(5000, 0, 60_000),
+  /** Seconds a fetched JWK Set (an NHE's jwks_uri, a workload issuer's) is kept (issue 19). */
+  ACTOR_JWKS_CACHE_SECONDS: intEnv(300, 0, 86_400),
+  /** Fetch JWK Sets from private-network addresses (RFC 1918, ULA): an in-cluster issuer such as the Kubernetes API server. */
+  ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS: boolEnv(false),
+  /** Fetch JWK Sets from loopback, over http too: local development and tests only. */
+  ACTOR_JWKS_ALLOW_LOOPBACK: boolEnv(false),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -8,6 +8,8 @@ import { createApp } from './app';
 import { readConfig } from './config';
 import { cachedKeys } from './domain/key-cache';
 import { factsCache } from './domain/facts-cache';
+import { actorDirectory } from './domain/actor-directory';
+import { safeJwksFetcher } from './domain/jwks-fetch';
 
 async function main(): Promise<void> {
   disablePretenuring();
@@ -18,12 +20,18 @@ async function main(): Promise<void> {
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
   const facts = factsCache((r) => loadDelegationFacts(db.models, r), config.FACTS_CACHE_TTL_MS);
   const keys = cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
+  const actors = actorDirectory(db.models, {
+    fetchJwks: safeJwksFetcher({ policy: { allowLoopback: config.ACTOR_JWKS_ALLOW_LOOPBACK, allowPrivateNetworks: config.ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS } }),
+    ttlMs: config.FACTS_CACHE_TTL_MS,
+    jwksTtlMs: config.ACTOR_JWKS_CACHE_SECONDS * 1000,
+  });
   const invalid = (err: unknown) => logger.warn({ err: (err as Error)?.message }, 'invalid invalidation/revocation message ignored');
   const subs = [
     subscribeInvalidations(
       nats.nc,
       (e) => {
         facts.invalidateTenant(e.tenantId);
+        actors.invalidateTenant(e.tenantId);
         if (e.kind === 'keys' || e.kind === 'tenant') keys.invalidate(e.tenantId);
       },
       { onInvalid: invalid },
@@ -31,7 +39,10 @@ async function main(): Promise<void> {
     subscribeRevocations(nats.nc, (e) => facts.invalidateTenant(e.tenantId), { onInvalid: invalid }),
   ];
   // Invalidations published while the connection was down are lost: start over.
-  onNatsStatus(nats.nc, ['reconnect', 'disconnect'], () => facts.clear());
+  onNatsStatus(nats.nc, ['reconnect', 'disconnect'], () => {
+    facts.clear();
+    actors.clear();
+  });
   // Expired kill-switch entries are removed here (FerretDB has no TTL index; readers ignore expired rows anyway).
   const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
   const pruner = setInterval(() => {
@@ -45,6 +56,7 @@ async function main(): Promise<void> {
     issuerFor: (tenantId) => `${config.PUBLIC_BASE_URL}/auth/${tenantId}`,
     keysFor: keys,
     loadFacts: facts.load,
+    actors,
     publishIssued: async (event) => {
       await publishAndAwaitAck(nats.js, auditSubject(event.tenantId), event, event.jti, config.AUDIT_PUBLISH_TIMEOUT_MS);
     },

@@ -15,6 +15,7 @@ import express from 'express';
 import { sidecarForwarder } from '../../oidc-core/src/provider/grants/sidecar-forwarder';
 import { TenantPool } from '../../oidc-core/src/tenants/tenant-pool';
 import { createApp as createSidecarApp } from '../src/app';
+import type { JwksFetcher } from '../src/domain/actor-directory';
 import { cachedKeys } from '../src/domain/key-cache';
 
 export const SIDECAR_SECRET = 'sidecar-secret-'.padEnd(48, 'x');
@@ -38,7 +39,7 @@ export interface Stack {
   close: () => Promise<void>;
 }
 
-export async function startStack(label: string, options: { level?: string } = {}): Promise<Stack> {
+export async function startStack(label: string, options: { level?: string; fetchJwks?: JwksFetcher } = {}): Promise<Stack> {
   const logs: string[] = [];
   const logger = createLogger({ service: 'test', level: options.level ?? 'info', destination: { write: (line: string) => void logs.push(line) } });
   const db = await openTestDatabase(label);
@@ -63,6 +64,7 @@ export async function startStack(label: string, options: { level?: string } = {}
         await publishAndAwaitAck(js, auditSubject(event.tenantId), event, event.jti, 1500);
       },
       readiness: [],
+      ...(options.fetchJwks ? { fetchJwks: options.fetchJwks } : {}),
     }).listener;
   const servers: Listening[] = [];
   const s1 = await listen(sidecar(), '127.0.0.1', 0, logger);

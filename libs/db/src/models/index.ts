@@ -20,6 +20,8 @@ import {
   tenantSchema,
   tokenAuditSchema,
   userSchema,
+  workloadIssuerSchema,
+  type WorkloadIssuerDoc,
   loginFailureSchema,
   type LoginFailureDoc,
   customClaimsScriptStateSchema,
@@ -65,6 +67,7 @@ export interface Models {
   CustomClaimsScriptState: Model<CustomClaimsScriptStateDoc>;
   InitialAccessToken: Model<InitialAccessTokenDoc>;
   InitialAccessTokenUse: Model<InitialAccessTokenUseDoc>;
+  WorkloadIssuer: Model<WorkloadIssuerDoc>;
 }
 
 /** Models bound to one connection (never mongoose's global registry, so tests can hold several). */
@@ -92,5 +95,6 @@ export function createModels(connection: Connection): Models {
     CustomClaimsScriptState: m('CustomClaimsScriptState', customClaimsScriptStateSchema),
     InitialAccessToken: m('InitialAccessToken', initialAccessTokenSchema),
     InitialAccessTokenUse: m('InitialAccessTokenUse', initialAccessTokenUseSchema),
+    WorkloadIssuer: m('WorkloadIssuer', workloadIssuerSchema),
   };
 }

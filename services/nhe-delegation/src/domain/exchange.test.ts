@@ -11,7 +11,7 @@ const valid = {
 
 describe('parseExchangeParams', () => {
   it('accepts the NHE profile', () => {
-    expect(parseExchangeParams(valid)).toEqual({ subjectToken: 'eyJ.x.y', actorToken: 'agent-1', resource: 'https://api.example', scopes: ['read', 'write'] });
+    expect(parseExchangeParams(valid)).toEqual({ subjectToken: 'eyJ.x.y', actorToken: 'agent-1', actorTokenType: 'urn:vendor:token-type:nhe-id', resource: 'https://api.example', scopes: ['read', 'write'] });
   });
 
   it.each(['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope'])('names a missing %s', (name) => {
@@ -21,7 +21,7 @@ describe('parseExchangeParams', () => {
 
   it.each([
     [{ subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' }, 'invalid_request'],
-    [{ actor_token_type: 'urn:ietf:params:oauth:token-type:jwt' }, 'invalid_request'],
+    [{ actor_token_type: 'urn:ietf:params:oauth:token-type:id_token' }, 'invalid_request'],
     [{ resource: 'not a uri' }, 'invalid_target'],
     [{ resource: 'https://api.example#frag' }, 'invalid_target'],
     [{ scope: 'read "quoted"' }, 'invalid_scope'],

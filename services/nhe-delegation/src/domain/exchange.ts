@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, type createLocalJWKSet, type importJWK, type JWTPayload } from 'jose';
-import { decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type DelegationRequest, type ForwardedExchange } from '@idp/delegation';
+import {
+  CLAIM_ACTOR_PROOF,
+  decideDelegation,
+  loadDelegationFacts,
+  MAX_ACTOR_JWT_LENGTH,
+  TOKEN_TYPE_JWT,
+  type ActorAuthentication,
+  type DelegationDecision,
+  type DelegationFacts,
+  type DelegationRequest,
+  type ForwardedExchange,
+} from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
-import type { Models } from '@idp/db';
+import { singleUseStore, type Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
 import {
   CLAIM_NHE_DELEGATION,
@@ -13,6 +24,8 @@ import {
   TOKEN_TYPE_ACCESS_TOKEN,
   TOKEN_TYPE_NHE_ID,
 } from '@idp/tokens';
+import type { ActorDirectory } from './actor-directory';
+import { authenticateActor, type AuthenticatedActor } from './actor-token';
 import { verifyTokenEndpointProof } from './dpop';
 import type { DpopNonces } from './dpop-nonce';
 import { assertSubjectGrantLive } from './subject-grant';
@@ -40,19 +53,27 @@ export interface ExchangeDeps {
    * Called once per request that reaches the decision or fails before/after it (metrics and the decision log):
    * the decision record, or `rejected` with the error code and the reason (never a token).
    */
-  onDecision: (decision: DelegationDecision | ExchangeRejection, input: ExchangeInput) => void;
+  onDecision: (decision: DelegationDecision | ExchangeRejection, input: ExchangeInput, actor?: ActorReport) => void;
+  /** NHE keys and trusted workload issuers, for actor tokens of type jwt and DPoP pinned to the agent (issue 19). */
+  actors: ActorDirectory;
   /** Stateless DPoP nonces; without it nonces are neither issued nor required. */
   dpopNonces?: DpopNonces;
   /** Loads the decision's facts; default: straight from MongoDB (the service passes a short-lived cache). */
   loadFacts?: (request: DelegationRequest) => Promise<DelegationFacts | null>;
 }
 
-/** A failure outside the delegation decision: bad parameters, bad subject token, DPoP, audit unavailable. */
+/** The actor as the request authenticated it (for the decision log; never the actor token itself). */
+export interface ActorReport {
+  nheIdentifier: string;
+  auth: ActorAuthentication;
+}
+
+/** A failure outside the delegation decision: bad parameters, bad subject or actor token, DPoP, audit unavailable. */
 export interface ExchangeRejection {
   outcome: 'rejected';
   error: string;
   /** Where it failed. */
-  stage: 'parameters' | 'subject-token' | 'dpop' | 'audit' | 'client' | 'internal';
+  stage: 'parameters' | 'subject-token' | 'actor-token' | 'dpop' | 'audit' | 'client' | 'internal';
   reason: string;
 }
 
@@ -84,11 +105,14 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
   const subjectToken = required(params, 'subject_token', MAX_TOKEN_LENGTH);
   const subjectTokenType = required(params, 'subject_token_type');
   if (subjectTokenType !== TOKEN_TYPE_ACCESS_TOKEN) throw oauthErrors.invalidRequest(`unsupported subject_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
-  const actorToken = required(params, 'actor_token');
-  // No NHE identifier is this long (management caps them far below): an unknown NHE, as the spec names it.
-  if (actorToken.length > 256) throw oauthErrors.invalidGrant('unknown non-human entity');
+  const actorToken = required(params, 'actor_token', MAX_ACTOR_JWT_LENGTH);
   const actorTokenType = required(params, 'actor_token_type');
-  if (actorTokenType !== TOKEN_TYPE_NHE_ID) throw oauthErrors.invalidRequest(`unsupported actor_token_type; use ${TOKEN_TYPE_NHE_ID}`);
+  // The spec's type (the NHE's identifier) and, beside it, a JWT that proves the actor (issue 19).
+  if (actorTokenType !== TOKEN_TYPE_NHE_ID && actorTokenType !== TOKEN_TYPE_JWT) {
+    throw oauthErrors.invalidRequest(`unsupported actor_token_type; use ${TOKEN_TYPE_NHE_ID} or ${TOKEN_TYPE_JWT}`);
+  }
+  // No NHE identifier is this long (management caps them far below): an unknown NHE, as the spec names it.
+  if (actorTokenType === TOKEN_TYPE_NHE_ID && actorToken.length > 256) throw oauthErrors.invalidGrant('unknown non-human entity');
   const resource = required(params, 'resource');
   let resourceUrl: URL | undefined;
   try {
@@ -104,7 +128,26 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
     throw oauthErrors.invalidRequest(`unsupported requested_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
   }
   if (params.audience !== undefined) throw oauthErrors.invalidRequest('audience is not supported; name the resource server with resource');
-  return { subjectToken, actorToken, resource, scopes };
+  return { subjectToken, actorToken, actorTokenType: actorTokenType as typeof TOKEN_TYPE_NHE_ID | typeof TOKEN_TYPE_JWT, resource, scopes };
+}
+
+/** What an actor JWT's `aud` may name: the tenant's issuer, or its token endpoint (either mount). */
+export function actorAudiences(issuer: string): string[] {
+  const u = new URL(issuer);
+  return [issuer, `${issuer}/oidc/token`, `${u.origin}/_api${u.pathname}/oidc/token`];
+}
+
+/**
+ * DPoP pinned to the agent (issue 19): the proof's key must be one of the NHE's registered keys (inline or at its
+ * jwks_uri, refetched once when the key is not in the cached set). invalid_dpop_proof otherwise.
+ */
+async function assertPinnedKey(actors: ActorDirectory, tenantId: number, identifier: string, jkt: string): Promise<void> {
+  const nhe = await actors.nhe(tenantId, identifier);
+  if (!nhe?.keys) throw oauthErrors.invalidDpopProof('this NHE requires DPoP bound to one of its registered keys, and has none registered');
+  if ((await nhe.keys.keys()).some((k) => k.jkt === jkt)) return;
+  const fresh = await nhe.keys.refresh();
+  if (fresh?.some((k) => k.jkt === jkt)) return;
+  throw oauthErrors.invalidDpopProof("DPoP proof key is not one of the NHE's registered keys");
 }
 
 /**
@@ -169,36 +212,58 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const boundError = () => oauthErrors.invalidGrant('subject_token is DPoP-bound: send a DPoP proof made with its key');
   if (boundTo !== undefined && !input.dpop) await stage('subject-token', () => Promise.reject(boundError()));
 
+  // An actor JWT (issue 19) names its NHE by proof; the spec's nhe-id token by name.
+  let actor: AuthenticatedActor | undefined;
+  if (p.actorTokenType === TOKEN_TYPE_JWT) {
+    actor = await stage('actor-token', () =>
+      authenticateActor(p.actorToken, {
+        tenantId: input.tenantId,
+        audiences: actorAudiences(issuer),
+        directory: deps.actors,
+        replay: singleUseStore(deps.models, input.tenantId, 'ActorToken'),
+      }),
+    );
+  }
+  const nheIdentifier = actor ? actor.nheIdentifier : p.actorToken;
+  const report: ActorReport | undefined = actor ? { nheIdentifier, auth: actor.auth } : undefined;
+  const onDecision = (d: DelegationDecision) => deps.onDecision(d, input, report);
+
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
-  // The grant check (one read by primary key) runs beside the facts load, not before it.
-  const [, facts] = await Promise.all([
+  // The grant check (one read by primary key) and the actor token's jti (one insert) run beside the facts load.
+  const [, loaded] = await Promise.all([
     stage('subject-token', () => assertSubjectGrantLive(deps.models, input.tenantId, subject.payload, input.clientId, subject.userId)),
     stage('internal', () =>
       loadFacts({
         tenantId: input.tenantId,
         clientId: input.clientId,
         userId: subject.userId,
-        nheIdentifier: p.actorToken,
+        nheIdentifier,
         resource: p.resource,
         requestedScopes: p.scopes,
         consentedScopes: consentedScopes(subject.payload, p.resource),
       }),
     ),
+    actor ? stage('actor-token', () => actor.consume()) : undefined,
   ]);
-  if (!facts) await stage('client', () => Promise.reject(oauthErrors.invalidClient('client not found')));
-  const decision = decideDelegation(facts!);
+  if (!loaded) await stage('client', () => Promise.reject(oauthErrors.invalidClient('client not found')));
+  const facts: DelegationFacts = { ...loaded!, actorAuth: actor ? actor.auth.method : 'named' };
+  const decision = decideDelegation(facts);
   if (decision.outcome === 'denied') {
-    deps.onDecision(decision, input);
+    onDecision(decision);
     throw new OAuthError(decision.error, decision.description, 400, decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {});
   }
-  const tenant = facts!.tenant;
+  const tenant = facts.tenant;
+  const nhe = facts.nhe!;
+  // DPoP pinned to the agent (issue 19): the NHE's tokens are bound to one of its registered keys.
+  const pinned = nhe.requireKeyBoundDpop === true;
 
   // DPoP (RFC 9449): required when the tenant says so; a proof sent anyway binds the token. With requireDpop the
   // proof must also carry a fresh server nonce (use_dpop_nonce hands one out); a nonce sent anyway must be valid.
   const headers: Record<string, string> = {};
   let jkt: string | undefined;
-  if (input.dpop || tenant.nhe.requireDpop) {
+  if (input.dpop || tenant.nhe.requireDpop || pinned) {
     jkt = await stage('dpop', async () => {
+      if (!input.dpop && pinned) throw oauthErrors.invalidDpopProof('this NHE requires its tokens to be DPoP-bound to one of its registered keys: send a DPoP proof made with one of them');
       if (!input.dpop) throw oauthErrors.invalidDpopProof('this tenant requires a DPoP proof for delegated tokens');
       // The shared verifier: checks, then the nonce (use_dpop_nonce hands one out), then replay across replicas.
       const proof = await verifyTokenEndpointProof(input.dpop.proof, {
@@ -209,13 +274,13 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         requireNonce: tenant.nhe.requireDpop,
         ...(deps.dpopNonces ? { nonces: deps.dpopNonces } : {}),
       });
+      if (pinned) await assertPinnedKey(deps.actors, input.tenantId, nhe.identifier, proof.jkt);
       return proof.jkt;
     });
     if (deps.dpopNonces) headers['DPoP-Nonce'] = deps.dpopNonces.issue(input.tenantId);
   }
   if (boundTo !== undefined && jkt !== boundTo) await stage('subject-token', () => Promise.reject(boundError()));
 
-  const nhe = facts!.nhe!;
   const now = Math.floor(Date.now() / 1000);
   const jti = randomUUID();
   // The claims of the spec's table (plus cnf when bound), and RFC 9068's client_id (section 2.2, required): the
@@ -227,7 +292,8 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     client_id: input.clientId,
     [CLAIM_TENANT_NAME]: tenant.name,
     [CLAIM_TENANT_ID]: tenant.id,
-    act: { sub: `${NHE_SUBJECT_PREFIX}${nhe.identifier}` },
+    // The spec's act for a named actor; a proven one also says how it proved who it is (issue 19).
+    act: { sub: `${NHE_SUBJECT_PREFIX}${nhe.identifier}`, ...(actor ? { [CLAIM_ACTOR_PROOF]: actor.auth.method } : {}) },
     agent: { id: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(nhe.model ? { model: nhe.model } : {}) },
     [CLAIM_NHE_DELEGATION]: true,
     ...(jkt ? { cnf: { jkt } } : {}),
@@ -258,6 +324,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         sourceIp: input.sourceIp,
         issuedAt: new Date(now * 1000).toISOString(),
         ...(jkt ? { dpopJkt: jkt } : {}),
+        actorAuth: actor ? actor.auth : { method: 'named' },
       });
     } catch (err) {
       // No durable audit record, no token (DESIGN.md).
@@ -265,7 +332,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     }
   });
   // A grant is reported once a token exists: a refused proof or an unrecorded issuance is one rejection, not also a grant.
-  deps.onDecision(decision, input);
+  onDecision(decision);
 
   const granted = decision.scopes.join(' ');
   return {
