@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|all]...   (default: all)
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|all]...
+#        (default: all; kube = etcd kube-apiserver kube-controller-manager)
+#
+# etcd, kube-apiserver and kube-controller-manager are the Kubernetes control plane that the chart tests
+# (e2e/tests/chart/kube-*.e2e.test.ts, e2e/src/kube-control-plane.ts) and `npm run kube:local` start on
+# loopback. They are built from their Go modules through the wrapper modules tools/kube and tools/etcd
+# (versions pinned in their go.mod), with Kubernetes' version stamped into the binaries so that Helm's
+# kubeVersion check sees the real version. The first build takes several minutes on 2 cores (the Go build
+# cache makes later ones take seconds).
 #
 # chromium is not built: it is Debian's package (/usr/bin/chromium), installed with apt-get when missing
 # (the browser e2e tests drive it with playwright-core). No browser is ever downloaded from elsewhere.
@@ -27,7 +35,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|all]..." >&2
   exit 2
 }
 
@@ -123,6 +131,45 @@ build_helm() {
     "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
+# wrapper_want DIR MODULE: "<version>+<hash of the wrapper's sources>" for a wrapper module in tools/.
+wrapper_want() {
+  local src=$1 module=$2 version hash
+  version="$(sed -nE "s#^[[:space:]]*(require[[:space:]]+)?${module//./\\.}[[:space:]]+(v[^[:space:]]+).*#\2#p" "$src/go.mod" | head -n1)"
+  [[ -n "$version" ]] || die "cannot find the version of $module in ${src#"$ROOT/"}/go.mod"
+  hash="$(find "$src" -name '*.go' -o -name 'go.mod' -o -name 'go.sum' | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
+  printf '%s+%s\n' "$version" "$hash"
+}
+
+# etcd from go.etcd.io/etcd/server/v3 (version pinned in tools/etcd/go.mod).
+build_etcd() {
+  local src="$ROOT/tools/etcd" want
+  want="$(wrapper_want "$src" go.etcd.io/etcd/server/v3)"
+  run_build etcd "$want" _build_wrapper "$src" . etcd "-s -w"
+}
+
+# kube-apiserver / kube-controller-manager from k8s.io/kubernetes (version pinned in tools/kube/go.mod).
+# Without the version stamp the binaries say v0.0.0-master and Helm refuses the chart's kubeVersion.
+build_kube() {
+  local tool=$1 src="$ROOT/tools/kube" want version minor ldflags
+  want="$(wrapper_want "$src" k8s.io/kubernetes)"
+  version="${want%%+*}"
+  minor="$(cut -d. -f2 <<<"${version#v}")"
+  ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$version"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+  ldflags+=" -X k8s.io/client-go/pkg/version.gitVersion=$version"
+  ldflags+=" -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+  run_build "$tool" "$want" _build_wrapper "$src" "./$tool" "$tool" "$ldflags"
+}
+
+# _build_wrapper SRC PKG TOOL LDFLAGS: go build PKG of the wrapper module SRC into .tools/bin/TOOL.
+_build_wrapper() {
+  local src=$1 pkg=$2 tool=$3 ldflags=$4 tmp="$BIN/.$3.tmp.$$"
+  (cd "$src" && "$GO_BIN" build -mod=readonly -trimpath -ldflags="$ldflags" -o "$tmp" "$pkg") ||
+    { rm -f "$tmp"; return 1; }
+  mv -f "$tmp" "$BIN/$tool"
+}
+
 # Debian's chromium for the browser e2e tests. Fails loudly when it cannot be installed: the browser tests
 # would otherwise fail later with a less obvious message.
 CHROMIUM_BIN="${CHROMIUM_PATH:-/usr/bin/chromium}"
@@ -191,7 +238,7 @@ main() {
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | python-interop | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -212,7 +259,13 @@ main() {
       helm) GO_BIN="$(find_go)"; build_helm ;;
       chromium) install_chromium ;;
       python-interop) install_python_interop ;;
-      all) GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop ;;
+      etcd) GO_BIN="$(find_go)"; build_etcd ;;
+      kube-apiserver | kube-controller-manager) GO_BIN="$(find_go)"; build_kube "$t" ;;
+      kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager ;;
+      all)
+        GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop
+        build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager
+        ;;
     esac
   done
 }

@@ -1,0 +1,18 @@
+// Command kube-controller-manager is Kubernetes' own kube-controller-manager
+// (k8s.io/kubernetes/cmd/kube-controller-manager), built from its Go module for the chart tests' local
+// control plane (e2e/src/kube-control-plane.ts).
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-controller-manager/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewControllerManagerCommand()))
+}
