@@ -13,6 +13,7 @@ import { LoginThrottle, type LoginThrottleOptions } from '../src/domain/login-th
 import { TenantPool } from '../src/tenants/tenant-pool';
 import type { CustomClaimsRunner } from '../src/provider/claims-custom';
 import type { TokenExchangeForwarder } from '../src/provider/grants/token-exchange';
+import type { OutboundOptions } from '../src/provider/client-id-metadata';
 
 export const PEPPER = 'p'.repeat(40);
 
@@ -37,6 +38,8 @@ export async function startPagesApp(
     customClaims?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => CustomClaimsRunner;
     /** Token exchange's forwarder (default: none, the grant answers with an error); gets the database and the base URL. */
     forwardTokenExchange?: (db: Awaited<ReturnType<typeof openTestDatabase>>, keyStore: KeyStore, baseUrl: () => string) => Promise<TokenExchangeForwarder>;
+    /** Outbound requests of the providers (metadata documents): CAs of a local https server, a resolver, a time bound. */
+    outbound?: OutboundOptions;
   } = {},
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
@@ -76,6 +79,7 @@ export async function startPagesApp(
     negativeTtlMs: 1000,
     logoutPromptSeconds: o.logoutPromptSeconds,
     customClaims: o.customClaims?.(db),
+    outbound: o.outbound,
   });
   const { listener } = createApp({
     logger,

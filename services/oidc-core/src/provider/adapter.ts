@@ -1,6 +1,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { ClientDoc, Models } from '@idp/db';
+import { insertClient, type ClientDoc, type Models, type RegistrationSettings } from '@idp/db';
 import { clientMetadata } from './client-metadata';
+import { dynamicClientRecord } from './registration';
 import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -15,11 +16,13 @@ export function createAdapterFactory(
   clientCacheMs = RECORD_CACHE_MS,
   /** A client record as the provider sees it, or undefined where the tenant's profile has no place for it (provider/fapi2.ts). */
   clientView: (doc: ClientDoc) => Record<string, unknown> | undefined = clientMetadata,
+  /** Dynamic Client Registration (provider/registration.ts): where registered clients are stored; absent: off. */
+  registration?: RegistrationSettings,
 ): (name: string) => Adapter {
   // One cache per provider: evicting the tenant from the pool (invalidation event, pool TTL) drops it too. Every
   // token request looks its client up; this keeps that off MongoDB under load.
   const clients = recordCache<AdapterPayload | undefined>(clientCacheMs);
-  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clients, clientView) : new MongoAdapter(models, tenantId, name));
+  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clients, clientView, registration) : new MongoAdapter(models, tenantId, name));
 }
 
 class MongoAdapter implements Adapter {
@@ -81,13 +84,18 @@ class MongoAdapter implements Adapter {
   }
 }
 
-/** Read-only view of the tenant's clients; a disabled client does not exist for the protocol. */
+/**
+ * The tenant's clients as the provider sees them; a disabled client does not exist for the protocol. Managed clients
+ * are read-only here (the management API owns them); with Dynamic Client Registration on, the provider's
+ * registration endpoints create, update and delete `registration: "dynamic"` records, held to the tenant's policy.
+ */
 class ClientAdapter implements Adapter {
   constructor(
     private readonly models: Models,
     private readonly tenantId: number,
     private readonly cache: ReturnType<typeof recordCache<AdapterPayload | undefined>>,
     private readonly view: (doc: ClientDoc) => Record<string, unknown> | undefined,
+    private readonly registration?: RegistrationSettings,
   ) {}
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -100,8 +108,24 @@ class ClientAdapter implements Adapter {
     return value ? { ...value } : undefined;
   }
 
-  async upsert(): Promise<void> {
-    throw new Error('clients are managed through the management API');
+  async upsert(id: string, payload: AdapterPayload): Promise<void> {
+    if (!this.registration || this.registration.mode === 'off') throw new Error('clients are managed through the management API');
+    const fields = dynamicClientRecord(this.registration, payload as Record<string, unknown>);
+    const existing = await this.models.Client.findOne({ tenantId: this.tenantId, clientId: id }, { registration: 1 }).lean<Pick<ClientDoc, 'registration'> & { _id: unknown }>();
+    if (existing && existing.registration !== 'dynamic') throw new Error('only dynamically registered clients change through the registration endpoint');
+    if (existing) {
+      await this.models.Client.updateOne({ _id: existing._id }, { $set: fields });
+    } else {
+      const created = await insertClient(this.models, {
+        ...fields,
+        tenantId: this.tenantId,
+        clientId: id,
+        enabled: true,
+        config: { nhe: { delegationEnabled: false, allowedNheIdentifiers: [] } },
+      });
+      if (!created) throw new Error('client id already taken');
+    }
+    this.cache.forget(id);
   }
   async findByUserCode() {
     return undefined;
@@ -110,8 +134,14 @@ class ClientAdapter implements Adapter {
     return undefined;
   }
   async consume(): Promise<void> {}
-  async destroy(): Promise<void> {
-    throw new Error('clients are managed through the management API');
+  async destroy(id: string): Promise<void> {
+    const doc = await this.models.Client.findOneAndDelete({ tenantId: this.tenantId, clientId: id, registration: 'dynamic' }).lean();
+    if (!doc) throw new Error('only dynamically registered clients are deleted through the registration endpoint');
+    this.cache.forget(id);
+    // Its users' consents go with it (as the management API's delete does).
+    const grants = await this.models.OidcPayload.find({ tenantId: this.tenantId, model: 'Grant', payload: { $regex: `"clientId":${JSON.stringify(id).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } }, { _id: 1, payload: 1 }).lean();
+    const ids = grants.filter((g) => (JSON.parse(g.payload) as { clientId?: unknown }).clientId === id).map((g) => g._id);
+    if (ids.length) await this.models.OidcPayload.deleteMany({ tenantId: this.tenantId, model: 'Grant', _id: { $in: ids } });
   }
   async revokeByGrantId(): Promise<void> {}
 }

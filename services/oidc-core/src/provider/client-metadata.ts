@@ -8,7 +8,28 @@ export const CLIENT_PROPS = {
   requireResourceIndicatorInRequest: 'idp_require_resource_indicator_in_request',
   showLogoutPrompt: 'idp_show_logout_prompt',
   pkceRequired: 'idp_pkce_required',
+  /** `dynamic` (RFC 7591), `metadata_document` (a Client ID Metadata Document), absent for managed clients. */
+  registration: 'idp_registration',
 } as const;
+
+/** Our properties' values for a client that introduced itself (CIMD, DCR): never more than a third party. */
+export function selfIntroducedProps(registration: 'dynamic' | 'metadata_document', numericId?: number): Record<string, unknown> {
+  return {
+    [CLIENT_PROPS.numericId]: numericId,
+    [CLIENT_PROPS.firstParty]: false,
+    [CLIENT_PROPS.requireAuthorizationScopesInRequest]: false,
+    [CLIENT_PROPS.requireResourceIndicatorInRequest]: false,
+    [CLIENT_PROPS.showLogoutPrompt]: true,
+    [CLIENT_PROPS.pkceRequired]: true,
+    [CLIENT_PROPS.registration]: registration,
+  };
+}
+
+/** Whether the provider's client introduced itself (Client ID Metadata Document or Dynamic Client Registration). */
+export function isSelfIntroduced(client: { [key: string]: unknown } | undefined): boolean {
+  const r = client?.[CLIENT_PROPS.registration];
+  return r === 'dynamic' || r === 'metadata_document';
+}
 
 /**
  * Whether an authorization-code request of this client must carry PKCE: always for a public client (RFC 9700
@@ -18,8 +39,20 @@ export function pkceRequiredFor(client: { clientAuthMethod?: string; [key: strin
   return client.clientAuthMethod === 'none' || client[CLIENT_PROPS.pkceRequired] !== false;
 }
 
+/**
+ * A dynamically registered client (RFC 7591): the metadata it registered (provider/registration.ts stores what the
+ * provider accepted), our own properties reset to a third party's whatever it sent.
+ */
+function dynamicClientMetadata(doc: ClientDoc): Record<string, unknown> {
+  const registered = JSON.parse(doc.registeredMetadata ?? '{}') as Record<string, unknown>;
+  for (const key of Object.keys(registered)) if (key.startsWith('idp_')) delete registered[key];
+  delete registered.client_secret;
+  return { ...registered, client_id: doc.clientId, ...selfIntroducedProps('dynamic', doc.numericId) };
+}
+
 /** The provider's view of a client record. `client_secret` carries the digest; see internals.ts. */
 export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
+  if (doc.registration === 'dynamic') return dynamicClientMetadata(doc);
   return {
     client_id: doc.clientId,
     client_name: doc.name,

@@ -1,12 +1,16 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Models, TenantDoc } from '@idp/db';
-import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, type PrivateJwk } from '@idp/tokens';
+import { ACTOR_TOKEN_TYPES_SUPPORTED, DISCOVERY_ACTOR_TOKEN_TYPES } from '@idp/delegation';
+import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, MANAGEMENT_AUDIENCE, SSF_AUDIENCE, type PrivateJwk } from '@idp/tokens';
+import { errors } from 'oidc-provider';
 import { ACR_VALUES } from '../domain/acr';
 import { withAcrChecks } from './acr-policy';
 import { createAdapterFactory } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
-import { CLIENT_PROPS, pkceRequiredFor } from './client-metadata';
+import { CLIENT_PROPS, isSelfIntroduced, pkceRequiredFor, selfIntroducedProps } from './client-metadata';
+import { cimdSettingsOf, clientIdMetadataDocumentFeature, isMetadataDocumentClientId, outboundFetch, type OutboundOptions } from './client-id-metadata';
+import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { referenceGrant } from './introspection';
@@ -23,7 +27,15 @@ export interface ProviderDeps {
   logoutPromptSeconds?: number;
   /** The tenant's claims resolver, shared with the JWT UserInfo route (default: one built here). */
   claims?: ClaimsResolver;
+  /** Outbound requests (metadata documents, jwks_uri): trusted CAs, resolver and time bound (tests). */
+  outbound?: OutboundOptions;
 }
+
+/** Built-in admin audiences no self-introduced client (metadata document, dynamic registration) gets tokens for. */
+const ADMIN_AUDIENCES = new Set([MANAGEMENT_AUDIENCE, SSF_AUDIENCE]);
+
+/** Route names of node-oidc-provider's registration endpoints that build a client from a request body. */
+const REGISTERING_ROUTES = new Set(['registration', 'client_update']);
 
 /** `/auth/{t}` or `/_api/auth/{t}`, whichever the request came in on. */
 export function mountPrefix(ctx: KoaContextWithOIDC, tenantId: number): string {
@@ -47,9 +59,15 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   const fapi2 = isFapi2Tenant(tenant);
   const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = fapi2 ? [...FAPI2_CLIENT_AUTH_METHODS] : ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
   const clientAuthSigningAlgValues: NonNullable<NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']> = fapi2 ? [...FAPI2_SIGNING_ALGS] : ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
+  // Clients that introduce themselves (issue 17): Client ID Metadata Documents (provider/client-id-metadata.ts) and
+  // Dynamic Client Registration (provider/registration.ts), each off unless the tenant's settings turn it on; never
+  // in the system tenant (the management API refuses them there too).
+  const cimd = { ...cimdSettingsOf(tenant), ...(tenant.system ? { enabled: false } : {}) };
+  const registration = { ...registrationSettingsOf(tenant), ...(tenant.system ? { mode: 'off' as const } : {}) };
+  const resourceInfo = resourceServerInfo(models, tenantId);
 
   return {
-    adapter: fapi2 ? createAdapterFactory(models, tenantId, undefined, fapi2ClientMetadata) : createAdapterFactory(models, tenantId),
+    adapter: createAdapterFactory(models, tenantId, undefined, fapi2 ? fapi2ClientMetadata : undefined, registration),
     clients: [],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {
@@ -70,7 +88,19 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'ES256',
     },
-    extraClientMetadata: { properties: Object.values(CLIENT_PROPS) },
+    extraClientMetadata: {
+      properties: Object.values(CLIENT_PROPS),
+      // A metadata document or a registration request cannot set our own properties: such a client is a third
+      // party (consent page), with PKCE, without a numeric id (so no NHE delegation).
+      validator(ctx, key, _value, metadata) {
+        const route = (ctx as KoaContextWithOIDC | undefined)?.oidc?.route;
+        const own = isMetadataDocumentClientId(metadata.client_id) ? selfIntroducedProps('metadata_document') : route && REGISTERING_ROUTES.has(route) ? selfIntroducedProps('dynamic') : undefined;
+        if (own) (metadata as Record<string, unknown>)[key] = own[key];
+      },
+    },
+    // Every outbound request (metadata documents, jwks_uri) through the SSRF-safe helper; documents capped by the tenant.
+    fetch: outboundFetch({ allowLoopback: cimd.enabled && cimd.allowLoopback }, deps.outbound),
+    fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxDocumentBytes, jwks_uri: 256 * 1024, sector_identifier_uri: 256 * 1024 },
     routes: { authorization: '/authorize', token: '/oidc/token' },
     // The code flow only (no implicit or hybrid); client authentication as above.
     responseTypes: ['code'],
@@ -89,6 +119,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       introspection_endpoint_auth_signing_alg_values_supported: [...clientAuthSigningAlgValues],
       // No request objects (JAR): said explicitly, as request_uri_parameter_supported already is.
       request_parameter_supported: false,
+      // Token exchange's actor_token_type values (issue 19): the spec's nhe-id and a JWT proving the actor.
+      [DISCOVERY_ACTOR_TOKEN_TYPES]: [...ACTOR_TOKEN_TYPES_SUPPORTED],
     },
     // Every authorization-code request carries PKCE (S256) (spec: Authentication), unless a confidential client's
     // record turns it off (RFC 9700 section 2.1.1: such a client may rely on nonce); a public client never can.
@@ -109,6 +141,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         postLogoutSuccessSource: postLogoutSuccessSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
       },
       dPoP: { enabled: true },
+      clientIdMetadataDocument: clientIdMetadataDocumentFeature(cimd),
+      ...registrationFeatures(registration),
       // FAPI 2.0 Security Profile for tenants that ask for it (provider/fapi2.ts); PAR for every client there.
       ...(fapi2 ? { fapi: { enabled: true, profile: '2.0' as const } } : {}),
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: fapi2 },
@@ -116,7 +150,12 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         enabled: true,
         defaultResource: (ctx, client, oneOf) => defaultResource(ctx, client as unknown as Record<string, unknown>, oneOf ? [...oneOf] : undefined) as Promise<string>,
         useGrantedResource: async () => true,
-        getResourceServerInfo: resourceServerInfo(models, tenantId),
+        getResourceServerInfo: async (ctx, resource, client) => {
+          if (ADMIN_AUDIENCES.has(resource) && isSelfIntroduced(client as unknown as Record<string, unknown>)) {
+            throw new errors.InvalidTarget('a client that registered itself or is identified by a metadata document cannot obtain tokens for this audience');
+          }
+          return resourceInfo(ctx, resource);
+        },
       },
     },
     interactions: {

@@ -10,8 +10,10 @@ import type { TenantContext } from '../tenants/tenant-pool';
 import { CHECK_ESSENTIAL_ACR } from '../provider/acr-policy';
 import { LOGIN_SCOPES } from '../provider/claims';
 import { consentScopesIn, recordResourceConsent } from '../provider/consent';
+import { CLIENT_PROPS } from '../provider/client-metadata';
+import { isMetadataDocumentClientId } from '../provider/client-id-metadata';
 import { findResourceServer } from '../provider/resource-servers';
-import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage, type ConsentResource } from '../views/pages';
+import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage, type ConsentClient, type ConsentResource } from '../views/pages';
 
 export interface InteractionDeps {
   models: Models;
@@ -48,10 +50,10 @@ const MAX_FIELD = 256;
 
 type Details = Awaited<ReturnType<TenantContext['provider']['interactionDetails']>>;
 
-function send(res: Response, status: number, html: string, formTargets: string[] = []): void {
+function send(res: Response, status: number, html: string, formTargets: string[] = [], images: string[] = []): void {
   res
     .status(status)
-    .set({ 'Content-Security-Policy': pageCsp({ formTargets }), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
+    .set({ 'Content-Security-Policy': pageCsp({ formTargets, images }), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
     .type('html')
     .send(html);
 }
@@ -106,6 +108,30 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const clientNameOf = async (tenant: TenantContext, details: Details) => {
     const client = await tenant.provider.Client.find(String(details.params.client_id));
     return client?.clientName ?? String(details.params.client_id);
+  };
+
+  /**
+   * Who is asking, for the consent page. A client identified by a metadata document (issue 17): the document's
+   * client_name, the host of its client_id URL (shown prominently: the name is the client's own claim, the host is
+   * what the user can check), and its logo_uri only when it has the client_id URL's origin. A dynamically registered
+   * client: its registered name, marked as registered by itself.
+   */
+  const consentClientOf = async (tenant: TenantContext, details: Details): Promise<ConsentClient> => {
+    const clientId = String(details.params.client_id);
+    const client = await tenant.provider.Client.find(clientId);
+    const name = client?.clientName ?? clientId;
+    if (isMetadataDocumentClientId(clientId)) {
+      const url = new URL(clientId);
+      let logoUri: string | undefined;
+      try {
+        const logo = client?.logoUri ? new URL(client.logoUri) : undefined;
+        if (logo && logo.origin === url.origin) logoUri = logo.href;
+      } catch {
+        logoUri = undefined;
+      }
+      return { name, host: url.host, source: 'metadata_document', ...(logoUri ? { logoUri } : {}) };
+    }
+    return { name, ...((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.registration] === 'dynamic' ? { source: 'dynamic' as const } : {}) };
   };
 
   const loginPage = async (res: Response, req: Request, details: Details, status: number, extra: { error?: string; username?: string } = {}) => {
@@ -177,19 +203,22 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       // Every login scope the client asked for, and for every API of the request each scope its token will carry
       // (the RBAC auto-grant included): what the grant records when the user allows it (provider/consent.ts).
       const carried = consentScopesIn(details.prompt.details)?.carried ?? {};
+      const client = await consentClientOf(tenant, details);
       send(
         res,
         200,
         renderConsentPage({
           action: `${base}/confirm`,
           abortAction: `${base}/abort`,
-          clientName: await clientNameOf(tenant, details),
+          clientName: client.name,
+          client,
           tenantName: tenant.tenant.name,
           scopes: requestedLoginScopes(details),
           claims: [(details.prompt.details as { missingOIDCClaims?: unknown }).missingOIDCClaims].flat().filter((c): c is string => typeof c === 'string'),
           resources: await Promise.all(Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes))),
         }),
         redirectTargets(details),
+        client.logoUri ? [client.logoUri] : [],
       );
     } catch (err) {
       next(err);

@@ -14,6 +14,8 @@ import { registerJwtUserinfo } from '../provider/claims-userinfo';
 import { registerIntrospection } from '../provider/introspection';
 import { advertiseLogoutConfirmation } from '../provider/logout';
 import { isFapi2Tenant } from '../provider/fapi2';
+import type { OutboundOptions } from '../provider/client-id-metadata';
+import { registerClientRegistration, registrationSettingsOf } from '../provider/registration';
 
 export interface TenantContext {
   tenantId: number;
@@ -43,6 +45,8 @@ export interface TenantPoolOptions {
   negativeTtlMs: number;
   /** Runs customizeUserInfoClaims scripts for every tenant (one pool, fair per tenant, with breakers); default: the shared one. */
   customClaims?: CustomClaimsRunner;
+  /** Outbound requests of the providers (Client ID Metadata Documents, jwks_uri): CAs, resolver, time bound (tests). */
+  outbound?: OutboundOptions;
 }
 
 export class UnknownTenantError extends Error {
@@ -111,7 +115,7 @@ export class TenantPool {
     const claims = new ClaimsResolver({ models, tenant, keys: keys.signing, customClaims: this.options.customClaims });
     const provider = new Provider(
       issuer,
-      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims }),
+      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound }),
     );
     // X-Forwarded-For only: the origin of every URL the provider writes or checks is the configured one.
     provider.proxy = this.options.trustProxy;
@@ -119,6 +123,7 @@ export class TenantPool {
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
     oauthAnswers(provider);
+    if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
     registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });

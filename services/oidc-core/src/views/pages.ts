@@ -50,13 +50,15 @@ export interface Page {
  * CSP of a page. `formTargets` are extra origins forms may submit or be redirected to after submission (the
  * client's redirect URI after login, the post-logout URI); `nonce` allows that response's own scripts.
  */
-export function pageCsp(options: { nonce?: string; formTargets?: string[] } = {}): string {
+export function pageCsp(options: { nonce?: string; formTargets?: string[]; images?: string[] } = {}): string {
   const targets = [...new Set((options.formTargets ?? []).map(originOf).filter((o): o is string => Boolean(o)))];
+  // Images: this origin, plus exactly the URLs a page shows (a client's logo), never a whole origin.
+  const images = [...new Set((options.images ?? []).filter((u) => originOf(u)?.startsWith('https://')).map((u) => u.replace(/[;,\s']/g, encodeURIComponent)))];
   return [
     "default-src 'none'",
     `script-src ${options.nonce ? `'nonce-${options.nonce}'` : NO_SCRIPT}`,
     `style-src ${STYLE_HASH}`,
-    "img-src 'self' data:",
+    `img-src 'self' data:${images.length ? ` ${images.join(' ')}` : ''}`,
     "base-uri 'none'",
     `form-action 'self'${targets.length ? ` ${targets.join(' ')}` : ''}`,
     "frame-ancestors 'none'",
@@ -108,6 +110,15 @@ export function layout(title: string, body: string, options: { tenantName?: stri
 ${options.script && options.nonce ? `<script nonce="${escape(options.nonce)}">${options.script}</script>` : ''}
 </body>
 </html>`;
+}
+
+/** The line under a self-introduced client's name: where it comes from, the host first. */
+function identity(client?: ConsentClient): string {
+  if (client?.source === 'metadata_document' && client.host) {
+    return `<p class="client-host" id="client-host">This application is <strong>${escape(client.host)}</strong>: it identified itself with a document published at ${escape(client.host)}. Its name is its own claim; continue only if you trust ${escape(client.host)}.</p>\n`;
+  }
+  if (client?.source === 'dynamic') return '<p class="client-host" id="client-registered">This application registered itself with this service: its name is its own claim. Continue only if you started this sign-in and trust it.</p>\n';
+  return '';
 }
 
 const errorBox = (message?: string) => (message ? `<p class="error" role="alert" id="form-error">${escape(message)}</p>` : '');
@@ -184,10 +195,22 @@ export interface ConsentResource {
   scopes: Array<{ scope: string; description?: string }>;
 }
 
+/** Who asks for consent, beyond its name (issue 17). */
+export interface ConsentClient {
+  name: string;
+  /** `metadata_document`: identified by a Client ID Metadata Document; `dynamic`: registered itself (RFC 7591). */
+  source?: 'metadata_document' | 'dynamic';
+  /** The host of a metadata document's client_id URL. */
+  host?: string;
+  /** The document's logo_uri, only when it has the client_id URL's origin. */
+  logoUri?: string;
+}
+
 export function renderConsentPage(o: {
   action: string;
   abortAction: string;
   clientName: string;
+  client?: ConsentClient;
   tenantName: string;
   /** Login scopes of the request. */
   scopes: string[];
@@ -209,8 +232,8 @@ export function renderConsentPage(o: {
     );
   return layout(
     `Allow access – ${o.tenantName}`,
-    `<h1>Allow ${escape(o.clientName)} to access your account?</h1>
-<h2>Your information</h2>${list(
+    `${o.client?.logoUri ? `<img src="${escape(o.client.logoUri)}" alt="" width="64" height="64" id="client-logo">\n` : ''}<h1>Allow ${escape(o.clientName)} to access your account?</h1>
+${identity(o.client)}<h2>Your information</h2>${list(
       [...o.scopes.map((s) => item(s)), ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`)],
       'No additional permissions.',
     )}

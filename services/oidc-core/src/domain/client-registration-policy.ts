@@ -1,0 +1,109 @@
+/**
+ * What a client that introduces itself gets: a Client ID Metadata Document's client, or one registered through RFC
+ * 7591 Dynamic Client Registration (issue 17). Pure rules, used by provider/client-id-metadata.ts and
+ * provider/registration.ts on the client metadata node-oidc-provider has already parsed and defaulted.
+ */
+
+/** Loopback hosts of RFC 8252 section 7.3 (any port); `localhost` too, which deployed MCP clients use. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** Schemes no redirect URI may use, native or not. */
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
+
+export type ApplicationType = 'web' | 'native';
+
+/**
+ * Why a redirect URI is not acceptable for a self-introduced client of `applicationType`, or undefined.
+ * - never a fragment, user info, a wildcard (`*` anywhere), or a non-absolute URI;
+ * - native (RFC 8252): http only on a loopback host (any port at authorization, section 7.3), https on a host that
+ *   is not loopback (claimed https, section 7.2), or a private-use scheme with a dot (reverse domain, section 7.1);
+ * - web: https only, and matched exactly at authorization.
+ */
+export function redirectUriProblem(uri: string, applicationType: ApplicationType): string | undefined {
+  if (typeof uri !== 'string' || uri.length > 2048) return 'must be a URI of at most 2048 characters';
+  if (uri.includes('*')) return `${uri}: wildcards are not allowed`;
+  if (uri.includes('#')) return `${uri}: must not contain a fragment`;
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return `${uri}: must be an absolute URI`;
+  }
+  if (u.username || u.password) return `${uri}: must not carry user info`;
+  if (FORBIDDEN_SCHEMES.has(u.protocol)) return `${uri}: the ${u.protocol.slice(0, -1)} scheme is not allowed`;
+  const loopback = LOOPBACK_HOSTS.has(u.hostname.toLowerCase());
+  if (applicationType === 'native') {
+    if (u.protocol === 'http:') return loopback ? undefined : `${uri}: a native client may use http only on a loopback host (127.0.0.1, [::1] or localhost)`;
+    if (u.protocol === 'https:') return loopback ? `${uri}: a native client's loopback redirect uses http (RFC 8252 section 7.3)` : undefined;
+    // Private-use scheme: reverse domain name form (RFC 8252 section 7.1).
+    return u.protocol.slice(0, -1).includes('.') ? undefined : `${uri}: a private-use scheme must be a reverse domain name (e.g. com.example.app:/callback)`;
+  }
+  if (u.protocol !== 'https:') return `${uri}: a web client's redirect URI must use https (register as application_type native for a loopback redirect)`;
+  if (loopback) return `${uri}: a web client's redirect URI must not be a loopback host (register as application_type native)`;
+  return undefined;
+}
+
+export interface SelfIntroducedClientPolicy {
+  /** Grant types the client may have. */
+  grantTypes: readonly string[];
+  /** Client authentication methods it may use. */
+  tokenEndpointAuthMethods: readonly string[];
+}
+
+/** The parts of node-oidc-provider's client metadata the policy reads. */
+export interface ClientMetadataView {
+  application_type?: unknown;
+  grant_types?: unknown;
+  response_types?: unknown;
+  token_endpoint_auth_method?: unknown;
+  redirect_uris?: unknown;
+  post_logout_redirect_uris?: unknown;
+  jwks?: unknown;
+  jwks_uri?: unknown;
+  client_secret?: unknown;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/**
+ * Why the client's metadata is outside the policy (the first reason), or undefined. The metadata is the provider's
+ * view after its own checks and defaults (grant_types authorization_code, token_endpoint_auth_method
+ * client_secret_basic, application_type web when the client sent none).
+ */
+export function clientPolicyProblem(m: ClientMetadataView, policy: SelfIntroducedClientPolicy, o: { requireJwksUri?: boolean } = {}): string | undefined {
+  const applicationType = m.application_type === 'native' ? 'native' : 'web';
+  const method = String(m.token_endpoint_auth_method ?? '');
+  if (!policy.tokenEndpointAuthMethods.includes(method)) {
+    return `token_endpoint_auth_method ${method} is not allowed; use ${policy.tokenEndpointAuthMethods.join(' or ')}`;
+  }
+  if (m.client_secret !== undefined) return 'a client secret is not allowed';
+  if (method === 'private_key_jwt') {
+    if (o.requireJwksUri && m.jwks !== undefined) return 'private_key_jwt keys must be published at jwks_uri, not inline';
+    if (o.requireJwksUri ? m.jwks_uri === undefined : m.jwks_uri === undefined && m.jwks === undefined) return `private_key_jwt needs ${o.requireJwksUri ? 'jwks_uri' : 'jwks_uri or jwks'}`;
+  }
+  const grants = strings(m.grant_types);
+  const forbidden = grants.filter((g) => !policy.grantTypes.includes(g));
+  if (forbidden.length) return `grant_types ${forbidden.join(', ')} not allowed; allowed: ${policy.grantTypes.join(', ')}`;
+  for (const r of strings(m.response_types)) if (r !== 'code') return `response_types ${r} is not allowed`;
+  const redirects = strings(m.redirect_uris);
+  if (grants.includes('authorization_code') && !redirects.length) return 'redirect_uris must name at least one URI';
+  if (redirects.length > 20) return 'at most 20 redirect_uris';
+  for (const uri of [...redirects, ...strings(m.post_logout_redirect_uris)]) {
+    const problem = redirectUriProblem(uri, applicationType);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * Whether `host` (a URL's hostname, lower case) matches one of the patterns: `example.com` exactly, or
+ * `*.example.com` for any name below example.com (not example.com itself). An empty list allows every host.
+ */
+export function hostAllowed(patterns: readonly string[], host: string): boolean {
+  if (!patterns.length) return true;
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return patterns.some((raw) => {
+    const p = raw.toLowerCase();
+    if (p.startsWith('*.')) return h.endsWith(p.slice(1)) && h.length > p.length - 1;
+    return h === p;
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * Client ID Metadata Documents (issue 17; draft-ietf-oauth-client-id-metadata-document, as MCP authorization asks):
+ * a `client_id` that is an https URL names a JSON document with the client's metadata.
+ *
+ * node-oidc-provider 9.13 implements the draft behind `features.clientIdMetadataDocument` (experimental,
+ * acknowledged as draft-02): it recognises such client ids, fetches the document with `redirect: 'manual'` (a 3xx is
+ * a failure, so no redirect is followed), caps its size (`fetchResponseBodyLimits`), checks that the document's
+ * `client_id` is its URL, refuses shared-secret authentication methods and any `client_secret`, requires https for
+ * every web URI, caches it within `cacheDuration` by Cache-Control max-age / Expires, and advertises
+ * `client_id_metadata_document_supported`. We use it as it is and extend it through its public configuration:
+ * - `fetch`: every outbound request of the tenant's provider (documents, and the jwks_uri of private_key_jwt
+ *   clients) goes through @idp/http's outboundRequest: the name is resolved once inside the socket's lookup and
+ *   every address checked (no loopback unless the tenant allows it, never private, link-local, metadata or reserved
+ *   addresses), the connection is made to the checked address, no redirect is followed, the body is capped and the
+ *   exchange bounded in time;
+ * - `allowFetch`: the tenant's allowed host patterns, and loopback hosts only where allowed;
+ * - `allowClient`: only `none`, or `private_key_jwt` with keys at `jwks_uri`; authorization_code and refresh_token
+ *   only; redirect URIs by domain/client-registration-policy.ts (RFC 8252 for native clients, exact https otherwise);
+ * - `extraClientMetadata.validator`: a document cannot set our own client properties: its client is a third party
+ *   (consent page, never first-party), with PKCE, and no numeric id (so no NHE delegation).
+ */
+import type { lookup as dnsLookup } from 'node:dns';
+import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { CIMD_SETTINGS_DEFAULTS, type ClientIdMetadataDocumentSettings, type TenantDoc } from '@idp/db';
+import { outboundRequest } from '@idp/http';
+import { clientPolicyProblem, hostAllowed } from '../domain/client-registration-policy';
+
+/** How outbound requests are made (tests pass a CA for their local https server and a resolver). */
+export interface OutboundOptions {
+  /** Trusted CAs instead of the default ones. */
+  ca?: string | Buffer;
+  /** DNS resolver (tests: names that resolve to private addresses). */
+  resolve?: typeof dnsLookup;
+  /** Whole exchange bound (ms); default 2500, node-oidc-provider's own. */
+  timeoutMs?: number;
+}
+
+/** Largest answer of any outbound request (jwks_uri, sector identifier); documents have their own, smaller cap. */
+const MAX_OUTBOUND_BYTES = 256 * 1024;
+/** Grant types a metadata-document client may have: it acts for a signed-in user. */
+const CIMD_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+const CIMD_AUTH_METHODS = ['none', 'private_key_jwt'] as const;
+
+export function cimdSettingsOf(tenant: Pick<TenantDoc, 'settings'>): ClientIdMetadataDocumentSettings {
+  const s = tenant.settings?.clientIdMetadataDocuments;
+  return {
+    enabled: s?.enabled ?? CIMD_SETTINGS_DEFAULTS.enabled,
+    allowedHosts: s?.allowedHosts ?? [...CIMD_SETTINGS_DEFAULTS.allowedHosts],
+    allowLoopback: s?.allowLoopback ?? CIMD_SETTINGS_DEFAULTS.allowLoopback,
+    cacheMaxSeconds: s?.cacheMaxSeconds ?? CIMD_SETTINGS_DEFAULTS.cacheMaxSeconds,
+    maxDocumentBytes: s?.maxDocumentBytes ?? CIMD_SETTINGS_DEFAULTS.maxDocumentBytes,
+  };
+}
+
+/** Whether a client id is a URL (a metadata document's): managed and registered client ids never contain `:`. */
+export function isMetadataDocumentClientId(clientId: unknown): boolean {
+  return typeof clientId === 'string' && clientId.startsWith('https://');
+}
+
+const LOOPBACK_NAMES = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The `fetch` node-oidc-provider calls for every outbound request of the tenant's provider. */
+export function outboundFetch(policy: { allowLoopback: boolean }, o: OutboundOptions = {}): NonNullable<Configuration['fetch']> {
+  return (async (url: URL | string, init: { method?: string; headers?: Headers; body?: string } = {}) => {
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, key) => {
+      // node-oidc-provider sends an empty user-agent; leave it out.
+      if (value !== '') headers[key] = value;
+    });
+    const res = await outboundRequest(String(url), {
+      method: init.method ?? 'GET',
+      headers,
+      body: typeof init.body === 'string' ? init.body : undefined,
+      timeoutMs: o.timeoutMs ?? 2500,
+      maxResponseBytes: MAX_OUTBOUND_BYTES,
+      policy: { allowLoopback: policy.allowLoopback },
+      resolve: o.resolve,
+      ca: o.ca,
+    });
+    if (res.truncated) throw new Error('response too large');
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) for (const one of [v ?? []].flat()) out.append(k, String(one));
+    if (res.status < 200 || res.status > 599) throw new Error(`unexpected response status ${res.status}`);
+    const nullBody = res.status === 204 || res.status === 205 || res.status === 304;
+    return new Response(nullBody ? null : res.body, { status: res.status, headers: out });
+  }) as unknown as NonNullable<Configuration['fetch']>;
+}
+
+function refuse(description: string): never {
+  const err = new errors.InvalidClient(description);
+  err.error_description = description;
+  throw err;
+}
+
+/** `features.clientIdMetadataDocument` for the tenant (disabled unless its settings enable it). */
+export function clientIdMetadataDocumentFeature(settings: ClientIdMetadataDocumentSettings) {
+  return {
+    enabled: settings.enabled,
+    ...(settings.enabled ? { ack: 'draft-02' } : {}),
+    // Within the tenant's bound; at least a minute (or the bound when it is lower).
+    cacheDuration: { min: Math.min(60, settings.cacheMaxSeconds), max: settings.cacheMaxSeconds },
+    async allowFetch(_ctx: KoaContextWithOIDC, clientId: string): Promise<boolean> {
+      const url = URL.parse(clientId);
+      if (!url) return false;
+      const host = url.hostname.toLowerCase();
+      if (LOOPBACK_NAMES.test(host) && !settings.allowLoopback) refuse('client_id metadata documents on loopback hosts are not allowed in this tenant');
+      if (!hostAllowed(settings.allowedHosts, host)) refuse(`client_id metadata documents from ${host} are not allowed in this tenant`);
+      return true;
+    },
+    async allowClient(_ctx: KoaContextWithOIDC, client: { metadata(): Record<string, unknown> }): Promise<boolean> {
+      const problem = clientPolicyProblem(client.metadata(), { grantTypes: CIMD_GRANT_TYPES, tokenEndpointAuthMethods: CIMD_AUTH_METHODS }, { requireJwksUri: true });
+      if (problem) refuse(`client_id metadata document: ${problem}`);
+      return true;
+    },
+  };
+}

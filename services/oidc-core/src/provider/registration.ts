@@ -1,0 +1,170 @@
+/**
+ * Dynamic Client Registration (RFC 7591) and its management protocol (RFC 7592), per tenant (issue 17).
+ *
+ * node-oidc-provider's `features.registration` and `features.registrationManagement` serve the endpoints
+ * (`{issuer}/reg`, `{issuer}/reg/{client_id}`), parse and validate the metadata, issue the registration access token
+ * and advertise `registration_endpoint`. What the tenant adds, through the provider's public API:
+ * - the mode (settings.registration.mode): `off` (no endpoint), `initial-access-token` (a token issued through the
+ *   management API, single or multi use, expiring; checked and spent here before the provider runs), `open`;
+ * - a limit of registrations per source address and window, counted in MongoDB (login_failures rows keyed
+ *   `reg:ip:<address>`, as failed sign-ins are) so that it holds across replicas;
+ * - the policy (domain/client-registration-policy.ts): the grant types and authentication methods the tenant allows
+ *   (never a shared secret, never token exchange), redirect URIs after RFC 8252 for native clients and exact https
+ *   otherwise. It is applied where the provider stores the client (the Client adapter's upsert, dynamicClientRecord
+ *   below), so a 7592 update is held to it as a registration is;
+ * - what it stores: a client record marked `registration: "dynamic"`, never first-party, no NHE delegation, no
+ *   roles (so no management scopes of its own); visible and removable through the management API.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import type { Types } from 'mongoose';
+import { REGISTRATION_SETTINGS_DEFAULTS, type ClientDoc, type Models, type RegistrationSettings, type TenantDoc } from '@idp/db';
+import { clientPolicyProblem } from '../domain/client-registration-policy';
+
+export function registrationSettingsOf(tenant: Pick<TenantDoc, 'settings'>): RegistrationSettings {
+  const s = tenant.settings?.registration;
+  return {
+    mode: s?.mode ?? REGISTRATION_SETTINGS_DEFAULTS.mode,
+    grantTypes: s?.grantTypes ?? [...REGISTRATION_SETTINGS_DEFAULTS.grantTypes],
+    tokenEndpointAuthMethods: s?.tokenEndpointAuthMethods ?? [...REGISTRATION_SETTINGS_DEFAULTS.tokenEndpointAuthMethods],
+    rateLimit: { ...REGISTRATION_SETTINGS_DEFAULTS.rateLimit, ...(s?.rateLimit ?? {}) },
+  };
+}
+
+/** Client ids of registered clients: `dyn_` and 24 url-safe characters (the management API's client id form). */
+export const dynamicClientId = (): string => `dyn_${randomBytes(18).toString('base64url')}`;
+
+/** SHA-256 (hex) of an initial access token, as the management API stores it. */
+export const initialAccessTokenDigest = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** `features.registration` and `features.registrationManagement` for the tenant. */
+export function registrationFeatures(settings: RegistrationSettings) {
+  const enabled = settings.mode !== 'off';
+  return {
+    registration: {
+      enabled,
+      // Checked by registerClientRegistration (our own tokens, issued through the management API).
+      initialAccessToken: false,
+      idFactory: dynamicClientId,
+      issueRegistrationAccessToken: true,
+    },
+    // RFC 7592 read, update, delete with the registration access token; an update rotates it.
+    registrationManagement: { enabled, rotateRegistrationAccessToken: true },
+  };
+}
+
+function invalidMetadata(description: string): never {
+  const err = new errors.InvalidClientMetadata(description);
+  err.error_description = description;
+  throw err;
+}
+
+/**
+ * The client record for metadata the provider accepted at registration or update, held to the tenant's policy
+ * (InvalidClientMetadata otherwise, which the provider answers as 400 invalid_client_metadata).
+ */
+export function dynamicClientRecord(settings: RegistrationSettings, metadata: Record<string, unknown>): Partial<ClientDoc> {
+  if (settings.mode === 'off') invalidMetadata('client registration is not enabled');
+  const problem = clientPolicyProblem(metadata, settings);
+  if (problem) invalidMetadata(problem);
+  const registered: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(metadata)) if (!k.startsWith('idp_') && v !== undefined && k !== 'client_secret') registered[k] = v;
+  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() ? metadata.client_name.slice(0, 128) : 'Dynamically registered client';
+  const alg = metadata.id_token_signed_response_alg;
+  return {
+    name,
+    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method as ClientDoc['tokenEndpointAuthMethod'],
+    ...(metadata.jwks ? { jwks: metadata.jwks as ClientDoc['jwks'] } : {}),
+    idTokenSignedResponseAlg: alg === 'RS256' ? 'RS256' : 'ES256',
+    redirectUris: (metadata.redirect_uris as string[] | undefined) ?? [],
+    postLogoutRedirectUris: (metadata.post_logout_redirect_uris as string[] | undefined) ?? [],
+    grantTypes: (metadata.grant_types as string[] | undefined) ?? [],
+    responseTypes: (metadata.response_types as string[] | undefined) ?? [],
+    requireDpop: metadata.dpop_bound_access_tokens === true,
+    pkceRequired: true,
+    roleIds: [],
+    firstParty: false,
+    registration: 'dynamic',
+    registeredMetadata: JSON.stringify(registered),
+  };
+}
+
+/** Answer of a refused request at the registration endpoint (RFC 7591 section 3.2.2 / RFC 6750 section 3). */
+function answer(ctx: { status: number; body: unknown; set(k: string, v: string): void }, status: number, error: string, description: string, extra: Record<string, string> = {}): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  for (const [k, v] of Object.entries(extra)) ctx.set(k, v);
+  ctx.body = { error, error_description: description };
+}
+
+/** Counts this registration attempt for its source address; the seconds to wait when over the limit. */
+async function overRateLimit(models: Models, tenantId: number, ip: string, limit: RegistrationSettings['rateLimit']): Promise<number | undefined> {
+  const now = new Date();
+  const key = `reg:ip:${ip}`;
+  const windowStart = new Date(now.getTime() - limit.windowSeconds * 1000);
+  const [row] = await models.LoginFailure.insertMany([{ tenantId, key, at: now, expiresAt: new Date(now.getTime() + limit.windowSeconds * 1000) }]);
+  const count = await models.LoginFailure.countDocuments({ tenantId, key, at: { $gt: windowStart } });
+  if (count <= limit.maxPerWindow) return undefined;
+  // Refused attempts do not count: the address can register again once its oldest registration leaves the window.
+  await models.LoginFailure.deleteOne({ _id: row!._id as Types.ObjectId });
+  const oldest = await models.LoginFailure.find({ tenantId, key, at: { $gt: windowStart } }, { at: 1 }).sort({ at: 1 }).limit(1).lean();
+  const unlockAt = (oldest[0]?.at.getTime() ?? now.getTime()) + limit.windowSeconds * 1000;
+  return Math.max(1, Math.ceil((unlockAt - now.getTime()) / 1000));
+}
+
+/**
+ * Spends one use of the initial access token presented; undefined when it is unknown, expired or spent. Each use is
+ * an insert with a unique key below maxUses, so concurrent registrations never use a token more often.
+ */
+async function spendInitialAccessToken(models: Models, tenantId: number, token: string): Promise<{ release(): Promise<void> } | undefined> {
+  const iat = await models.InitialAccessToken.findOne({ tenantId, digest: initialAccessTokenDigest(token) }).lean();
+  if (!iat || iat.expiresAt.getTime() <= Date.now()) return undefined;
+  const used = await models.InitialAccessTokenUse.countDocuments({ tenantId, tokenId: iat.tokenId });
+  for (let n = used; n < iat.maxUses; n++) {
+    const _id = `${tenantId}:${iat.tokenId}:${n}`;
+    try {
+      await models.InitialAccessTokenUse.create({ _id, tenantId, tokenId: iat.tokenId, at: new Date(), expiresAt: iat.expiresAt });
+      return { release: async () => void (await models.InitialAccessTokenUse.deleteOne({ _id })) };
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+  return undefined;
+}
+
+const REGISTRATION_PATH = /^\/reg(\/[^/]+)?$/;
+
+/**
+ * Guards the registration endpoint (provider.use, before the provider's router): the rate limit and the initial
+ * access token on POST /reg; every answer of /reg and /reg/{id} without our own client properties.
+ */
+export function registerClientRegistration(provider: Provider, tenantId: number, settings: RegistrationSettings, models: Models): void {
+  if (settings.mode === 'off') return;
+  provider.use(async (ctx, next) => {
+    const match = REGISTRATION_PATH.exec(ctx.path);
+    if (!match) return next();
+    let spent: { release(): Promise<void> } | undefined;
+    if (!match[1] && ctx.method === 'POST') {
+      const wait = await overRateLimit(models, tenantId, ctx.ip, settings.rateLimit);
+      if (wait !== undefined) return answer(ctx, 429, 'temporarily_unavailable', `too many client registrations from this address; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+      if (settings.mode === 'initial-access-token') {
+        const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(ctx.get('authorization'));
+        const challenge = (error?: string) => ({ 'WWW-Authenticate': `Bearer realm="${provider.issuer}"${error ? `, error="${error}"` : ''}` });
+        if (!m) return answer(ctx, 401, 'invalid_token', 'an initial access token is required to register a client (Authorization: Bearer)', challenge());
+        spent = await spendInitialAccessToken(models, tenantId, m[1]!);
+        if (!spent) return answer(ctx, 401, 'invalid_token', 'the initial access token is unknown, expired or spent', challenge('invalid_token'));
+      }
+    }
+    try {
+      await next();
+    } finally {
+      // A registration that did not happen does not spend the token.
+      if (spent && ctx.status !== 201) await spent.release();
+    }
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (ctx.status < 300 && body && typeof body === 'object' && !Buffer.isBuffer(body)) {
+      for (const key of Object.keys(body)) if (key.startsWith('idp_')) delete body[key];
+    }
+  });
+}
