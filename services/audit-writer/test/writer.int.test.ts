@@ -79,6 +79,7 @@ function expectedRow(e: NheTokenIssued): TokenAuditDoc {
     sourceIp: e.sourceIp,
     issuedAt: new Date(e.issuedAt),
     ...(e.dpopJkt ? { dpopJkt: e.dpopJkt } : {}),
+    ...(e.actorAuth ? { actorAuth: e.actorAuth } : {}),
   };
 }
 
@@ -133,7 +134,11 @@ const outcomeCount = (d: { onOutcome: jest.Mock }, outcome: string) =>
 describe('audit-writer writeBatch (real NATS JetStream and database)', () => {
   it('inserts one row per event with every field, and acks the whole batch', async () => {
     const t = tenantId();
-    const events = [event(t), event(t, { dpopJkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', scopes: ['orders:read'], ttl: 60 }), event(t, { scopes: [], sourceIp: '2001:db8::1' })];
+    const events = [
+      event(t),
+      event(t, { dpopJkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', scopes: ['orders:read'], ttl: 60, actorAuth: { method: 'key', jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', jti: 'actor-1' } }),
+      event(t, { scopes: [], sourceIp: '2001:db8::1', actorAuth: { method: 'workload', issuer: 'https://k8s.example', subject: 'system:serviceaccount:a:b', jti: 'actor-2' } }),
+    ];
     for (const e of events) await publish(e);
 
     const msgs = await fetchN(events.length);

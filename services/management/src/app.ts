@@ -18,6 +18,7 @@ import { nheRegistrationRoutes } from './routes/nhe-registrations';
 import { resourceServerRoutes } from './routes/resource-servers';
 import { tenantRoutes } from './routes/tenants';
 import { tokenAuditClosedPaths, tokenAuditRoutes } from './routes/token-audit';
+import { workloadIssuerRoutes } from './routes/workload-issuers';
 import { userRoutes } from './routes/users';
 import { auditChainRoutes } from './routes/audit-chain';
 import { jobRoutes } from './routes/jobs';
@@ -58,6 +59,7 @@ export function managementRoutes(d: RouteDeps & { jobs?: JobService }, document:
       ...roleRoutes(d),
       ...keyRoutes(d),
       ...nheRegistrationRoutes(d),
+      ...workloadIssuerRoutes(d),
       ...delegationPolicyRoutes(d),
       ...tokenAuditRoutes(d),
       ...auditChainRoutes(d),

@@ -82,6 +82,7 @@ const decisionSchema = z
       ttlSetBy: z.string(),
       ttlTerms: z.record(z.string(), z.number()),
       policyIds: z.array(z.string()),
+      actorAuth: z.enum(['named', 'key', 'workload']).describe('How the actor was authenticated (a dry run assumes named)'),
     }),
     z.object({
       outcome: z.literal('denied'),

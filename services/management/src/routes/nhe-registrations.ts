@@ -5,6 +5,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, scopeList, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
+import { actorFieldsView, actorProofBody, actorProofPatch, actorProofViewSchema, checkActorProofFields, type ActorProofFields } from './nhe-actor-proof';
 
 /** An identifier is used verbatim in `act.sub = "nhe:" + identifier` and as agent.id: a conservative charset. */
 export const nheIdentifier = z
@@ -24,6 +25,7 @@ export const createNheBody = z
     operator: z.string().min(1).max(256),
     model: modelInfo.optional(),
     enabled: z.boolean().default(true),
+    ...actorProofBody,
   })
   .strict();
 
@@ -36,6 +38,7 @@ const patchNheBody = z
     operator: z.string().min(1).max(256).optional(),
     model: modelInfo.nullable().optional().describe('null removes the model info'),
     enabled: z.boolean().optional(),
+    ...actorProofPatch,
   })
   .strict();
 
@@ -49,6 +52,7 @@ export const nheSchema = z
     operator: z.string(),
     model: modelInfo.optional(),
     enabled: z.boolean(),
+    ...actorProofViewSchema,
     createdAt: isoDate,
     updatedAt: isoDate,
   })
@@ -116,6 +120,7 @@ export function nheView(doc: NheDoc & { _id: unknown }) {
     operator: doc.operator,
     ...(doc.model && Object.keys(doc.model).length ? { model: doc.model } : {}),
     enabled: doc.enabled,
+    ...actorFieldsView(doc),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -178,6 +183,7 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const maxTokenLifetime = body.maxTokenLifetime ?? settings.defaultMaxTokenLifetime;
         checkAgainstSettings(settings, body.type, maxTokenLifetime);
+        await checkActorProofFields(models, tenantId, undefined, body as ActorProofFields);
         const created = await createInFreeSlot(models, tenantId, settings.maxNhePerTenant, { ...body, maxTokenLifetime, tenantId });
         const id = String(created._id);
         audit({ nheId: id, identifier: body.identifier });
@@ -237,9 +243,13 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         const settings = nheSettingsOf(tenant);
         const existing = await find(tenantId, params.nheId);
         checkAgainstSettings(settings, body.type, body.maxTokenLifetime);
+        await checkActorProofFields(models, tenantId, existing, body as ActorProofFields);
         const { model, ...rest } = body;
-        const update: Record<string, unknown> = { $set: { ...rest, ...(model ? { model } : {}) } };
-        if (model === null) update.$unset = { model: 1 };
+        // null removes a member (model info, keys, workload identity; requireActorProof null: inherit the tenant's).
+        const unset = Object.fromEntries(Object.entries(body).filter(([, v]) => v === null).map(([k]) => [k, 1]));
+        const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
+        const update: Record<string, unknown> = { $set: { ...set, ...(model ? { model } : {}) } };
+        if (Object.keys(unset).length) update.$unset = unset;
         const doc = await models.Nhe.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<NheDoc & { _id: unknown }>();
         if (!doc) throw problems.notFound('NHE not found');
         audit({ nheId: params.nheId, identifier: doc.identifier, fields: Object.keys(body) });

@@ -22,6 +22,9 @@ const nheSettingsPatch = z
       .refine((a) => new Set(a).size === a.length, 'must not repeat a type'),
     maxNhePerTenant: z.number().int().min(0).max(10_000).describe('Only system-tenant administrators may change it (a platform quota)'),
     auditRetentionDays: z.number().int().min(0).max(36_500).describe('0 disables pruning'),
+    requireActorProof: z
+      .boolean()
+      .describe('Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE\'s own requireActorProof overrides it'),
   })
   .partial()
   .strict();
@@ -71,6 +74,7 @@ export const tenantSchema = z
         allowedNheTypes: z.array(z.string()),
         maxNhePerTenant: z.number().int(),
         auditRetentionDays: z.number().int(),
+        requireActorProof: z.boolean(),
       }),
       claims: z.object({
         amrProfile: z.enum(['rfc8176', 'projected']),
@@ -259,6 +263,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         const auditRetentionDays = tenant.settings?.nhe?.auditRetentionDays ?? NHE_SETTINGS_DEFAULTS.auditRetentionDays;
         await models.DeletedTenant.updateOne({ _id: tenantId }, { $set: { name: tenant.name, auditRetentionDays, deletedAt: new Date() } }, { upsert: true });
         await models.SigningKey.deleteMany({ tenantId });
+        await models.WorkloadIssuer.deleteMany({ tenantId });
         await models.Tenant.deleteOne({ _id: tenantId });
         audit({ deletedTenantId: tenantId });
         invalidate('tenant', String(tenantId));

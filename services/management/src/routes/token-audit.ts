@@ -24,6 +24,15 @@ export const auditSchema = z
     sourceIp: z.string(),
     issuedAt: isoDate,
     dpopJkt: z.string().optional(),
+    actorAuthentication: z
+      .object({
+        method: z.enum(['named', 'key', 'workload']).describe('named: the spec\'s nhe-id actor token (no proof); key: a JWT signed by one of the NHE\'s keys; workload: a JWT of a trusted workload issuer'),
+        jkt: z.string().optional().describe('key: thumbprint (RFC 7638) of the NHE key that verified the actor token'),
+        issuer: z.string().optional().describe('workload: the trusted issuer'),
+        subject: z.string().optional().describe('workload: the workload\'s subject'),
+        jti: z.string().optional().describe('key, workload: the actor token\'s jti'),
+      })
+      .describe('How the actor was authenticated (rows written before actor proofs existed: named)'),
   })
   .meta({ id: 'TokenAuditRecord' });
 
@@ -42,6 +51,7 @@ function auditView(doc: TokenAuditDoc & { _id: unknown }) {
     sourceIp: doc.sourceIp,
     issuedAt: doc.issuedAt,
     ...(doc.dpopJkt ? { dpopJkt: doc.dpopJkt } : {}),
+    actorAuthentication: doc.actorAuth ? { ...doc.actorAuth } : { method: 'named' as const },
   };
 }
 
