@@ -58,6 +58,8 @@ describe('the document', () => {
       acr_values_supported: ['urn:idp:acr:pwd', 'urn:idp:acr:mfa'],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
+      // Token exchange's actor_token_type values (issue 19), a vendor member
+      'org.vendor.actor_token_types_supported': ['urn:vendor:token-type:nhe-id', 'urn:ietf:params:oauth:token-type:jwt'],
       // RFC 7009 / RFC 7662 endpoints, with their client authentication (RFC 8414 section 2)
       revocation_endpoint: `${issuer}/token/revocation`,
       revocation_endpoint_auth_methods_supported: AUTH_METHODS,
