@@ -19,3 +19,8 @@ export { auditLine } from './audit';
 export type { AuditLine } from './audit';
 export { protectedResourceMetadata, protectedResourceMetadataPath, protectedResourceMetadataUrl, PROTECTED_RESOURCE_WELL_KNOWN } from './protected-resource-metadata';
 export type { ProtectedResourceMetadata, ProtectedResourceMetadataOptions } from './protected-resource-metadata';
+export { DenyList, matches as revocationMatches } from './deny-list';
+export type { DenyListAddResult, DenyListOptions, RevocationSelector } from './deny-list';
+export { createSsfPollReceiver, ssfConfigurationUrls, SsfReceiverError } from './ssf-receiver';
+export type { SsfClientCredentials, SsfFetch, SsfPollReceiver, SsfPollReceiverOptions, SsfReceiverStatus } from './ssf-receiver';
+export { CAEP_SESSION_REVOKED, NHE_REVOCATION_EVENT, SSF_VERIFICATION_EVENT, selectorFromSet, selectorFromVendorEvent, SetProblem } from './ssf-events';
