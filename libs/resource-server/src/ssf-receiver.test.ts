@@ -13,6 +13,8 @@ const STATUS = `${ISSUER}/ssf/status`;
 const RECEIVER = 'orders-api-receiver';
 const now = () => Math.floor(Date.now() / 1000);
 
+type SignOptions = { aud?: string; iss?: string; typ?: string; key?: SigningKey; txn?: string; subId?: unknown; jti?: string };
+
 interface FakeStream {
   id: string;
   status: string;
@@ -34,7 +36,7 @@ async function fakeTransmitter(idp: FakeIssuer) {
     /** Entries "in force": delivered to a new or re-enabled stream (the transmitter's backfill). */
     inForce: [] as Array<{ jti: string; set: string }>,
     pollStatus: 200,
-    async sign(events: Record<string, unknown>, o: { aud?: string; iss?: string; typ?: string; key?: SigningKey; txn?: string; subId?: unknown; jti?: string } = {}) {
+    async sign(events: Record<string, unknown>, o: SignOptions = {}): Promise<{ jti: string; set: string }> {
       const jti = o.jti ?? randomUUID();
       const set = await new SignJWT({ events, txn: o.txn ?? 'entry-1', sub_id: o.subId ?? { format: 'complex', tenant: { format: 'opaque', id: '7' } } })
         .setProtectedHeader({ alg: 'ES256', kid: (o.key ?? key).kid, typ: o.typ ?? 'secevent+jwt' })
@@ -46,7 +48,7 @@ async function fakeTransmitter(idp: FakeIssuer) {
       return { jti, set };
     },
     /** A revocation as the transmitter fans it out: to every enabled stream, kept for late streams. */
-    async revoke(selector: Record<string, unknown>, o: Parameters<typeof t.sign>[1] = {}) {
+    async revoke(selector: Record<string, unknown>, o: SignOptions = {}): Promise<{ jti: string; set: string }> {
       const s = await t.sign({ [NHE_REVOCATION_EVENT]: selector }, { txn: String(selector.id), ...o });
       t.inForce.push(s);
       for (const st of streams.values()) if (st.status === 'enabled') st.pending.set(s.jti, s.set);
