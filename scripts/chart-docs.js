@@ -139,6 +139,23 @@ function buildReadme(values, sections) {
   out.push('Contradictory or missing values fail the install with one message naming the keys (`templates/validate.yaml`).');
   out.push('Example value sets: `ci/default-values.yaml`, `ci/ha-values.yaml`, `ci/external-secrets-values.yaml`.');
   out.push('');
+  out.push('## Trying the chart against a local API server');
+  out.push('');
+  out.push('`npm run kube:local` starts a Kubernetes control plane on loopback (etcd, kube-apiserver with RBAC, Pod Security');
+  out.push('admission and a ServiceAccount token issuer, kube-controller-manager; built from their Go modules into `.tools/bin`');
+  out.push('by `scripts/tools.sh kube`, several minutes the first time) and prints the path of an admin kubeconfig:');
+  out.push('');
+  out.push('```sh');
+  out.push('npm run kube:local            # prints: export KUBECONFIG=/tmp/idp-kube-.../kubeconfig; Ctrl-C stops it');
+  out.push('kubectl create namespace idp  # or the API; label it pod-security.kubernetes.io/enforce=restricted');
+  out.push('.tools/bin/helm install idp charts/idp -n idp -f charts/idp/ci/default-values.yaml --no-hooks');
+  out.push('```');
+  out.push('');
+  out.push('It is **an API server without nodes**: objects are validated, authorized and admitted (Pod Security included), the');
+  out.push('controllers create ReplicaSets, Pods and Jobs, but no scheduler or kubelet exists, so Pods are admitted and stay');
+  out.push('`Pending`; images are never pulled and nothing runs. Install with `--no-hooks`: the hook Jobs never complete there,');
+  out.push('so `helm install` with hooks waits until its timeout. Data lives in a temporary directory removed on exit.');
+  out.push('');
   out.push('## Parameters');
   for (const s of sections) {
     out.push('');
