@@ -1,0 +1,190 @@
+/**
+ * The jobs API's Kubernetes backend against a real API server (e2e/src/kube-control-plane.ts): charts/idp is
+ * installed (ci/default-values.yaml, --no-hooks, restricted namespace), and management runs from its built entry
+ * file with JOBS_BACKEND=kubernetes, authenticated by a token that the API server issues (TokenRequest) for the
+ * chart's own ServiceAccount, bound by the chart's own Role. What reaches the CronJob, the Jobs "run now" creates
+ * and their Pods, and what the real authorizer refuses are read back from the API server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort, repoRoot, waitForPort } from '@idp/testing';
+import { clientCredentialsToken } from '../../src/clients/browserless-login';
+import { startHarness, type Harness } from '../../src/harness';
+import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
+import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
+
+if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
+
+const NS = 'idp';
+const CRON = 'nhe-audit-retention';
+const SA = `${RELEASE}-management`;
+const cronPath = resourcePath('batch/v1', 'CronJob', NS, CRON);
+
+let cp: KubeControlPlane;
+let h: Harness;
+let adminToken: string;
+let saToken: string;
+let mgmt: ChildProcess | undefined;
+let mgmtBase = '';
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${mgmtBase}/auth/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, contentType: res.headers.get('content-type'), body: (await res.json().catch(() => null)) as Record<string, any> };
+}
+
+const cron = async () => (await cp.api('GET', cronPath)).body;
+
+beforeAll(async () => {
+  [cp, h] = await Promise.all([startKubeControlPlane({ timeoutMs: 90_000 }), startHarness('kubejobs')]);
+  const ns = await cp.api('POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NS, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+  });
+  expect(ns.status).toBe(201);
+  helm(['install', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+
+  // A token the API server signs for the chart's ServiceAccount (what the kubelet mounts into management's Pod).
+  const tr = await cp.api('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${SA}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  expect(tr.status).toBe(201);
+  saToken = tr.body.status.token;
+
+  const t = await clientCredentialsToken(h.topology.baseUrl, h.topology.systemTenantId, h.topology.secrets.bootstrapAdminClientId, h.topology.secrets.bootstrapAdminClientSecret, 'urn:idp:management');
+  adminToken = t.access_token;
+
+  const port = await freePort();
+  mgmtBase = `http://127.0.0.1:${port}`;
+  mgmt = spawn(process.execPath, [join(repoRoot(), 'services', 'management', 'dist', 'main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...h.topology.services.management.env,
+      PORT: String(port),
+      JOBS_BACKEND: 'kubernetes',
+      JOBS_K8S_API_URL: cp.server,
+      JOBS_K8S_NAMESPACE: NS,
+      JOBS_K8S_TOKEN: saToken,
+      // The API server's self-signed serving certificate: management verifies https.
+      NODE_EXTRA_CA_CERTS: cp.caPath,
+    },
+    stdio: ['ignore', 'ignore', process.env.E2E_LOGS ? 'inherit' : 'ignore'],
+  });
+  await waitForPort(port, 30_000, mgmt);
+}, 180_000);
+
+afterAll(async () => {
+  if (mgmt && mgmt.exitCode === null) {
+    const exited = new Promise((r) => mgmt!.once('exit', r));
+    mgmt.kill('SIGTERM');
+    await exited;
+  }
+  await Promise.all([h?.stop(), cp?.stop()]);
+}, 60_000);
+
+describe("the chart's Role, against the real authorizer, with the ServiceAccount's token", () => {
+  const asSa = (method: string, path: string, body?: unknown, contentType?: string) => cp.api(method, path, body, { token: saToken, ...(contentType ? { contentType } : {}) });
+
+  it('allows get and patch of the retention CronJob and create of Jobs (dry run)', async () => {
+    expect((await asSa('GET', cronPath)).status).toBe(200);
+    expect((await asSa('PATCH', `${cronPath}?dryRun=All`, { spec: { suspend: true } }, 'application/merge-patch+json')).status).toBe(200);
+    const c = await cron();
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'sa-dry-run' }, spec: c.spec.jobTemplate.spec };
+    expect((await asSa('POST', `${resourcePath('batch/v1', 'Job', NS)}?dryRun=All`, job)).status).toBe(201);
+  });
+
+  it.each([
+    ['patch a Deployment', 'PATCH', `${resourcePath('apps/v1', 'Deployment', NS, `${RELEASE}-management`)}`, { spec: { replicas: 5 } }],
+    ['delete the CronJob', 'DELETE', cronPath, undefined],
+    ['list CronJobs', 'GET', resourcePath('batch/v1', 'CronJob', NS), undefined],
+    ['read Jobs', 'GET', resourcePath('batch/v1', 'Job', NS), undefined],
+    ['read Secrets', 'GET', resourcePath('v1', 'Secret', NS, `${RELEASE}-keys`), undefined],
+    ['create Pods', 'POST', resourcePath('v1', 'Pod', NS), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'x' }] } }],
+    ['read the CronJob of another namespace', 'GET', resourcePath('batch/v1', 'CronJob', 'default', CRON), undefined],
+  ])('refuses to %s (403)', async (_what, method, path, body) => {
+    const res = await asSa(method, path, body, method === 'PATCH' ? 'application/merge-patch+json' : undefined);
+    expect(res.status).toBe(403);
+    expect(res.body.reason).toBe('Forbidden');
+    expect(res.body.message).toContain(`system:serviceaccount:${NS}:${SA}`);
+  });
+});
+
+describe('the jobs API keeps the CronJob in step', () => {
+  it('at start, management patches the CronJob to the job row (field manager idp-management)', async () => {
+    const row = (await api('GET', `/jobs/${CRON}`)).body;
+    expect(row.backend).toBe('kubernetes');
+    const c = await waitFor(
+      async () => {
+        const live = await cron();
+        return live.metadata.managedFields?.some((f: any) => f.manager === 'idp-management') ? live : undefined;
+      },
+      20_000,
+      async () => `CronJob never patched by idp-management: ${JSON.stringify((await cron()).metadata.managedFields?.map((f: any) => f.manager))}`,
+    );
+    expect(c.spec.schedule).toBe(row.schedule);
+    expect(c.spec.suspend).toBe(!row.enabled);
+  });
+
+  it('a schedule and enabled change reaches the CronJob (schedule, suspend)', async () => {
+    const res = await api('PATCH', `/jobs/${CRON}`, { schedule: '15 2 * * *', enabled: false });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ backend: 'kubernetes', schedule: '15 2 * * *', enabled: false });
+    expect((await cron()).spec).toMatchObject({ schedule: '15 2 * * *', suspend: true });
+    expect((await api('PATCH', `/jobs/${CRON}`, { enabled: true })).status).toBe(200);
+    expect((await cron()).spec).toMatchObject({ schedule: '15 2 * * *', suspend: false });
+  });
+
+  it('"run now" creates a Job from the CronJob, owned by it, and the Job controller creates its Pod', async () => {
+    const res = await api('POST', `/jobs/${CRON}/run`, {});
+    expect(res.status).toBe(202);
+    const name = res.body.kubernetesJob as string;
+    expect(name).toMatch(/^nhe-audit-retention-manual-[a-z0-9]+$/);
+    const job = (await cp.api('GET', resourcePath('batch/v1', 'Job', NS, name))).body;
+    const c = await cron();
+    expect(job.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'CronJob', name: CRON, uid: c.metadata.uid, controller: true })]);
+    expect(job.spec.template.spec.containers[0].env).toContainEqual({ name: 'JOB_TRIGGER', value: 'manual' });
+    const pods = await waitFor(
+      async () => {
+        const list = (await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${name}`)}`)).body.items as any[];
+        return list.length > 0 ? list : undefined;
+      },
+      30_000,
+      () => `no Pod for Job ${name}`,
+    );
+    expect(pods[0].spec.serviceAccountName).toBe(`${RELEASE}-audit-retention`);
+  });
+
+  it('when the API server refuses (403: the binding removed), the jobs API answers a problem, not 500, and nothing is half-applied', async () => {
+    const bindingPath = resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS, SA);
+    const binding = (await cp.api('GET', bindingPath)).body;
+    expect((await cp.api('DELETE', bindingPath)).status).toBe(200);
+    try {
+      await waitFor(async () => ((await cp.api('GET', cronPath, undefined, { token: saToken })).status === 403 ? true : undefined), 10_000, () => 'the authorizer still allows the ServiceAccount');
+      const before = await cron();
+      const rowBefore = (await api('GET', `/jobs/${CRON}`)).body;
+
+      const patch = await api('PATCH', `/jobs/${CRON}`, { schedule: '0 5 * * *', enabled: false });
+      expect(patch.status).not.toBe(500);
+      expect(patch.status).toBeGreaterThanOrEqual(400);
+      expect(patch.contentType).toMatch(/^application\/problem\+json/);
+      expect(patch.body).toMatchObject({ status: patch.status, title: expect.any(String) });
+      expect((await api('GET', `/jobs/${CRON}`)).body).toMatchObject({ schedule: rowBefore.schedule, enabled: rowBefore.enabled });
+      expect((await cron()).spec).toMatchObject({ schedule: before.spec.schedule, suspend: before.spec.suspend });
+
+      const jobsBefore = (await cp.api('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length;
+      const run = await api('POST', `/jobs/${CRON}/run`, {});
+      expect(run.status).not.toBe(500);
+      expect(run.status).toBeGreaterThanOrEqual(400);
+      expect(run.contentType).toMatch(/^application\/problem\+json/);
+      expect((await cp.api('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length).toBe(jobsBefore);
+    } finally {
+      const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, managedFields: _mf, ...metadata } = binding.metadata;
+      expect((await cp.api('POST', resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS), { ...binding, metadata })).status).toBe(201);
+    }
+    await waitFor(async () => ((await cp.api('GET', cronPath, undefined, { token: saToken })).status === 200 ? true : undefined), 10_000, () => 'the binding is back but the ServiceAccount is still refused');
+    expect((await api('PATCH', `/jobs/${CRON}`, { schedule: '0 5 * * *' })).status).toBe(200);
+    expect((await cron()).spec.schedule).toBe('0 5 * * *');
+  });
+});
