@@ -3,6 +3,15 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/tools.sh ferretdb nats-server helm chromium python-interop
+# The Kubernetes control plane of the chart tests (e2e/tests/chart/kube-*.e2e.test.ts): several minutes to build the
+# first time. IDP_SKIP_KUBE=1 neither builds it nor runs those tests (and says so).
+skip=()
+if [[ "${IDP_SKIP_KUBE:-}" == 1 ]]; then
+  echo "test.sh: IDP_SKIP_KUBE=1: the chart's Kubernetes control-plane tests (e2e/tests/chart/kube-*) are NOT run" >&2
+  skip=(--testPathIgnorePatterns=/node_modules/ --testPathIgnorePatterns=/dist/ --testPathIgnorePatterns=/e2e/tests/chart/kube-)
+else
+  bash scripts/tools.sh kube
+fi
 npx tsc -p tsconfig.json
 npx tsc -b tsconfig.build.json
-npx jest --ci "$@"
+npx jest --ci "$@" "${skip[@]}"
