@@ -23,8 +23,10 @@ export function singleUseStore(models: Models, tenantId: number, kind: string): 
   return {
     async remember(key, expiresAt) {
       try {
-        await models.OidcPayload.create({
-          _id: `${tenantId}:${kind}:${key}`,
+        // The driver's insert, not a mongoose document: this runs once per proof on the token-exchange hot path, and
+        // the record has nothing to validate (bench/token-exchange/actor-proof.js).
+        await models.OidcPayload.collection.insertOne({
+          _id: `${tenantId}:${kind}:${key}` as never,
           tenantId,
           model: kind,
           payload: '{}',

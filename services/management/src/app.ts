@@ -8,6 +8,7 @@ import { authenticate, type BearerDeps } from './auth/bearer';
 import { buildOpenApiDocument } from './openapi/document';
 import { buildRouter, type ApiDeps, type ClosedPath, type RouteDef } from './openapi/route';
 import { clientRoutes } from './routes/clients';
+import { initialAccessTokenRoutes } from './routes/initial-access-tokens';
 import { clientScriptStateRoutes } from './routes/client-script-state';
 import { delegationPolicyRoutes } from './routes/delegation-policies';
 import type { RouteDeps } from './routes/deps';
@@ -52,6 +53,7 @@ export function managementRoutes(d: RouteDeps & { jobs?: JobService }, document:
       ...metaRoutes(document),
       ...tenantRoutes(d),
       ...clientRoutes(d),
+      ...initialAccessTokenRoutes(d),
       ...clientScriptStateRoutes(d),
       ...resourceServerRoutes(d),
       ...userRoutes(d),

@@ -129,7 +129,7 @@ describe('the registration policy', () => {
     const res = await register(openTenant, { ...NATIVE, idp_first_party: true, idp_numeric_id: 1, idp_pkce_required: false });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).filter((k) => k.startsWith('idp_'))).toEqual([]);
-    const doc = await app.db.models.Client.findOne({ tenantId: openTenant, clientId: res.body.client_id }).lean();
+    const doc = await app.db.models.Client.findOne({ tenantId: openTenant, clientId: String(res.body.client_id) }).lean();
     expect(doc).toMatchObject({ registration: 'dynamic', firstParty: false, roleIds: [], tokenEndpointAuthMethod: 'none', config: { nhe: { delegationEnabled: false } } });
     expect(doc!.registeredMetadata).not.toContain('idp_');
   });
@@ -193,12 +193,12 @@ describe('RFC 7592 client management', () => {
     const next = String(((await updated.json()) as Record<string, unknown>).registration_access_token);
     expect(next).not.toBe(rat);
     expect((await call('GET', rat)).status).toBe(401);
-    const doc = await app.db.models.Client.findOne({ tenantId: openTenant, clientId: created.body.client_id }).lean();
+    const doc = await app.db.models.Client.findOne({ tenantId: openTenant, clientId: String(created.body.client_id) }).lean();
     expect(doc).toMatchObject({ name: 'Renamed', redirectUris: ['http://127.0.0.1/cb2'], registration: 'dynamic' });
 
     expect((await call('DELETE')).status).toBe(401);
     expect((await call('DELETE', next)).status).toBe(204);
-    expect(await app.db.models.Client.exists({ tenantId: openTenant, clientId: created.body.client_id })).toBeNull();
+    expect(await app.db.models.Client.exists({ tenantId: openTenant, clientId: String(created.body.client_id) })).toBeNull();
     expect((await call('GET', next)).status).toBe(401);
   });
 

@@ -136,6 +136,9 @@ export const clientSchema = z
     pkceRequired: z.boolean().describe('Always true for a public client (tokenEndpointAuthMethod none)'),
     dpopBoundAccessTokens: z.boolean(),
     requirePushedAuthorizationRequests: z.boolean(),
+    registration: z
+      .enum(['managed', 'dynamic'])
+      .describe('`dynamic`: registered through RFC 7591 at {issuer}/reg (never first-party, no delegation, no roles of its own; only enabled and name change here, the rest through RFC 7592); `managed`: created through this API'),
     config: z.object({
       nhe: z.object({ delegationEnabled: z.boolean(), allowedNheIdentifiers: z.array(z.string()), maxTokenLifetime: z.number().int().optional() }),
       featureToggles: z.object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() }),
@@ -172,6 +175,7 @@ export function clientView(doc: ClientRow) {
     enabled: doc.enabled ?? true,
     idTokenSignedResponseAlg: doc.idTokenSignedResponseAlg ?? 'ES256',
     pkceRequired: pkceRequiredOf(doc),
+    registration: doc.registration === 'dynamic' ? ('dynamic' as const) : ('managed' as const),
     dpopBoundAccessTokens: doc.requireDpop === true,
     requirePushedAuthorizationRequests: doc.requirePushedAuthorizationRequests === true,
     config: {
@@ -247,12 +251,17 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
     if (!doc) throw problems.notFound('client not found');
     return doc;
   };
-  const listFilter = (tenantId: number, q: { clientIdPrefix?: string | undefined; grantType?: string | undefined }) => ({
+  const listFilter = (tenantId: number, q: { clientIdPrefix?: string | undefined; grantType?: string | undefined; registration?: 'managed' | 'dynamic' | undefined }) => ({
+    ...(q.registration === 'dynamic' ? { registration: 'dynamic' as const } : q.registration === 'managed' ? { registration: { $exists: false } } : {}),
     tenantId,
     ...(q.clientIdPrefix ? { clientId: prefixRegex(q.clientIdPrefix) } : {}),
     ...(q.grantType ? { grantTypes: q.grantType } : {}),
   });
-  const filters = { clientIdPrefix: z.string().min(1).max(64).optional(), grantType: z.enum(GRANT_TYPES).optional() };
+  const filters = {
+    clientIdPrefix: z.string().min(1).max(64).optional(),
+    grantType: z.enum(GRANT_TYPES).optional(),
+    registration: z.enum(['managed', 'dynamic']).optional().describe('Only clients created through this API, or only dynamically registered ones'),
+  };
   /**
    * The system tenant's bootstrap administrator is the deployment's (BOOTSTRAP_ADMIN_CLIENT_ID and _SECRET): every
    * start re-applies it, so no API caller, however strong, disables or deletes it; change the bootstrap secret instead.
@@ -367,6 +376,12 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, body, caller, audit, invalidate }) => {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const existing = await find(tenantId, params.clientId);
+        // A dynamically registered client stays what it registered as (issue 17): never first-party, no delegation,
+        // its metadata changed through RFC 7592 by its own registration access token.
+        const changed = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
+        if (existing.registration === 'dynamic' && changed.some((k) => k !== 'enabled' && k !== 'name')) {
+          throw problems.conflict('a dynamically registered client changes through RFC 7592 with its registration access token; here only enabled and name can change (it cannot become first-party or delegate)');
+        }
         // Replacing how the client authenticates is taking it over; disabling it, or taking away a grant type it
         // has, is locking it out. Either is guarded like granting its scopes (auth/escalation.ts).
         const dropsGrant = body.grantTypes !== undefined && (existing.grantTypes ?? []).some((g) => !body.grantTypes!.includes(g as (typeof GRANT_TYPES)[number]));

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { TenantDoc } from '@idp/db';
 import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, NHE_SETTINGS_DEFAULTS, nextSequence, SECURITY_PROFILES, SECURITY_SETTINGS_DEFAULTS } from '@idp/db';
+import { CIMD_SETTINGS_DEFAULTS, REGISTRATION_AUTH_METHODS, REGISTRATION_GRANT_TYPES, REGISTRATION_MODES, REGISTRATION_SETTINGS_DEFAULTS } from '@idp/db';
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
@@ -48,7 +49,67 @@ const securitySettingsPatch = z
   .partial()
   .strict();
 
-const settingsPatch = z.object({ nhe: nheSettingsPatch, claims: claimsSettingsPatch, security: securitySettingsPatch }).partial().strict();
+/** A host name, or `*.` and a host name (any name below it). */
+const hostPattern = z
+  .string()
+  .max(253)
+  .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'a host name, or *. and a host name (mcp.example.com, *.example.com)');
+
+const CIMD_DESCRIPTION =
+  'Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document ' +
+  '(SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, ' +
+  'no redirects, size cap, 2.5 s bound), cached within cacheMaxSeconds, validated (client_id equals the URL; ' +
+  'token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native ' +
+  'clients, https otherwise). Such a client is always a third party: consent page with the document\'s name and the ' +
+  'URL\'s host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant.';
+
+const cimdSettingsPatch = z
+  .object({
+    enabled: z.boolean(),
+    allowedHosts: z
+      .array(hostPattern)
+      .max(100)
+      .describe('Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host'),
+    allowLoopback: z.boolean().describe('DEVELOPMENT ONLY: documents on loopback hosts (localhost, 127.0.0.1, ::1) are fetched. Default false'),
+    cacheMaxSeconds: z.number().int().min(60).max(86_400).describe('Longest a document is cached, whatever its Cache-Control says; default 3600'),
+    maxDocumentBytes: z.number().int().min(1024).max(65_536).describe('Largest document accepted; default 5120'),
+  })
+  .partial()
+  .strict()
+  .describe(CIMD_DESCRIPTION);
+
+const REGISTRATION_DESCRIPTION =
+  'Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at ' +
+  '{issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by ' +
+  'POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; ' +
+  'WARNING: for development only. Registered clients get only the grant types and authentication methods listed ' +
+  'here (never a shared secret or token exchange), RFC 8252 redirect URIs for native clients and exact https ' +
+  'otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available ' +
+  'to the system tenant.';
+
+const registrationSettingsPatch = z
+  .object({
+    mode: z.enum(REGISTRATION_MODES),
+    grantTypes: z
+      .array(z.enum(REGISTRATION_GRANT_TYPES))
+      .min(1)
+      .max(REGISTRATION_GRANT_TYPES.length)
+      .describe('Grant types a registered client may have; default authorization_code, refresh_token'),
+    tokenEndpointAuthMethods: z.array(z.enum(REGISTRATION_AUTH_METHODS)).min(1).max(REGISTRATION_AUTH_METHODS.length).describe('Default none, private_key_jwt'),
+    rateLimit: z
+      .object({ maxPerWindow: z.number().int().min(1).max(100_000), windowSeconds: z.number().int().min(60).max(86_400) })
+      .partial()
+      .strict()
+      .describe('Registration attempts per source address and window, counted across replicas; default 10 per 3600 s'),
+  })
+  .partial()
+  .strict()
+  .describe(REGISTRATION_DESCRIPTION);
+
+const settingsPatch = z
+  .object({ nhe: nheSettingsPatch, claims: claimsSettingsPatch, security: securitySettingsPatch, clientIdMetadataDocuments: cimdSettingsPatch, registration: registrationSettingsPatch })
+  .partial()
+  .strict();
 
 const createBody = z
   .object({
@@ -81,6 +142,17 @@ export const tenantSchema = z
         ga4ghPassport: z.object({ enabled: z.boolean(), visaLifetimeSeconds: z.number().int() }),
       }),
       security: z.object({ profile: z.enum(SECURITY_PROFILES).describe(SECURITY_PROFILE_DESCRIPTION) }),
+      clientIdMetadataDocuments: z
+        .object({ enabled: z.boolean(), allowedHosts: z.array(z.string()), allowLoopback: z.boolean(), cacheMaxSeconds: z.number().int(), maxDocumentBytes: z.number().int() })
+        .describe(CIMD_DESCRIPTION),
+      registration: z
+        .object({
+          mode: z.enum(REGISTRATION_MODES),
+          grantTypes: z.array(z.string()),
+          tokenEndpointAuthMethods: z.array(z.string()),
+          rateLimit: z.object({ maxPerWindow: z.number().int(), windowSeconds: z.number().int() }),
+        })
+        .describe(REGISTRATION_DESCRIPTION),
     }),
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -100,10 +172,21 @@ export function tenantView(doc: TenantDoc) {
         ga4ghPassport: { ...CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport, ...(claims?.ga4ghPassport ?? {}) },
       },
       security: { profile: doc.settings?.security?.profile ?? SECURITY_SETTINGS_DEFAULTS.profile },
+      clientIdMetadataDocuments: { ...CIMD_SETTINGS_DEFAULTS, ...definedOf(doc.settings?.clientIdMetadataDocuments) },
+      registration: {
+        ...REGISTRATION_SETTINGS_DEFAULTS,
+        ...definedOf(doc.settings?.registration),
+        rateLimit: { ...REGISTRATION_SETTINGS_DEFAULTS.rateLimit, ...definedOf(doc.settings?.registration?.rateLimit) },
+      },
     },
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
+}
+
+/** The members of a stored settings object that are set (absent ones take their defaults). */
+function definedOf<T extends object>(o: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
 }
 
 type SettingsPatch = z.output<typeof settingsPatch>;
@@ -115,6 +198,21 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   if (patch?.claims?.amrProfile !== undefined) set['settings.claims.amrProfile'] = patch.claims.amrProfile;
   for (const [k, v] of Object.entries(patch?.claims?.ga4ghPassport ?? {})) set[`settings.claims.ga4ghPassport.${k}`] = v;
   if (patch?.security?.profile !== undefined) set['settings.security.profile'] = patch.security.profile;
+  for (const [k, v] of Object.entries(patch?.clientIdMetadataDocuments ?? {})) set[`settings.clientIdMetadataDocuments.${k}`] = v;
+  for (const [k, v] of Object.entries(patch?.registration ?? {})) {
+    if (k === 'rateLimit') for (const [rk, rv] of Object.entries(v as object)) set[`settings.registration.rateLimit.${rk}`] = rv;
+    else set[`settings.registration.${k}`] = v;
+  }
+  // Clients that introduce themselves never reach the system tenant, whose clients hold the platform's management
+  // scopes.
+  if (current?.system && (patch?.clientIdMetadataDocuments?.enabled === true || (patch?.registration?.mode !== undefined && patch.registration.mode !== 'off'))) {
+    throw problems.validation('client self-registration is not available to the system tenant', [
+      {
+        name: patch?.clientIdMetadataDocuments?.enabled === true ? 'body.settings.clientIdMetadataDocuments.enabled' : 'body.settings.registration.mode',
+        reason: 'the system tenant accepts no Client ID Metadata Documents and no dynamic registration',
+      },
+    ]);
+  }
   // The system tenant issues the management API's tokens to its bootstrap admin (client_secret_basic): under FAPI
   // 2.0 that client would be invalid_client and the platform locked out.
   if (current?.system && patch?.security?.profile === 'fapi2') {
