@@ -21,6 +21,7 @@ interface FakeStream {
   pending: Map<string, string>;
   acked: string[];
   setErrs: Record<string, { err: string }>;
+  description?: string;
 }
 
 /** The provider's transmitter as the receiver sees it: metadata, token endpoint, streams, status, poll; served by a fetch stub. */
@@ -83,13 +84,14 @@ async function fakeTransmitter(idp: FakeIssuer) {
       if (!/^Bearer tok-\d+$/.test(init.headers.get('authorization') ?? '')) return Response.json({ error: 'invalid_token' }, { status: 401 });
       const u = new URL(url);
       const body = init.body ? (JSON.parse(init.body) as Record<string, any>) : {};
-      const streamJson = (s: FakeStream) => ({ stream_id: s.id, iss: ISSUER, aud: RECEIVER, delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: `${ISSUER}/ssf/poll/${s.id}` } });
+      const streamJson = (s: FakeStream) => ({ stream_id: s.id, iss: ISSUER, aud: RECEIVER, delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: `${ISSUER}/ssf/poll/${s.id}` }, description: s.description });
       if (u.pathname === '/auth/7/ssf/streams') {
         if (init.method === 'POST') {
-          const s: FakeStream = { id: randomUUID(), status: 'enabled', pending: new Map(t.inForce.map((e) => [e.jti, e.set])), acked: [], setErrs: {} };
+          const s: FakeStream = { id: randomUUID(), status: 'enabled', pending: new Map(t.inForce.map((e) => [e.jti, e.set])), acked: [], setErrs: {}, description: body.description };
           streams.set(s.id, s);
           return Response.json(streamJson(s), { status: 201 });
         }
+        if (init.method === 'GET' && !u.searchParams.has('stream_id')) return Response.json([...streams.values()].map(streamJson));
         const s = streams.get(u.searchParams.get('stream_id') ?? '');
         if (!s) return Response.json({ error: 'not_found' }, { status: 404 });
         if (init.method === 'DELETE') {
@@ -293,18 +295,29 @@ describe('createSsfPollReceiver', () => {
     expect(tx.tokensIssued).toBe(2);
   });
 
-  it('a named stream is reused and reset (disabled, enabled) so the revocations in force arrive again; it is not deleted at stop', async () => {
-    const first = receiverOf();
+  it('a restarted process gets a new stream with every revocation in force; exclusive deletes the streams a crashed process left behind', async () => {
     await tx.revoke(selector());
-    await first.start();
-    const id = first.status().streamId!;
-    // A restarted process: its list is empty; the stream already acknowledged the entry.
-    const restarted = createSsfPollReceiver({ issuer: ISSUER, getAccessToken: () => 'tok-1', fetch: tx.fetch, streamId: id, intervalMs: 60_000 });
-    await restarted.start();
-    expect(restarted.denyList.size).toBe(1);
-    expect(tx.calls.filter((c) => c === `POST ${STATUS}`)).toHaveLength(2);
-    await restarted.stop();
-    expect(tx.streams.has(id)).toBe(true);
+    const crashed = receiverOf();
+    await crashed.start();
+    const leftover = crashed.status().streamId!;
+    // The crash: no stop(), its stream stays. The next process starts with an empty list.
+    const next = receiverOf({ exclusive: true });
+    await next.start();
+    expect(next.denyList.size).toBe(1);
+    expect(tx.streams.has(leftover)).toBe(false);
+    expect([...tx.streams.keys()]).toEqual([next.status().streamId]);
+    expect(tx.calls).toContain(`DELETE ${STREAMS}?stream_id=${leftover}`);
+  });
+
+  it('a stream deleted behind its back is created again on the next poll', async () => {
+    await tx.revoke(selector());
+    const r = receiverOf();
+    await r.start();
+    tx.streams.clear();
+    await expect(r.pollOnce()).rejects.toMatchObject({ status: 404 });
+    await r.pollOnce();
+    expect(tx.streams.size).toBe(1);
+    expect(r.denyList.size).toBe(1);
   });
 
   it('failClosedAfterMs: delegation tokens are refused once the last successful poll is too old; user tokens are not', async () => {

@@ -8,10 +8,10 @@
  *   endpoints https (http only for an http issuer, in development).
  * - Authorization: a client-credentials access token for the transmitter (`resource=urn:idp:ssf`,
  *   `scope=ssf.manage`), fetched and cached by the receiver, or your own `getAccessToken`.
- * - Stream: a new poll stream (created at start, deleted at stop), or the one you name (`streamId`, reset at start:
- *   disabled then enabled, which makes the transmitter deliver every revocation still in force). Either way the
- *   list is complete after the first poll: the transmitter delivers to a new or re-enabled stream every
- *   revocation whose tokens can still be alive.
+ * - Stream: a new poll stream per process, created at start and deleted at stop. The transmitter delivers to a new
+ *   stream every revocation whose tokens can still be alive, so the list is complete after the first poll, also
+ *   after a restart (a stream an earlier process acknowledged events on would not deliver them again). With
+ *   `exclusive` (one API process per client at a time), streams a crashed process left behind are deleted first.
  * - Poll: `ack` of the SETs processed, `setErrs` for those that fail verification, `maxEvents`, `returnImmediately`
  *   (true, or false with `longPoll`); polls again at once while `moreAvailable`.
  * - Each SET is verified (RFC 8417 / SSF 1.0 section 4.1): `typ: secevent+jwt`, signed with a key of the
@@ -51,10 +51,14 @@ export interface SsfPollReceiverOptions {
   clientCredentials?: SsfClientCredentials;
   /** Or your own access token source (called for every request; cache in it). */
   getAccessToken?: () => string | Promise<string>;
-  /** Use this stream (it must be a poll stream of the same client); default: create one at start, delete it at stop. */
-  streamId?: string;
-  /** Description of a stream the receiver creates. */
+  /** Description of the stream the receiver creates (default `@idp/resource-server SSF poll receiver`). */
   description?: string;
+  /**
+   * This client is used by one process at a time: at start, delete the client's poll streams with this
+   * description (left behind by a process that crashed) before creating a new one. Default false (several
+   * replicas may share the client; each has its own stream).
+   */
+  exclusive?: boolean;
   /** Default: the vendor nhe-revocation event and CAEP session-revoked. */
   eventsRequested?: readonly string[];
   /** Milliseconds between polls when nothing more is pending (default 5000): the revocation bound. */
@@ -129,7 +133,6 @@ interface TransmitterMetadata {
   issuer: string;
   jwks_uri: string;
   configuration_endpoint: string;
-  status_endpoint?: string;
   delivery_methods_supported?: string[];
 }
 
@@ -137,7 +140,6 @@ interface StreamState {
   id: string;
   pollUrl: string;
   audience: string;
-  owned: boolean;
 }
 
 const MAX_ANSWER = 8 * 1024 * 1024;
@@ -220,14 +222,27 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     }
     if (init.basic) headers.set('authorization', `Basic ${init.basic}`);
     if (init.auth) headers.set('authorization', `Bearer ${await accessToken()}`);
-    const signal = AbortSignal.any([aborted, AbortSignal.timeout(timeoutMs + (init.extraTimeoutMs ?? 0))]);
+    // One controller per request, aborted by stop() or the timeout; the listener is removed afterwards (no
+    // accumulation on the long-lived stop signal, as AbortSignal.any would leave).
+    const controller = new AbortController();
+    const abort = () => controller.abort(aborted.reason);
+    if (aborted.aborted) abort();
+    aborted.addEventListener('abort', abort, { once: true });
+    const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs + (init.extraTimeoutMs ?? 0)} ms`)), timeoutMs + (init.extraTimeoutMs ?? 0));
     let res: Response;
+    let text: string;
     try {
-      res = await fetchImpl(url, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal });
-    } catch (err) {
-      throw new SsfReceiverError(`${method} ${url} failed: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+      try {
+        res = await fetchImpl(url, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: controller.signal });
+        text = res.status === 204 ? '' : await res.text();
+      } catch (err) {
+        const reason = controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason.message : err instanceof Error ? err.message : String(err);
+        throw new SsfReceiverError(`${method} ${url} failed: ${reason}`, undefined, { cause: err });
+      }
+    } finally {
+      clearTimeout(timeout);
+      aborted.removeEventListener('abort', abort);
     }
-    const text = res.status === 204 ? '' : await res.text();
     if (text.length > MAX_ANSWER) throw new SsfReceiverError(`${method} ${url} answered more than ${MAX_ANSWER} characters`, res.status);
     let parsed: unknown;
     try {
@@ -287,14 +302,13 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
         issuer: o.issuer,
         jwks_uri: checkUrl(doc.jwks_uri, 'jwks_uri'),
         configuration_endpoint: checkUrl(doc.configuration_endpoint, 'configuration_endpoint'),
-        ...(doc.status_endpoint !== undefined ? { status_endpoint: checkUrl(doc.status_endpoint, 'status_endpoint') } : {}),
       };
     }
     throw new SsfReceiverError(`the SSF configuration of ${o.issuer} could not be discovered: ${problems.join('; ')}`);
   }
 
   /** The stream as the transmitter answered it, checked: a poll stream of this issuer, polled on the transmitter's origin. */
-  function streamFrom(body: unknown, owned: boolean): StreamState {
+  function streamFrom(body: unknown): StreamState {
     if (!isObject(body) || typeof body.stream_id !== 'string' || !body.stream_id) throw new SsfReceiverError('the transmitter answered a stream without stream_id');
     const delivery = body.delivery;
     if (!isObject(delivery) || delivery.method !== DELIVERY_POLL) throw new SsfReceiverError(`stream ${body.stream_id} is not a poll stream`);
@@ -304,41 +318,39 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     if (body.iss !== undefined && body.iss !== o.issuer) throw new SsfReceiverError(`stream ${body.stream_id} names issuer ${JSON.stringify(body.iss)}`);
     const aud = o.audience ?? (typeof body.aud === 'string' ? body.aud : Array.isArray(body.aud) && typeof body.aud[0] === 'string' ? body.aud[0] : undefined);
     if (!aud) throw new SsfReceiverError(`stream ${body.stream_id} names no aud; pass the audience option`);
-    return { id: body.stream_id, pollUrl, audience: aud, owned };
+    return { id: body.stream_id, pollUrl, audience: aud };
   }
 
-  async function setStatus(id: string, status: 'enabled' | 'disabled'): Promise<void> {
-    const url = metadata!.status_endpoint;
-    if (!url) throw new SsfReceiverError('the transmitter has no status_endpoint: cannot reset the stream');
-    const r = await request('POST', url, { auth: true, body: { stream_id: id, status } });
-    if (r.status !== 200) throw failure(`POST ${url} (${status})`, r);
-  }
+  const description = o.description ?? '@idp/resource-server SSF poll receiver';
+
+  const streamUrl = (id: string) => {
+    const config = metadata!.configuration_endpoint;
+    return `${config}${config.includes('?') ? '&' : '?'}stream_id=${encodeURIComponent(id)}`;
+  };
 
   async function setUp(): Promise<StreamState> {
     metadata ??= await discover();
     keys ??= createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeoutMs, ...(o.fetch ? { [customFetch]: o.fetch } : {}) });
     const config = metadata.configuration_endpoint;
-    if (o.streamId) {
-      const url = `${config}${config.includes('?') ? '&' : '?'}stream_id=${encodeURIComponent(o.streamId)}`;
-      const r = await request('GET', url, { auth: true });
-      if (r.status !== 200) throw failure(`GET ${config} (stream ${o.streamId})`, r);
-      const s = streamFrom(r.body, false);
-      // Reset: disabled drops what is pending, enabled makes the transmitter deliver every revocation still in
-      // force, so an empty (restarted) list is complete after the first poll.
-      await setStatus(s.id, 'disabled');
-      await setStatus(s.id, 'enabled');
-      acks.clear();
-      setErrs.clear();
-      return s;
+    if (o.exclusive) {
+      const r = await request('GET', config, { auth: true });
+      if (r.status !== 200 || !Array.isArray(r.body)) throw failure(`GET ${config}`, r);
+      for (const old of r.body) {
+        if (!isObject(old) || old.description !== description || typeof old.stream_id !== 'string') continue;
+        if (!isObject(old.delivery) || old.delivery.method !== DELIVERY_POLL) continue;
+        const d = await request('DELETE', streamUrl(old.stream_id), { auth: true });
+        if (d.status !== 204 && d.status !== 404) throw failure(`DELETE ${config} (stream ${old.stream_id})`, d);
+      }
     }
     const r = await request('POST', config, {
       auth: true,
-      body: { delivery: { method: DELIVERY_POLL }, events_requested: eventsRequested, description: o.description ?? '@idp/resource-server SSF poll receiver' },
+      body: { delivery: { method: DELIVERY_POLL }, events_requested: eventsRequested, description },
     });
+    if (r.status === 409) throw new SsfReceiverError(`${failure(`POST ${config}`, r).message}: delete the streams left behind (or set exclusive when one process uses this client)`, 409);
     if (r.status !== 201 && r.status !== 200) throw failure(`POST ${config}`, r);
     acks.clear();
     setErrs.clear();
-    return streamFrom(r.body, true);
+    return streamFrom(r.body);
   }
 
   /** RFC 8935 section 2.3 error codes for a SET that fails verification. */
@@ -385,7 +397,7 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     if (ack.length) body.ack = ack;
     if (errs.size) body.setErrs = Object.fromEntries(errs);
     const r = await request('POST', s.pollUrl, { auth: true, body, ...(wait ? { extraTimeoutMs: 30_000 } : {}) });
-    if (r.status === 404 && s.owned) stream = undefined; // deleted by someone: a new stream on the next attempt
+    if (r.status === 404) stream = undefined; // deleted by someone: a new stream (with every revocation in force) on the next attempt
     if (r.status !== 200 || !isObject(r.body) || !isObject(r.body.sets)) throw failure(`POST ${s.pollUrl}`, r);
     for (const jti of ack) acks.delete(jti);
     for (const jti of errs.keys()) setErrs.delete(jti);
@@ -475,13 +487,11 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       cycleAbort = new AbortController();
       const s = stream;
       stream = undefined;
-      if (s?.owned && metadata) {
-        const config = metadata.configuration_endpoint;
-        const url = `${config}${config.includes('?') ? '&' : '?'}stream_id=${encodeURIComponent(s.id)}`;
+      if (s && metadata) {
         // Best effort: a stream left behind (a crash) counts against the client's streams until deleted.
         try {
-          const r = await request('DELETE', url, { auth: true });
-          if (r.status !== 204 && r.status !== 404) throw failure(`DELETE ${config}`, r);
+          const r = await request('DELETE', streamUrl(s.id), { auth: true });
+          if (r.status !== 204 && r.status !== 404) throw failure(`DELETE ${metadata.configuration_endpoint}`, r);
         } catch (err) {
           report(err);
         }
