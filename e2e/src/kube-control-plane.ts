@@ -141,7 +141,9 @@ async function stopProc(p: Proc, graceMs = 10_000): Promise<void> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
   p.child.kill('SIGTERM');
-  const killed = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
+  let timer: NodeJS.Timeout | undefined;
+  const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)))]);
+  clearTimeout(timer);
   if (!killed) {
     p.child.kill('SIGKILL');
     await exited;
