@@ -2,3 +2,4 @@ export * from './decision';
 export * from './facts';
 export * from './forwarded-exchange';
 export * from './actor-proof';
+export * from './agent-clients';

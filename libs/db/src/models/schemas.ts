@@ -474,6 +474,11 @@ export interface NheDoc {
   /** Tokens of this NHE must be DPoP-bound to one of its registered keys (jwks / jwksUri). */
   requireKeyBoundDpop?: boolean;
   /**
+   * Issue 17: OAuth clients that embody this NHE (agent clients): client ids, or Client ID Metadata Document URL
+   * patterns ending with `*` (libs/delegation agent-clients.ts). Their user tokens are NHE delegation tokens.
+   */
+  agentClients?: string[];
+  /**
    * `<tenantId>:<n>` with n below settings.nhe.maxNhePerTenant: a unique slot, so concurrent registrations can never
    * exceed the limit (one unique index, no transaction). Absent on records created outside the management API.
    */
@@ -497,6 +502,7 @@ export const nheSchema = new Schema<NheDoc>(
     workloadIdentity: { type: new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false }), required: false },
     requireActorProof: { type: Boolean, required: false, default: undefined },
     requireKeyBoundDpop: { type: Boolean, required: false },
+    agentClients: { type: [String], default: undefined },
     slotKey: { type: String },
   },
   { timestamps: true, collection: 'non_human_entities', versionKey: false },

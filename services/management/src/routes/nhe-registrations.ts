@@ -1,6 +1,7 @@
 /** NHE registrations (spec, "Management API: NHE registration"). */
 import { z } from 'zod';
 import type { Models, NheDoc } from '@idp/db';
+import { agentClientEntryProblem, agentClientMatches, MAX_AGENT_CLIENTS } from '@idp/delegation';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, scopeList, tenantParams } from '../openapi/schemas';
@@ -11,6 +12,20 @@ import { actorFieldsView, actorProofBody, actorProofPatch, actorProofViewSchema,
 export const nheIdentifier = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, dot, underscore and hyphen; 1 to 128 characters, starting with a letter or digit');
+
+/** Issue 17 section 3: the OAuth clients that embody the NHE (libs/delegation agent-clients.ts). */
+const agentClients = z
+  .array(
+    z.string().superRefine((v, ctx) => {
+      const problem = agentClientEntryProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  )
+  .max(MAX_AGENT_CLIENTS)
+  .refine((v) => new Set(v).size === v.length, 'entries must be unique')
+  .describe(
+    'OAuth clients that embody this NHE (agent clients): a client id of the tenant, or a Client ID Metadata Document URL (https; http only on loopback) that may end with * to match every client id starting with it (the host named in full). Their authorization-code and device-flow access tokens are NHE delegation tokens; a client may embody one NHE only.',
+  );
 
 const modelInfo = z
   .object({ name: z.string().min(1).max(128).optional(), version: z.string().min(1).max(64).optional(), provider: z.string().min(1).max(128).optional() })
@@ -25,6 +40,7 @@ export const createNheBody = z
     operator: z.string().min(1).max(256),
     model: modelInfo.optional(),
     enabled: z.boolean().default(true),
+    agentClients: agentClients.optional(),
     ...actorProofBody,
   })
   .strict();
@@ -38,6 +54,7 @@ const patchNheBody = z
     operator: z.string().min(1).max(256).optional(),
     model: modelInfo.nullable().optional().describe('null removes the model info'),
     enabled: z.boolean().optional(),
+    agentClients: agentClients.optional().describe('Replaces the list; [] removes every agent client'),
     ...actorProofPatch,
   })
   .strict();
@@ -52,6 +69,7 @@ export const nheSchema = z
     operator: z.string(),
     model: modelInfo.optional(),
     enabled: z.boolean(),
+    agentClients: z.array(z.string()),
     ...actorProofViewSchema,
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -120,6 +138,7 @@ export function nheView(doc: NheDoc & { _id: unknown }) {
     operator: doc.operator,
     ...(doc.model && Object.keys(doc.model).length ? { model: doc.model } : {}),
     enabled: doc.enabled,
+    agentClients: doc.agentClients ?? [],
     ...actorFieldsView(doc),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
@@ -161,6 +180,20 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
     if (invalid.length) throw problems.validation('the NHE does not fit the tenant settings', invalid);
   };
 
+  /**
+   * A client embodies one NHE: an entry another NHE of the tenant already names, or one that matches (or is matched
+   * by) another NHE's entry, is a conflict.
+   */
+  const checkAgentClients = async (tenantId: number, selfId: unknown, entries: string[] | undefined) => {
+    if (!entries?.length) return;
+    const others = await models.Nhe.find({ tenantId, agentClients: { $exists: true, $ne: [] }, ...(selfId ? { _id: { $ne: selfId } } : {}) }, { identifier: 1, agentClients: 1 }).lean();
+    const overlaps = (a: string, b: string) => a === b || agentClientMatches(a, b.replace(/\*$/, '')) || agentClientMatches(b, a.replace(/\*$/, ''));
+    for (const other of others) {
+      const clash = entries.find((e) => (other.agentClients ?? []).some((o) => overlaps(e, o)));
+      if (clash) throw problems.conflict(`agent client ${clash} already embodies (or overlaps an agent client of) NHE ${other.identifier}: a client may embody one NHE only`);
+    }
+  };
+
   const find = async (tenantId: number, nheId: string) => {
     const doc = await models.Nhe.findOne({ tenantId, _id: idOr404(nheId, 'NHE') }).lean<NheDoc & { _id: unknown }>();
     if (!doc) throw problems.notFound('NHE not found');
@@ -184,6 +217,7 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         const maxTokenLifetime = body.maxTokenLifetime ?? settings.defaultMaxTokenLifetime;
         checkAgainstSettings(settings, body.type, maxTokenLifetime);
         await checkActorProofFields(models, tenantId, undefined, body as ActorProofFields);
+        await checkAgentClients(tenantId, undefined, body.agentClients);
         const created = await createInFreeSlot(models, tenantId, settings.maxNhePerTenant, { ...body, maxTokenLifetime, tenantId });
         const id = String(created._id);
         audit({ nheId: id, identifier: body.identifier });
@@ -237,13 +271,14 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
       params: nheParams,
       body: patchNheBody,
       responses: { 200: { description: 'The updated registration', schema: nheSchema } },
-      errors: [503],
+      errors: [409, 503],
       handler: async ({ tenantId, params, body, audit, invalidate }) => {
         const tenant = await loadTenant(models, tenantId);
         const settings = nheSettingsOf(tenant);
         const existing = await find(tenantId, params.nheId);
         checkAgainstSettings(settings, body.type, body.maxTokenLifetime);
         await checkActorProofFields(models, tenantId, existing, body as ActorProofFields);
+        await checkAgentClients(tenantId, existing._id, body.agentClients);
         const { model, ...rest } = body;
         // null removes a member (model info, keys, workload identity; requireActorProof null: inherit the tenant's).
         const unset = Object.fromEntries(Object.entries(body).filter(([, v]) => v === null).map(([k]) => [k, 1]));
