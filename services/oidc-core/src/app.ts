@@ -8,6 +8,8 @@ import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
 import { formPostEndpoints } from './routes/form-post-endpoints';
 import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
+import { holdSlotUntil, tenantAdmission, tenantRequestsQueued, tenantRequestsQueueSeconds, tenantRequestsRejected } from './routes/tenant-admission';
+import type { TenantAdmissionLimits } from './domain/tenant-admission';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
 import type { LoginThrottle } from './domain/login-throttle';
 import { PROVIDER_CSP } from './views/pages';
@@ -27,6 +29,8 @@ export interface AppDeps {
   kek: KeyEncryptionKey;
   /** Failed sign-in limits (per account and per IP); defaults apply when absent. */
   loginThrottle?: LoginThrottle;
+  /** Requests of one tenant handled at once and waiting, per process (TENANT_MAX_IN_FLIGHT, TENANT_MAX_QUEUED); defaults apply when absent. */
+  admission?: TenantAdmissionLimits;
 }
 
 /**
@@ -42,7 +46,7 @@ function serveDiscovery(req: Request, res: Response): void {
   const alias = req.originalUrl.startsWith('/_api/') ? '/_api' : '';
   req.url = '/.well-known/openid-configuration';
   req.originalUrl = `${alias}/auth/${tenant.tenantId}${req.url}`;
-  void tenant.callback(req, res);
+  holdSlotUntil(req, tenant.callback(req, res));
 }
 
 export function createApp(deps: AppDeps) {
@@ -58,19 +62,28 @@ export function createApp(deps: AppDeps) {
   });
   registry.registerMetric(customClaimsScriptErrors);
   registry.registerMetric(customClaimsScriptSkips);
+  registry.registerMetric(tenantRequestsQueued);
+  registry.registerMetric(tenantRequestsRejected);
+  registry.registerMetric(tenantRequestsQueueSeconds);
+  // Every request under a tenant's mount, once the tenant is resolved, holds one of that tenant's slots until its
+  // response closes (issue 22 §3): one tenant's flood waits in its own queue, never in front of another tenant.
+  const admit = tenantAdmission(deps.admission);
 
   const tenantRouter = Router({ mergeParams: true });
 
-  tenantRouter.use(async (req: Request, _res: Response, next: NextFunction) => {
+  tenantRouter.use(async (req: Request, res: Response, next: NextFunction) => {
+    let tenant: TenantContext;
     try {
-      (req as Request & { tenant: TenantContext }).tenant = await deps.tenants.get(String(req.params.tenantId));
-      next();
+      tenant = await deps.tenants.get(String(req.params.tenantId));
     } catch (err) {
       next(tenantError(err));
+      return;
     }
+    (req as Request & { tenant: TenantContext }).tenant = tenant;
+    admit(req, res, String(tenant.tenantId), next, next);
   });
   const toProvider = (req: Request, res: Response) => {
-    void (req as Request & { tenant: TenantContext }).tenant.callback(req, res);
+    holdSlotUntil(req, (req as Request & { tenant: TenantContext }).tenant.callback(req, res));
   };
   const pageHeaders = providerPageHeaders(PROVIDER_CSP);
   // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
@@ -87,7 +100,7 @@ export function createApp(deps: AppDeps) {
     deps.tenants.get(String(req.params.tenantId)).then(
       (tenant) => {
         (req as Request & { tenant: TenantContext }).tenant = tenant;
-        serveDiscovery(req, res);
+        admit(req, res, String(tenant.tenantId), () => serveDiscovery(req, res), next);
       },
       (err: unknown) => next(tenantError(err)),
     );
@@ -117,13 +130,19 @@ export function createApp(deps: AppDeps) {
           raw.ip = clientIp(req);
           req.url = req.url!.slice(mount.length);
           pageHeaders(req as Request, res as Response, () => undefined);
-          void tenant.callback(req, res);
+          admit(
+            req,
+            res,
+            String(tenant.tenantId),
+            () => holdSlotUntil(req, tenant.callback(req, res)),
+            (err) => errors(err, req as Request, res as Response, () => undefined),
+          );
         },
         (err: unknown) => errors(tenantError(err), req as Request, res as Response, () => undefined),
       );
     });
   };
-  return { app, registry, listener };
+  return { app, registry, listener, admission: admit.admission };
 }
 
 /** A tenant that could not be resolved: unknown ids are a 404 OAuth error, anything else goes on as it is. */

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@idp/logger';
 import { basicAuth, createClient, openTestDatabase, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
-import { createApp } from '../src/app';
+import { createApp, type TenantResolver } from '../src/app';
+import type { TenantAdmission, TenantAdmissionLimits } from '../src/domain/tenant-admission';
 import { LoginThrottle, type LoginThrottleOptions } from '../src/domain/login-throttle';
 import { TenantPool } from '../src/tenants/tenant-pool';
 import type { CustomClaimsRunner } from '../src/provider/claims-custom';
@@ -26,6 +27,8 @@ export interface PagesApp {
   /** A second confidential auth-code client ("Second App") with a registered post-logout URI. */
   second: { clientId: string; clientSecret: string; redirectUri: string };
   postLogoutUri: string;
+  /** The app's per-tenant admission (issue 22 §3). */
+  admission: TenantAdmission;
   stop: () => Promise<void>;
 }
 
@@ -40,6 +43,10 @@ export async function startPagesApp(
     forwardTokenExchange?: (db: Awaited<ReturnType<typeof openTestDatabase>>, keyStore: KeyStore, baseUrl: () => string) => Promise<TokenExchangeForwarder>;
     /** Outbound requests of the providers (metadata documents): CAs of a local https server, a resolver, a time bound. */
     outbound?: OutboundOptions;
+    /** Per-tenant admission limits (default: the app's). */
+    admission?: TenantAdmissionLimits;
+    /** What the app resolves tenants with (default: the pool itself), to wrap the pool's tenants. */
+    tenants?: (pool: TenantPool) => TenantResolver;
   } = {},
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
@@ -81,10 +88,11 @@ export async function startPagesApp(
     customClaims: o.customClaims?.(db),
     outbound: o.outbound,
   });
-  const { listener } = createApp({
+  const { listener, admission } = createApp({
     logger,
     models: db.models,
-    tenants: pool,
+    tenants: o.tenants ? o.tenants(pool) : pool,
+    admission: o.admission,
     readiness: [],
     trustProxy: true,
     kek: keyStore.kek,
@@ -102,6 +110,7 @@ export async function startPagesApp(
     pool,
     second: { ...second, redirectUri: secondRedirect },
     postLogoutUri,
+    admission,
     stop: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -1,0 +1,170 @@
+/**
+ * Fair admission of HTTP requests per tenant (issue 22 §3). While more than one tenant is active in this process,
+ * at most `maxInFlight` requests of one tenant are handled at once; the tenant's further requests wait in that
+ * tenant's own FIFO queue (at most `maxQueued`; one more is refused) and start, in order, as its handled requests
+ * finish. So a flood of one tenant's requests holds a bounded share of the event loop, the database connections and
+ * the sandbox, and another tenant's request is admitted at once: it never waits behind the flooding tenant's backlog,
+ * only beside its few handled requests.
+ *
+ * The cap is work-conserving: a tenant alone in the process (no other tenant has a request handled or waiting, nor
+ * had one admitted within `activeWindowMs`) is not capped, so one tenant's throughput is what it was without
+ * admission (a cap on in-flight requests costs a pipeline such as token exchange, oidc-core -> sidecar -> JetStream,
+ * about half its throughput: bench/README.md). When another tenant turns up, the first one's new requests queue
+ * until it is back under the cap.
+ *
+ * Pure bookkeeping (an injected clock, no timers, no I/O), unit-tested directly.
+ */
+
+export interface TenantAdmissionLimits {
+  /** Requests of one tenant handled at once while other tenants are active (>= 1). */
+  maxInFlight: number;
+  /** Requests of one tenant waiting for a slot (>= 0); one more is refused. */
+  maxQueued: number;
+  /** Milliseconds after its last admitted request that a tenant still counts as active (default 1000). */
+  activeWindowMs?: number;
+}
+
+/** One admitted or waiting request. */
+export interface Admission {
+  /** Whether it waited in its tenant's queue before it started. */
+  readonly waited: boolean;
+  /**
+   * The request is over (answered, its connection closed, or given up while waiting): frees its slot for the
+   * tenant's next waiting request, or leaves the queue. Idempotent: only the first call counts.
+   */
+  release(): void;
+}
+
+interface Lane {
+  running: number;
+  queue: Ticket[];
+}
+
+const WAITING = 0;
+const RUNNING = 1;
+const DONE = 2;
+
+class Ticket implements Admission {
+  state = WAITING;
+  waited = false;
+  constructor(
+    private readonly admission: TenantAdmission,
+    readonly tenant: string,
+    readonly start: () => void,
+  ) {}
+
+  release(): void {
+    this.admission.release(this);
+  }
+}
+
+/** A tenant and when its last request was admitted. */
+interface Seen {
+  tenant: string;
+  at: number;
+}
+
+export class TenantAdmission {
+  /** Tenants with a request handled or waiting (none other is kept). */
+  private readonly lanes = new Map<string, Lane>();
+  /** The two tenants most recently admitted, distinct, newest first: enough to tell whether another is active. */
+  private latest: Seen | undefined;
+  private previous: Seen | undefined;
+  private readonly windowMs: number;
+
+  constructor(
+    private readonly limits: TenantAdmissionLimits,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(Number.isInteger(limits.maxInFlight) && limits.maxInFlight >= 1)) throw new TypeError('maxInFlight must be an integer of at least 1');
+    if (!(Number.isInteger(limits.maxQueued) && limits.maxQueued >= 0)) throw new TypeError('maxQueued must be an integer of at least 0');
+    this.windowMs = limits.activeWindowMs ?? 1000;
+    if (!(this.windowMs >= 0)) throw new TypeError('activeWindowMs must be at least 0');
+  }
+
+  /**
+   * A request of `tenant`: `start` runs now (synchronously, before this returns) when the tenant is under its cap,
+   * or later, when one of the tenant's handled requests releases its slot and every request queued before it has
+   * started. Undefined (and `start` never runs) when the tenant's queue is full.
+   */
+  enter(tenant: string, start: () => void): Admission | undefined {
+    let lane = this.lanes.get(tenant);
+    if (!lane) {
+      lane = { running: 0, queue: [] };
+      this.lanes.set(tenant, lane);
+    }
+    const ticket = new Ticket(this, tenant, start);
+    if (lane.queue.length === 0 && lane.running < this.cap(tenant)) {
+      lane.running++;
+      ticket.state = RUNNING;
+      this.seen(tenant);
+      start();
+      return ticket;
+    }
+    if (lane.queue.length >= this.limits.maxQueued) {
+      if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(tenant);
+      return undefined;
+    }
+    ticket.waited = true;
+    lane.queue.push(ticket);
+    return ticket;
+  }
+
+  /** Requests of `tenant` being handled. */
+  inFlight(tenant: string): number {
+    return this.lanes.get(tenant)?.running ?? 0;
+  }
+
+  /** Requests of `tenant` waiting for a slot. */
+  queued(tenant: string): number {
+    return this.lanes.get(tenant)?.queue.length ?? 0;
+  }
+
+  /** Tenants with a request handled or waiting. */
+  get tenants(): number {
+    return this.lanes.size;
+  }
+
+  /** Whether a tenant other than `tenant` is active: has requests handled or waiting, or had one admitted lately. */
+  contended(tenant: string): boolean {
+    if (this.lanes.size > (this.lanes.has(tenant) ? 1 : 0)) return true;
+    const other = this.latest?.tenant === tenant ? this.previous : this.latest;
+    return other !== undefined && this.now() - other.at < this.windowMs;
+  }
+
+  /** @internal through Admission.release */
+  release(ticket: Ticket): void {
+    const was = ticket.state;
+    if (was === DONE) return;
+    ticket.state = DONE;
+    const lane = this.lanes.get(ticket.tenant)!;
+    if (was === WAITING) {
+      const i = lane.queue.indexOf(ticket);
+      if (i >= 0) lane.queue.splice(i, 1);
+    } else {
+      lane.running--;
+      // The oldest waiting requests take the freed slot (more than one when the tenant is alone again).
+      while (lane.queue.length && lane.running < this.cap(ticket.tenant)) {
+        const next = lane.queue.shift()!;
+        lane.running++;
+        next.state = RUNNING;
+        this.seen(ticket.tenant);
+        next.start();
+      }
+    }
+    if (lane.running === 0 && lane.queue.length === 0 && this.lanes.get(ticket.tenant) === lane) this.lanes.delete(ticket.tenant);
+  }
+
+  private cap(tenant: string): number {
+    return this.contended(tenant) ? this.limits.maxInFlight : Infinity;
+  }
+
+  private seen(tenant: string): void {
+    const at = this.now();
+    if (this.latest?.tenant === tenant) this.latest.at = at;
+    else {
+      this.previous = this.latest;
+      this.latest = { tenant, at };
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter } from 'prom-client';
+import { OAuthError } from '@idp/errors';
+import { TenantAdmission, type Admission, type TenantAdmissionLimits } from '../domain/tenant-admission';
+
+export const tenantRequestsQueued = new Counter({
+  name: 'idp_tenant_requests_queued_total',
+  help: "Requests of a tenant that waited in the tenant's queue because TENANT_MAX_IN_FLIGHT of its requests were being handled",
+  labelNames: ['tenant'] as const,
+});
+
+export const tenantRequestsRejected = new Counter({
+  name: 'idp_tenant_requests_rejected_total',
+  help: "Requests of a tenant refused with 503 temporarily_unavailable because the tenant's queue held TENANT_MAX_QUEUED requests",
+  labelNames: ['tenant'] as const,
+});
+
+export const tenantRequestsQueueSeconds = new Counter({
+  name: 'idp_tenant_request_queue_wait_seconds_total',
+  help: "Seconds a tenant's requests spent waiting in the tenant's queue, summed (divide by idp_tenant_requests_queued_total for the mean)",
+  labelNames: ['tenant'] as const,
+});
+
+/**
+ * Admits one request of a resolved tenant: `handle` runs now, or once a slot of the tenant frees up; `refuse` gets
+ * the 503 when the tenant's queue is full. The slot is held until the response closes (answered, or the client
+ * gone) and the work handed to `holdSlotUntil` is done; a request whose client leaves while it waits leaves the
+ * queue.
+ */
+export type AdmitTenantRequest = (req: IncomingMessage, res: ServerResponse, tenantId: string, handle: () => void, refuse: (err: OAuthError) => void) => void;
+
+/** Defaults measured with bench/custom-claims-fairness and the single-tenant benches (bench/README.md). */
+export const DEFAULT_TENANT_ADMISSION: TenantAdmissionLimits = { maxInFlight: 8, maxQueued: 512 };
+
+const HOLD = Symbol('tenant admission hold');
+type Held = IncomingMessage & { [HOLD]?: (work: Promise<unknown>) => void };
+
+/**
+ * Keeps the request's slot until `work` settles (the provider's handling of it), even if the client goes away
+ * first: otherwise a client that aborts each request once admitted would leave its handling running without a slot,
+ * and one tenant could run any number of them at once. Nothing for a request that was not admitted.
+ */
+export function holdSlotUntil(req: IncomingMessage, work: Promise<unknown>): void {
+  (req as Held)[HOLD]?.(work);
+}
+
+/** Seconds a refused client is told to wait before it retries. */
+const RETRY_AFTER_SECONDS = 1;
+
+export function tenantAdmission(limits: TenantAdmissionLimits = DEFAULT_TENANT_ADMISSION): AdmitTenantRequest & { admission: TenantAdmission } {
+  const admission = new TenantAdmission(limits);
+  const admit: AdmitTenantRequest = (req, res, tenantId, handle, refuse) => {
+    // The client went away while the tenant was resolved: nothing to answer, and no 'close' is coming to release.
+    if (res.destroyed) return;
+    let queuedAt = 0;
+    // What keeps the slot: the response until it closes, and each piece of work handed to holdSlotUntil.
+    let holds = 1;
+    let ticket: Admission | undefined;
+    const drop = () => {
+      if (--holds === 0) ticket?.release();
+    };
+    (req as Held)[HOLD] = (work) => {
+      holds++;
+      work.then(drop, drop);
+    };
+    ticket = admission.enter(tenantId, () => {
+      if (queuedAt) tenantRequestsQueueSeconds.inc({ tenant: tenantId }, (performance.now() - queuedAt) / 1000);
+      handle();
+    });
+    if (!ticket) {
+      delete (req as Held)[HOLD];
+      tenantRequestsRejected.inc({ tenant: tenantId });
+      refuse(
+        new OAuthError('temporarily_unavailable', 'too many concurrent requests for this tenant, retry later', 503, {
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        }),
+      );
+      return;
+    }
+    if (ticket.waited) {
+      queuedAt = performance.now();
+      tenantRequestsQueued.inc({ tenant: tenantId });
+    }
+    // 'close' follows 'finish' on every response, and comes alone when the connection closes first.
+    res.once('close', drop);
+  };
+  return Object.assign(admit, { admission });
+}
