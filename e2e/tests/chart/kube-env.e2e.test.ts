@@ -15,12 +15,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { loadConfig } from '@idp/config';
-import { freePort, repoRoot, startNatsServer, testMongoBase, uniqueDbName, waitForPort, withDatabase, type RunningServer } from '@idp/testing';
+import YAML from 'yaml';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connectNats } from '@idp/events';
+import type { Logger } from '@idp/logger';
+import { freePort, repoRoot, startNatsServer, testMongoBase, toolPath, uniqueDbName, waitForPort, withDatabase, type RunningServer } from '@idp/testing';
 import { configSchema as auditRetentionSchema } from '../../../services/audit-retention/src/config';
 import { configSchema as auditWriterSchema } from '../../../services/audit-writer/src/config';
 import { configSchema as managementSchema } from '../../../services/management/src/config';
@@ -71,7 +75,10 @@ beforeAll(async () => {
   // refers to that the release did not create, with a random value.
   const deployments = (await cp.api('GET', resourcePath('apps/v1', 'Deployment', NS))).body.items as any[];
   const cron = (await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body;
-  const templates = [...deployments.map((d) => d.spec.template.spec), cron.spec.jobTemplate.spec.template.spec];
+  const hookJobs = YAML.parseAllDocuments(helm(['get', 'hooks', RELEASE, '--namespace', NS, '--kubeconfig', cp.kubeconfigPath]))
+    .map((d) => d.toJS() as any)
+    .filter((o) => o?.kind === 'Job');
+  const templates = [...deployments.map((d) => d.spec.template.spec), cron.spec.jobTemplate.spec.template.spec, ...hookJobs.map((j) => j.spec.template.spec)];
   const wanted = new Map<string, Set<string>>();
   for (const spec of templates) {
     for (const c of spec.containers) {
@@ -205,4 +212,111 @@ it('the oidc Pod (oidc-core and its nhe-delegation sidecar) and management start
     20_000,
     () => 'management never patched the CronJob',
   );
+});
+
+/**
+ * Hooks without a kubelet: the hook objects of the release (`helm get hooks`; installed here with --no-hooks) are
+ * created in the API server, the Job controller makes the hook Jobs' Pods, and the stream Job's Pod is run as a
+ * local process: its command (the image's node and the mounted hook script), its env and mounted ConfigMap
+ * resolved from the API server, against a local nats-server that requires the user and the password of the
+ * operator's Secret. The local server is a single node, so the stream's replicas (3 in this value set) become 1.
+ * The MongoDB users-and-roles Job's Pod is resolved (its script, role table and admin URI are where it reads them)
+ * but not run: the local store (FerretDB on SQLite) has no createRole/createUser; that needs a real MongoDB.
+ */
+describe('hooks without a kubelet', () => {
+  const hookPods = new Map<string, ResolvedContainer[]>();
+  let authNats: ChildProcess | undefined;
+  let authPort = 0;
+  let natsDir = '';
+
+  beforeAll(async () => {
+    const hooks = YAML.parseAllDocuments(helm(['get', 'hooks', RELEASE, '--namespace', NS, '--kubeconfig', cp.kubeconfigPath]))
+      .map((d) => d.toJS() as any)
+      .filter((o) => o && o.kind !== 'Pod'); // helm test Pods: admitted in kube-install.e2e.test.ts
+    for (const h of hooks) expect((await cp.api('POST', resourcePath(h.apiVersion, h.kind, NS), h)).status).toBe(201);
+    for (const j of hooks.filter((h) => h.kind === 'Job')) {
+      const sel = encodeURIComponent(`batch.kubernetes.io/job-name=${j.metadata.name}`);
+      const pod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)).body.items as any[])[0], 30_000, () => `no Pod of hook Job ${j.metadata.name}`);
+      hookPods.set(j.metadata.labels?.['app.kubernetes.io/component'] ?? j.metadata.name, await resolvePodContainers(cp, pod, join(root, `hook-${j.metadata.name}`)));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    if (authNats && authNats.exitCode === null) {
+      const exited = new Promise((r) => authNats!.once('exit', r));
+      authNats.kill('SIGTERM');
+      await exited;
+    }
+    if (natsDir) rmSync(natsDir, { recursive: true, force: true });
+  });
+
+  it('the release has the stream and the MongoDB users hook Jobs, and the Job controller made their Pods', () => {
+    expect([...hookPods.keys()].sort()).toEqual(['mongo-users', 'nats-stream']);
+  });
+
+  it("the stream Job's Pod, run locally with what the API server holds, creates IDP_AUDIT with the chart's settings", async () => {
+    const [c] = hookPods.get('nats-stream')!;
+    // The image's node and /app/node_modules are this repository's node and node_modules (the image copies them).
+    const [node, script, ...rest] = [...c.command, ...c.args];
+    expect(node).toBe('/usr/local/bin/node');
+    const mount = Object.keys(c.mounts).find((m) => script.startsWith(`${m}/`))!;
+    const localScript = c.mounts[mount] + script.slice(mount.length);
+    // The ConfigMap holds the chart's file (`|-` drops its final newline).
+    expect(readFileSync(localScript, 'utf8')).toBe(readFileSync(join(chartDir, 'files', 'nats-stream.js'), 'utf8').trimEnd());
+    expect(c.env.NODE_PATH).toBe('/app/node_modules');
+
+    const url = new URL(c.env.NATS_URL.split(',')[0]);
+    natsDir = mkdtempSync(join(tmpdir(), 'idp-hook-nats-'));
+    authPort = await freePort();
+    authNats = spawn(toolPath('nats-server'), ['-js', '-a', '127.0.0.1', '-p', String(authPort), '-sd', natsDir, '--user', decodeURIComponent(url.username), '--pass', decodeURIComponent(url.password)], { stdio: 'ignore' });
+    await waitForPort(authPort, 20_000, authNats);
+    const natsUrl = c.env.NATS_URL.split(',').map((u) => u.trim().replace(/@[^@]+$/, `@127.0.0.1:${authPort}`)).join(',');
+    expect(c.env.AUDIT_STREAM_REPLICAS).toBe('3');
+    const env = { ...c.env, NATS_URL: natsUrl, NODE_PATH: join(repoRoot(), 'node_modules'), AUDIT_STREAM_REPLICAS: '1' };
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [localScript, ...rest], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+
+    // What it created, read from the server with the same credentials.
+    const quiet = { warn() {}, info() {}, error() {}, debug() {}, child() { return quiet; } } as unknown as Logger;
+    const handle = await connectNats(natsUrl, quiet, 'kube-hook-test');
+    try {
+      const info = await (await jetstreamManager(handle.nc)).streams.info('IDP_AUDIT');
+      expect({
+        subjects: info.config.subjects,
+        replicas: info.config.num_replicas,
+        duplicateWindowSeconds: info.config.duplicate_window / 1e9,
+        maxAgeSeconds: info.config.max_age / 1e9,
+        storage: info.config.storage,
+      }).toEqual({
+        subjects: ['idp.audit.nhe.issued.*', 'idp.audit.dead-letter'],
+        replicas: 1,
+        duplicateWindowSeconds: Number(c.env.AUDIT_DUPLICATE_WINDOW_SECONDS),
+        maxAgeSeconds: Number(c.env.AUDIT_STREAM_MAX_AGE_SECONDS),
+        storage: 'file',
+      });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("the MongoDB users Job's Pod: its script, role table and admin URI resolve from the API server (not run: needs a real MongoDB)", () => {
+    const [c] = hookPods.get('mongo-users')!;
+    const args = [...c.command, ...c.args];
+    const files = args.filter((a) => a.startsWith('/') && Object.keys(c.mounts).some((m) => a.startsWith(`${m}/`)));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const mount = Object.keys(c.mounts).find((m) => f.startsWith(`${m}/`))!;
+      expect(existsSync(c.mounts[mount] + f.slice(mount.length))).toBe(true);
+    }
+    expect(existsSync(c.env.ROLES_FILE)).toBe(true);
+    expect(JSON.parse(readFileSync(c.env.ROLES_FILE, 'utf8'))).toEqual(JSON.parse(readFileSync(join(chartDir, 'files', 'mongo-roles.json'), 'utf8')));
+    expect(c.env.MONGODB_ADMIN_URI).toMatch(/^mongodb(\+srv)?:\/\/[^$]+$/);
+  });
 });

@@ -9,8 +9,9 @@
  * stream) wait for a Pod to complete and no Pod runs here (with hooks, `helm install` waits until its timeout).
  * The hooks are not skipped silently: every hook object of the release (`helm get hooks`) is created here in the
  * same namespace, the Job controller creates the hook Jobs' Pods and the API server admits them; `helm test`'s
- * Pods are admitted (server-side dry run). What the hooks do is tested by e2e/tests/chart/hook-scripts.e2e.test.ts
- * (the same scripts against the local store and NATS).
+ * Pods are admitted (server-side dry run). What the hooks do: e2e/tests/chart/kube-env.e2e.test.ts runs the stream
+ * hook Job's Pod, as the API server holds it, as a local process against nats-server and checks the stream (the
+ * MongoDB users hook needs a real MongoDB: the local FerretDB has no createRole/createUser).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
