@@ -156,6 +156,10 @@ describe('the jobs API keeps the CronJob in step', () => {
     expect(pods[0].spec.serviceAccountName).toBe(`${RELEASE}-audit-retention`);
   });
 
+  // Issue 25, Must show 3: management's Kubernetes backend only writes (merge patch at start and after each PATCH);
+  // it never reads the CronJob back, so an edit made outside the product is overwritten at the next sync, unreported.
+  it.todo('a change made to the CronJob outside the product (kubectl edit) is reported by the jobs API, not overwritten silently');
+
   it('when the API server refuses (403: the binding removed), the jobs API answers a problem, not 500, and nothing is half-applied', async () => {
     const bindingPath = resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS, SA);
     const binding = (await cp.api('GET', bindingPath)).body;
