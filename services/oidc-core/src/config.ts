@@ -45,9 +45,11 @@ export const configSchema = z.object({
   CUSTOM_CLAIMS_BREAKER_FAILURES: intEnv(5, 1, 1000),
   /** Seconds a script is skipped the first time its breaker opens; doubled at each failed retry, up to 10 minutes. */
   CUSTOM_CLAIMS_BREAKER_OPEN_SECONDS: intEnv(30, 1, 3600),
-  /** Requests of one tenant handled at once by this process (every route under /auth/{tenantId} and /_api/auth/{tenantId}) while other tenants are active in it (a request within the last second); its further requests wait in the tenant's own FIFO queue, so one tenant's flood cannot crowd out the others. A tenant alone in the process is not capped. */
-  TENANT_MAX_IN_FLIGHT: intEnv(8, 1, 10_000),
-  /** Requests of one tenant waiting for one of its TENANT_MAX_IN_FLIGHT slots; one more is answered 503 temporarily_unavailable with Retry-After. */
+  /** Requests of one tenant handled at once by this process (every route under /auth/{tenantId} and /_api/auth/{tenantId}) while other tenants are active in it (one had a request within the last second); its further requests wait in the tenant's own FIFO queue, so one tenant's flood cannot crowd out the others. */
+  TENANT_MAX_IN_FLIGHT: intEnv(4, 1, 10_000),
+  /** Requests of one tenant handled at once while it is the only tenant active in this process (at least TENANT_MAX_IN_FLIGHT): room for one tenant's full throughput, and a bound on what another tenant's first request waits beside. */
+  TENANT_MAX_IN_FLIGHT_ALONE: intEnv(32, 1, 10_000),
+  /** Requests of one tenant waiting for a slot; one more is answered 503 temporarily_unavailable with Retry-After. */
   TENANT_MAX_QUEUED: intEnv(512, 0, 100_000),
 });
 

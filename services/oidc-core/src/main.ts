@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
     kek,
     loginThrottle,
-    admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxQueued: config.TENANT_MAX_QUEUED },
+    admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE, maxQueued: config.TENANT_MAX_QUEUED },
   });
   // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.
   let nats: NatsHandle | undefined;

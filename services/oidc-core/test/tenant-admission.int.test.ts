@@ -41,7 +41,7 @@ class Gate {
         if (ctx.tenantId !== this.tenantId()) return ctx;
         const callback = (async (req, res) => {
           this.waiting++;
-          this.responses.push(res);
+          this.responses.push(res as ServerResponse);
           this.maxWaiting = Math.max(this.maxWaiting, this.waiting);
           await this.shut;
           this.waiting--;

@@ -4,9 +4,9 @@ import { TenantAdmission, type Admission } from './tenant-admission';
  * Enters requests named `${tenant}${i}`, recording the order in which they start. Unless `alone`, a request of a
  * background tenant "Z" stays in flight, so the tenants under test contend and their cap applies.
  */
-function harness(maxInFlight: number, maxQueued: number, o: { alone?: boolean } = {}) {
+function harness(maxInFlight: number, maxQueued: number, o: { alone?: boolean; maxInFlightAlone?: number } = {}) {
   let clock = 0;
-  const admission = new TenantAdmission({ maxInFlight, maxQueued, activeWindowMs: 1000 }, () => clock);
+  const admission = new TenantAdmission({ maxInFlight, maxQueued, activeWindowMs: 1000, maxInFlightAlone: o.maxInFlightAlone ?? 1000 }, () => clock);
   const started: string[] = [];
   const enter = (tenant: string, name: string): Admission | undefined => admission.enter(tenant, () => started.push(name));
   const background = o.alone ? undefined : admission.enter('Z', () => undefined);
@@ -156,13 +156,22 @@ describe('TenantAdmission (per-tenant fair admission of requests)', () => {
     expect(admission.queued('A')).toBe(0);
   });
 
-  describe('work-conserving: the cap applies only while another tenant is active', () => {
-    it('does not cap a tenant alone in the process', () => {
-      const { admission, started, enter } = harness(2, 10, { alone: true });
+  describe('the cap gives way while no other tenant is active', () => {
+    it('caps a tenant alone in the process at maxInFlightAlone only', () => {
+      const { admission, started, enter } = harness(2, 10, { alone: true, maxInFlightAlone: 100 });
       for (let i = 0; i < 100; i++) expect(enter('A', `a${i}`)!.waited).toBe(false);
       expect(started).toHaveLength(100);
       expect(admission.inFlight('A')).toBe(100);
       expect(admission.contended('A')).toBe(false);
+      expect(enter('A', 'a100')!.waited).toBe(true);
+    });
+
+    it('without maxInFlightAlone, a tenant alone is capped at maxInFlight', () => {
+      const admission = new TenantAdmission({ maxInFlight: 2, maxQueued: 10 });
+      const noop = () => undefined;
+      expect(admission.enter('A', noop)!.waited).toBe(false);
+      expect(admission.enter('A', noop)!.waited).toBe(false);
+      expect(admission.enter('A', noop)!.waited).toBe(true);
     });
 
     it("caps the first tenant's new requests as soon as another tenant turns up, and admits the newcomer at once", () => {
@@ -219,5 +228,6 @@ describe('TenantAdmission (per-tenant fair admission of requests)', () => {
     expect(() => new TenantAdmission({ maxInFlight: 0, maxQueued: 10 })).toThrow(TypeError);
     expect(() => new TenantAdmission({ maxInFlight: 1, maxQueued: -1 })).toThrow(TypeError);
     expect(() => new TenantAdmission({ maxInFlight: 1.5, maxQueued: 1 })).toThrow(TypeError);
+    expect(() => new TenantAdmission({ maxInFlight: 1, maxQueued: 1, maxInFlightAlone: 0 })).toThrow(TypeError);
   });
 });

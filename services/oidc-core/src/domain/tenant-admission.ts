@@ -6,11 +6,12 @@
  * the sandbox, and another tenant's request is admitted at once: it never waits behind the flooding tenant's backlog,
  * only beside its few handled requests.
  *
- * The cap is work-conserving: a tenant alone in the process (no other tenant has a request handled or waiting, nor
- * had one admitted within `activeWindowMs`) is not capped, so one tenant's throughput is what it was without
- * admission (a cap on in-flight requests costs a pipeline such as token exchange, oidc-core -> sidecar -> JetStream,
- * about half its throughput: bench/README.md). When another tenant turns up, the first one's new requests queue
- * until it is back under the cap.
+ * The cap gives way when nobody needs the room: a tenant alone in the process (no other tenant has a request handled
+ * or waiting, nor had one admitted within `activeWindowMs`) may have up to `maxInFlightAlone` requests handled, so
+ * one tenant's throughput is what it was without admission (a small cap on in-flight requests costs a pipeline such
+ * as token exchange, oidc-core -> sidecar -> JetStream, about half its throughput: bench/README.md). When another
+ * tenant turns up, the first one's new requests queue until it is back under `maxInFlight`; the newcomer's first
+ * request waits beside at most `maxInFlightAlone` of the first tenant's, its later ones beside `maxInFlight`.
  *
  * Pure bookkeeping (an injected clock, no timers, no I/O), unit-tested directly.
  */
@@ -18,6 +19,8 @@
 export interface TenantAdmissionLimits {
   /** Requests of one tenant handled at once while other tenants are active (>= 1). */
   maxInFlight: number;
+  /** Requests of a tenant handled at once while it is the only one active (default and at least `maxInFlight`). */
+  maxInFlightAlone?: number;
   /** Requests of one tenant waiting for a slot (>= 0); one more is refused. */
   maxQueued: number;
   /** Milliseconds after its last admitted request that a tenant still counts as active (default 1000). */
@@ -71,6 +74,7 @@ export class TenantAdmission {
   private latest: Seen | undefined;
   private previous: Seen | undefined;
   private readonly windowMs: number;
+  private readonly aloneCap: number;
 
   constructor(
     private readonly limits: TenantAdmissionLimits,
@@ -78,6 +82,8 @@ export class TenantAdmission {
   ) {
     if (!(Number.isInteger(limits.maxInFlight) && limits.maxInFlight >= 1)) throw new TypeError('maxInFlight must be an integer of at least 1');
     if (!(Number.isInteger(limits.maxQueued) && limits.maxQueued >= 0)) throw new TypeError('maxQueued must be an integer of at least 0');
+    if (limits.maxInFlightAlone !== undefined && !(Number.isInteger(limits.maxInFlightAlone) && limits.maxInFlightAlone >= 1)) throw new TypeError('maxInFlightAlone must be an integer of at least 1');
+    this.aloneCap = Math.max(limits.maxInFlight, limits.maxInFlightAlone ?? limits.maxInFlight);
     this.windowMs = limits.activeWindowMs ?? 1000;
     if (!(this.windowMs >= 0)) throw new TypeError('activeWindowMs must be at least 0');
   }
@@ -143,7 +149,7 @@ export class TenantAdmission {
       if (i >= 0) lane.queue.splice(i, 1);
     } else {
       lane.running--;
-      // The oldest waiting requests take the freed slot (more than one when the tenant is alone again).
+      // The oldest waiting requests take the freed slot (more than one when the tenant is alone again: its cap rose).
       while (lane.queue.length && lane.running < this.cap(ticket.tenant)) {
         const next = lane.queue.shift()!;
         lane.running++;
@@ -156,7 +162,7 @@ export class TenantAdmission {
   }
 
   private cap(tenant: string): number {
-    return this.contended(tenant) ? this.limits.maxInFlight : Infinity;
+    return this.contended(tenant) ? this.limits.maxInFlight : this.aloneCap;
   }
 
   private seen(tenant: string): void {
