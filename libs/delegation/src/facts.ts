@@ -14,6 +14,11 @@ export interface DelegationRequest {
    * the resource (token exchange), or what a dry run assumes. Absent: none.
    */
   consentedScopes?: string[];
+  /**
+   * An agent client's token (issue 17 section 3): the client may have no record (a Client ID Metadata Document
+   * client); its facts are then those of a third party without delegation settings (the caller supplies the link).
+   */
+  agentClient?: boolean;
 }
 
 export function tenantFacts(doc: TenantDoc): TenantFacts {
@@ -83,11 +88,11 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     userObjectId ? models.User.findOne({ tenantId: r.tenantId, _id: userObjectId }, { groupIds: 1, enabled: 1 }).lean() : null,
     userPermissions(models, r.tenantId, r.userId, r.resource),
   ]);
-  if (!tenant || !client) return null;
+  if (!tenant || (!client && !r.agentClient)) return null;
   const policies = nhe ? await models.DelegationPolicy.find({ tenantId: r.tenantId, nheId: String(nhe._id) }).lean() : [];
   return {
     tenant: tenantFacts(tenant),
-    client: clientFacts(client),
+    client: client ? clientFacts(client) : { clientId: r.clientId, numericId: 0, firstParty: false, nhe: { delegationEnabled: false, allowedNheIdentifiers: [] } },
     resourceServer: rs ? resourceServerFacts(rs) : null,
     nhe: nhe ? nheFacts(nhe, { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime) : null,
     userId: r.userId,

@@ -19,3 +19,31 @@ export const forwardedExchangeSchema = z
   .strict();
 
 export type ForwardedExchange = z.infer<typeof forwardedExchangeSchema>;
+
+/**
+ * The wire contract of an agent client's token (issue 17 section 3): after node-oidc-provider has redeemed an
+ * authorization code or a device code of a client that embodies an NHE (agent-clients.ts), oidc-core hands the
+ * already-authenticated user, client, resource and scopes to the sidecar, which decides, mints and audits exactly
+ * as for token exchange.
+ */
+export const forwardedAgentTokenSchema = z
+  .object({
+    tenantId: z.number().int().nonnegative(),
+    clientId: z.string().min(1).max(2048),
+    /** The client's numeric id (azp); 0 for a client identified by a metadata document, which has none. */
+    clientNumericId: z.number().int().nonnegative(),
+    /** The user who signed in and consented (the code's or device code's account). */
+    userId: z.string().min(1).max(128),
+    resource: z.string().min(1).max(2048),
+    /** The resource scopes the code or device code carries (what was asked for and granted). */
+    scopes: z.array(z.string().max(256)).max(256),
+    /** What the user's grant holds for the resource (the consent page's scopes). */
+    consentedScopes: z.array(z.string().max(256)).max(256),
+    grantType: z.enum(['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code']),
+    /** The DPoP key thumbprint the provider verified at its token endpoint, when the token is bound. */
+    jkt: z.string().min(1).max(128).optional(),
+    sourceIp: z.string().max(64),
+  })
+  .strict();
+
+export type ForwardedAgentToken = z.infer<typeof forwardedAgentTokenSchema>;

@@ -9,6 +9,8 @@ import type { ExchangeDeps } from './domain/exchange';
 import { safeJwksFetcher } from './domain/jwks-fetch';
 import { dpopNonces } from './domain/dpop-nonce';
 import { EXCHANGE_PATH, isExchangeRequest, tokenExchangeHandler } from './routes/token-exchange';
+import { AGENT_TOKEN_PATH, agentTokenHandler, isAgentTokenRequest } from './routes/agent-token';
+import type { AgentTokenDeps } from './domain/agent-token';
 
 export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' | 'actors'> {
   /** NHE keys and workload issuers (main.ts passes one it invalidates); default: over `models`, fetching with `fetchJwks`. */
@@ -31,7 +33,7 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     readiness: deps.readiness,
     // Every exchange logs its decision record (onDecision below) with the request's facts: that is its request log.
-    skipRequestLog: isExchangeRequest,
+    skipRequestLog: (req) => isExchangeRequest(req) || isAgentTokenRequest(req),
   });
   const decisions = new Counter({
     name: 'nhe_token_exchange_decisions_total',
@@ -78,8 +80,27 @@ export function createApp(deps: AppDeps) {
   const exchange = tokenExchangeHandler({ ...deps, actors, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) }, deps.sidecarSecret, logger, (err, req, res) =>
     errors(err, req as Request, res as Response, () => undefined),
   );
+  // An agent client's token (issue 17 section 3): the same decision, counters and decision log, gty the flow's.
+  const onAgentDecision: AgentTokenDeps['onDecision'] = (decision, input, nheIdentifier) => {
+    const fields = { tenantId: input.tenantId, client_id: bounded(input.clientId), nhe: nheIdentifier, resource: bounded(input.resource), gty: input.grantType, sourceIp: input.sourceIp };
+    if (decision.outcome === 'granted') {
+      decisions.inc({ outcome: 'granted', error: '', gate: '' });
+      for (const r of decision.removed) narrowed.inc({ layer: r.layer });
+      logger.info({ ...fields, decision: { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds } }, 'agent client delegation granted');
+    } else if (decision.outcome === 'denied') {
+      decisions.inc({ outcome: 'denied', error: decision.error, gate: decision.gate });
+      logger.info({ ...fields, decision }, 'agent client delegation denied');
+    } else {
+      decisions.inc({ outcome: 'rejected', error: decision.error, gate: decision.stage });
+      (decision.stage === 'audit' ? logger.warn.bind(logger) : logger.info.bind(logger))({ ...fields, decision }, 'agent client token rejected');
+    }
+  };
+  const agentToken = agentTokenHandler({ ...deps, actors, onDecision: onAgentDecision }, deps.sidecarSecret, logger, (err, req, res) =>
+    errors(err, req as Request, res as Response, () => undefined),
+  );
   const listener: RequestListener = (req, res) => {
     if (isExchangeRequest(req)) prelude(req, res, EXCHANGE_PATH, () => exchange(req, res));
+    else if (isAgentTokenRequest(req)) prelude(req, res, AGENT_TOKEN_PATH, () => agentToken(req, res));
     else app(req, res);
   };
   return { app, registry, listener };

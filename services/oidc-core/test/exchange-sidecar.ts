@@ -5,7 +5,7 @@
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import { auditSubject, ensureAuditStream, publishAndAwaitAck } from '@idp/events';
+import { auditSubject, ensureAuditStream, publishAndAwaitAck, type NheTokenIssued } from '@idp/events';
 import { listen, type Listening } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { testNats, type openTestDatabase } from '@idp/testing';
@@ -21,6 +21,10 @@ export interface ExchangeSidecar {
   /** For startPagesApp({ forwardTokenExchange }). */
   forwarder: (db: Awaited<ReturnType<typeof openTestDatabase>>, keyStore: KeyStore, baseUrl: () => string) => Promise<TokenExchangeForwarder>;
   stop: () => Promise<void>;
+  /** Issuance events JetStream acknowledged, in order. */
+  issued: NheTokenIssued[];
+  /** While true, publishing fails (JetStream unavailable): no token may be issued. */
+  failPublish: boolean;
 }
 
 export function exchangeSidecar(): ExchangeSidecar {
@@ -28,7 +32,9 @@ export function exchangeSidecar(): ExchangeSidecar {
   let nc: NatsConnection | undefined;
   let nats: Awaited<ReturnType<typeof testNats>> | undefined;
   const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent' | undefined) ?? 'silent' });
-  return {
+  const self: ExchangeSidecar = {
+    issued: [],
+    failPublish: false,
     async forwarder(db, keyStore, baseUrl) {
       nats = await testNats();
       nc = await connect({ servers: nats.url });
@@ -41,7 +47,9 @@ export function exchangeSidecar(): ExchangeSidecar {
         issuerFor: (t) => `${baseUrl()}/auth/${t}`,
         keysFor: cachedKeys(keyStore, 30_000),
         publishIssued: async (event) => {
+          if (self.failPublish) throw new Error('JetStream unavailable (test)');
           await publishAndAwaitAck(js, auditSubject(event.tenantId), event, event.jti, 1500);
+          self.issued.push(event);
         },
         readiness: [],
       });
@@ -54,4 +62,5 @@ export function exchangeSidecar(): ExchangeSidecar {
       await nats?.server?.dispose();
     },
   };
+  return self;
 }

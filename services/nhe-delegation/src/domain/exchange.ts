@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { SignJWT, type createLocalJWKSet, type importJWK, type JWTPayload } from 'jose';
+import type { createLocalJWKSet, importJWK, JWTPayload } from 'jose';
 import {
-  CLAIM_ACTOR_PROOF,
   decideDelegation,
   loadDelegationFacts,
   MAX_ACTOR_JWT_LENGTH,
@@ -15,18 +13,11 @@ import {
 import { OAuthError, oauthErrors } from '@idp/errors';
 import { singleUseStore, type Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
-import {
-  CLAIM_NHE_DELEGATION,
-  CLAIM_TENANT_ID,
-  CLAIM_TENANT_NAME,
-  GRANT_TYPE_TOKEN_EXCHANGE,
-  NHE_SUBJECT_PREFIX,
-  TOKEN_TYPE_ACCESS_TOKEN,
-  TOKEN_TYPE_NHE_ID,
-} from '@idp/tokens';
+import { GRANT_TYPE_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS_TOKEN, TOKEN_TYPE_NHE_ID } from '@idp/tokens';
 import type { ActorDirectory } from './actor-directory';
 import { authenticateActor, type AuthenticatedActor } from './actor-token';
 import { verifyTokenEndpointProof } from './dpop';
+import { auditIssuance, signNheToken } from './mint';
 import type { DpopNonces } from './dpop-nonce';
 import { assertSubjectGrantLive } from './subject-grant';
 import { verifySubjectToken } from './subject-token';
@@ -281,56 +272,23 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   }
   if (boundTo !== undefined && jkt !== boundTo) await stage('subject-token', () => Promise.reject(boundError()));
 
-  const now = Math.floor(Date.now() / 1000);
-  const jti = randomUUID();
-  // The claims of the spec's table (plus cnf when bound), and RFC 9068's client_id (section 2.2, required): the
-  // OAuth client_id string beside the spec's numeric azp, so stock RFC 9068 validators accept NHE tokens too.
-  const accessToken = await new SignJWT({
-    scope: decision.scopes.join(' '),
+  const mint = {
+    issuer,
+    keys,
+    tenant,
+    nhe,
+    userId: subject.userId,
+    clientId: input.clientId,
+    clientNumericId: input.clientNumericId,
+    resource: p.resource,
+    decision,
     gty: GRANT_TYPE_TOKEN_EXCHANGE,
-    azp: input.clientNumericId,
-    client_id: input.clientId,
-    [CLAIM_TENANT_NAME]: tenant.name,
-    [CLAIM_TENANT_ID]: tenant.id,
-    // The spec's act for a named actor; a proven one also says how it proved who it is (issue 19).
-    act: { sub: `${NHE_SUBJECT_PREFIX}${nhe.identifier}`, ...(actor ? { [CLAIM_ACTOR_PROOF]: actor.auth.method } : {}) },
-    agent: { id: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(nhe.model ? { model: nhe.model } : {}) },
-    [CLAIM_NHE_DELEGATION]: true,
-    ...(jkt ? { cnf: { jkt } } : {}),
-  })
-    .setProtectedHeader({ alg: 'ES256', kid: keys.signingKid, typ: 'at+jwt' })
-    .setIssuer(issuer)
-    .setSubject(subject.userId)
-    .setAudience(p.resource)
-    .setIssuedAt(now)
-    .setExpirationTime(now + decision.ttl)
-    .setJti(jti)
-    .sign(keys.signingKey);
-
-  await stage('audit', async () => {
-    try {
-      await deps.publishIssued({
-        type: 'nhe.token.issued',
-        jti,
-        tenantId: input.tenantId,
-        userId: subject.userId,
-        nheId: nhe.id,
-        nheIdentifier: nhe.identifier,
-        clientId: input.clientId,
-        clientNumericId: input.clientNumericId,
-        resourceServer: p.resource,
-        scopes: decision.scopes,
-        ttl: decision.ttl,
-        sourceIp: input.sourceIp,
-        issuedAt: new Date(now * 1000).toISOString(),
-        ...(jkt ? { dpopJkt: jkt } : {}),
-        actorAuth: actor ? actor.auth : { method: 'named' },
-      });
-    } catch (err) {
-      // No durable audit record, no token (DESIGN.md).
-      throw new OAuthError('temporarily_unavailable', 'the issuance could not be recorded; no token was issued, retry later', 503, { cause: err });
-    }
-  });
+    jkt,
+    actor: actor?.auth,
+  };
+  const signed = await signNheToken(mint);
+  const accessToken = signed.accessToken;
+  await stage('audit', () => auditIssuance(deps.publishIssued, { ...mint, tenantId: input.tenantId, sourceIp: input.sourceIp }, signed));
   // A grant is reported once a token exists: a refused proof or an unrecorded issuance is one rejection, not also a grant.
   onDecision(decision);
 

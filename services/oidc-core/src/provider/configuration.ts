@@ -12,6 +12,7 @@ import { CLIENT_PROPS, isSelfIntroduced, pkceRequiredFor, selfIntroducedProps } 
 import { cimdSettingsOf, clientIdMetadataDocumentFeature, isMetadataDocumentClientId, outboundFetch, type OutboundOptions } from './client-id-metadata';
 import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
+import { agentClientParams } from './agent-clients';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { referenceGrant } from './introspection';
 import { renderErrorPage } from '../views/pages';
@@ -102,6 +103,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     fetch: outboundFetch({ allowLoopback: cimd.enabled && cimd.allowLoopback }, deps.outbound),
     fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxDocumentBytes, jwks_uri: 256 * 1024, sector_identifier_uri: 256 * 1024 },
     routes: { authorization: '/authorize', token: '/oidc/token' },
+    // Agent clients (issue 17 section 3; provider/agent-clients.ts): no offline_access at authorization.
+    extraParams: agentClientParams(models, tenantId),
     // The code flow only (no implicit or hybrid); client authentication as above.
     responseTypes: ['code'],
     clientAuthMethods,

@@ -6,6 +6,7 @@ import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
 import { oauthAnswers, pinPublicOrigin, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
+import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
 import { ClaimsResolver } from '../provider/claims-account';
@@ -126,6 +127,8 @@ export class TenantPool {
     if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
+    // Agent clients (issue 17 section 3): their tokens come from the sidecar too (its second call, beside the exchange).
+    registerAgentClientTokens(provider, tenantId, models, (this.options.forwardTokenExchange as { agentToken?: AgentTokenForwarder }).agentToken);
     registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);

@@ -1,6 +1,8 @@
 import { Agent, request as httpRequest } from 'node:http';
 import type { Logger } from '@idp/logger';
-import type { TokenExchangeForwarder } from './token-exchange';
+import type { ForwardedAgentToken } from '@idp/delegation';
+import type { AgentTokenForwarder } from '../agent-clients';
+import type { TokenExchangeForwarder, TokenExchangeResponse } from './token-exchange';
 
 const UNAVAILABLE = {
   status: 503,
@@ -14,15 +16,21 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
  * Forwards token-exchange requests to the sidecar on loopback, authenticated with the shared secret. Plain
  * node:http with a keep-alive agent (cheaper per call than fetch on the hot path).
  */
-export function sidecarForwarder(url: string, secret: string, logger: Logger, timeoutMs = 10_000): TokenExchangeForwarder {
-  const endpoint = new URL(`${url.replace(/\/+$/, '')}/internal/token-exchange`);
-  if (endpoint.protocol !== 'http:') throw new Error('SIDECAR_URL must be an http:// loopback URL');
+export function sidecarForwarder(url: string, secret: string, logger: Logger, timeoutMs = 10_000): TokenExchangeForwarder & { agentToken: AgentTokenForwarder } {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
+  const exchange = sidecarCall<Parameters<TokenExchangeForwarder>[0]>(url, '/internal/token-exchange', secret, logger, agent, timeoutMs);
+  // The sidecar's second call (issue 17 section 3): an agent client's token, minted and audited like an exchange's.
+  return Object.assign(exchange, { agentToken: sidecarCall<ForwardedAgentToken>(url, '/internal/agent-token', secret, logger, agent, timeoutMs) });
+}
+
+function sidecarCall<T extends { tenantId: number }>(url: string, path: string, secret: string, logger: Logger, agent: Agent, timeoutMs: number): (forwarded: T) => Promise<TokenExchangeResponse> {
+  const endpoint = new URL(`${url.replace(/\/+$/, '')}${path}`);
+  if (endpoint.protocol !== 'http:') throw new Error('SIDECAR_URL must be an http:// loopback URL');
   return (forwarded) =>
     new Promise((resolve) => {
       const payload = Buffer.from(JSON.stringify(forwarded));
       let settled = false;
-      const done = (value: Awaited<ReturnType<TokenExchangeForwarder>>) => {
+      const done = (value: TokenExchangeResponse) => {
         if (settled) return;
         settled = true;
         resolve(value);

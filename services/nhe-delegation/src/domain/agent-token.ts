@@ -1,0 +1,112 @@
+/**
+ * An agent client's delegation token (issue 17 section 3). node-oidc-provider has redeemed an authorization code
+ * or a device code of a client that embodies an NHE (its registration names the client in agentClients); oidc-core
+ * forwards the user, client, resource and scopes here, and this decides with the same function as token exchange
+ * (libs/delegation decideDelegation: gates, RBAC ∩ consent ∩ NHE ∩ policy, TTL 60..900 s), then mints and audits
+ * through the same path (mint.ts: no JetStream ack, no token).
+ *
+ * The client gate is the link itself: the NHE's registration naming the client is the administrator's decision that
+ * this client is that agent (a client record's own config.nhe governs it as a token-exchange client only). The
+ * client's own maxTokenLifetime, when its record has one, still caps the lifetime.
+ */
+import { agentLinkOf, decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type ForwardedAgentToken } from '@idp/delegation';
+import { OAuthError, oauthErrors } from '@idp/errors';
+import type { Models } from '@idp/db';
+import type { NheTokenIssued } from '@idp/events';
+import type { ActorDirectory } from './actor-directory';
+import type { TenantKeyMaterial } from './exchange';
+import { auditIssuance, signNheToken } from './mint';
+
+export interface AgentTokenDeps {
+  models: Models;
+  issuerFor: (tenantId: number) => string;
+  keysFor: (tenantId: number) => Promise<TenantKeyMaterial>;
+  publishIssued: (event: NheTokenIssued) => Promise<void>;
+  actors: ActorDirectory;
+  /** Once per request: the decision record, or a rejection outside it (never a token). */
+  onDecision: (decision: DelegationDecision | { outcome: 'rejected'; error: string; stage: 'client' | 'dpop' | 'audit'; reason: string }, input: ForwardedAgentToken, nheIdentifier?: string) => void;
+}
+
+export interface AgentTokenResult {
+  access_token: string;
+  token_type: 'Bearer' | 'DPoP';
+  expires_in: number;
+  scope: string;
+}
+
+export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgentToken): Promise<AgentTokenResult> {
+  const reject = (error: OAuthError, stage: 'client' | 'dpop' | 'audit', nheIdentifier?: string): never => {
+    deps.onDecision({ outcome: 'rejected', error: error.error, stage, reason: error.message }, input, nheIdentifier);
+    throw error;
+  };
+  const link = await agentLinkOf(deps.models, input.tenantId, input.clientId);
+  if (link.kind === 'none') reject(oauthErrors.accessDenied('this client no longer embodies an NHE; start the authorization again'), 'client');
+  if (link.kind === 'ambiguous') reject(oauthErrors.accessDenied(`this client is named by more than one NHE (${link.identifiers.join(', ')}); an administrator must fix the registrations`), 'client');
+  const linked = (link as Extract<typeof link, { kind: 'agent' }>).nhe;
+
+  const loaded = await loadDelegationFacts(deps.models, {
+    tenantId: input.tenantId,
+    clientId: input.clientId,
+    userId: input.userId,
+    nheIdentifier: linked.identifier,
+    resource: input.resource,
+    requestedScopes: input.scopes,
+    consentedScopes: input.consentedScopes,
+    agentClient: true,
+  });
+  if (!loaded) return reject(oauthErrors.invalidClient('tenant not found'), 'client');
+  const facts: DelegationFacts = {
+    ...loaded,
+    // The link is the client gate; the user consented to this agent on the consent page (always shown to it).
+    client: {
+      clientId: input.clientId,
+      numericId: input.clientNumericId,
+      firstParty: false,
+      nhe: { delegationEnabled: true, allowedNheIdentifiers: [linked.identifier], ...(loaded.client.nhe.maxTokenLifetime !== undefined ? { maxTokenLifetime: loaded.client.nhe.maxTokenLifetime } : {}) },
+    },
+    actorAuth: 'named',
+  };
+  const decision = decideDelegation(facts);
+  if (decision.outcome === 'denied') {
+    deps.onDecision(decision, input, linked.identifier);
+    const description =
+      decision.gate === 'actor-proof-required'
+        ? 'this NHE must prove who it is with a signed actor token: use the token exchange with an actor JWT, not an agent client'
+        : decision.description;
+    throw new OAuthError(decision.error, description, 400, decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {});
+  }
+  const tenant = facts.tenant;
+  const nhe = facts.nhe!;
+  // DPoP: the provider verified the proof at its token endpoint (nonce and replay included); the tenant's
+  // requireDpop and an NHE pinned to its keys are checked here as for token exchange.
+  if (!input.jkt && (tenant.nhe.requireDpop || nhe.requireKeyBoundDpop)) {
+    reject(oauthErrors.invalidDpopProof('delegated tokens of this tenant or NHE must be DPoP-bound: send a DPoP proof at the token endpoint'), 'dpop', nhe.identifier);
+  }
+  if (input.jkt && nhe.requireKeyBoundDpop) {
+    const keys = await deps.actors.nhe(input.tenantId, nhe.identifier);
+    const known = keys?.keys ? (await keys.keys.keys()).some((k) => k.jkt === input.jkt) || (await keys.keys.refresh())?.some((k) => k.jkt === input.jkt) : false;
+    if (!known) reject(oauthErrors.invalidDpopProof("DPoP proof key is not one of the NHE's registered keys"), 'dpop', nhe.identifier);
+  }
+
+  const mint = {
+    issuer: deps.issuerFor(input.tenantId),
+    keys: await deps.keysFor(input.tenantId),
+    tenant,
+    nhe,
+    userId: input.userId,
+    clientId: input.clientId,
+    clientNumericId: input.clientNumericId,
+    resource: input.resource,
+    decision,
+    gty: input.grantType,
+    jkt: input.jkt,
+  };
+  const signed = await signNheToken(mint);
+  try {
+    await auditIssuance(deps.publishIssued, { ...mint, tenantId: input.tenantId, sourceIp: input.sourceIp }, signed);
+  } catch (err) {
+    return reject(err as OAuthError, 'audit', nhe.identifier);
+  }
+  deps.onDecision(decision, input, nhe.identifier);
+  return { access_token: signed.accessToken, token_type: input.jkt ? 'DPoP' : 'Bearer', expires_in: decision.ttl, scope: decision.scopes.join(' ') };
+}

@@ -1,0 +1,212 @@
+/**
+ * Agent clients (issue 17 section 3): a client that an NHE registration names in agentClients gets, from the
+ * authorization-code and device flows, an NHE delegation token decided, minted and audited by the real
+ * nhe-delegation sidecar (in process, real JetStream): exactly the spec's claims, gty naming the flow, no refresh
+ * token, an audit event per issuance and no token without its ack; offline_access refused at authorization; NHE or
+ * tenant delegation off: no token; a client linked to no NHE: an ordinary token; prompt=none against the remembered
+ * consent.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { createClient } from '@idp/testing';
+import { exchangeSidecar } from './exchange-sidecar';
+import { Browser, PEPPER, startPagesApp, type PagesApp } from './pages-app';
+import { authCodeFlow, deviceFlow, post, type TestClient, type TokenBody } from './scopes-harness';
+
+const ORDERS = 'https://api.orders.example';
+const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+
+const sidecar = exchangeSidecar();
+let app: PagesApp;
+let T: number;
+/** Linked to orders-agent through agentClients; third party; its record has no delegation settings. */
+let agent: TestClient;
+/** The same client settings, linked to no NHE. */
+let plain: TestClient;
+
+function ok(res: { status: number; body: TokenBody }): TokenBody {
+  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({ status: 200, error: undefined, description: undefined });
+  return res.body;
+}
+
+beforeAll(async () => {
+  app = await startPagesApp('agent-clients', { forwardTokenExchange: sidecar.forwarder });
+  const { models } = app.db;
+  T = app.tenant.tenantId;
+  const make = async (clientId: string, redirectUri: string) => {
+    const c = await createClient(models, PEPPER, { tenantId: T, clientId, name: clientId, grantTypes: ['authorization_code', DEVICE], redirectUris: [redirectUri], firstParty: false });
+    await models.Client.updateOne({ tenantId: T, clientId }, { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } });
+    return { ...c, redirectUri };
+  };
+  agent = await make('mcp-agent', 'https://agent.example/cb');
+  plain = await make('mcp-plain', 'https://plain.example/cb');
+  await models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { agentClients: ['mcp-agent'] } });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await sidecar.stop();
+});
+
+const SPEC_CLAIMS = ['iss', 'sub', 'aud', 'iat', 'exp', 'jti', 'scope', 'gty', 'azp', 'client_id', 'org.vendor.tenant.name', 'org.vendor.tenant.id', 'act', 'agent', 'org.vendor.nhe.delegation'].sort();
+
+describe('an agent client gets NHE delegation tokens', () => {
+  it('authorization code: exactly the spec\'s claims, gty authorization_code, no refresh token, one audit event', async () => {
+    const before = sidecar.issued.length;
+    const body = ok(await authCodeFlow(app, agent, { scope: 'openid orders:read orders:write', resource: ORDERS }));
+    expect(body.refresh_token).toBeUndefined();
+    expect(body.token_type).toBe('Bearer');
+    const claims = decodeJwt(body.access_token!);
+    expect(decodeProtectedHeader(body.access_token!)).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
+    expect(Object.keys(claims).sort()).toEqual(SPEC_CLAIMS);
+    expect(claims).toMatchObject({
+      iss: `${app.baseUrl}/auth/${T}`,
+      sub: app.tenant.user.id,
+      aud: ORDERS,
+      scope: 'orders:read orders:write',
+      gty: 'authorization_code',
+      azp: agent.numericId,
+      client_id: 'mcp-agent',
+      'org.vendor.tenant.id': T,
+      act: { sub: 'nhe:orders-agent' },
+      agent: { id: 'orders-agent', type: 'llm-assistive', operator: 'Demo Operations', model: { name: 'demo-model', provider: 'example' } },
+      'org.vendor.nhe.delegation': true,
+    });
+    // The NHE's maxTokenLifetime (300) is the smallest term.
+    expect(claims.exp! - claims.iat!).toBe(300);
+    expect(body.expires_in).toBe(300);
+    expect(body.scope!.split(' ').sort()).toEqual(['orders:read', 'orders:write']);
+    expect(body.id_token).toBeDefined();
+    expect(sidecar.issued.slice(before)).toEqual([
+      expect.objectContaining({ jti: claims.jti, tenantId: T, userId: app.tenant.user.id, nheIdentifier: 'orders-agent', clientId: 'mcp-agent', resourceServer: ORDERS, scopes: ['orders:read', 'orders:write'], ttl: 300 }),
+    ]);
+  });
+
+  it('the decision narrows as token exchange does: a scope the user does not hold is removed (orders:refund)', async () => {
+    await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } });
+    try {
+      const body = ok(await authCodeFlow(app, agent, { scope: 'openid orders:read orders:refund', resource: ORDERS }));
+      expect(decodeJwt(body.access_token!).scope).toBe('orders:read');
+    } finally {
+      await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write'] } });
+    }
+  });
+
+  it('device flow: gty names the device code grant', async () => {
+    const body = ok(await deviceFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS }));
+    const claims = decodeJwt(body.access_token!);
+    expect(claims).toMatchObject({ gty: DEVICE, act: { sub: 'nhe:orders-agent' }, 'org.vendor.nhe.delegation': true, scope: 'orders:read' });
+    expect(body.refresh_token).toBeUndefined();
+  });
+
+  it('offline_access is refused at authorization (invalid_scope, said plainly), no code issued', async () => {
+    const res = await authCodeFlow(app, agent, { scope: 'openid offline_access orders:read', resource: ORDERS });
+    expect(res.status).toBe(302);
+    expect(res.body.error).toBe('invalid_scope');
+    expect(res.body.error_description).toMatch(/agent orders-agent.*without refresh.*offline_access/);
+    const device = await post(app, '/device/auth', { client_id: agent.clientId, scope: 'openid offline_access orders:read', resource: ORDERS }, agent);
+    expect(device.status).toBe(400);
+    expect(device.body.error).toBe('invalid_scope');
+  });
+
+  it('no token without the JetStream ack: 503 temporarily_unavailable, nothing issued', async () => {
+    const before = sidecar.issued.length;
+    sidecar.failPublish = true;
+    try {
+      const res = await authCodeFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS });
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('temporarily_unavailable');
+      expect(res.body.access_token).toBeUndefined();
+      expect(res.body.id_token).toBeUndefined();
+    } finally {
+      sidecar.failPublish = false;
+    }
+    expect(sidecar.issued.length).toBe(before);
+  });
+
+  it('the NHE disabled: no token (invalid_grant), and nothing audited', async () => {
+    const before = sidecar.issued.length;
+    await app.db.models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { enabled: false } });
+    try {
+      const res = await authCodeFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'the NHE is disabled' });
+    } finally {
+      await app.db.models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { enabled: true } });
+    }
+    expect(sidecar.issued.length).toBe(before);
+  });
+
+  it("the tenant's NHE delegation off: no token at all (access_denied), not an ordinary one", async () => {
+    await app.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.enabled': false } });
+    try {
+      const res = await authCodeFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'access_denied', error_description: 'NHE delegation is disabled for this tenant' });
+    } finally {
+      await app.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.enabled': true } });
+    }
+  });
+
+  it('a client linked to no NHE gets an ordinary token (no delegation claims), and may ask for offline_access', async () => {
+    const body = ok(await authCodeFlow(app, plain, { scope: 'openid orders:read', resource: ORDERS }));
+    const claims = decodeJwt(body.access_token!);
+    expect(claims.act).toBeUndefined();
+    expect(claims.agent).toBeUndefined();
+    expect(claims['org.vendor.nhe.delegation']).toBeUndefined();
+    expect(claims.scope).toBe('orders:read');
+    const offline = await authCodeFlow(app, plain, { scope: 'openid offline_access orders:read', resource: ORDERS });
+    expect(offline.body.error).toBeUndefined();
+  });
+
+  it('prompt=none works against the remembered consent (same user, agent and scope set): a new delegation token without interaction', async () => {
+    const browser = new Browser(app.baseUrl);
+    const authorize = async (extra: Record<string, string>) => {
+      const verifier = randomBytes(32).toString('base64url');
+      const params = new URLSearchParams({
+        client_id: agent.clientId,
+        response_type: 'code',
+        redirect_uri: agent.redirectUri,
+        scope: 'openid orders:read',
+        resource: ORDERS,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        ...extra,
+      });
+      let res = await browser.go(`/auth/${T}/authorize?${params}`);
+      for (let i = 0; i < 10 && res.location && !res.location.startsWith(agent.redirectUri); i++) {
+        const url = new URL(res.location, app.baseUrl);
+        if (/\/interaction\/[^/]+$/.test(url.pathname)) {
+          const page = await browser.go(url.pathname);
+          res = /name="password"/.test(page.text)
+            ? await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } })
+            : await browser.go(`${url.pathname}/confirm`, { form: {} });
+        } else res = await browser.go(url.toString());
+      }
+      const url = new URL(res.location!);
+      return { url, verifier };
+    };
+    // Without a session and consent, prompt=none fails.
+    expect((await authorize({ prompt: 'none' })).url.searchParams.get('error')).toBe('login_required');
+    const first = await authorize({});
+    expect(first.url.searchParams.get('code')).toBeTruthy();
+    const again = await authorize({ prompt: 'none' });
+    const code = again.url.searchParams.get('code');
+    expect(again.url.searchParams.get('error')).toBeNull();
+    const body = ok(await post(app, '/oidc/token', { grant_type: 'authorization_code', code: code!, redirect_uri: agent.redirectUri, code_verifier: again.verifier }, agent));
+    expect(decodeJwt(body.access_token!)).toMatchObject({ act: { sub: 'nhe:orders-agent' }, scope: 'orders:read', gty: 'authorization_code' });
+    // A wider scope set than the remembered one needs the user again.
+    const wider = await (async () => {
+      const verifier = randomBytes(32).toString('base64url');
+      const params = new URLSearchParams({ client_id: agent.clientId, response_type: 'code', redirect_uri: agent.redirectUri, scope: 'openid orders:read orders:write', resource: ORDERS, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'none' });
+      const res = await browser.go(`/auth/${T}/authorize?${params}`);
+      return new URL((await followAll(browser, res.location))!);
+    })();
+    expect(wider.searchParams.get('error')).toBe('consent_required');
+  });
+});
+
+async function followAll(browser: Browser, location: string | undefined): Promise<string | undefined> {
+  for (let i = 0; i < 10 && location && !location.startsWith('https://agent.example/cb'); i++) location = (await browser.go(new URL(location, browser.baseUrl).toString())).location;
+  return location;
+}
