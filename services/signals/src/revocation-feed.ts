@@ -112,14 +112,15 @@ export async function handleRevocationMessages(deps: FanOutDeps & { logger: Logg
   );
 }
 
-/** Pulls batches until `signal` aborts. */
+/**
+ * Pulls until `signal` aborts. Each message is handled as soon as it arrives (not when the pull request expires), so
+ * a revocation reaches the streams without waiting for the rest of a batch.
+ */
 export async function runRevocationConsumer(consumer: Consumer, handle: (msgs: JsMsg[]) => Promise<void>, logger: Logger, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     try {
       const messages = await consumer.fetch({ max_messages: 100, expires: 1000 });
-      const batch: JsMsg[] = [];
-      for await (const m of messages) batch.push(m);
-      if (batch.length) await handle(batch);
+      for await (const m of messages) await handle([m]);
     } catch (err) {
       if (signal.aborted) break;
       logger.warn({ err: (err as Error).message }, 'revocation fetch failed; retrying');
