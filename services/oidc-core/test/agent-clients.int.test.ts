@@ -20,7 +20,7 @@ const sidecar = exchangeSidecar();
 let app: PagesApp;
 let T: number;
 /** Linked to orders-agent through agentClients; third party; its record has no delegation settings. */
-let agent: TestClient;
+let agent: TestClient & { numericId: number };
 /** The same client settings, linked to no NHE. */
 let plain: TestClient;
 
