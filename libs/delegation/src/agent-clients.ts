@@ -5,6 +5,7 @@
  * is always named in full, so a pattern never spans hosts).
  */
 import type { Models, NheDoc } from '@idp/db';
+import type { DelegationFacts } from './decision';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -59,4 +60,28 @@ export async function agentLinkOf(models: Models, tenantId: number, clientId: st
   if (!nhes.length) return { kind: 'none' };
   if (nhes.length > 1) return { kind: 'ambiguous', identifiers: nhes.map((n) => n.identifier) };
   return { kind: 'agent', nhe: nhes[0]! };
+}
+
+/**
+ * The facts of an agent client's token (issue 17 section 3): the link is the client gate (the NHE registration naming
+ * the client is the administrator's decision that this client is that agent; the client record's own config.nhe
+ * governs it as a token-exchange client only), the client is always a third party (its user saw the consent page),
+ * and the client record's maxTokenLifetime, when it has one, still caps the lifetime. Used by the sidecar and the
+ * management API's dry run alike.
+ */
+export function agentClientFacts(loaded: DelegationFacts, nheIdentifier: string, clientNumericId: number): DelegationFacts {
+  return {
+    ...loaded,
+    client: {
+      clientId: loaded.client.clientId,
+      numericId: clientNumericId,
+      firstParty: false,
+      nhe: {
+        delegationEnabled: true,
+        allowedNheIdentifiers: [nheIdentifier],
+        ...(loaded.client.nhe.maxTokenLifetime !== undefined ? { maxTokenLifetime: loaded.client.nhe.maxTokenLifetime } : {}),
+      },
+    },
+    actorAuth: 'named',
+  };
 }

@@ -72,3 +72,26 @@ it('409 when another NHE of the tenant already embodies the client (exactly or t
   expect((await h.call('patch', nhePath(A, `/${first.body.id}`), adminA, { agentClients: ['shared-client'] })).status).toBe(200);
   expect((await h.call('post', nhePath(B), adminB, nhe('b-agent', { agentClients: ['shared-client'] }))).status).toBe(201);
 });
+
+it("the dry run shows an agent client's decision (flow agent-client): the link is the client gate; a metadata-document client without a record is simulated too", async () => {
+  const role = await h.db.models.Role.create({ tenantId: A, name: 'clerk-agents', resourceServer: 'https://orders.agents.example', permissions: ['orders:read', 'orders:write'] });
+  const user = await h.db.models.User.create({ tenantId: A, username: 'agent-user', passwordHash: 'x', roleIds: [String(role._id)] });
+  await h.db.models.ResourceServer.create({ tenantId: A, identifier: 'https://orders.agents.example', name: 'orders', scopes: ['orders:read', 'orders:write'], config: { accessToken: { lifetime: 600 }, nhe: { acceptDelegationTokens: true } } });
+  // A client record without delegation settings: as a token-exchange client it would be refused (client-disabled).
+  await h.db.models.Client.create({ tenantId: A, numericId: A * 10 + 7, clientId: 'desk-agent', name: 'desk', config: { nhe: { delegationEnabled: false } } });
+  const created = await h.call('post', nhePath(A), adminA, nhe('desk-nhe', { allowedScopes: ['orders:read'], maxTokenLifetime: 240, agentClients: ['desk-agent', 'https://desk.example/agents/*'] }));
+  const id = created.body.id as string;
+  expect((await h.call('post', nhePath(A, `/${id}/delegation-policies`), adminA, { target: { type: 'user', id: String(user._id) }, allowedScopes: ['orders:read', 'orders:write'] })).status).toBe(201);
+  const sim = (clientId: string, consentedScope = 'orders:read orders:write') =>
+    h.call('post', nhePath(A, `/${id}/delegation-simulations`), adminA, { userId: String(user._id), clientId, resource: 'https://orders.agents.example', scope: 'orders:read orders:write', consentedScope });
+  const asAgent = await sim('desk-agent');
+  expect(asAgent.status).toBe(200);
+  expect(asAgent.body.flow).toBe('agent-client');
+  expect(asAgent.body.decision).toMatchObject({ outcome: 'granted', scopes: ['orders:read'], removed: [{ scope: 'orders:write', layer: 'nhe-allowed-scopes' }], ttl: 240, ttlSetBy: 'nhe.maxTokenLifetime' });
+  const cimd = await sim('https://desk.example/agents/client.json');
+  expect([cimd.status, cimd.body.flow, cimd.body.decision.outcome]).toEqual([200, 'agent-client', 'granted']);
+  // Another NHE's dry run for the same client is a token exchange: that client's own settings refuse it.
+  const other = await h.call('post', nhePath(A), adminA, nhe('desk-other'));
+  const exchange = await h.call('post', nhePath(A, `/${other.body.id}/delegation-simulations`), adminA, { userId: String(user._id), clientId: 'desk-agent', resource: 'https://orders.agents.example', scope: 'orders:read' });
+  expect([exchange.body.flow, exchange.body.decision]).toEqual(['token-exchange', expect.objectContaining({ outcome: 'denied', gate: 'client-disabled' })]);
+});

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { DelegationPolicyDoc, Models } from '@idp/db';
-import { decideDelegation, loadDelegationFacts } from '@idp/delegation';
+import { agentClientFacts, agentLinkOf, decideDelegation, loadDelegationFacts } from '@idp/delegation';
 import { problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, objectId, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
@@ -57,7 +57,7 @@ function policyView(doc: PolicyRow) {
 const simulationBody = z
   .object({
     userId: objectId.describe('The delegating user (the subject token\'s sub)'),
-    clientId: z.string().min(1).max(128).describe('client_id of the client that would exchange'),
+    clientId: z.string().min(1).max(2048).describe('client_id of the client that would exchange, or of an agent client of this NHE (a metadata document URL included)'),
     resource: z.string().min(1).max(2048).describe('Resource server identifier'),
     scope: z.string().min(1).max(4096).describe('Space-separated requested scopes'),
     consentedScope: z
@@ -99,6 +99,9 @@ const simulationSchema = z
     nheId: z.string(),
     nheIdentifier: z.string(),
     request: simulationBody,
+    flow: z
+      .enum(['token-exchange', 'agent-client'])
+      .describe('agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token (issue 17)'),
     decision: decisionSchema,
     evaluatedAt: isoDate,
   })
@@ -266,7 +269,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       method: 'post',
       path: `${NHE}/delegation-simulations`,
       operationId: 'simulateDelegation',
-      summary: 'Dry run of a token exchange for this NHE',
+      summary: 'Dry run of a token exchange (or an agent client\'s token) for this NHE',
       description:
         'Returns the decision record of the delegation domain function (granted scopes, the TTL and the term that set ' +
         'it, or the refusal and the gate that refused) for the given user, client, resource and scope. Mints nothing, ' +
@@ -278,7 +281,11 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 200: { description: 'The decision', schema: simulationSchema } },
       handler: async ({ tenantId, params, body }) => {
         const nhe = await findNhe(models, tenantId, params.nheId);
-        const facts = await loadDelegationFacts(models, {
+        // An agent client of this NHE (issue 17 section 3): the decision of its own tokens, as the sidecar makes it.
+        const link = await agentLinkOf(models, tenantId, body.clientId);
+        const asAgent = link.kind === 'agent' && link.nhe.identifier === nhe.identifier;
+        const loaded = await loadDelegationFacts(models, {
+          agentClient: asAgent,
           tenantId,
           clientId: body.clientId,
           userId: body.userId,
@@ -287,10 +294,11 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           requestedScopes: body.scope.split(' ').filter(Boolean),
           ...(body.consentedScope !== undefined ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) } : {}),
         });
-        if (!facts) throw problems.validation('the client does not exist', [{ name: 'body.clientId', reason: 'no client with this client_id in the tenant' }]);
+        if (!loaded) throw problems.validation('the client does not exist', [{ name: 'body.clientId', reason: 'no client with this client_id in the tenant' }]);
+        const facts = asAgent ? agentClientFacts(loaded, nhe.identifier, loaded.client.numericId) : loaded;
         return {
           status: 200,
-          body: { nheId: params.nheId, nheIdentifier: nhe.identifier, request: body, decision: decideDelegation(facts), evaluatedAt: new Date() },
+          body: { nheId: params.nheId, nheIdentifier: nhe.identifier, request: body, flow: asAgent ? ('agent-client' as const) : ('token-exchange' as const), decision: decideDelegation(facts), evaluatedAt: new Date() },
         };
       },
     }),

@@ -9,7 +9,7 @@
  * this client is that agent (a client record's own config.nhe governs it as a token-exchange client only). The
  * client's own maxTokenLifetime, when its record has one, still caps the lifetime.
  */
-import { agentLinkOf, decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type ForwardedAgentToken } from '@idp/delegation';
+import { agentClientFacts, agentLinkOf, decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type ForwardedAgentToken } from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
@@ -55,17 +55,8 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     agentClient: true,
   });
   if (!loaded) return reject(oauthErrors.invalidClient('tenant not found'), 'client');
-  const facts: DelegationFacts = {
-    ...loaded,
-    // The link is the client gate; the user consented to this agent on the consent page (always shown to it).
-    client: {
-      clientId: input.clientId,
-      numericId: input.clientNumericId,
-      firstParty: false,
-      nhe: { delegationEnabled: true, allowedNheIdentifiers: [linked.identifier], ...(loaded.client.nhe.maxTokenLifetime !== undefined ? { maxTokenLifetime: loaded.client.nhe.maxTokenLifetime } : {}) },
-    },
-    actorAuth: 'named',
-  };
+  // The link is the client gate; the user consented to this agent on the consent page (always shown to it).
+  const facts: DelegationFacts = agentClientFacts(loaded, linked.identifier, input.clientNumericId);
   const decision = decideDelegation(facts);
   if (decision.outcome === 'denied') {
     deps.onDecision(decision, input, linked.identifier);
