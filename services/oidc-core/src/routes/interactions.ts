@@ -13,7 +13,9 @@ import { consentScopesIn, recordResourceConsent } from '../provider/consent';
 import { CLIENT_PROPS } from '../provider/client-metadata';
 import { isMetadataDocumentClientId } from '../provider/client-id-metadata';
 import { findResourceServer } from '../provider/resource-servers';
-import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage, type ConsentClient, type ConsentResource } from '../views/pages';
+import { agentConsentOf } from '../provider/agent-consent';
+import { userinfoAudience } from '../provider/claims-userinfo';
+import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage, type ConsentAgent, type ConsentClient, type ConsentResource } from '../views/pages';
 
 export interface InteractionDeps {
   models: Models;
@@ -134,6 +136,38 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     return { name, ...((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.registration] === 'dynamic' ? { source: 'dynamic' as const } : {}) };
   };
 
+  /**
+   * An agent client (issue 17 section 3): the agent it embodies and, for each API, the decision its delegation token
+   * would get (the same function as the sidecar's), with the resource servers' names and scope descriptions.
+   */
+  const agentConsentPart = async (tenant: TenantContext, details: Details, carried: Record<string, string[]>): Promise<ConsentAgent | undefined> => {
+    const clientId = String(details.params.client_id);
+    const accountId = details.session?.accountId;
+    if (!accountId) return undefined;
+    const client = await tenant.provider.Client.find(clientId);
+    const numericId = Number((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.numericId]);
+    const agent = await agentConsentOf(deps.models, {
+      tenantId: tenant.tenantId,
+      clientId,
+      clientNumericId: Number.isSafeInteger(numericId) && numericId >= 0 ? numericId : 0,
+      userId: accountId,
+      requestedScopes: typeof details.params.scope === 'string' ? details.params.scope.split(' ').filter(Boolean) : [],
+      carried,
+      userinfoAudience: userinfoAudience(tenant.provider.issuer),
+    });
+    if (!agent) return undefined;
+    const apis = await Promise.all(
+      agent.apis.map(async (api) => {
+        if (api.outcome === 'denied') {
+          const rs = await findResourceServer(deps.models, tenant.tenantId, api.resource);
+          return { resource: api.resource, name: rs?.name, scopes: [], denied: api.reason };
+        }
+        return { ...(await consentResource(deps.models, tenant, api.resource, api.scopes)), lifetimeSeconds: api.lifetimeSeconds, removed: api.removed };
+      }),
+    );
+    return { identifier: agent.identifier, type: agent.type, operator: agent.operator, ...(agent.model ? { model: agent.model } : {}), apis };
+  };
+
   const loginPage = async (res: Response, req: Request, details: Details, status: number, extra: { error?: string; username?: string } = {}) => {
     const tenant = tenantOf(req);
     send(
@@ -204,6 +238,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       // (the RBAC auto-grant included): what the grant records when the user allows it (provider/consent.ts).
       const carried = consentScopesIn(details.prompt.details)?.carried ?? {};
       const client = await consentClientOf(tenant, details);
+      const agent = await agentConsentPart(tenant, details, carried);
       send(
         res,
         200,
@@ -216,6 +251,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           scopes: requestedLoginScopes(details),
           claims: [(details.prompt.details as { missingOIDCClaims?: unknown }).missingOIDCClaims].flat().filter((c): c is string => typeof c === 'string'),
           resources: await Promise.all(Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes))),
+          ...(agent ? { agent } : {}),
         }),
         redirectTargets(details),
         client.logoUri ? [client.logoUri] : [],

@@ -1,4 +1,4 @@
-import { escape, pageCsp, renderConsentPage, renderLogoutPrompt } from './pages';
+import { escape, formatLifetime, pageCsp, renderConsentPage, renderLogoutPrompt } from './pages';
 import { stayHref } from '../provider/logout';
 
 describe('pageCsp', () => {
@@ -65,5 +65,74 @@ describe('consent page', () => {
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<i>n</i>');
     expect(html).toContain(escape('<img src=x onerror=alert(1)>'));
+  });
+});
+
+describe('consent page of an agent client (issue 17)', () => {
+  const base = { action: '/a', abortAction: '/b', clientName: 'Orders helper', tenantName: 'Acme', scopes: ['openid'], resources: [] };
+  const agent = {
+    identifier: 'orders-agent',
+    type: 'llm-assistive',
+    operator: 'Demo Operations',
+    model: 'demo-model (example)',
+    apis: [
+      {
+        resource: 'https://api.example',
+        name: 'Orders',
+        scopes: [{ scope: 'orders:read', description: 'See your orders' }],
+        removed: [{ scope: 'orders:refund', layer: 'user-permissions' }],
+        lifetimeSeconds: 300,
+      },
+    ],
+  };
+
+  it('says who the agent is, what it may do, for how long, that there is no refresh and how it is revoked', () => {
+    const html = renderConsentPage({ ...base, agent });
+    expect(html).toContain('<h1>Allow the agent Orders helper to act for you?</h1>');
+    expect(html).toContain('the automated agent <strong>orders-agent</strong>, of type <strong>llm-assistive</strong>, running demo-model (example), operated by <strong>Demo Operations</strong>');
+    expect(html).toContain('See your orders <span class="muted">(orders:read)</span>');
+    expect(html).toContain('<li>orders:refund <span class="muted">(you do not hold this permission)</span></li>');
+    expect(html).toContain('Each access lasts at most <strong>5 minutes</strong>.');
+    expect(html).toContain('<strong>No refresh:</strong> the agent must ask again after its access expires.');
+    expect(html).toContain('<strong>You can have this revoked at any time:</strong> an administrator of Acme can disable this agent');
+    expect(html).toContain('<form method="post" action="/a"><button type="submit">Allow</button></form>');
+    expect(html).not.toMatch(/<script|style=/);
+  });
+
+  it('a denied decision: the reason and only a way back, no Allow', () => {
+    const html = renderConsentPage({ ...base, agent: { ...agent, apis: [{ resource: 'https://api.example', scopes: [], denied: 'no delegation policy allows this user to delegate to this NHE' }] } });
+    expect(html).toContain('<h1>Orders helper cannot act for you</h1>');
+    expect(html).toContain('The agent cannot act for you on this API: no delegation policy allows this user to delegate to this NHE.');
+    expect(html).not.toContain('>Allow<');
+    expect(html).not.toContain('action="/a"');
+    expect(html).toContain('action="/b"');
+  });
+
+  it('escapes the agent facts an administrator or a client wrote', () => {
+    const evil = '<img src=x onerror=alert(1)>';
+    const html = renderConsentPage({
+      ...base,
+      clientName: evil,
+      tenantName: '<b>t</b>',
+      agent: { identifier: evil, type: '"><script>', operator: evil, model: evil, apis: [{ resource: evil, name: evil, scopes: [{ scope: evil, description: evil }], removed: [{ scope: evil, layer: evil }], lifetimeSeconds: 90 }] },
+    });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<b>t</b>');
+    expect(html).toContain(escape(evil));
+    expect(html).toContain('1 minute 30 seconds');
+  });
+
+  it('an ordinary client\'s page has none of the agent wording', () => {
+    const html = renderConsentPage({ ...base, resources: [{ resource: 'https://api.example', scopes: [{ scope: 'orders:read' }] }] });
+    expect(html).not.toMatch(/agent|No refresh|revoked|lasts at most/);
+  });
+});
+
+describe('formatLifetime', () => {
+  it('minutes, with seconds when not whole', () => {
+    expect(formatLifetime(60)).toBe('1 minute');
+    expect(formatLifetime(900)).toBe('15 minutes');
+    expect(formatLifetime(61)).toBe('1 minute 1 second');
   });
 });

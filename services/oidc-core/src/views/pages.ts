@@ -206,11 +206,44 @@ export interface ConsentClient {
   logoUri?: string;
 }
 
+/** An API of an agent client's consent page: what its delegation token would carry, or why there is none. */
+export type ConsentAgentApi = ConsentResource &
+  ({ lifetimeSeconds: number; removed: Array<{ scope: string; layer: string }>; denied?: undefined } | { denied: string });
+
+/** The agent an agent client embodies (issue 17 section 3), and the decision for each API of the request. */
+export interface ConsentAgent {
+  identifier: string;
+  type: string;
+  operator: string;
+  model?: string;
+  apis: ConsentAgentApi[];
+}
+
+/** Why a requested scope is left out of an agent's token (libs/delegation ScopeLayer), in plain words. */
+const LEFT_OUT: Record<string, string> = {
+  'no-refresh': 'agents get no refresh',
+  'not-registered': 'the API does not define it',
+  'user-permissions': 'you do not hold this permission',
+  consent: 'not part of this consent',
+  'nhe-allowed-scopes': 'this agent is not allowed it',
+};
+
+/** A lifetime in minutes (and seconds where it is not a whole number of minutes). */
+export function formatLifetime(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const m = Math.floor(s / 60);
+  const r = s % 60;
+  const parts = [m ? `${m} minute${m === 1 ? '' : 's'}` : '', r ? `${r} second${r === 1 ? '' : 's'}` : ''].filter(Boolean);
+  return parts.length ? parts.join(' ') : '0 seconds';
+}
+
 export function renderConsentPage(o: {
   action: string;
   abortAction: string;
   clientName: string;
   client?: ConsentClient;
+  /** Set when the client is an agent client: the page says what its delegation tokens will be. */
+  agent?: ConsentAgent;
   tenantName: string;
   /** Login scopes of the request. */
   scopes: string[];
@@ -230,6 +263,7 @@ export function renderConsentPage(o: {
       r.scopes.map((s) => item(s.scope, s.description)),
       'No permissions on this API.',
     );
+  if (o.agent) return renderAgentConsent(o as typeof o & { agent: ConsentAgent }, item, list);
   return layout(
     `Allow access – ${o.tenantName}`,
     `${o.client?.logoUri ? `<img src="${escape(o.client.logoUri)}" alt="" width="64" height="64" id="client-logo">\n` : ''}<h1>Allow ${escape(o.clientName)} to access your account?</h1>
@@ -242,6 +276,58 @@ ${o.resources.map(api).join('\n')}
 <form method="post" action="${escape(o.action)}"><button type="submit">Allow</button></form>
 <form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny</button></form>
 </div>`,
+    { tenantName: o.tenantName },
+  );
+}
+
+/** The consent page of an agent client: who the agent is, what it may do, for how long, no refresh, revocation. */
+function renderAgentConsent(
+  o: Parameters<typeof renderConsentPage>[0] & { agent: ConsentAgent },
+  item: (scope: string, description?: string) => string,
+  list: (items: string[], empty: string) => string,
+): string {
+  const a = o.agent;
+  const denied = a.apis.filter((api) => api.denied !== undefined);
+  const heading = (r: ConsentResource) => `<h2>${r.name ? `${escape(r.name)} <span class="muted">(${escape(r.resource)})</span>` : `API ${escape(r.resource)}`}</h2>`;
+  const api = (r: ConsentAgentApi, i: number) => {
+    if (r.denied !== undefined) return `${heading(r)}<p class="error" role="alert" id="agent-denied-${i}">The agent cannot act for you on this API: ${escape(r.denied)}.</p>`;
+    const byScope = new Map(r.scopes.map((s) => [s.scope, s.description]));
+    const leftOut = r.removed.length
+      ? `<p class="muted">Left out:</p><ul id="agent-left-out-${i}">${r.removed.map((x) => `<li>${escape(x.scope)} <span class="muted">(${escape(LEFT_OUT[x.layer] ?? x.layer)})</span></li>`).join('')}</ul>`
+      : '';
+    return (
+      `${heading(r)}<p>On your behalf, it may:</p>` +
+      list(
+        [...byScope.entries()].map(([scope, description]) => item(scope, description)),
+        'Nothing on this API.',
+      ) +
+      leftOut +
+      `<p id="agent-lifetime-${i}">Each access lasts at most <strong>${escape(formatLifetime(r.lifetimeSeconds))}</strong>.</p>`
+    );
+  };
+  const model = a.model ? `, running ${escape(a.model)}` : '';
+  const actions = denied.length
+    ? `<div class="actions">
+<form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny and go back</button></form>
+</div>`
+    : `<div class="actions">
+<form method="post" action="${escape(o.action)}"><button type="submit">Allow</button></form>
+<form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny</button></form>
+</div>`;
+  return layout(
+    `Allow an agent – ${o.tenantName}`,
+    `${o.client?.logoUri ? `<img src="${escape(o.client.logoUri)}" alt="" width="64" height="64" id="client-logo">\n` : ''}<h1>${
+      denied.length ? `${escape(o.clientName)} cannot act for you` : `Allow the agent ${escape(o.clientName)} to act for you?`
+    }</h1>
+<p id="agent-identity"><strong>${escape(o.clientName)}</strong> is the automated agent <strong>${escape(a.identifier)}</strong>, of type <strong>${escape(a.type)}</strong>${model}, operated by <strong>${escape(a.operator)}</strong>. It acts as you, and every access it gets is recorded.</p>
+${identity(o.client)}<h2>Your information</h2>${list(
+      [...o.scopes.map((s) => item(s)), ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`)],
+      'No additional permissions.',
+    )}
+${a.apis.length ? a.apis.map(api).join('\n') : '<p class="muted" id="agent-no-api">It asks for no access to an API.</p>'}
+<p id="agent-no-refresh"><strong>No refresh:</strong> the agent must ask again after its access expires. While this consent is remembered it may do so without showing you this page, for these permissions only.</p>
+<p id="agent-revoke"><strong>You can have this revoked at any time:</strong> an administrator of ${escape(o.tenantName)} can disable this agent or change its delegation policy, which ends its access at once. There is no page yet where you can revoke it yourself.</p>
+${actions}`,
     { tenantName: o.tenantName },
   );
 }
