@@ -206,6 +206,75 @@ describe('an agent client gets NHE delegation tokens', () => {
   });
 });
 
+/** Signs the user in through a fresh browser and returns the consent page (its HTML and CSP). */
+async function consentPage(client: TestClient & { redirectUri: string }, scope: string): Promise<{ status: number; html: string; csp: string }> {
+  const browser = new Browser(app.baseUrl);
+  const params = new URLSearchParams({
+    client_id: client.clientId,
+    response_type: 'code',
+    redirect_uri: client.redirectUri,
+    scope,
+    resource: ORDERS,
+    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  let res = await browser.go(`/auth/${T}/authorize?${params}`);
+  for (let i = 0; i < 10 && res.location; i++) {
+    const url = new URL(res.location, app.baseUrl);
+    if (url.href.startsWith(client.redirectUri)) throw new Error(`no consent page: ${url.href}`);
+    if (/\/interaction\/[^/]+$/.test(url.pathname)) {
+      const page = await browser.go(url.pathname);
+      if (!/name="password"/.test(page.text)) return { status: page.status, html: page.text, csp: page.headers.get('content-security-policy') ?? '' };
+      res = await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+    } else res = await browser.go(url.toString());
+  }
+  throw new Error('no consent page');
+}
+
+describe("an agent client's consent page says what will happen", () => {
+  it("the agent's name, type and operator, the scopes after the decision, the lifetime in minutes, no refresh, revocation", async () => {
+    // orders:refund is allowed by the NHE and its policy but the user does not hold it: left out, as the token would.
+    await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } });
+    try {
+      const { status, html, csp } = await consentPage(agent, 'openid orders:read orders:refund');
+      expect(status).toBe(200);
+      expect(html).toContain('<h1>Allow the agent mcp-agent to act for you?</h1>');
+      expect(html).toContain('the automated agent <strong>orders-agent</strong>, of type <strong>llm-assistive</strong>');
+      expect(html).toContain('operated by <strong>Demo Operations</strong>');
+      const api = html.slice(html.indexOf('On your behalf'), html.indexOf('agent-no-refresh'));
+      expect(api).toMatch(/\(orders:read\)|<li>orders:read<\/li>/);
+      expect(api).toContain('<li>orders:refund <span class="muted">(you do not hold this permission)</span></li>');
+      // The NHE's maxTokenLifetime (300 s) is the smallest term, as in the token.
+      expect(html).toContain('Each access lasts at most <strong>5 minutes</strong>.');
+      expect(html).toContain('<strong>No refresh:</strong> the agent must ask again after its access expires.');
+      expect(html).toContain('<strong>You can have this revoked at any time:</strong>');
+      expect(html).toContain('>Allow</button>');
+      expect(html).not.toMatch(/<script|style=/);
+      expect(csp).toContain("script-src 'sha256-");
+    } finally {
+      await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write'] } });
+    }
+  });
+
+  it('a decision that would deny: the reason, and no Allow', async () => {
+    await app.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.enabled': false } });
+    try {
+      const { html } = await consentPage(agent, 'openid orders:read');
+      expect(html).toContain('<h1>mcp-agent cannot act for you</h1>');
+      expect(html).toContain('The agent cannot act for you on this API: NHE delegation is disabled for this tenant.');
+      expect(html).not.toContain('>Allow</button>');
+    } finally {
+      await app.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.enabled': true } });
+    }
+  });
+
+  it("an ordinary third-party client's page has none of it", async () => {
+    const { html } = await consentPage(plain, 'openid orders:read');
+    expect(html).toContain('<h1>Allow mcp-plain to access your account?</h1>');
+    expect(html).not.toMatch(/orders-agent|llm-assistive|Demo Operations|No refresh|revoked|lasts at most/);
+  });
+});
+
 async function followAll(browser: Browser, location: string | undefined): Promise<string | undefined> {
   for (let i = 0; i < 10 && location && !location.startsWith('https://agent.example/cb'); i++) location = (await browser.go(new URL(location, browser.baseUrl).toString())).location;
   return location;

@@ -34,6 +34,8 @@ export interface AgentConsentRequest {
   requestedScopes: string[];
   /** Resource → the scopes the consent page shows (what the grant will record). */
   carried: Record<string, string[]>;
+  /** Resource → requested scopes the token will not carry because the user does not hold them (honest consent). */
+  withheld?: Record<string, string[]>;
   /** The tenant's UserInfo audience: tokens for it stay ordinary identity tokens. */
   userinfoAudience: string;
 }
@@ -69,7 +71,8 @@ export async function agentConsentOf(models: Models, r: AgentConsentRequest): Pr
     }
     const decision = decideDelegation(agentClientFacts(loaded, nhe.identifier, r.clientNumericId));
     if (decision.outcome === 'granted') {
-      apis.push({ resource, outcome: 'granted', scopes: decision.scopes, removed: decision.removed, lifetimeSeconds: decision.ttl });
+      const withheld = (r.withheld?.[resource] ?? []).map((scope) => ({ scope, layer: 'user-permissions' as const }));
+      apis.push({ resource, outcome: 'granted', scopes: decision.scopes, removed: [...withheld, ...decision.removed], lifetimeSeconds: decision.ttl });
     } else {
       // The sidecar's own wording for the one gate an agent client cannot pass by itself (agent-token.ts).
       const reason = decision.gate === 'actor-proof-required' ? 'this agent must prove who it is with a signed actor token, which an agent client cannot do' : decision.description;

@@ -140,7 +140,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
    * An agent client (issue 17 section 3): the agent it embodies and, for each API, the decision its delegation token
    * would get (the same function as the sidecar's), with the resource servers' names and scope descriptions.
    */
-  const agentConsentPart = async (tenant: TenantContext, details: Details, carried: Record<string, string[]>): Promise<ConsentAgent | undefined> => {
+  const agentConsentPart = async (tenant: TenantContext, details: Details, carried: Record<string, string[]>, withheld: Record<string, string[]>): Promise<ConsentAgent | undefined> => {
     const clientId = String(details.params.client_id);
     const accountId = details.session?.accountId;
     if (!accountId) return undefined;
@@ -153,6 +153,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       userId: accountId,
       requestedScopes: typeof details.params.scope === 'string' ? details.params.scope.split(' ').filter(Boolean) : [],
       carried,
+      withheld,
       userinfoAudience: userinfoAudience(tenant.provider.issuer),
     });
     if (!agent) return undefined;
@@ -236,9 +237,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const base = `${req.baseUrl}/interaction/${details.uid}`;
       // Every login scope the client asked for, and for every API of the request each scope its token will carry
       // (the RBAC auto-grant included): what the grant records when the user allows it (provider/consent.ts).
-      const carried = consentScopesIn(details.prompt.details)?.carried ?? {};
+      const consentScopes = consentScopesIn(details.prompt.details);
+      const carried = consentScopes?.carried ?? {};
       const client = await consentClientOf(tenant, details);
-      const agent = await agentConsentPart(tenant, details, carried);
+      const agent = await agentConsentPart(tenant, details, carried, consentScopes?.withheld ?? {});
       send(
         res,
         200,
