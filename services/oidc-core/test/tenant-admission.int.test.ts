@@ -11,6 +11,7 @@
  * which they could not do if they were queued behind A's calls.
  */
 import { randomInt } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { createClient, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import type { TenantResolver } from '../src/app';
@@ -34,10 +35,14 @@ class Gate {
 
   constructor(private readonly tenantId: () => number) {}
 
+  /** Times the app resolved the gated tenant (once per request under its mount). */
+  resolved = 0;
+
   resolver(pool: TenantPool): TenantResolver {
     return {
       get: async (id) => {
         const ctx = await pool.get(id);
+        if (ctx.tenantId === this.tenantId()) this.resolved++;
         if (ctx.tenantId !== this.tenantId()) return ctx;
         const callback = (async (req, res) => {
           this.waiting++;
@@ -217,4 +222,54 @@ describe('per-tenant admission covers the endpoints served without express, and 
     expect(await metric(s.app, 'idp_tenant_requests_queued_total', s.a.tenant.tenantId)).toBe(queuedBefore);
     expect(await metric(s.app, 'idp_tenant_requests_queued_total', s.b.tenant.tenantId)).toBe(0);
   }, 120_000);
+});
+
+describe('per-tenant admission: a request takes a slot only once its body has arrived', () => {
+  let s: Scenario;
+  beforeAll(async () => {
+    s = await scenario('tenant-admission-body');
+    s.gate.open();
+  }, 60_000);
+  afterAll(async () => {
+    await s?.app.stop();
+  });
+
+  it("clients that send their bodies slowly (or never) hold none of A's slots; A's other requests are served", async () => {
+    const A = String(s.a.tenant.tenantId);
+    expect((await userinfo(s.b, s.tokenB)).status).toBe(200);
+    const body = `grant_type=client_credentials&client_id=${s.a.tenant.client.clientId}&client_secret=wrong`;
+    const { port } = new URL(s.app.baseUrl);
+    const slow: Array<{ socket: Socket; answer: Promise<string> }> = [];
+    for (let i = 0; i < CAP + 2; i++) {
+      const socket = connect(Number(port), '127.0.0.1');
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', () => resolve(text));
+      });
+      socket.write(
+        `POST /auth/${A}/oidc/token HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      );
+      slow.push({ socket, answer });
+    }
+    // Every slow request has reached the app (its tenant resolved): none holds a slot or waits in A's queue.
+    const before = s.gate.resolved;
+    await until('the slow requests reached the app', () => s.gate.resolved - before === CAP + 2);
+    await new Promise((r) => setImmediate(r));
+    expect(s.app.admission.inFlight(A)).toBe(0);
+    expect(s.app.admission.queued(A)).toBe(0);
+    // A's other calls go on: the slots are free.
+    const calls = await Promise.all(Array.from({ length: CAP }, () => userinfo(s.a, s.tokenA)));
+    for (const r of calls) expect(r.status).toBe(200);
+
+    // The bodies arrive: each request is admitted and answered (a wrong secret: 401 invalid_client, never a 5xx).
+    for (const { socket } of slow) socket.write(body.slice(10));
+    const answers = await Promise.all(slow.map((x) => x.answer));
+    for (const a of answers) {
+      expect(a).toMatch(/^HTTP\/1\.1 401 /);
+      expect(a).toContain('invalid_client');
+    }
+    await until("A's slots are all released", () => s.app.admission.inFlight(A) === 0);
+  }, 60_000);
 });

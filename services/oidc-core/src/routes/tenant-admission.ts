@@ -44,6 +44,33 @@ export function holdSlotUntil(req: IncomingMessage, work: Promise<unknown>): voi
   (req as Held)[HOLD]?.(work);
 }
 
+/**
+ * Whether the request's body has arrived (or it has none): all of it, or as much as the request buffers before the
+ * socket is paused (a body larger than that is read by its handler). Until then a request takes no slot, so a
+ * client that sends its body slowly (or never) cannot hold a tenant's slots and stall that tenant's other requests;
+ * a request is admitted with its body in hand, and its handling does not wait on the network.
+ */
+function bodyReceived(req: IncomingMessage): boolean {
+  if (req.complete) return true;
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return true;
+  return req.readableLength >= req.readableHighWaterMark;
+}
+
+/**
+ * Calls `then` once the body has arrived, without consuming it: a 'readable' listener is told of each chunk as it
+ * is buffered (nothing is read), and is removed again, which puts the stream back as it was for the handler's body
+ * parser. Nothing is called if the client goes away first.
+ */
+function whenBodyReceived(req: IncomingMessage, then: () => void): void {
+  const check = () => {
+    if (!bodyReceived(req)) return;
+    req.removeListener('readable', check);
+    then();
+  };
+  req.on('readable', check);
+}
+
 /** Seconds a refused client is told to wait before it retries. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -52,6 +79,10 @@ export function tenantAdmission(limits: TenantAdmissionLimits = DEFAULT_TENANT_A
   const admit: AdmitTenantRequest = (req, res, tenantId, handle, refuse) => {
     // The client went away while the tenant was resolved: nothing to answer, and no 'close' is coming to release.
     if (res.destroyed) return;
+    if (bodyReceived(req)) enter(req, res, tenantId, handle, refuse);
+    else whenBodyReceived(req, () => res.destroyed || enter(req, res, tenantId, handle, refuse));
+  };
+  const enter: AdmitTenantRequest = (req, res, tenantId, handle, refuse) => {
     let queuedAt = 0;
     // What keeps the slot: the response until it closes, and each piece of work handed to holdSlotUntil.
     let holds = 1;
