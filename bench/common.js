@@ -16,6 +16,20 @@ function arg(name, fallback) {
 }
 
 /**
+ * `--env KEY=VALUE,KEY=VALUE`: environment variables for oidc-core (wins over the topology's), to compare settings
+ * such as the per-tenant admission limits (TENANT_MAX_IN_FLIGHT) in the same session.
+ * @returns {Record<string, string>}
+ */
+function oidcEnvArg() {
+  return Object.fromEntries(
+    arg('env', '')
+      .split(',')
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+}
+
+/**
  * POSTs a body (a form unless `headers` say otherwise) for `seconds` over `connections` connections.
  * @param {{ url: string, auth?: string, body: string, connections: number, seconds: number, headers?: Record<string, string> }} o
  * @returns {Promise<any>}
@@ -134,7 +148,8 @@ async function compare(o) {
 function printComparison(bench, title, labels, seconds, rows) {
   const w = labels.map((l) => Math.max(l.length + 4, 14));
   const cell = (/** @type {any} */ s, /** @type {number} */ width) => `${String(s.rps).padStart(width)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)}`;
-  process.stdout.write(`\n${title}, ${seconds}s per point (node ${process.version}, ${cpus().length} cores)\n`);
+  const env = Object.entries(oidcEnvArg()).map(([k, v]) => `${k}=${v}`).join(' ');
+  process.stdout.write(`\n${title}, ${seconds}s per point (node ${process.version}, ${cpus().length} cores${env ? `, oidc-core ${env}` : ''})\n`);
   process.stdout.write(`connections | ${labels[0].padStart(w[0])}  p50  p99 | ${labels[1].padStart(w[1])}  p50  p99 | ratio\n`);
   for (const r of rows) {
     process.stdout.write(`${String(r.connections).padStart(11)} | ${cell(r.ours, w[0])} | ${cell(r.ceiling, w[1])} | ${r.ratio}\n`);
@@ -168,4 +183,4 @@ function printCpu(rows) {
   }
 }
 
-module.exports = { arg, load, summary, startReference, compare, printComparison, cpuTimes, cpuPerRequest };
+module.exports = { arg, oidcEnvArg, load, summary, startReference, compare, printComparison, cpuTimes, cpuPerRequest };

@@ -4,7 +4,7 @@
  * RBAC read from the store, ES256 JWT access token) and, in the same run, against a bare node-oidc-provider with
  * its in-memory adapter (bare-provider.js). Prints both and their ratio: the cost of tenancy and MongoDB.
  *
- *   npm run build && node bench/client-credentials/run.js [--duration 10] [--connections 1,32]
+ *   npm run build && node bench/client-credentials/run.js [--duration 10] [--connections 1,32] [--env TENANT_MAX_IN_FLIGHT=4,...]
  *
  * Uses MONGODB_URI / NATS_URL when set, else starts FerretDB and nats-server from .tools/bin (scripts/tools.sh).
  */
@@ -16,7 +16,7 @@ const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
 const { run } = require('../reference-server');
-const { arg, compare, printComparison, startReference } = require('../common');
+const { arg, compare, oidcEnvArg, printComparison, startReference } = require('../common');
 
 const TENANT = 4242;
 const seconds = Number(arg('duration', '10'));
@@ -24,7 +24,7 @@ const connectionSets = arg('connections', '1,32').split(',').map(Number);
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_cc_${Date.now()}`);
-  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
+  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': oidcEnvArg() } });
   const db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));

@@ -16,7 +16,10 @@
  * It prints B's p50/p99 (ms) in each phase, A's request rate and what A's scripts did (from /metrics), and the
  * target: B's p99 under attack at most 2x its p99 alone, and B never without its custom_claims.
  *
- *   npx tsc -b tsconfig.build.json && node bench/custom-claims-fairness/run.js [--duration 10] [--connections 64] [--b-connections 1]
+ *   npx tsc -b tsconfig.build.json && node bench/custom-claims-fairness/run.js [--duration 10] [--connections 64] [--b-connections 1] [--env TENANT_MAX_IN_FLIGHT=4,...]
+ *
+ * `--env` sets oidc-core environment variables (both processes), to compare settings such as the per-tenant
+ * admission limits (TENANT_MAX_IN_FLIGHT, TENANT_MAX_QUEUED) or the sandbox's.
  *
  * UserInfo is called with JWT access tokens for the tenant's UserInfo audience (as oidc-core issues them with
  * `resource={issuer}/me`), signed here with the tenant's key, so no login is needed. Uses MONGODB_URI / NATS_URL when
@@ -33,13 +36,14 @@ const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
 const { run } = require('../reference-server');
-const { arg, cpuTimes } = require('../common');
+const { arg, cpuTimes, oidcEnvArg } = require('../common');
 
 const TENANT_A = 5201;
 const TENANT_B = 5202;
 const seconds = Number(arg('duration', '10'));
 const connections = Number(arg('connections', '64'));
 const bConnections = Number(arg('b-connections', '1'));
+const oidcEnv = oidcEnvArg();
 const LOOP = 'while (true) {}';
 const HARMLESS = 'return { ok: true };';
 const MAPPER = 'return { dept: input.user.custom_claims.dept, tenant: input.context.tenantId };';
@@ -83,15 +87,21 @@ function flood(url, token) {
   });
 }
 
-/** Counters of tenant A's scripts from /metrics. @param {number} port */
+/**
+ * Counters of tenant A's scripts from /metrics, and the per-tenant admission's: requests of A and of B that waited
+ * for one of their tenant's in-flight slots, and A's refused for a full queue. @param {number} port
+ */
 async function scriptCounters(port) {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   /** @type {Record<string, number>} */
-  const out = { timeout: 0, memory: 0, busy: 0, skipped: 0 };
+  const out = { timeout: 0, memory: 0, busy: 0, skipped: 0, aQueued: 0, aRejected: 0, bQueued: 0 };
   for (const line of text.split('\n')) {
+    if (line.startsWith(`idp_tenant_requests_queued_total{`) && line.includes(`tenant="${TENANT_B}"`)) out.bQueued += Number(line.split(' ').at(-1));
     if (!line.includes(`tenant="${TENANT_A}"`)) continue;
     const value = Number(line.split(' ').at(-1));
     if (line.startsWith('idp_custom_claims_script_skipped_total')) out.skipped += value;
+    if (line.startsWith('idp_tenant_requests_queued_total{')) out.aQueued += value;
+    if (line.startsWith('idp_tenant_requests_rejected_total{')) out.aRejected += value;
     const m = /^idp_custom_claims_script_errors_total\{[^}]*reason="([a-z_]+)"/.exec(line);
     if (m) out[m[1]] = (out[m[1]] ?? 0) + value;
   }
@@ -121,6 +131,7 @@ async function phase(label, port, t) {
   const cpuAfter = cpuTimes(watched);
   // Share of one CPU each process used during the phase (1.0 = a whole core).
   const cpu = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, +((cpuAfter[k] - (cpuBefore[k] ?? 0)) / elapsed).toFixed(2)]));
+  if (a?.cpuMs !== undefined) cpu["A's flood"] = +(a.cpuMs / elapsed).toFixed(2);
   const scripts = delta(before, await scriptCounters(port));
   // Let A's last queued scripts and the breaker settle before the next phase.
   await new Promise((r) => setTimeout(r, 1500));
@@ -129,7 +140,7 @@ async function phase(label, port, t) {
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_ccf_${Date.now()}`);
-  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
+  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': oidcEnv } });
   const db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let second;
@@ -189,17 +200,17 @@ async function main() {
     ];
 
     process.stdout.write(
-      `\ncustomizeUserInfoClaims fairness, ${seconds}s per phase, A at ${connections} connections, B at ${bConnections} (node ${process.version}, ${cpus().length} cores, availableParallelism ${availableParallelism()}, oidc-core sandbox defaults)\n`,
+      `\ncustomizeUserInfoClaims fairness, ${seconds}s per phase, A at ${connections} connections, B at ${bConnections} (node ${process.version}, ${cpus().length} cores, availableParallelism ${availableParallelism()}, oidc-core defaults${Object.keys(oidcEnv).length ? ` but ${Object.entries(oidcEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''})\n`,
     );
-    process.stdout.write('phase                                                |  B calls  p50 ms  p99 ms  max ms  lost  non-200 |  A req/s  A p99 | A scripts: timeout memory busy skipped\n');
+    process.stdout.write('phase                                                |  B calls  p50 ms  p99 ms  max ms  lost  non-200 |  A req/s  A p99 | A scripts: timeout memory busy skipped | queued A/B, A refused\n');
     for (const r of rows) {
       const a = r.a ? `${String(r.a.rps).padStart(8)} ${String(r.a.p99).padStart(6)}` : `${'-'.padStart(8)} ${'-'.padStart(6)}`;
       const s = r.scripts;
       process.stdout.write(
-        `${r.label.padEnd(52)} | ${String(r.b.calls).padStart(8)} ${String(r.b.p50).padStart(7)} ${String(r.b.p99).padStart(7)} ${String(r.b.max).padStart(7)} ${String(r.b.lost).padStart(5)} ${String(r.b.non200).padStart(8)} | ${a} | ${s.timeout} ${s.memory} ${s.busy} ${s.skipped}\n`,
+        `${r.label.padEnd(52)} | ${String(r.b.calls).padStart(8)} ${String(r.b.p50).padStart(7)} ${String(r.b.p99).padStart(7)} ${String(r.b.max).padStart(7)} ${String(r.b.lost).padStart(5)} ${String(r.b.non200).padStart(8)} | ${a} | ${s.timeout} ${s.memory} ${s.busy} ${s.skipped} | ${s.aQueued}/${s.bQueued}, ${s.aRejected}\n`,
       );
     }
-    process.stdout.write('\nCPU used per phase, in cores (oidc-core 2: the process whose breaker never opens; load generator: B\'s loop, A\'s flood runs in its own process):\n');
+    process.stdout.write('\nCPU used per phase, in cores (oidc-core 2: the process whose breaker never opens; load generator: B\'s loop; A\'s flood: its own process, autocannon):\n');
     for (const r of rows) process.stdout.write(`  ${r.label.padEnd(52)} ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
     const verdict = (/** @type {any} */ alone, /** @type {any} */ attacked) => ({
       p99Ratio: alone.b.p99 ? +(attacked.b.p99 / alone.b.p99).toFixed(2) : 0,
@@ -214,7 +225,7 @@ async function main() {
     process.stdout.write(`  production defaults:  p99 x${prod.p99Ratio} (p50 x${prod.p50Ratio}), lost ${prod.lost}: ${ok(prod)}\n`);
     process.stdout.write(`  breaker never opens:  p99 x${sched.p99Ratio} (p50 x${sched.p50Ratio}), lost ${sched.lost}: ${ok(sched)}\n`);
     process.stdout.write(`  reference, A's harmless flood (HTTP load only): p99 x${reference.p99Ratio} (p50 x${reference.p50Ratio})\n`);
-    process.stdout.write(`${JSON.stringify({ bench: 'custom-claims-fairness', seconds, connections, bConnections, cores: cpus().length, rows, targets: { production: prod, breakerNeverOpens: sched, harmlessReference: reference } })}\n`);
+    process.stdout.write(`${JSON.stringify({ bench: 'custom-claims-fairness', seconds, connections, bConnections, env: oidcEnv, cores: cpus().length, rows, targets: { production: prod, breakerNeverOpens: sched, harmlessReference: reference } })}\n`);
   } finally {
     second?.kill('SIGTERM');
     await db.connection.dropDatabase().catch(() => undefined);

@@ -7,7 +7,7 @@
  * (ceiling.js) measured in the same run, and the ratio. Targets (issue 5): ratio >= 0.5, p99 < 25 ms at 32.
  *
  *   npx tsc -b tsconfig.build.json && node bench/token-exchange/run.js [--duration 10] [--connections 1,32] [--writer off]
- *     [--only sidecar] [--stages off] [--stage-rounds 3]
+ *     [--only sidecar] [--stages off] [--stage-rounds 3] [--env TENANT_MAX_IN_FLIGHT=4,...]
  *
  * Uses MONGODB_URI / NATS_URL when set, else starts FerretDB and nats-server from .tools/bin (scripts/tools.sh).
  */
@@ -22,7 +22,7 @@ const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
 const { run } = require('../reference-server');
-const { arg, compare, cpuPerRequest, cpuTimes, load, printComparison, startReference, summary } = require('../common');
+const { arg, compare, cpuPerRequest, cpuTimes, load, oidcEnvArg, printComparison, startReference, summary } = require('../common');
 
 const TENANT = 4243;
 const seconds = Number(arg('duration', '10'));
@@ -146,7 +146,7 @@ async function stages(o) {
 async function main() {
   const infra = await startLocalInfra(`idp_bench_te_${Date.now()}`);
   const mongoUri = infra.mongoUri;
-  const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
+  const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': oidcEnvArg() } });
   if (writer === 'off') await topology.stopService('audit-writer');
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   /** @type {{ port: number, pid: number | undefined, kill: () => void } | undefined} */
