@@ -108,6 +108,8 @@ beforeAll(async () => {
   const role = await made('/roles', { name: 'fuzz-role', resourceServer: 'https://fuzz.example', permissions: ['fuzz:read'] });
   const nhe = await made('/non-human-entities', { identifier: 'fuzz-agent', type: 'llm-assistive', allowedScopes: ['fuzz:read'], operator: 'ops' });
   const policy = await made(`/non-human-entities/${nhe.id}/delegation-policies`, { target: { type: 'user', id: user.id }, allowedScopes: ['fuzz:read'] });
+  const initialAccessToken = await made('/initial-access-tokens', { maxUses: 1, expiresInSeconds: 3600 });
+  const workloadIssuer = await made('/workload-issuers', { issuer: 'https://issuer.fuzz.example', jwksUri: 'https://issuer.fuzz.example/jwks' });
   const absent = () => randomBytes(12).toString('hex');
   ids = {
     tenantId: String(T),
@@ -118,6 +120,8 @@ beforeAll(async () => {
     roleId: role.id!,
     nheId: nhe.id!,
     policyId: policy.id!,
+    tokenId: initialAccessToken.id!,
+    issuerId: workloadIssuer.id!,
     auditId: absent(),
     runId: absent(),
     name: 'nhe-audit-retention',
