@@ -102,6 +102,8 @@ export function banner(i: BannerInput): string {
     `  Issuer (demo tenant)      ${b}/auth/${t}`,
     `  Discovery                 ${b}/auth/${t}/.well-known/openid-configuration`,
     `  Management API            ${b}/auth/admin`,
+    `  Shared Signals (SSF)      ${b}/.well-known/ssf-configuration/auth/${t}`,
+    `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
     ...(i.listen !== b ? [`  Dev router listens on     ${i.listen}`] : []),
     `  System admin client       ${i.admin.clientId} / ${i.admin.clientSecret}`,
     `  Demo app client           ${i.demo.client.clientId} / ${i.demo.client.clientSecret}`,
