@@ -1,65 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { forwardedExchangeSchema } from '@idp/delegation';
-import { OAuthError, oauthErrors } from '@idp/errors';
-import { jsonBody } from '@idp/http';
 import type { Logger } from '@idp/logger';
-import { constantTimeEqual } from '@idp/tokens';
 import { exchangeToken, type ExchangeDeps } from '../domain/exchange';
+import { internalCallHandler, isPostTo, type ErrorResponder } from './internal-call';
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 export const EXCHANGE_PATH = '/internal/token-exchange';
 
 /** Is this the exchange call (POST /internal/token-exchange, any query string)? */
-export function isExchangeRequest(req: IncomingMessage): boolean {
-  if (req.method !== 'POST' || !req.url) return false;
-  const q = req.url.indexOf('?');
-  return (q === -1 ? req.url : req.url.slice(0, q)) === EXCHANGE_PATH;
-}
+export const isExchangeRequest = (req: IncomingMessage): boolean => isPostTo(req, EXCHANGE_PATH);
 
-type ErrorResponder = (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
-
-/**
- * The sidecar's only route, on plain node objects (the service's listener sends it here without express, which
- * would re-prototype the request and response; bench/README.md). It answers oidc-core alone: the caller must come
- * from loopback and present the shared secret (compared in constant time). The JSON body is read by body-parser
- * (express.json, which needs no express request) with a 64 KB limit and bounded nesting; every failure goes to `fail` (the service's
- * RFC 6749 error handler).
- */
+/** RFC 8693 token exchange forwarded by oidc-core (domain/exchange.ts), behind the internal-call checks. */
 export function tokenExchangeHandler(deps: ExchangeDeps, sidecarSecret: string, logger: Logger, fail: ErrorResponder): (req: IncomingMessage, res: ServerResponse) => void {
-  // Nesting bounded on the raw text before JSON.parse (libs/http json-body.ts): a deep body is invalid_request.
-  const readJson = jsonBody({ limit: '64kb' });
-  return (req, res) => {
-    const header = req.headers['x-sidecar-secret'];
-    const presented = typeof header === 'string' ? header : '';
-    if (!LOOPBACK.has(req.socket.remoteAddress ?? '') || !constantTimeEqual(presented, sidecarSecret)) {
-      // This route has no per-request log line (its decision record is one): a refused caller gets its own.
-      logger.warn({ remoteAddress: req.socket.remoteAddress, secretPresented: presented !== '' }, 'token-exchange call refused: not oidc-core');
-      fail(new OAuthError('access_denied', 'the token-exchange sidecar only answers oidc-core', 403), req, res);
-      return;
-    }
-    readJson(req as Parameters<typeof readJson>[0], res as Parameters<typeof readJson>[1], (parseError?: unknown) => {
-      if (parseError) {
-        fail(parseError, req, res);
-        return;
-      }
-      const parsed = forwardedExchangeSchema.safeParse((req as IncomingMessage & { body?: unknown }).body);
-      if (!parsed.success) {
-        fail(oauthErrors.invalidRequest('malformed forwarded request'), req, res);
-        return;
-      }
-      exchangeToken(deps, parsed.data).then(
-        (result) => {
-          const body = JSON.stringify(result.body);
-          res.statusCode = 200;
-          res.setHeader('Cache-Control', 'no-store');
-          res.setHeader('Pragma', 'no-cache');
-          for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
-          res.setHeader('Content-Type', 'application/json; charset=utf-8');
-          res.setHeader('Content-Length', Buffer.byteLength(body));
-          res.end(body);
-        },
-        (err: unknown) => fail(err, req, res),
-      );
-    });
-  };
+  return internalCallHandler({ name: 'token-exchange', schema: forwardedExchangeSchema, run: (input) => exchangeToken(deps, input) }, sidecarSecret, logger, fail);
 }
