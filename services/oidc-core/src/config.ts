@@ -46,7 +46,7 @@ export const configSchema = z.object({
   /** Seconds a script is skipped the first time its breaker opens; doubled at each failed retry, up to 10 minutes. */
   CUSTOM_CLAIMS_BREAKER_OPEN_SECONDS: intEnv(30, 1, 3600),
   /** Requests of one tenant handled at once by this process (every route under /auth/{tenantId} and /_api/auth/{tenantId}) while other tenants are active in it (one had a request within the last second); its further requests wait in the tenant's own FIFO queue, so one tenant's flood cannot crowd out the others. */
-  TENANT_MAX_IN_FLIGHT: intEnv(4, 1, 10_000),
+  TENANT_MAX_IN_FLIGHT: intEnv(2, 1, 10_000),
   /** Requests of one tenant handled at once while it is the only tenant active in this process (at least TENANT_MAX_IN_FLIGHT): room for one tenant's full throughput, and a bound on what another tenant's first request waits beside. */
   TENANT_MAX_IN_FLIGHT_ALONE: intEnv(32, 1, 10_000),
   /** Requests of one tenant waiting for a slot; one more is answered 503 temporarily_unavailable with Retry-After. */

@@ -30,7 +30,7 @@ export const tenantRequestsQueueSeconds = new Counter({
 export type AdmitTenantRequest = (req: IncomingMessage, res: ServerResponse, tenantId: string, handle: () => void, refuse: (err: OAuthError) => void) => void;
 
 /** Defaults measured with bench/custom-claims-fairness and the single-tenant benches (bench/README.md). */
-export const DEFAULT_TENANT_ADMISSION: TenantAdmissionLimits = { maxInFlight: 4, maxInFlightAlone: 32, maxQueued: 512 };
+export const DEFAULT_TENANT_ADMISSION: TenantAdmissionLimits = { maxInFlight: 2, maxInFlightAlone: 32, maxQueued: 512 };
 
 const HOLD = Symbol('tenant admission hold');
 type Held = IncomingMessage & { [HOLD]?: (work: Promise<unknown>) => void };
