@@ -419,12 +419,13 @@ describe('MongoDB roles and users', () => {
   const dataActions = (c: string, collection: string) =>
     roles.roles[c].privileges.filter((p) => p.collections.includes(collection)).flatMap((p) => p.actions.filter((a) => DATA_ACTIONS.has(a))).sort();
 
-  it('give the audit collection: oidc nothing, audit-writer insert+find, management find, audit-retention find+remove', () => {
-    expect(dataActions('oidc', AUDIT)).toEqual([]);
+  it('give the audit collection: oidc find (the user ledger reads its own rows), audit-writer insert+find, management find, audit-retention find+remove', () => {
+    expect(dataActions('oidc', AUDIT)).toEqual(['find']);
     expect(dataActions('auditWriter', AUDIT)).toEqual(['find', 'insert']);
     expect(dataActions('management', AUDIT)).toEqual(['find']);
     expect(dataActions('auditRetention', AUDIT)).toEqual(['find', 'remove']);
-    for (const audit of roles.auditCollections) expect([audit, roles.roles.oidc.privileges.some((p) => p.collections.includes(audit))]).toEqual([audit, false]);
+    // Nothing else of the audit for the oidc pod: no write on the rows, nothing on the retention anchors.
+    for (const audit of roles.auditCollections) expect([audit, dataActions('oidc', audit)]).toEqual([audit, audit === AUDIT ? ['find'] : []]);
   });
 
   it('use only data actions and index creation (no user, role or database administration)', () => {

@@ -79,6 +79,7 @@ describe('decideDelegation: gates', () => {
     ['user inactive (missing or disabled)', (f) => void (f.userActive = false), 'invalid_grant', 'user-inactive'],
     ['NHE not found', (f) => void (f.nhe = null), 'invalid_grant', 'nhe-not-found'],
     ['NHE disabled', (f) => void (f.nhe!.enabled = false), 'invalid_grant', 'nhe-disabled'],
+    ['the user blocked this NHE for themselves (issue 18)', (f) => void (f.userOptedOut = true), 'access_denied', 'user-opt-out'],
     ['client allowedNheIdentifiers excludes the NHE', (f) => void (f.client.nhe.allowedNheIdentifiers = ['other-agent']), 'access_denied', 'client-nhe-not-allowed'],
     ['NHE type not in tenant allowedNheTypes', (f) => void (f.tenant.nhe.allowedNheTypes = ['llm-autonomous', 'automated-pipeline']), 'access_denied', 'tenant-nhe-type'],
     ['tenant allows no NHE type at all', (f) => void (f.tenant.nhe.allowedNheTypes = []), 'access_denied', 'tenant-nhe-type'],
@@ -94,6 +95,18 @@ describe('decideDelegation: gates', () => {
     expect({ error: d.error, gate: d.gate }).toEqual({ error, gate });
     expect(d.description).toEqual(expect.any(String));
     expect(d.scopes).toBeUndefined();
+  });
+
+  it("the user's block holds above a user policy, group policies and a first-party client, and names its layer", () => {
+    const blocked = facts((f) => {
+      f.userOptedOut = true;
+      f.policies.push({ id: 'policy-group', target: { type: 'group', id: 'group-a' }, allowedScopes: ['orders:read'] });
+    });
+    const d = denied(decideDelegation(blocked));
+    expect([d.error, d.gate]).toEqual(['access_denied', 'user-opt-out']);
+    expect(d.description).toContain('user-opt-out');
+    // Lifted: the same facts are granted again.
+    expect(granted(decideDelegation({ ...blocked, userOptedOut: false })).scopes).toEqual(['orders:read', 'orders:write']);
   });
 
   it('a disabled tenant is reported as such even when every other fact is wrong too', () => {

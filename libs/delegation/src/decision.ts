@@ -17,6 +17,8 @@ export interface TenantFacts {
     requireDpop: boolean;
     /** settings.nhe.requireActorProof (issue 19); absent: false. */
     requireActorProof?: boolean;
+    /** settings.nhe.maxChainDepth (issue 19 section 2); absent: 1 (no re-delegation). */
+    maxChainDepth?: number;
   };
 }
 
@@ -53,9 +55,39 @@ export interface NheFacts {
 
 export interface PolicyFacts {
   id: string;
-  target: { type: 'user' | 'group'; id: string };
+  /** `nhe`: the NHE (by record id) that may hand a delegated token on to this policy's NHE (issue 19 section 2). */
+  target: { type: 'user' | 'group' | 'nhe'; id: string };
   allowedScopes: string[];
   maxTokenLifetime?: number;
+  /** Deepest chain a token through this policy may lead to; absent: 1 (user, group) or 2 (nhe). */
+  maxChainDepth?: number;
+}
+
+/** One actor of the subject token's `act` chain (issue 19 section 2), outermost first, with what the decision needs. */
+export interface ChainActorFacts {
+  /** As `act` names it (without `nhe:`). */
+  identifier: string;
+  /** How it proved who it is when its hop was issued (the act member's proof; named when absent). */
+  method: ActorAuthMethod;
+  /** The NHE now (null: no longer registered). */
+  nhe: NheFacts | null;
+  /** Every policy of this NHE (the decision picks the one that let the hop before it hand on). */
+  policies: PolicyFacts[];
+}
+
+/**
+ * Issue 19 section 2: the subject token is itself a delegation token (user -> A [-> ...]) and the request asks to
+ * hand it on to another NHE. The new token keeps `sub`, nests `act`, and is bounded by the parent.
+ */
+export interface ChainFacts {
+  /** The parent's actors, outermost (the NHE that hands on) first; its depth is their number. */
+  actors: ChainActorFacts[];
+  /** The parent's scopes. */
+  scopes: string[];
+  /** The parent's audience (the new token's resource must be the same). */
+  audience: string[];
+  /** Seconds the parent has left (its exp minus now): the new token never outlives it. */
+  remainingSeconds: number;
 }
 
 export interface DelegationFacts {
@@ -83,6 +115,13 @@ export interface DelegationFacts {
   requestedScopes: string[];
   /** How the actor was authenticated (issue 19); absent: `named` (the spec's nhe-id actor token). */
   actorAuth?: ActorAuthMethod;
+  /** The subject token is a delegation token handed on (issue 19 section 2); absent: a user's token (the spec). */
+  chain?: ChainFacts;
+  /**
+   * The user has blocked this NHE for themselves on their delegation ledger (issue 18): every token of it for this
+   * user is refused (gate `user-opt-out`) until the user lifts the block. Absent: false.
+   */
+  userOptedOut?: boolean;
 }
 
 export type DelegationErrorCode = 'access_denied' | 'invalid_grant' | 'invalid_scope' | 'invalid_target';
@@ -96,13 +135,20 @@ export type DenialGate =
   | 'client-nhe-not-allowed'
   | 'nhe-not-found'
   | 'nhe-disabled'
+  | 'user-opt-out'
   | 'actor-proof-required'
   | 'resource-not-found'
   | 'resource-rejects-delegation'
   | 'resource-rejects-nhe-type'
   | 'no-policy'
   | 'scope-exceeds-policy'
-  | 'scope-empty';
+  | 'scope-empty'
+  // Delegation chains (issue 19 section 2).
+  | 'chain-depth-exceeded'
+  | 'chain-nhe-disabled'
+  | 'chain-no-policy'
+  | 'chain-resource-mismatch'
+  | 'scope-exceeds-parent';
 
 /** A layer of the scope intersection. */
 export type ScopeLayer = 'no-refresh' | 'not-registered' | 'user-permissions' | 'consent' | 'nhe-allowed-scopes';
@@ -114,7 +160,30 @@ export type TtlTerm =
   | 'policy.maxTokenLifetime'
   | 'client.maxTokenLifetime'
   | 'resourceServer.accessToken.lifetime'
-  | 'minimum';
+  | 'minimum'
+  /** A chained token never outlives its parent (issue 19 section 2): what the parent had left. */
+  | 'parent.remaining';
+
+/** One hop of a delegation chain as the decision checked it (issue 19 section 2): who handed on to whom, under which policies. */
+export interface ChainHop {
+  /** 1 = the user's delegation to the first NHE. */
+  depth: number;
+  /** `user:<id>` for the first hop, `nhe:<identifier>` after. */
+  from: string;
+  /** `nhe:<identifier>`. */
+  to: string;
+  policyIds: string[];
+  /** The deepest chain these policies allow. */
+  maxChainDepth: number;
+}
+
+export interface ChainRecord {
+  /** The new token's depth (actors in its act). */
+  depth: number;
+  /** The smallest of the tenant's ceiling and every hop's policies. */
+  maxDepth: number;
+  hops: ChainHop[];
+}
 
 export interface DelegationGranted {
   outcome: 'granted';
@@ -126,6 +195,8 @@ export interface DelegationGranted {
   policyIds: string[];
   /** How the actor was authenticated: named, key or workload (issue 19). */
   actorAuth: ActorAuthMethod;
+  /** A handed-on token (issue 19 section 2): its depth, the limit and each hop. */
+  chain?: ChainRecord;
 }
 
 export interface DelegationDenied {
@@ -135,9 +206,14 @@ export interface DelegationDenied {
   description: string;
   /** The scopes that caused invalid_scope, when that is the error. */
   scopes?: string[];
+  /** A refused hand-on (issue 19 section 2): the hops checked up to the refusal. */
+  chain?: ChainRecord;
 }
 
 export type DelegationDecision = DelegationGranted | DelegationDenied;
+
+/** error_description of a refusal by the user's own block: names the layer (the gate) the dry run reports. */
+export const USER_OPT_OUT_DESCRIPTION = 'the user has blocked this agent for themselves (user-opt-out); only the user can lift it, on their agents page';
 
 const deny = (error: DelegationErrorCode, gate: DenialGate, description: string, scopes?: string[]): DelegationDenied => ({
   outcome: 'denied',
@@ -189,6 +265,8 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   // The NHE named by actor_token.
   if (!f.nhe) return deny('invalid_grant', 'nhe-not-found', 'unknown NHE');
   if (!f.nhe.enabled) return deny('invalid_grant', 'nhe-disabled', 'the NHE is disabled');
+  // The user's own opt-out (issue 18): above every policy, group or consent; only the user lifts it.
+  if (f.userOptedOut) return deny('access_denied', 'user-opt-out', USER_OPT_OUT_DESCRIPTION);
   const actorAuth = f.actorAuth ?? 'named';
   if (actorAuth === 'named' && actorProofRequired(f.tenant, f.nhe)) {
     return deny('invalid_grant', 'actor-proof-required', 'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt');

@@ -89,7 +89,13 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     userPermissions(models, r.tenantId, r.userId, r.resource),
   ]);
   if (!tenant || (!client && !r.agentClient)) return null;
-  const policies = nhe ? await models.DelegationPolicy.find({ tenantId: r.tenantId, nheId: String(nhe._id) }).lean() : [];
+  const [policies, optOut] = nhe
+    ? await Promise.all([
+        models.DelegationPolicy.find({ tenantId: r.tenantId, nheId: String(nhe._id) }).lean(),
+        // The user's own block of this NHE (issue 18), by the NHE's id: a new NHE with the same identifier is not blocked.
+        models.AgentOptOut.exists({ tenantId: r.tenantId, userId: r.userId, nheId: String(nhe._id) }),
+      ])
+    : [[], null];
   return {
     tenant: tenantFacts(tenant),
     client: client ? clientFacts(client) : { clientId: r.clientId, numericId: 0, firstParty: false, nhe: { delegationEnabled: false, allowedNheIdentifiers: [] } },
@@ -107,5 +113,6 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     userPermissions: permissions,
     consentedScopes: new Set(r.consentedScopes ?? []),
     requestedScopes: r.requestedScopes,
+    ...(optOut ? { userOptedOut: true } : {}),
   };
 }

@@ -1,5 +1,7 @@
 import type { Connection, Model } from 'mongoose';
 import {
+  agentOptOutSchema,
+  type AgentOptOutDoc,
   auditChainAnchorSchema,
   deletedTenantSchema,
   type DeletedTenantDoc,
@@ -68,6 +70,7 @@ export interface Models {
   InitialAccessToken: Model<InitialAccessTokenDoc>;
   InitialAccessTokenUse: Model<InitialAccessTokenUseDoc>;
   WorkloadIssuer: Model<WorkloadIssuerDoc>;
+  AgentOptOut: Model<AgentOptOutDoc>;
 }
 
 /** Models bound to one connection (never mongoose's global registry, so tests can hold several). */
@@ -96,5 +99,6 @@ export function createModels(connection: Connection): Models {
     InitialAccessToken: m('InitialAccessToken', initialAccessTokenSchema),
     InitialAccessTokenUse: m('InitialAccessTokenUse', initialAccessTokenUseSchema),
     WorkloadIssuer: m('WorkloadIssuer', workloadIssuerSchema),
+    AgentOptOut: m('AgentOptOut', agentOptOutSchema),
   };
 }

@@ -14,7 +14,15 @@ export const NHE_SETTINGS_DEFAULTS = {
   auditRetentionDays: 90,
   /** Issue 19: the spec's `nhe-id` actor token (a name, no proof) keeps working unless this is turned on. */
   requireActorProof: false,
+  /**
+   * Issue 19 section 2: the deepest delegation chain (actors in `act`) a token of this tenant may carry. 1: an NHE
+   * token is never a valid subject token (the spec's behaviour); at most {@link MAX_CHAIN_DEPTH}.
+   */
+  maxChainDepth: 1,
 };
+
+/** Hard maximum of settings.nhe.maxChainDepth and of a delegation policy's maxChainDepth (issue 19 section 2). */
+export const MAX_CHAIN_DEPTH = 5;
 
 export interface NheSettings {
   enabled: boolean;
@@ -26,6 +34,8 @@ export interface NheSettings {
   auditRetentionDays: number;
   /** An NHE must prove who it is (actor_token_type jwt) at token exchange; an NHE's own setting overrides it. */
   requireActorProof: boolean;
+  /** Deepest delegation chain a token may carry (1 = no re-delegation, the spec's behaviour; at most 5). */
+  maxChainDepth: number;
 }
 
 /** settings.claims: how claims are released (issue 4). */
@@ -135,6 +145,7 @@ export const tenantSchema = new Schema<TenantDoc>(
         maxNhePerTenant: { type: Number, default: NHE_SETTINGS_DEFAULTS.maxNhePerTenant },
         auditRetentionDays: { type: Number, default: NHE_SETTINGS_DEFAULTS.auditRetentionDays },
         requireActorProof: { type: Boolean, default: NHE_SETTINGS_DEFAULTS.requireActorProof },
+        maxChainDepth: { type: Number, default: NHE_SETTINGS_DEFAULTS.maxChainDepth },
       },
       claims: {
         amrProfile: { type: String, enum: ['rfc8176', 'projected'], default: CLAIMS_SETTINGS_DEFAULTS.amrProfile },
@@ -565,12 +576,21 @@ const actorAuthenticationSchema = new Schema<ActorAuthentication>(
   { _id: false },
 );
 
+/**
+ * A delegation policy of an NHE. Its target is who may delegate to the NHE: a user, a group, or (issue 19 section 2)
+ * another NHE of the tenant (`nhe`, id = that NHE's record id), which may then hand a delegated token on to this one.
+ */
 export interface DelegationPolicyDoc {
   tenantId: number;
   nheId: string;
-  target: { type: 'user' | 'group'; id: string };
+  target: { type: 'user' | 'group' | 'nhe'; id: string };
   allowedScopes: string[];
   maxTokenLifetime?: number;
+  /**
+   * Deepest delegation chain a token issued through this policy may lead to (issue 19 section 2); absent: 1 for a
+   * user or group target (no onward delegation), 2 for an NHE target (the hand-off itself, no further).
+   */
+  maxChainDepth?: number;
 }
 
 export const delegationPolicySchema = new Schema<DelegationPolicyDoc>(
@@ -578,15 +598,48 @@ export const delegationPolicySchema = new Schema<DelegationPolicyDoc>(
     tenantId: { type: Number, required: true },
     nheId: { type: String, required: true },
     target: {
-      type: { type: String, enum: ['user', 'group'], required: true },
+      type: { type: String, enum: ['user', 'group', 'nhe'], required: true },
       id: { type: String, required: true },
     },
     allowedScopes: { type: [String], default: [] },
     maxTokenLifetime: { type: Number },
+    maxChainDepth: { type: Number },
   },
   { timestamps: true, collection: 'delegation_policies', versionKey: false },
 );
 delegationPolicySchema.index({ tenantId: 1, nheId: 1 });
+
+/**
+ * A user's "block this agent for me" (issue 18): while the row exists, the delegation decision refuses every token
+ * of this NHE for this user (gate `user-opt-out`), whatever the policies say. Set and lifted by the user on their
+ * delegation ledger page (oidc-core src/account/); deleting the NHE or the user leaves it harmless.
+ */
+export interface AgentOptOutDoc {
+  tenantId: number;
+  userId: string;
+  nheId: string;
+  /** The NHE's identifier when the block was set (shown on the page; the decision matches nheId). */
+  nheIdentifier: string;
+  createdAt: Date;
+}
+
+export const agentOptOutSchema = new Schema<AgentOptOutDoc>(
+  {
+    tenantId: { type: Number, required: true },
+    userId: { type: String, required: true },
+    nheId: { type: String, required: true },
+    nheIdentifier: { type: String, required: true },
+  },
+  { timestamps: { createdAt: true, updatedAt: false }, collection: 'agent_opt_outs', versionKey: false },
+);
+agentOptOutSchema.index({ tenantId: 1, userId: 1, nheId: 1 }, { unique: true });
+
+/** One actor of a delegation chain as the audit row records it (issue 19 section 2). */
+export interface AuditActor {
+  nheIdentifier: string;
+  /** How that actor proved who it is when its hop was issued (the `act` member's proof; named when absent). */
+  method: ActorAuthMethod;
+}
 
 export interface TokenAuditDoc {
   tenantId: number;
@@ -604,6 +657,10 @@ export interface TokenAuditDoc {
   dpopJkt?: string;
   /** How the actor was authenticated (issue 19); absent on rows written before: those actors were `named`. */
   actorAuth?: ActorAuthentication;
+  /** Issue 19 section 2, a token exchanged from another NHE token: that token's jti. */
+  parentJti?: string;
+  /** With parentJti: every actor of the token's `act` chain, outermost (this token's NHE) first. */
+  actorChain?: AuditActor[];
   /** Position in the tenant's hash chain (1, 2, ...); absent only on rows written before the chain existed. */
   seq?: number;
   /** Hash of the tenant's previous row (or of the retention anchor / genesis); see libs/db/src/audit-chain.ts. */
@@ -630,6 +687,8 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
     issuedAt: { type: Date, required: true },
     dpopJkt: { type: String },
     actorAuth: { type: actorAuthenticationSchema, required: false },
+    parentJti: { type: String },
+    actorChain: { type: [new Schema<AuditActor>({ nheIdentifier: { type: String, required: true }, method: { type: String, enum: [...ACTOR_AUTH_METHODS], required: true } }, { _id: false })], default: undefined },
     seq: { type: Number },
     prevHash: { type: String },
     hash: { type: String },
@@ -648,6 +707,8 @@ tokenAuditSchema.index({ tenantId: 1, resourceServer: 1, issuedAt: -1 });
 // which has no partialFilterExpression); the compound index serves chain walks and retention.
 tokenAuditSchema.index({ chainKey: 1 }, { unique: true, sparse: true });
 tokenAuditSchema.index({ tenantId: 1, seq: 1 });
+// Delegation chains (issue 19 section 2): the tokens exchanged from a token.
+tokenAuditSchema.index({ tenantId: 1, parentJti: 1 });
 
 /**
  * A deleted tenant, kept for good: its id is never handed out again (a new tenant with the same id would read the
