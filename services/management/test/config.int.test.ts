@@ -270,12 +270,20 @@ describe('resource servers', () => {
     for (const [body, name] of [
       [{ identifier: 'orders', name: 'x' }, 'body.identifier'],
       [{ identifier: MANAGEMENT_AUDIENCE, name: 'x' }, 'body.identifier'],
-      [{ identifier: 'https://x.example', name: 'x', config: { accessToken: { lifetime: 10 } } }, 'body.config.accessToken.lifetime'],
+      [{ identifier: 'https://x.example', name: 'x', config: { accessToken: { lifetime: 4 } } }, 'body.config.accessToken.lifetime'],
       [{ identifier: 'https://x.example', name: 'x', config: { nhe: { requireDelegationTokens: true } } }, 'body.config.nhe.requireDelegationTokens'],
       [{ identifier: 'https://x.example', name: 'x', scopes: ['a b'] }, 'body.scopes.0'],
     ] as const) {
       const bad = await h.call('post', r(A), adminA, body);
       expect([bad.status, invalidNames(bad)]).toEqual([400, [name]]);
+    }
+  });
+
+  it('accepts short access-token lifetimes down to 5 s (issue 18: below 60 for ordinary tokens)', async () => {
+    for (const lifetime of [5, 30]) {
+      const res = await h.call('post', r(A), adminA, { identifier: `https://short-${lifetime}.example`, name: 'Short', config: { accessToken: { lifetime } } });
+      expect([res.status, res.body.config?.accessToken]).toEqual([201, { lifetime }]);
+      expect((await h.call('delete', r(A, `/${res.body.id}`), adminA)).status).toBe(204);
     }
   });
 

@@ -61,9 +61,24 @@ const rsScopes = scopeList.superRefine((scopes, ctx) => {
   });
 });
 
+/**
+ * Shortest access-token lifetime a resource server may set (seconds; issue 18). Ordinary tokens get exactly the
+ * lifetime set; an NHE delegation token is still clamped to at least 60 s (spec, "Limits"; libs/delegation resolveTtl).
+ */
+export const MIN_ACCESS_TOKEN_LIFETIME_SECONDS = 5;
+
 const config = z
   .object({
-    accessToken: z.object({ lifetime: z.number().int().min(60).max(86_400) }).strict(),
+    accessToken: z
+      .object({
+        lifetime: z
+          .number()
+          .int()
+          .min(MIN_ACCESS_TOKEN_LIFETIME_SECONDS)
+          .max(86_400)
+          .describe(`Seconds, ${MIN_ACCESS_TOKEN_LIFETIME_SECONDS} to 86400: the lifetime of ordinary access tokens for this API; an NHE delegation token takes it as one term of its TTL, clamped to at least 60 s`),
+      })
+      .strict(),
     nhe: z
       .object({
         acceptDelegationTokens: z.boolean(),
