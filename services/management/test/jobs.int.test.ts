@@ -13,7 +13,8 @@ import { openTestDatabase } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore, MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import { createApp } from '../src/app';
 import { tenantKeyLookup } from '../src/auth/tenant-keys';
-import type { JobRunner } from '../src/jobs/runner';
+import type { SchedulerState } from '../src/jobs/drift';
+import { SchedulerConflict, type JobRunner } from '../src/jobs/runner';
 import { createJobService } from '../src/jobs/service';
 import { OpenApiResponseValidator } from './harness';
 
@@ -29,12 +30,31 @@ tenants.b = tenants.system + 2;
 
 const synced: JobDoc[] = [];
 let failSync = false;
+let failInspect = false;
+/** The CronJob as the recording runner holds it (the chart's placeholder values, never adopted). */
+const cron: SchedulerState = { name: 'nhe-audit-retention', schedule: '17 3 * * *', suspend: false, resourceVersion: '1', adopted: false, writers: {} };
+/** Someone outside the product edits the CronJob (what kubectl edit does to it). */
+const editOutside = (spec: { schedule?: string; suspend?: boolean }, manager = 'kubectl-edit') => {
+  for (const [k, v] of Object.entries(spec)) {
+    Object.assign(cron, { [k]: v });
+    cron.writers[k as 'schedule' | 'suspend'] = { manager, time: new Date().toISOString() };
+  }
+  cron.resourceVersion = String(Number(cron.resourceVersion) + 1);
+};
 const runner: JobRunner = {
   backend: 'kubernetes',
-  sync: async (job) => {
+  sync: async (job, precondition) => {
     if (failSync) throw new Error('cronjobs.batch "nhe-audit-retention" is forbidden');
+    if (precondition?.resourceVersion && precondition.resourceVersion !== cron.resourceVersion) throw new SchedulerConflict('changed');
     synced.push(job);
+    Object.assign(cron, { schedule: job.schedule, suspend: !job.enabled, adopted: true, resourceVersion: String(Number(cron.resourceVersion) + 1) });
+    cron.writers = { schedule: { manager: 'idp-management' }, suspend: { manager: 'idp-management' } };
   },
+  inspect: async () => {
+    if (failInspect) throw Object.assign(new Error('forbidden'), { code: 403 });
+    return structuredClone(cron);
+  },
+  schedulerName: () => 'nhe-audit-retention',
   runNow: async () => ({ backend: 'kubernetes', jobName: 'nhe-audit-retention-manual-abc' }),
   close: async () => undefined,
 };
@@ -103,7 +123,9 @@ describe('jobs API', () => {
       expect.objectContaining({ name: 'nhe-audit-retention', type: 'NHE_AUDIT_RETENTION', schedule: '0 3 * * *', enabled: true, customOptions: {}, backend: 'kubernetes', lastRun: null }),
     ]);
     expect(new Date(res.body.items[0].nextRunAt).getUTCHours()).toBe(3);
+    // The chart's CronJob (never adopted) took the row's values at start.
     expect(synced[0]).toMatchObject({ _id: 'nhe-audit-retention', schedule: '0 3 * * *', enabled: true });
+    expect(res.body.items[0].kubernetes).toEqual({ cronJob: 'nhe-audit-retention', schedule: '0 3 * * *', suspend: false, drift: [] });
     expect((await call('get', '/jobs/nhe-audit-retention', await token(tenants.system, ['auth.jobs.list']))).body.name).toBe('nhe-audit-retention');
     expect((await call('get', '/jobs/other', await token(tenants.system, ['auth.jobs.list']))).status).toBe(404);
   });
@@ -147,6 +169,91 @@ describe('jobs API', () => {
       failSync = false;
     }
     expect((await db.models.Job.findById('nhe-audit-retention').lean())?.enabled).toBe(before?.enabled);
+  });
+
+  it('a CronJob changed outside the jobs API is reported by GET and a PATCH that would overwrite it is refused (409) unless forced', async () => {
+    const tok = await token(tenants.system, ALL);
+    const row = (await call('get', '/jobs/nhe-audit-retention', tok)).body;
+    expect(row.kubernetes.drift).toEqual([]);
+    editOutside({ schedule: '*/5 * * * *', suspend: !row.enabled });
+
+    const seen = (await call('get', '/jobs/nhe-audit-retention', tok)).body;
+    expect(seen).toMatchObject({ schedule: row.schedule, enabled: row.enabled });
+    expect(seen.kubernetes).toEqual({
+      cronJob: 'nhe-audit-retention',
+      schedule: '*/5 * * * *',
+      suspend: !row.enabled,
+      drift: [
+        { field: 'schedule', expected: row.schedule, actual: '*/5 * * * *', manager: 'kubectl-edit', changedAt: expect.any(String) },
+        { field: 'suspend', expected: !row.enabled, actual: !row.enabled ? true : false, manager: 'kubectl-edit', changedAt: expect.any(String) },
+      ].filter((d) => d.expected !== d.actual),
+    });
+
+    // A patch of another field would still write the row's schedule over the edit: refused, nothing changed.
+    synced.length = 0;
+    const refused = await call('patch', '/jobs/nhe-audit-retention', tok, { customOptions: { batchSize: 700 } });
+    expect(refused.status).toBe(409);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toMatchObject({ type: 'https://idp.dev/problems/conflict', status: 409, drift: [{ field: 'schedule', expected: row.schedule, actual: '*/5 * * * *', manager: 'kubectl-edit' }] });
+    expect(refused.body.detail).toContain('schedule is "*/5 * * * *" there, the job says');
+    expect(refused.body.detail).toContain('force');
+    expect(synced).toEqual([]);
+    expect(await db.models.Job.findById('nhe-audit-retention').lean()).toMatchObject({ schedule: row.schedule, customOptions: row.customOptions });
+    expect(cron.schedule).toBe('*/5 * * * *');
+
+    // Adopting the CronJob's value overwrites nothing: accepted without force.
+    const adopted = await call('patch', '/jobs/nhe-audit-retention', tok, { schedule: '*/5 * * * *' });
+    expect(adopted.status).toBe(200);
+    expect(adopted.body).toMatchObject({ schedule: '*/5 * * * *', kubernetes: { schedule: '*/5 * * * *', drift: [] } });
+
+    // Edited again: force overwrites it with the row (and the patch), and the audit names force.
+    editOutside({ schedule: '0 0 * * *' }, 'helm');
+    const forced = await call('patch', '/jobs/nhe-audit-retention', tok, { enabled: true, force: true });
+    expect(forced.status).toBe(200);
+    expect(cron).toMatchObject({ schedule: '*/5 * * * *', suspend: false });
+    expect(forced.body.kubernetes.drift).toEqual([]);
+  });
+
+  it('a CronJob changed between the read and the write is a 409 (resourceVersion precondition); one that cannot be read is a 503; nothing is saved', async () => {
+    const tok = await token(tenants.system, ALL);
+    const before = await db.models.Job.findById('nhe-audit-retention').lean();
+    const realInspect = runner.inspect!;
+    runner.inspect = async (job) => {
+      const state = await realInspect(job);
+      editOutside({ suspend: cron.suspend }); // a write with the same values still moves the resourceVersion
+      return state;
+    };
+    try {
+      const res = await call('patch', '/jobs/nhe-audit-retention', tok, { schedule: '45 4 * * *' });
+      expect(res.status).toBe(409);
+      expect(res.body.detail).toMatch(/changed while the job was being updated/);
+    } finally {
+      runner.inspect = realInspect;
+    }
+    failInspect = true;
+    try {
+      const res = await call('patch', '/jobs/nhe-audit-retention', tok, { schedule: '45 4 * * *' });
+      expect(res.status).toBe(503);
+      expect(res.body.detail).toMatch(/could not be read/);
+      // GET still answers, saying the CronJob could not be read.
+      expect((await call('get', '/jobs/nhe-audit-retention', tok)).body.kubernetes).toEqual({ cronJob: 'nhe-audit-retention', error: 'the API server answered 403' });
+    } finally {
+      failInspect = false;
+    }
+    expect((await db.models.Job.findById('nhe-audit-retention').lean())?.schedule).toBe(before?.schedule);
+  });
+
+  it('at start, an adopted CronJob that differs from the row is left as it is (reported), a never adopted one takes the row', async () => {
+    editOutside({ schedule: '1 1 * * *' });
+    synced.length = 0;
+    await createJobService({ models: db.models, runner, logger }).start();
+    expect(synced).toEqual([]);
+    expect(cron.schedule).toBe('1 1 * * *');
+    cron.adopted = false;
+    await createJobService({ models: db.models, runner, logger }).start();
+    const row = await db.models.Job.findById('nhe-audit-retention').lean();
+    expect(synced).toEqual([expect.objectContaining({ schedule: row!.schedule })]);
+    expect(cron).toMatchObject({ schedule: row!.schedule, adopted: true });
   });
 
   it('run now starts a run; runs are listed newest first with per-tenant counts', async () => {

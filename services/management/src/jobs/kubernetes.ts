@@ -1,6 +1,7 @@
 /**
  * Kubernetes backend: the CronJob `nhe-audit-retention` (from the chart) is the scheduler. Management patches
- * only that CronJob's spec.schedule and spec.suspend (JSON merge patch), and "run now" creates a Job from the
+ * only that CronJob's spec.schedule and spec.suspend (JSON merge patch, with its annotation and the resourceVersion
+ * it read as a precondition), reads it back for drift (jobs/drift.ts), and "run now" creates a Job from the
  * CronJob's jobTemplate, the way `kubectl create job --from=cronjob/...` does. The Role of management's
  * ServiceAccount allows get/patch on that one CronJob (resourceNames) and create on jobs: nothing else.
  *
@@ -9,7 +10,8 @@
 import type { BatchV1Api, V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { JobDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
-import type { JobRunner, RunStart } from './runner';
+import { writersOf, type SchedulerState } from './drift';
+import { SchedulerConflict, type JobRunner, type RunStart } from './runner';
 
 export interface KubernetesOptions {
   namespace: string;
@@ -20,6 +22,13 @@ export interface KubernetesOptions {
   token?: string;
   logger: Logger;
 }
+
+/**
+ * Annotation management writes with every sync: the schedule and suspend flag it applied (JSON). Its presence marks
+ * a CronJob management has adopted; one without it (freshly installed by the chart) takes the job row's values at
+ * start, while an adopted one that differs from the row is reported as drift and left alone.
+ */
+export const APPLIED_ANNOTATION = 'idp.example/jobs-api-applied';
 
 /** The service account's namespace when running in a pod. */
 export const IN_CLUSTER_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -46,13 +55,41 @@ export async function createKubernetesRunner(o: KubernetesOptions): Promise<JobR
 
   return {
     backend: 'kubernetes',
-    async sync(job: JobDoc) {
+    async sync(job: JobDoc, precondition?: { resourceVersion?: string | undefined }) {
       const name = o.cronJobName(job._id);
-      await batch.patchNamespacedCronJob(
-        { name, namespace: o.namespace, body: { spec: { schedule: job.schedule, suspend: !job.enabled } }, fieldManager: 'idp-management' },
-        mergePatch,
-      );
-      o.logger.info({ cronJob: name, schedule: job.schedule, suspend: !job.enabled }, 'CronJob kept in step with the job');
+      const spec = { schedule: job.schedule, suspend: !job.enabled };
+      try {
+        await batch.patchNamespacedCronJob(
+          {
+            name,
+            namespace: o.namespace,
+            body: {
+              // A resourceVersion in a merge patch is a precondition: the API server answers 409 if it moved on.
+              metadata: { annotations: { [APPLIED_ANNOTATION]: JSON.stringify(spec) }, ...(precondition?.resourceVersion ? { resourceVersion: precondition.resourceVersion } : {}) },
+              spec,
+            },
+            fieldManager: 'idp-management',
+          },
+          mergePatch,
+        );
+      } catch (err) {
+        if ((err as { code?: number }).code === 409) throw new SchedulerConflict(`CronJob ${name} changed while it was being updated`);
+        throw err;
+      }
+      o.logger.info({ cronJob: name, ...spec }, 'CronJob kept in step with the job');
+    },
+    schedulerName: (job: JobDoc) => o.cronJobName(job._id),
+    async inspect(job: JobDoc): Promise<SchedulerState> {
+      const name = o.cronJobName(job._id);
+      const cron: V1CronJob = await batch.readNamespacedCronJob({ name, namespace: o.namespace });
+      return {
+        name,
+        schedule: cron.spec?.schedule,
+        suspend: cron.spec?.suspend ?? false,
+        resourceVersion: cron.metadata?.resourceVersion,
+        adopted: cron.metadata?.annotations?.[APPLIED_ANNOTATION] !== undefined,
+        writers: writersOf(cron.metadata?.managedFields),
+      };
     },
     async runNow(job: JobDoc): Promise<RunStart> {
       const cronName = o.cronJobName(job._id);

@@ -1,4 +1,5 @@
 import type { JobDoc } from '@idp/db';
+import type { SchedulerState } from './drift';
 
 /** How a run was started: the Kubernetes Job created, or the local process spawned. */
 export type RunStart = { backend: 'kubernetes'; jobName: string } | { backend: 'in-process'; pid: number };
@@ -9,8 +10,15 @@ export type RunStart = { backend: 'kubernetes'; jobName: string } | { backend: '
  */
 export interface JobRunner {
   readonly backend: 'kubernetes' | 'in-process';
-  /** Applies the row's schedule and enabled flag (called at start and after every PATCH). */
-  sync(job: JobDoc): Promise<void>;
+  /**
+   * Applies the row's schedule and enabled flag (at start and for every PATCH). With `resourceVersion` the write
+   * is refused (SchedulerConflict) if the scheduler changed since it was read.
+   */
+  sync(job: JobDoc, precondition?: { resourceVersion?: string | undefined }): Promise<void>;
+  /** Reads the scheduler back (Kubernetes: the CronJob), for drift; absent where management is the scheduler. */
+  inspect?(job: JobDoc): Promise<SchedulerState>;
+  /** The scheduler object's name (Kubernetes: the CronJob), where there is one. */
+  schedulerName?(job: JobDoc): string;
   /** Starts one run now, whatever the schedule says. */
   runNow(job: JobDoc): Promise<RunStart>;
   /** Stops timers and waits for (or terminates) local runs. */
@@ -26,3 +34,8 @@ export const detachedRunner: JobRunner = {
   },
   close: async () => undefined,
 };
+
+/** The scheduler changed between the read and the write (Kubernetes 409 on a resourceVersion precondition). */
+export class SchedulerConflict extends Error {
+  override readonly name = 'SchedulerConflict';
+}

@@ -1,16 +1,24 @@
 import type { JobDoc, JobRunDoc, Models } from '@idp/db';
 import { upsertRacing } from '@idp/db';
-import { problems } from '@idp/errors';
+import { ProblemError, problems } from '@idp/errors';
 import type { Logger } from '@idp/logger';
 import { cronProblem, nextRunOf } from './cron';
 import { assertJobType, definitionOf, JOB_DEFINITIONS } from './definitions';
-import type { JobRunner, RunStart } from './runner';
+import { cronJobDrift, describeDrift, overwrittenBy, type Drift, type SchedulerState } from './drift';
+import { SchedulerConflict, type JobRunner, type RunStart } from './runner';
 
 export interface JobPatch {
   schedule?: string | undefined;
   enabled?: boolean | undefined;
   customOptions?: Record<string, unknown> | undefined;
+  /** Overwrite values changed on the scheduler outside the jobs API (drift); without it such a patch is a 409. */
+  force?: boolean | undefined;
 }
+
+/** The scheduler as read back for a job (GET): what it holds and where it differs from the row. */
+export type SchedulerView =
+  | { cronJob: string; schedule: string | undefined; suspend: boolean; drift: Drift[] }
+  | { cronJob: string; error: string };
 
 export interface JobService {
   /** Creates missing job rows with their defaults and applies every row to the runner. */
@@ -22,6 +30,8 @@ export interface JobService {
   runs(name: string, limit: number, before?: Date): Promise<Array<JobRunDoc & { _id: unknown }>>;
   run(name: string, runId: unknown): Promise<JobRunDoc & { _id: unknown }>;
   nextRunAt(job: JobDoc): Date | null;
+  /** The scheduler read back (Kubernetes), undefined where management itself schedules. Never throws. */
+  scheduler(job: JobDoc): Promise<SchedulerView | undefined>;
   readonly backend: JobRunner['backend'];
 }
 
@@ -45,8 +55,21 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
           ).exec(),
         );
         const job = await models.Job.findById(d.name).lean<JobDoc>();
-        // The row is the source of truth: a CronJob edited by hand is put back in step at start.
-        if (job) await runner.sync(job).catch((err: unknown) => logger.error({ job: d.name, err: (err as Error).message }, 'could not apply the job to its scheduler'));
+        if (!job) continue;
+        try {
+          // Read back first: a CronJob management adopted before and that differs from the row was changed outside
+          // the jobs API; it is reported (GET /jobs/{name}, this log line), not overwritten. A CronJob never adopted
+          // (fresh from the chart) takes the row's values.
+          const state = runner.inspect ? await runner.inspect(job) : undefined;
+          if (state?.adopted) {
+            const drift = cronJobDrift(job, state);
+            if (drift.length) logger.warn({ job: d.name, drift }, `${describeDrift(state.name, drift)}; left as it is (PATCH the job with force to overwrite)`);
+            continue;
+          }
+          await runner.sync(job, { resourceVersion: state?.resourceVersion });
+        } catch (err) {
+          logger.error({ job: d.name, err: (err as Error).message }, 'could not apply the job to its scheduler');
+        }
       }
     },
     list: () => models.Job.find({ _id: { $in: JOB_DEFINITIONS.map((d) => d.name) } }).sort({ _id: 1 }).lean<JobDoc[]>(),
@@ -78,11 +101,34 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
         customOptions,
         updatedAt: new Date(),
       };
-      // Scheduler first: if Kubernetes refuses, the row stays as it was and the caller gets a 503.
+      // Read the scheduler back: a change made there outside the jobs API is not overwritten unless asked (force).
+      let state: SchedulerState | undefined;
+      if (runner.inspect) {
+        try {
+          state = await runner.inspect(current);
+        } catch (err) {
+          logger.error({ job: name, err: (err as Error).message }, 'could not read the job\'s scheduler');
+          throw problems.serviceUnavailable('the scheduler could not be read; the job was not changed');
+        }
+        // Drift on a CronJob never adopted (the chart's placeholder values) is taken over like at start.
+        const overwritten = state.adopted ? overwrittenBy(next, cronJobDrift(current, state)) : [];
+        if (overwritten.length && !patch.force) {
+          throw new ProblemError(
+            'conflict',
+            409,
+            `${describeDrift(state.name, overwritten)}. The job was not changed: send the CronJob's values for those fields to keep them, or "force": true to overwrite them`,
+            { extra: { drift: overwritten } },
+          );
+        }
+        if (overwritten.length) logger.warn({ job: name, overwritten }, `${describeDrift(state.name, overwritten)}; overwritten (force)`);
+      }
+      // Scheduler first: if Kubernetes refuses, the row stays as it was and the caller gets a 503 (409 if the
+      // CronJob changed between the read above and the write: the resourceVersion precondition).
       try {
-        await runner.sync(next);
+        await runner.sync(next, state ? { resourceVersion: state.resourceVersion } : undefined);
       } catch (err) {
         logger.error({ job: name, err: (err as Error).message }, 'could not apply the job to its scheduler');
+        if (err instanceof SchedulerConflict) throw problems.conflict('the CronJob changed while the job was being updated; the job was not changed, read it again and retry');
         throw problems.serviceUnavailable('the scheduler could not be updated; the job was not changed');
       }
       await models.Job.updateOne({ _id: name }, { $set: { schedule: next.schedule, enabled: next.enabled, customOptions: next.customOptions } });
@@ -111,5 +157,15 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
       return run;
     },
     nextRunAt: (job) => (job.enabled ? nextRunOf(job.schedule) : null),
+    async scheduler(job) {
+      if (!runner.inspect) return undefined;
+      try {
+        const state = await runner.inspect(job);
+        return { cronJob: state.name, schedule: state.schedule, suspend: state.suspend, drift: cronJobDrift(job, state) };
+      } catch (err) {
+        const e = err as { code?: number; message?: string };
+        return { cronJob: runner.schedulerName?.(job) ?? job._id, error: e.code ? `the API server answered ${e.code}` : 'the API server could not be reached' };
+      }
+    },
   };
 }

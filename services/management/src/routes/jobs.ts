@@ -8,7 +8,7 @@ import { toObjectId } from '@idp/db';
 import { problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { emptyBody, isoDate } from '../openapi/schemas';
-import type { JobService } from '../jobs/service';
+import type { JobService, SchedulerView } from '../jobs/service';
 
 const jobName = z.string().max(64);
 const TAG = 'Jobs';
@@ -41,6 +41,29 @@ const runSchema = z
   })
   .meta({ id: 'JobRun' });
 
+const driftSchema = z
+  .object({
+    field: z.enum(['schedule', 'suspend']).describe('The CronJob field (spec.schedule, spec.suspend)'),
+    expected: z.union([z.string(), z.boolean()]).describe('What the job says (suspend is the opposite of enabled)'),
+    actual: z.union([z.string(), z.boolean()]).nullable().describe('What the CronJob holds'),
+    manager: z.string().optional().describe('The field manager that last wrote it (metadata.managedFields), e.g. kubectl-edit or helm'),
+    changedAt: isoDate.optional(),
+  })
+  .meta({ id: 'JobDrift' });
+
+const kubernetesSchema = z
+  .union([
+    z.object({
+      cronJob: z.string(),
+      schedule: z.string().optional().describe('The CronJob\'s spec.schedule as the API server holds it'),
+      suspend: z.boolean().describe('The CronJob\'s spec.suspend'),
+      drift: z.array(driftSchema).describe('Where the CronJob differs from the job (changed outside the jobs API); empty when in step'),
+    }),
+    z.object({ cronJob: z.string(), error: z.string().describe('The CronJob could not be read; drift unknown') }),
+  ])
+  .describe('Kubernetes backend only: the CronJob read back from the API server')
+  .meta({ id: 'JobKubernetesState' });
+
 const jobSchema = z
   .object({
     name: z.string(),
@@ -52,6 +75,7 @@ const jobSchema = z
     nextRunAt: isoDate.nullable(),
     lastRun: runSchema.nullable(),
     updatedAt: isoDate.optional(),
+    kubernetes: kubernetesSchema.optional(),
   })
   .meta({ id: 'Job' });
 
@@ -60,8 +84,18 @@ const patchSchema = z
     schedule: z.string().min(1).max(100).optional(),
     enabled: z.boolean().optional(),
     customOptions: z.record(z.string(), z.unknown()).optional().describe('nhe-audit-retention: { batchSize: 1..100000 }'),
+    force: z
+      .boolean()
+      .optional()
+      .describe('Kubernetes: overwrite CronJob fields changed outside the jobs API (drift). Without it, a patch that would overwrite them is refused (409, listing them in `drift`)'),
   })
   .strict();
+
+function kubernetesView(k: SchedulerView) {
+  if ('error' in k) return k;
+  const { schedule, ...rest } = k;
+  return { ...rest, ...(schedule === undefined ? {} : { schedule }) };
+}
 
 const iso = (d: Date | undefined) => (d ? new Date(d).toISOString() : undefined);
 
@@ -83,7 +117,7 @@ function runView(r: JobRunDoc & { _id: unknown }) {
 export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
   const { jobs } = deps;
   const view = async (job: JobDoc) => {
-    const [last] = await jobs.runs(job._id, 1);
+    const [[last], kubernetes] = await Promise.all([jobs.runs(job._id, 1), jobs.scheduler(job)]);
     return {
       name: job._id,
       type: job.type,
@@ -94,6 +128,7 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       nextRunAt: jobs.nextRunAt(job)?.toISOString() ?? null,
       lastRun: last ? runView(last) : null,
       ...(job.updatedAt ? { updatedAt: iso(job.updatedAt) } : {}),
+      ...(kubernetes ? { kubernetes: kubernetesView(kubernetes) } : {}),
     };
   };
   const params = z.object({ name: jobName }).strict();
@@ -126,16 +161,20 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       path: '/jobs/:name',
       operationId: 'updateJob',
       summary: 'Change a job\'s schedule, enabled flag or custom options',
-      description: 'On Kubernetes the CronJob\'s schedule and suspend flag are updated first; if that fails the job is left unchanged (503).',
+      description:
+        'On Kubernetes the CronJob is read back, then its schedule and suspend flag are updated (with the resourceVersion read as a precondition), and the job is saved only once that worked: ' +
+        'if the CronJob cannot be read or updated the job is left unchanged (503). If someone changed the CronJob outside the jobs API (`kubernetes.drift` of GET) and this patch would overwrite ' +
+        'those fields, it is refused with 409 (`conflict`, the fields in `drift`) and nothing changes, unless `force` is true; setting those fields to the CronJob\'s own values adopts them without `force`. ' +
+        'A CronJob that changed between the read and the write is also a 409.',
       tag: TAG,
       access: 'system',
       scope: 'auth.jobs.update',
       params,
       body: patchSchema,
       responses: { 200: { description: 'The updated job', schema: jobSchema } },
-      errors: [503],
+      errors: [409, 503],
       handler: async ({ params: p, body, audit }) => {
-        audit({ job: p.name, changed: Object.keys(body) });
+        audit({ job: p.name, changed: Object.keys(body).filter((k) => k !== 'force'), ...(body.force ? { force: true } : {}) });
         return { status: 200, body: await view(await jobs.patch(p.name, body)) };
       },
     }),
