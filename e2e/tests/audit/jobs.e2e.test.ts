@@ -141,7 +141,7 @@ describe('Kubernetes backend against a local API server', () => {
   const cronJob = {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
-    metadata: { name: 'nhe-audit-retention', namespace: 'idp', uid: '7c0a3b5e-0000-4000-8000-000000000001' },
+    metadata: { name: 'nhe-audit-retention', namespace: 'idp', uid: '7c0a3b5e-0000-4000-8000-000000000001', resourceVersion: '100', annotations: {} as Record<string, string> },
     spec: {
       schedule: '0 3 * * *',
       suspend: false,
@@ -181,7 +181,14 @@ describe('Kubernetes backend against a local API server', () => {
           return;
         }
         const body = JSON.parse(raw);
+        if (body.metadata?.resourceVersion && body.metadata.resourceVersion !== cronJob.metadata.resourceVersion) {
+          res.statusCode = 409;
+          res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' }));
+          return;
+        }
         Object.assign(cronJob.spec, body.spec);
+        Object.assign(cronJob.metadata.annotations, body.metadata?.annotations ?? {});
+        cronJob.metadata.resourceVersion = String(Number(cronJob.metadata.resourceVersion) + 1);
         res.end(JSON.stringify(cronJob));
       } else if (url.pathname === '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention' && req.method === 'GET') {
         res.end(JSON.stringify(cronJob));
@@ -221,17 +228,20 @@ describe('Kubernetes backend against a local API server', () => {
     await new Promise((r) => server?.close(r));
   });
 
-  const patchPath = '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention?fieldManager=idp-management';
+  const cronPath = '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention';
+  const patchPath = `${cronPath}?fieldManager=idp-management`;
+  const applied = (schedule: string, suspend: boolean) => ({ 'idp.example/jobs-api-applied': JSON.stringify({ schedule, suspend }) });
 
-  it('at start, the CronJob is put in step with the job row (merge patch of schedule and suspend only)', async () => {
+  it('at start, the CronJob is read, then put in step with the job row (merge patch of schedule, suspend and the adoption annotation, resourceVersion as precondition)', async () => {
     const deadline = Date.now() + 10_000;
     while (!seen.some((s) => s.method === 'PATCH') && Date.now() < deadline) await sleep(100);
-    expect(seen[0]).toEqual({
+    expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([`GET ${cronPath}`, `PATCH ${patchPath}`]);
+    expect(seen[1]).toEqual({
       method: 'PATCH',
       path: patchPath,
       contentType: 'application/merge-patch+json',
       authorization: 'Bearer sa-token-for-tests',
-      body: { spec: { schedule: '0 3 * * *', suspend: false } },
+      body: { metadata: { annotations: applied('0 3 * * *', false), resourceVersion: '100' }, spec: { schedule: '0 3 * * *', suspend: false } },
     });
   });
 
@@ -240,12 +250,37 @@ describe('Kubernetes backend against a local API server', () => {
     const res = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { schedule: '15 2 * * *', enabled: false, customOptions: { batchSize: 2000 } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ backend: 'kubernetes', schedule: '15 2 * * *', enabled: false, customOptions: { batchSize: 2000 }, nextRunAt: null });
-    expect(seen).toEqual([
-      { method: 'PATCH', path: patchPath, contentType: 'application/merge-patch+json', authorization: 'Bearer sa-token-for-tests', body: { spec: { schedule: '15 2 * * *', suspend: true } } },
+    expect(res.body.kubernetes).toEqual({ cronJob: 'nhe-audit-retention', schedule: '15 2 * * *', suspend: true, drift: [] });
+    // Read back, patched with the resourceVersion read, read back again for the answer.
+    expect(seen.slice(0, 2)).toEqual([
+      { method: 'GET', path: cronPath, contentType: undefined, authorization: 'Bearer sa-token-for-tests', body: undefined },
+      {
+        method: 'PATCH',
+        path: patchPath,
+        contentType: 'application/merge-patch+json',
+        authorization: 'Bearer sa-token-for-tests',
+        body: { metadata: { annotations: applied('15 2 * * *', true), resourceVersion: '101' }, spec: { schedule: '15 2 * * *', suspend: true } },
+      },
     ]);
     seen = [];
     expect((await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { enabled: true })).status).toBe(200);
-    expect(seen.map((s) => s.body)).toEqual([{ spec: { schedule: '15 2 * * *', suspend: false } }]);
+    expect(seen.filter((s) => s.method === 'PATCH').map((s) => s.body.spec)).toEqual([{ schedule: '15 2 * * *', suspend: false }]);
+  });
+
+  it('an edit made to the CronJob outside the product is reported and not overwritten (409) unless forced', async () => {
+    cronJob.spec.schedule = '*/10 * * * *';
+    cronJob.metadata.resourceVersion = String(Number(cronJob.metadata.resourceVersion) + 1);
+    const got = await api(mgmtBase, 'GET', '/jobs/nhe-audit-retention');
+    expect(got.body.kubernetes.drift).toEqual([{ field: 'schedule', expected: '15 2 * * *', actual: '*/10 * * * *' }]);
+    seen = [];
+    const refused = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { enabled: false });
+    expect(refused.status).toBe(409);
+    expect(refused.body.drift).toEqual([{ field: 'schedule', expected: '15 2 * * *', actual: '*/10 * * * *' }]);
+    expect(seen.map((s) => s.method)).toEqual(['GET']);
+    expect(cronJob.spec).toMatchObject({ schedule: '*/10 * * * *', suspend: false });
+    const forced = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { force: true });
+    expect(forced.status).toBe(200);
+    expect(cronJob.spec).toMatchObject({ schedule: '15 2 * * *', suspend: false });
   });
 
   it('a bad cron expression never reaches Kubernetes', async () => {
@@ -264,6 +299,7 @@ describe('Kubernetes backend against a local API server', () => {
     } finally {
       refusePatch = false;
     }
+    expect(cronJob.spec.schedule).toBe('15 2 * * *');
     expect((await api(mgmtBase, 'GET', '/jobs/nhe-audit-retention')).body.schedule).toBe('15 2 * * *');
   });
 
