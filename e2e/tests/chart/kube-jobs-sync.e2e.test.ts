@@ -3,7 +3,9 @@
  * installed (ci/default-values.yaml, --no-hooks, restricted namespace), and management runs from its built entry
  * file with JOBS_BACKEND=kubernetes, authenticated by a token that the API server issues (TokenRequest) for the
  * chart's own ServiceAccount, bound by the chart's own Role. What reaches the CronJob, the Jobs "run now" creates
- * and their Pods, and what the real authorizer refuses are read back from the API server.
+ * and their Pods, and what the real authorizer refuses are read back from the API server. Edits made to the
+ * CronJob outside the product (an admin's merge patch under kubectl's field manager, a helm upgrade) are reported by
+ * the jobs API (`kubernetes.drift`) and never overwritten without `force`, not even when management restarts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -38,6 +40,7 @@ async function api(method: string, path: string, body?: unknown) {
 
 const cron = async () => (await cp.api('GET', cronPath)).body;
 
+
 beforeAll(async () => {
   [cp, h] = await Promise.all([startKubeControlPlane({ timeoutMs: 90_000 }), startHarness('kubejobs')]);
   const ns = await cp.api('POST', '/api/v1/namespaces', {
@@ -56,6 +59,10 @@ beforeAll(async () => {
   const t = await clientCredentialsToken(h.topology.baseUrl, h.topology.systemTenantId, h.topology.secrets.bootstrapAdminClientId, h.topology.secrets.bootstrapAdminClientSecret, 'urn:idp:management');
   adminToken = t.access_token;
 
+  await startManagement();
+}, 180_000);
+
+async function startManagement() {
   const port = await freePort();
   mgmtBase = `http://127.0.0.1:${port}`;
   mgmt = spawn(process.execPath, [join(repoRoot(), 'services', 'management', 'dist', 'main.js')], {
@@ -73,14 +80,22 @@ beforeAll(async () => {
     stdio: ['ignore', 'ignore', process.env.E2E_LOGS ? 'inherit' : 'ignore'],
   });
   await waitForPort(port, 30_000, mgmt);
-}, 180_000);
+}
 
-afterAll(async () => {
+async function stopManagement() {
   if (mgmt && mgmt.exitCode === null) {
     const exited = new Promise((r) => mgmt!.once('exit', r));
     mgmt.kill('SIGTERM');
     await exited;
   }
+}
+
+/** What `kubectl edit` does: a merge patch by the admin under kubectl's field manager. */
+const editOutside = (spec: Record<string, unknown>) =>
+  cp.api('PATCH', `${cronPath}?fieldManager=kubectl-edit`, { spec }, { contentType: 'application/merge-patch+json' });
+
+afterAll(async () => {
+  await stopManagement();
   await Promise.all([h?.stop(), cp?.stop()]);
 }, 60_000);
 
@@ -156,9 +171,67 @@ describe('the jobs API keeps the CronJob in step', () => {
     expect(pods[0].spec.serviceAccountName).toBe(`${RELEASE}-audit-retention`);
   });
 
-  // Issue 25, Must show 3: management's Kubernetes backend only writes (merge patch at start and after each PATCH);
-  // it never reads the CronJob back, so an edit made outside the product is overwritten at the next sync, unreported.
-  it.todo('a change made to the CronJob outside the product (kubectl edit) is reported by the jobs API, not overwritten silently');
+  it('a change made to the CronJob outside the product (kubectl edit) is reported by the jobs API and a PATCH that would overwrite it is refused (409)', async () => {
+    const row = (await api('GET', `/jobs/${CRON}`)).body;
+    expect(row.kubernetes).toEqual({ cronJob: CRON, schedule: row.schedule, suspend: !row.enabled, drift: [] });
+    expect((await editOutside({ schedule: '*/7 * * * *' })).status).toBe(200);
+
+    const seen = (await api('GET', `/jobs/${CRON}`)).body;
+    expect(seen).toMatchObject({ schedule: row.schedule, enabled: row.enabled });
+    expect(seen.kubernetes).toEqual({
+      cronJob: CRON,
+      schedule: '*/7 * * * *',
+      suspend: !row.enabled,
+      drift: [{ field: 'schedule', expected: row.schedule, actual: '*/7 * * * *', manager: 'kubectl-edit', changedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }],
+    });
+
+    const refused = await api('PATCH', `/jobs/${CRON}`, { enabled: !row.enabled });
+    expect(refused.status).toBe(409);
+    expect(refused.contentType).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toMatchObject({
+      type: 'https://idp.dev/problems/conflict',
+      status: 409,
+      drift: [{ field: 'schedule', expected: row.schedule, actual: '*/7 * * * *', manager: 'kubectl-edit' }],
+    });
+    expect(refused.body.detail).toContain(`the CronJob ${CRON} was changed outside the jobs API: schedule is "*/7 * * * *" there`);
+    // Nothing half-applied: neither the CronJob (not even suspend) nor the row.
+    expect((await cron()).spec).toMatchObject({ schedule: '*/7 * * * *', suspend: !row.enabled });
+    expect((await api('GET', `/jobs/${CRON}`)).body).toMatchObject({ schedule: row.schedule, enabled: row.enabled });
+  });
+
+  it('a restart of management does not overwrite the edit either; adopting the CronJob\'s value needs no force', async () => {
+    const row = (await api('GET', `/jobs/${CRON}`)).body;
+    await stopManagement();
+    await startManagement();
+    // start() has read the CronJob (the service answers only after it): the edit is still there and still reported.
+    expect((await cron()).spec.schedule).toBe('*/7 * * * *');
+    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes.drift).toEqual([expect.objectContaining({ field: 'schedule', actual: '*/7 * * * *', manager: 'kubectl-edit' })]);
+
+    const adopted = await api('PATCH', `/jobs/${CRON}`, { schedule: '*/7 * * * *' });
+    expect(adopted.status).toBe(200);
+    expect(adopted.body).toMatchObject({ schedule: '*/7 * * * *', enabled: row.enabled, kubernetes: { schedule: '*/7 * * * *', drift: [] } });
+  });
+
+  it('a helm upgrade that changes the CronJob is drift too (manager helm); force overwrites it with the job', async () => {
+    helm(['upgrade', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--set', 'auditRetention.suspend=true', '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+    const row = (await api('GET', `/jobs/${CRON}`)).body;
+    expect(row.enabled).toBe(true);
+    // Helm's three-way merge also puts the chart's schedule back where the live one differs from it.
+    expect(row.kubernetes.drift).toEqual([
+      expect.objectContaining({ field: 'schedule', expected: '*/7 * * * *', actual: '17 3 * * *', manager: 'helm' }),
+      expect.objectContaining({ field: 'suspend', expected: false, actual: true, manager: 'helm' }),
+    ]);
+
+    expect((await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *' })).status).toBe(409);
+    expect((await cron()).spec.suspend).toBe(true);
+
+    const forced = await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *', force: true });
+    expect(forced.status).toBe(200);
+    expect(forced.body).toMatchObject({ schedule: '20 2 * * *', enabled: true, kubernetes: { schedule: '20 2 * * *', suspend: false, drift: [] } });
+    const c = await cron();
+    expect(c.spec).toMatchObject({ schedule: '20 2 * * *', suspend: false });
+    expect(JSON.parse(c.metadata.annotations['idp.example/jobs-api-applied'])).toEqual({ schedule: '20 2 * * *', suspend: false });
+  });
 
   it('when the API server refuses (403: the binding removed), the jobs API answers a problem, not 500, and nothing is half-applied', async () => {
     const bindingPath = resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS, SA);
