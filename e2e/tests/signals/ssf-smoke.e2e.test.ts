@@ -5,7 +5,7 @@
  * of an NHE disabled through the management API, signed with the key in the tenant's JWKS (served by oidc-core).
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { basicAuth } from '../../src/clients/browserless-login';
+import { registerSsfReceiver } from '../../src/clients/ssf-receiver';
 import { startHarness, type Harness } from '../../src/harness';
 
 let h: Harness;
@@ -18,35 +18,13 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function clientCredentials(clientId: string, secret: string, resource: string, scope: string): Promise<string> {
-  const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
-    method: 'POST',
-    headers: { authorization: basicAuth(clientId, secret), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  expect([res.status, body]).toEqual([200, expect.objectContaining({ access_token: expect.any(String) })]);
-  return body.access_token!;
-}
-
 it('discovery, a stream created with a client-credentials token, and the SETs of an NHE disabled in management, by poll', async () => {
   const t = h.tenant.tenantId;
   const base = h.topology.baseUrl;
-  const admin = await clientCredentials(h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management', 'auth.roles.create auth.clients.create auth.roles.assign auth.nhe.update');
-  const manage = (method: string, path: string, body?: unknown) =>
-    fetch(`${base}/auth/admin/tenants/${t}${path}`, { method, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-
-  const role = await manage('POST', '/roles', { name: 'ssf-receiver', resourceServer: 'urn:idp:ssf', permissions: ['ssf.manage'] });
-  expect(role.status).toBe(201);
-  const roleId = ((await role.json()) as { id: string }).id;
-  const created = await manage('POST', '/clients', { name: 'Orders API (SSF receiver)', grantTypes: ['client_credentials'] });
-  expect(created.status).toBe(201);
-  const receiver = (await created.json()) as { clientId: string; clientSecret: string };
-  expect((await manage('PUT', `/clients/${receiver.clientId}/roles/${roleId}`)).status).toBe(204);
-  const token = await clientCredentials(receiver.clientId, receiver.clientSecret, 'urn:idp:ssf', 'ssf.manage');
+  const { clientId, token, config, manage } = await registerSsfReceiver(h, 'Orders API (SSF receiver)');
+  const receiver = { clientId };
 
   // Discovery at the SSF 1.0 well-known path, and under the /_api alias.
-  const config = (await (await fetch(`${base}/.well-known/ssf-configuration/auth/${t}`)).json()) as Record<string, string>;
   expect(config.issuer).toBe(`${base}/auth/${t}`);
   expect(config.configuration_endpoint).toBe(`${base}/auth/${t}/ssf/streams`);
   expect(((await (await fetch(`${base}/_api/auth/${t}/.well-known/ssf-configuration`)).json()) as Record<string, string>).issuer).toBe(config.issuer);
