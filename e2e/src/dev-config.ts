@@ -24,6 +24,8 @@ export const devConfigSchema = z.object({
   TLS_KEY_FILE: z.string().min(1).optional(),
   /** Folder of the generated local CA and certificate (kept between runs, so the CA is trusted once). Default `.tools/dev-tls` in the repository. */
   TLS_DIR: z.string().min(1).optional(),
+  /** `single`: one process per service on one nats-server. `ha`: the HA topology (e2e/src/ha): a 3-node JetStream cluster, two replicas of every workload behind a round-robin router. */
+  IDP_TOPOLOGY: z.enum(['single', 'ha']).default('single'),
   /** Log level of every service. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
@@ -38,6 +40,7 @@ export interface DevConfig {
   bindAddress: string;
   tls: DevTls;
   logLevel: z.infer<typeof devConfigSchema>['LOG_LEVEL'];
+  topology: 'single' | 'ha';
 }
 
 /** Host names and addresses a generated certificate always covers. */
@@ -65,8 +68,9 @@ export function readDevConfig(env: Env, repoRoot: string): DevConfig {
         ? { kind: 'given', certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE }
         : { kind: 'generated', dir: c.TLS_DIR ?? join(repoRoot, '.tools', 'dev-tls'), hosts: [...new Set<string>([...LOOPBACK_HOSTS, bareHost(url.hostname)])] };
   }
+  if (c.IDP_TOPOLOGY === 'ha' && https) problems.push('IDP_TOPOLOGY=ha: the HA router serves plain http; use an http PUBLIC_BASE_URL');
   if (problems.length) throw new ConfigError(problems);
-  return { publicBaseUrl, listenPort, bindAddress: c.BIND_ADDRESS, tls, logLevel: c.LOG_LEVEL };
+  return { publicBaseUrl, listenPort, bindAddress: c.BIND_ADDRESS, tls, logLevel: c.LOG_LEVEL, topology: c.IDP_TOPOLOGY };
 }
 
 /** `[::1]` (as URL.hostname writes an IPv6 address) → `::1`. */

@@ -12,6 +12,7 @@ import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { banner } from './dev-banner';
 import { readDevConfig } from './dev-config';
 import { routerCertificate } from './dev-tls';
+import { startHaTopology } from './ha/ha-topology';
 import { startLocalInfra } from './local-infra';
 import { startTopology } from './topology';
 
@@ -20,19 +21,15 @@ const DEMO_TENANT_ID = 1001;
 async function main(): Promise<void> {
   const config = readDevConfig(process.env, repoRoot());
   const certificate = config.tls.kind === 'none' ? undefined : await routerCertificate(config.tls);
-  const infra = await startLocalInfra(`idp_demo_${Date.now()}`);
+  const ha = config.topology === 'ha';
+  const infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha });
   const mongoUri = infra.mongoUri;
   const natsUrl = infra.natsUrl;
-  const topology = await startTopology({
-    mongoUri,
-    natsUrl,
-    routerPort: config.listenPort,
-    routerHost: config.bindAddress,
-    publicBaseUrl: config.publicBaseUrl,
-    tls: certificate && { cert: certificate.cert, key: certificate.key },
-    logLevel: config.logLevel,
-    stdio: 'inherit',
-  }).catch(async (err: unknown) => {
+  const common = { mongoUri, natsUrl, routerPort: config.listenPort, routerHost: config.bindAddress, publicBaseUrl: config.publicBaseUrl, logLevel: config.logLevel, stdio: 'inherit' as const };
+  const topology = await (ha
+    ? startHaTopology({ ...common, natsCluster: infra.natsCluster })
+    : startTopology({ ...common, tls: certificate && { cert: certificate.cert, key: certificate.key } })
+  ).catch(async (err: unknown) => {
     await infra.stop();
     throw err;
   });
@@ -60,6 +57,11 @@ async function main(): Promise<void> {
   await db.close();
 
   const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
+  if (ha && 'replicas' in topology) {
+    process.stdout.write(
+      `\nHA topology: NATS_URL=${natsUrl}; replicas ${topology.replicas.map((r) => r.name).join(', ')} behind a round-robin router\n`,
+    );
+  }
   process.stdout.write(
     banner({
       baseUrl: topology.baseUrl,

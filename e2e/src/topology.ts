@@ -68,11 +68,11 @@ export interface Topology {
 
 const secret = () => randomBytes(32).toString('base64url');
 
-function entry(name: string): string {
+export function entry(name: string): string {
   return join(repoRoot(), 'services', name, 'dist', 'main.js');
 }
 
-async function waitReady(port: number, child: ChildProcess, name: string, timeoutMs = 30_000): Promise<void> {
+export async function waitReady(port: number, child: ChildProcess, name: string, timeoutMs = 30_000): Promise<void> {
   await waitForPort(port, timeoutMs, child);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -84,7 +84,7 @@ async function waitReady(port: number, child: ChildProcess, name: string, timeou
   }
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((res) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -96,26 +96,30 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startTopology(o: TopologyOptions): Promise<Topology> {
-  const secrets: Secrets = {
+/** Fresh secrets, with those given kept. */
+export function topologySecrets(given: Partial<Secrets> = {}): Secrets {
+  return {
     keyEncryptionKey: secret(),
     clientSecretPepper: secret(),
     cookieKeys: `${secret()},${secret()}`,
     sidecarSecret: secret(),
     bootstrapAdminClientId: 'bootstrap-admin',
     bootstrapAdminClientSecret: secret(),
-    ...o.secrets,
+    ...given,
   };
-  const systemTenantId = o.systemTenantId ?? 1;
-  const routerPort = o.routerPort || (await freePort());
-  const baseUrl = (o.publicBaseUrl ?? `http://127.0.0.1:${routerPort}`).replace(/\/+$/, '');
-  const ports = {
-    'oidc-core': await freePort(),
-    'nhe-delegation': await freePort(),
-    management: await freePort(),
-    'audit-writer': await freePort(),
-    signals: await freePort(),
-  };
+}
+
+/**
+ * The container environment of every service (what the chart sets), for one pod's worth of ports: the HA topology
+ * (ha/ha-topology.ts) calls it once per replica so replicas differ only in their ports.
+ */
+export function serviceEnvs(
+  o: Pick<TopologyOptions, 'mongoUri' | 'natsUrl' | 'logLevel' | 'extraEnv'>,
+  secrets: Secrets,
+  ports: Record<ServiceName, number>,
+  baseUrl: string,
+  systemTenantId: number,
+): Record<ServiceName, Record<string, string>> {
   const common = { LOG_LEVEL: o.logLevel ?? 'warn', MONGODB_URI: o.mongoUri, NATS_URL: o.natsUrl, NODE_ENV: 'production' };
   const envs: Record<ServiceName, Record<string, string>> = {
     'nhe-delegation': {
@@ -161,6 +165,22 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     },
   };
   for (const [name, extra] of Object.entries(o.extraEnv ?? {}) as Array<[ServiceName, Record<string, string>]>) Object.assign(envs[name], extra);
+  return envs;
+}
+
+export async function startTopology(o: TopologyOptions): Promise<Topology> {
+  const secrets = topologySecrets(o.secrets);
+  const systemTenantId = o.systemTenantId ?? 1;
+  const routerPort = o.routerPort || (await freePort());
+  const baseUrl = (o.publicBaseUrl ?? `http://127.0.0.1:${routerPort}`).replace(/\/+$/, '');
+  const ports = {
+    'oidc-core': await freePort(),
+    'nhe-delegation': await freePort(),
+    management: await freePort(),
+    'audit-writer': await freePort(),
+    signals: await freePort(),
+  };
+  const envs = serviceEnvs(o, secrets, ports, baseUrl, systemTenantId);
 
   const services = {} as Record<ServiceName, RunningService>;
   const launch = async (name: ServiceName) => {

@@ -9,7 +9,7 @@ import { readDevConfig } from '../../src/dev-config';
 const ROOT = '/repo';
 
 it('no environment: plain http on 127.0.0.1:8080, public URL http://127.0.0.1:8080', () => {
-  expect(readDevConfig({}, ROOT)).toEqual({ publicBaseUrl: 'http://127.0.0.1:8080', listenPort: 8080, bindAddress: '127.0.0.1', tls: { kind: 'none' }, logLevel: 'warn' });
+  expect(readDevConfig({}, ROOT)).toEqual({ publicBaseUrl: 'http://127.0.0.1:8080', listenPort: 8080, bindAddress: '127.0.0.1', tls: { kind: 'none' }, logLevel: 'warn', topology: 'single' });
 });
 
 it('PUBLIC_PORT alone moves the port of the http default, as before', () => {
@@ -23,6 +23,7 @@ it('an https PUBLIC_BASE_URL without a certificate: TLS with one generated for l
     bindAddress: '127.0.0.1',
     tls: { kind: 'generated', dir: '/repo/.tools/dev-tls', hosts: ['localhost', '127.0.0.1', '::1'] },
     logLevel: 'warn',
+    topology: 'single',
   });
   expect(readDevConfig({ PUBLIC_BASE_URL: 'https://idp.test:9443/', TLS_DIR: '/tmp/x' }, ROOT)).toMatchObject({
     publicBaseUrl: 'https://idp.test:9443',
@@ -67,4 +68,10 @@ it.each([
 ])('%j is refused, naming %s', (env, key) => {
   expect(() => readDevConfig(env, ROOT)).toThrow(ConfigError);
   expect(() => readDevConfig(env, ROOT)).toThrow(key);
+});
+
+it('IDP_TOPOLOGY=ha selects the HA topology (plain http only); anything else is refused', () => {
+  expect(readDevConfig({ IDP_TOPOLOGY: 'ha' }, ROOT).topology).toBe('ha');
+  expect(() => readDevConfig({ IDP_TOPOLOGY: 'cluster' }, ROOT)).toThrow(/IDP_TOPOLOGY/);
+  expect(() => readDevConfig({ IDP_TOPOLOGY: 'ha', PUBLIC_BASE_URL: 'https://localhost:8443' }, ROOT)).toThrow(/IDP_TOPOLOGY=ha/);
 });
