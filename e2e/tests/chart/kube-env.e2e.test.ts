@@ -15,13 +15,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { z } from 'zod';
 import { loadConfig } from '@idp/config';
 import YAML from 'yaml';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { connectDatabase } from '@idp/db';
 import { connectNats } from '@idp/events';
 import type { Logger } from '@idp/logger';
 import { freePort, repoRoot, startNatsServer, testMongoBase, toolPath, uniqueDbName, waitForPort, withDatabase, type RunningServer } from '@idp/testing';
@@ -220,8 +221,12 @@ it('the oidc Pod (oidc-core and its nhe-delegation sidecar) and management start
  * local process: its command (the image's node and the mounted hook script), its env and mounted ConfigMap
  * resolved from the API server, against a local nats-server that requires the user and the password of the
  * operator's Secret. The local server is a single node, so the stream's replicas (3 in this value set) become 1.
- * The MongoDB users-and-roles Job's Pod is resolved (its script, role table and admin URI are where it reads them)
- * but not run: the local store (FerretDB on SQLite) has no createRole/createUser; that needs a real MongoDB.
+ * The MongoDB users-and-roles Job's Pod is run the same way, with one part replaced: the local store (FerretDB on
+ * SQLite) has no rolesInfo/createRole/usersInfo/createUser (CommandNotFound), so the script's `mongodb` module is a
+ * recorder of those commands (MONGO_RECORDER below); what it asks for is checked against the role table, the
+ * Secret's passwords and the credentials every workload's MONGODB_URI carries. Its second half (collections and
+ * indexes through @idp/db with the admin URI) runs for real against the local FerretDB. That MongoDB itself
+ * accepts those commands and then enforces the privileges still needs a real MongoDB.
  */
 describe('hooks without a kubelet', () => {
   const hookPods = new Map<string, ResolvedContainer[]>();
@@ -306,17 +311,153 @@ describe('hooks without a kubelet', () => {
     }
   });
 
-  it("the MongoDB users Job's Pod: its script, role table and admin URI resolve from the API server (not run: needs a real MongoDB)", () => {
+  it("the MongoDB users Job's Pod, run locally: the roles and users it asks for, the credentials the workloads use, the collections and indexes it creates", async () => {
     const [c] = hookPods.get('mongo-users')!;
-    const args = [...c.command, ...c.args];
-    const files = args.filter((a) => a.startsWith('/') && Object.keys(c.mounts).some((m) => a.startsWith(`${m}/`)));
-    expect(files.length).toBeGreaterThan(0);
-    for (const f of files) {
-      const mount = Object.keys(c.mounts).find((m) => f.startsWith(`${m}/`))!;
-      expect(existsSync(c.mounts[mount] + f.slice(mount.length))).toBe(true);
+    const [node, script, ...rest] = [...c.command, ...c.args];
+    expect(node).toBe('/usr/local/bin/node');
+    const mount = Object.keys(c.mounts).find((m) => script.startsWith(`${m}/`))!;
+    const localScript = c.mounts[mount] + script.slice(mount.length);
+    expect(readFileSync(localScript, 'utf8')).toBe(readFileSync(join(chartDir, 'files', 'mongo-setup.js'), 'utf8').trimEnd());
+    const table = JSON.parse(readFileSync(join(chartDir, 'files', 'mongo-roles.json'), 'utf8')) as { roles: Record<string, { name: string; privileges: Array<{ collections: string[]; actions: string[] }> }> };
+    expect(JSON.parse(readFileSync(c.env.ROLES_FILE, 'utf8'))).toEqual(table);
+    expect(c.env.NODE_PATH).toBe('/app/node_modules');
+
+    // The admin URI as the API server resolves it: the admin user and the operator Secret's admin password.
+    expect(mongoUriParts(c.env.MONGODB_ADMIN_URI)).toEqual({ user: c.env.MONGODB_ADMIN_USERNAME, password: c.env.MONGODB_ADMIN_PASSWORD, db: c.env.MONGODB_DATABASE });
+
+    // Replaced for the local run: the script's `mongodb` module by a recorder of the user-management commands
+    // (FerretDB answers rolesInfo/createRole/usersInfo/createUser with CommandNotFound), and the admin URI by the
+    // local FerretDB, where the second half (collections and indexes through @idp/db, with the admin's URI) runs.
+    const dir = join(root, 'mongo-recorder');
+    mkdirSync(join(dir, 'mongodb'), { recursive: true });
+    writeFileSync(join(dir, 'mongodb', 'index.js'), MONGO_RECORDER);
+    const journal = join(dir, 'journal.json');
+    const db = uniqueDbName('kubehook');
+    const env = { ...c.env, NODE_PATH: [dir, join(repoRoot(), 'node_modules')].join(delimiter), MONGODB_ADMIN_URI: withDatabase(testMongoBase(), db), MONGO_RECORDER_JOURNAL: journal };
+    const runOnce = () =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [localScript, ...rest], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    const first = await runOnce();
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    expect(first.stdout).toContain('collections and indexes: ready');
+
+    type Cmd = Record<string, any>;
+    const recorded = () => JSON.parse(readFileSync(journal, 'utf8')) as { clients: Array<{ uri: string; db: string }>; commands: Cmd[] };
+    const { clients, commands } = recorded();
+    expect(clients).toEqual([{ uri: env.MONGODB_ADMIN_URI, db: c.env.MONGODB_DATABASE }]);
+    const users = new Map<string, { pwd: string; role: string }>();
+    for (const [component, role] of Object.entries(table.roles)) {
+      const suffix = component.replace(/[A-Z]/g, (ch) => `_${ch}`).toUpperCase();
+      const user = c.env[`MONGODB_USER_${suffix}`];
+      const pwd = c.env[`MONGODB_PASSWORD_${suffix}`];
+      expect({ component, user, pwd }).toEqual({ component, user: expect.stringMatching(/^idp-/), pwd: expect.stringMatching(/.{16,}/) });
+      // Exactly the table's privileges, each scoped to the application database, and the user bound to that role only.
+      const privileges = role.privileges.flatMap((p) => p.collections.map((collection) => ({ resource: { db: c.env.MONGODB_DATABASE, collection }, actions: p.actions })));
+      expect(commands).toContainEqual({ createRole: role.name, privileges, roles: [] });
+      expect(commands).toContainEqual({ createUser: user, pwd, roles: [{ role: role.name, db: c.env.MONGODB_DATABASE }] });
+      expect(first.stdout).toContain(`role ${role.name} and user ${user}: ready`);
+      users.set(user, { pwd, role: role.name });
     }
-    expect(existsSync(c.env.ROLES_FILE)).toBe(true);
-    expect(JSON.parse(readFileSync(c.env.ROLES_FILE, 'utf8'))).toEqual(JSON.parse(readFileSync(join(chartDir, 'files', 'mongo-roles.json'), 'utf8')));
-    expect(c.env.MONGODB_ADMIN_URI).toMatch(/^mongodb(\+srv)?:\/\/[^$]+$/);
+    expect(commands.filter((x) => 'createRole' in x || 'createUser' in x)).toHaveLength(2 * Object.keys(table.roles).length);
+
+    // Every workload connects as a user the hook creates, with the password the hook gives it, bound to its role.
+    const COMPONENT: Record<string, string> = { 'oidc-core': 'oidc', 'nhe-delegation': 'oidc', management: 'management', 'audit-writer': 'auditWriter', 'audit-retention': 'auditRetention', signals: 'signals' };
+    let connecting = 0;
+    for (const [workload, containers] of workloads) {
+      for (const w of containers) {
+        if (!w.env.MONGODB_URI) continue;
+        connecting++;
+        const uri = mongoUriParts(w.env.MONGODB_URI);
+        const user = users.get(uri.user);
+        expect({ workload, container: w.name, user: uri.user, pwd: user?.pwd, role: user?.role, db: uri.db })
+          .toEqual({ workload, container: w.name, user: uri.user, pwd: uri.password, role: table.roles[COMPONENT[serviceOf(w.image)!]!]!.name, db: c.env.MONGODB_DATABASE });
+      }
+    }
+    expect(connecting).toBeGreaterThanOrEqual(5);
+
+    // The second half ran for real: every model's collection with the indexes its schema declares (TTL indexes,
+    // which FerretDB refuses with code 238, are logged as not supported by this server, as @idp/db does).
+    const local = await connectDatabase(env.MONGODB_ADMIN_URI, quietLogger());
+    try {
+      let indexes = 0;
+      for (const model of Object.values(local.models) as Array<import('mongoose').Model<any>>) {
+        const name = model.collection.collectionName;
+        const have = (await model.collection.listIndexes().toArray()).map((i) => JSON.stringify(i.key));
+        for (const [keys, options] of model.schema.indexes()) {
+          const ttl = (options as { expireAfterSeconds?: number }).expireAfterSeconds !== undefined;
+          const there = ttl ? first.stdout.includes(`index option not supported by this server {"collection":"${name}"`) : have.includes(JSON.stringify(keys));
+          expect({ collection: name, index: JSON.stringify(keys), ttl, there }).toEqual({ collection: name, index: JSON.stringify(keys), ttl, there: true });
+          indexes++;
+        }
+      }
+      expect(indexes).toBeGreaterThan(20);
+    } finally {
+      await local.connection.dropDatabase();
+      await local.close();
+    }
+
+    // Idempotent (a hook runs again on every upgrade): the second run updates the roles and users it finds.
+    const second = await runOnce();
+    expect([second.code, second.stderr]).toEqual([0, '']);
+    const again = recorded().commands.slice(commands.length);
+    expect(again.filter((x) => 'updateRole' in x).map((x) => x.updateRole).sort()).toEqual(Object.values(table.roles).map((r) => r.name).sort());
+    expect(again.filter((x) => 'updateUser' in x).map((x) => x.updateUser).sort()).toEqual([...users.keys()].sort());
+    expect(again.filter((x) => 'createRole' in x || 'createUser' in x)).toEqual([]);
   });
 });
+
+/** User, password and database of a MongoDB URI (several hosts are not a WHATWG URL). */
+function mongoUriParts(uri: string): { user: string; password: string; db: string } {
+  const m = /^mongodb(?:\+srv)?:\/\/([^:@/]+):([^@/]+)@[^/]+\/([^?]*)/.exec(uri);
+  if (!m) throw new Error(`not a MongoDB URI with credentials and a database: ${uri.replace(/:[^@/]+@/, ':***@')}`);
+  return { user: decodeURIComponent(m[1]!), password: decodeURIComponent(m[2]!), db: m[3]! };
+}
+
+const quietLogger = () => {
+  const l = { warn() {}, info() {}, error() {}, debug() {}, child: () => l } as unknown as Logger;
+  return l;
+};
+
+/**
+ * The `mongodb` module the hook script gets in the local run (first on its NODE_PATH): a MongoClient that records
+ * the URI, the database and every command into MONGO_RECORDER_JOURNAL and answers the user-management commands
+ * the way MongoDB does (rolesInfo/usersInfo from what was created before, ok: 1 otherwise). Any other command
+ * fails, so the script cannot do unrecorded work through it. @idp/db (the script's second half) uses the real driver.
+ */
+const MONGO_RECORDER = `'use strict';
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const file = process.env.MONGO_RECORDER_JOURNAL;
+const load = () => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { clients: [], commands: [], roles: [], users: [] });
+class MongoClient {
+  constructor(uri) { this.uri = uri; }
+  async connect() { return this; }
+  async close() {}
+  db(name) {
+    const uri = this.uri;
+    return {
+      databaseName: name,
+      async command(cmd) {
+        const j = load();
+        if (!j.clients.some((c) => c.uri === uri && c.db === name)) j.clients.push({ uri, db: name });
+        j.commands.push(cmd);
+        let answer;
+        if ('rolesInfo' in cmd) answer = { roles: j.roles.filter((r) => r === cmd.rolesInfo).map((role) => ({ role, db: name })), ok: 1 };
+        else if ('usersInfo' in cmd) answer = { users: j.users.filter((u) => u === cmd.usersInfo).map((user) => ({ user, db: name })), ok: 1 };
+        else if ('createRole' in cmd) { j.roles.push(cmd.createRole); answer = { ok: 1 }; }
+        else if ('createUser' in cmd) { j.users.push(cmd.createUser); answer = { ok: 1 }; }
+        else if ('updateRole' in cmd || 'updateUser' in cmd) answer = { ok: 1 };
+        else throw new Error('mongo recorder: unexpected command ' + Object.keys(cmd)[0]);
+        writeFileSync(file, JSON.stringify(j));
+        return answer;
+      },
+    };
+  }
+}
+module.exports = { MongoClient };
+`;
