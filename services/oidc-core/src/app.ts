@@ -6,6 +6,7 @@ import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
+import { accountRoutes, type AccountDeps } from './account/routes';
 import { formPostEndpoints } from './routes/form-post-endpoints';
 import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
 import { holdSlotUntil, tenantAdmission, tenantRequestsQueued, tenantRequestsQueueSeconds, tenantRequestsRejected } from './routes/tenant-admission';
@@ -31,6 +32,8 @@ export interface AppDeps {
   loginThrottle?: LoginThrottle;
   /** Requests of one tenant handled at once and waiting, per process (TENANT_MAX_IN_FLIGHT, TENANT_MAX_QUEUED); defaults apply when absent. */
   admission?: TenantAdmissionLimits;
+  /** The user's delegation ledger (account/): the kill-switch publisher and store; default: the store only. */
+  account?: Pick<AccountDeps, 'revoke' | 'revocations'>;
 }
 
 /**
@@ -90,6 +93,7 @@ export function createApp(deps: AppDeps) {
   tenantRouter.get('/.well-known/oauth-authorization-server', serveDiscovery);
   tenantRouter.use(pageHeaders);
   tenantRouter.use(formPostEndpoints());
+  tenantRouter.use(accountRoutes({ models: deps.models, logger: deps.logger, ...deps.account }));
   tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }));
   tenantRouter.use(logoutRoutes());
   tenantRouter.use(toProvider);

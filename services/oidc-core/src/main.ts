@@ -1,9 +1,10 @@
 import { connectDatabase } from '@idp/db';
-import { connectNats, type NatsHandle } from '@idp/events';
+import { connectNats, REVOCATION_COLLECTION, revocationStore, type NatsHandle } from '@idp/events';
 import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
+import { ledgerRevoker } from './account/revoke';
 import { LoginThrottle } from './domain/login-throttle';
 import { readConfig } from './config';
 import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
@@ -51,6 +52,9 @@ async function main(): Promise<void> {
     maxFailuresPerIp: config.LOGIN_MAX_FAILURES_PER_IP,
     windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
   });
+  // The user's ledger revokes through the kill switch (store, then NATS once connected below).
+  let nats: NatsHandle | undefined;
+  const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
   const { listener } = createApp({
     logger,
     models: db.models,
@@ -60,9 +64,9 @@ async function main(): Promise<void> {
     kek,
     loginThrottle,
     admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE, maxQueued: config.TENANT_MAX_QUEUED },
+    account: { revocations, revoke: ledgerRevoker({ nc: () => nats?.nc, store: revocations }) },
   });
   // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.
-  let nats: NatsHandle | undefined;
   try {
     nats = await connectNats(config.NATS_URL, logger, 'oidc-core');
     evictOnInvalidation(nats.nc, pool, logger);

@@ -1,6 +1,6 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Models, TenantDoc } from '@idp/db';
-import { ACTOR_TOKEN_TYPES_SUPPORTED, DISCOVERY_ACTOR_TOKEN_TYPES } from '@idp/delegation';
+import { ACTOR_TOKEN_TYPES_SUPPORTED, DISCOVERY_ACTOR_TOKEN_TYPES, DISCOVERY_MAX_CHAIN_DEPTH, tenantFacts, tenantChainDepth } from '@idp/delegation';
 import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, MANAGEMENT_AUDIENCE, SSF_AUDIENCE, type PrivateJwk } from '@idp/tokens';
 import { errors } from 'oidc-provider';
 import { ACR_VALUES } from '../domain/acr';
@@ -18,6 +18,7 @@ import { referenceGrant } from './introspection';
 import { renderErrorPage } from '../views/pages';
 import { devicePages } from './device-pages';
 import { logoutSource, postLogoutSuccessSource } from './logout';
+import { accountClientMetadata } from '../account/account-client';
 import { FAPI2_CLIENT_AUTH_METHODS, FAPI2_ID_TOKEN_ALGS, FAPI2_SIGNING_ALGS, fapi2ClientMetadata, isFapi2Tenant } from './fapi2';
 
 export interface ProviderDeps {
@@ -30,6 +31,8 @@ export interface ProviderDeps {
   claims?: ClaimsResolver;
   /** Outbound requests (metadata documents, jwks_uri): trusted CAs, resolver and time bound (tests). */
   outbound?: OutboundOptions;
+  /** Where the user's ledger page receives its sign-in (`{issuer}/account/callback`): its built-in client (account/). */
+  accountRedirectUri?: string;
 }
 
 /** Built-in admin audiences no self-introduced client (metadata document, dynamic registration) gets tokens for. */
@@ -69,7 +72,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
 
   return {
     adapter: createAdapterFactory(models, tenantId, undefined, fapi2 ? fapi2ClientMetadata : undefined, registration),
-    clients: [],
+    // The built-in client of the user's own ledger page (issue 18, account/): first-party, public, PKCE. Not in a
+    // FAPI 2.0 tenant (no public clients there): its users reach the page with a session from an application.
+    clients: deps.accountRedirectUri && !fapi2 ? [accountClientMetadata(deps.accountRedirectUri)] : [],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {
       names: { session: `_session_${tenantId}`, interaction: `_interaction_${tenantId}`, resume: `_interaction_resume_${tenantId}` },
@@ -124,6 +129,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       request_parameter_supported: false,
       // Token exchange's actor_token_type values (issue 19): the spec's nhe-id and a JWT proving the actor.
       [DISCOVERY_ACTOR_TOKEN_TYPES]: [...ACTOR_TOKEN_TYPES_SUPPORTED],
+      // The deepest delegation chain this tenant issues (issue 19 section 2; 1: no re-delegation).
+      [DISCOVERY_MAX_CHAIN_DEPTH]: tenantChainDepth(tenantFacts(tenant)),
     },
     // Every authorization-code request carries PKCE (S256) (spec: Authentication), unless a confidential client's
     // record turns it off (RFC 9700 section 2.1.1: such a client may rely on nonce); a public client never can.

@@ -116,7 +116,7 @@ export class TenantPool {
     const claims = new ClaimsResolver({ models, tenant, keys: keys.signing, customClaims: this.options.customClaims });
     const provider = new Provider(
       issuer,
-      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound }),
+      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound, accountRedirectUri: `${issuer}/account/callback` }),
     );
     // X-Forwarded-For only: the origin of every URL the provider writes or checks is the configured one.
     provider.proxy = this.options.trustProxy;

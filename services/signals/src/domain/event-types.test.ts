@@ -46,6 +46,16 @@ describe('revocation SET claims', () => {
     expect(Object.keys(revocationSetClaims(entry, ISS, NHE_REVOCATION_EVENT).events)).toEqual([NHE_REVOCATION_EVENT]);
   });
 
+  it("a user's own revocation on the ledger page (issue 18) names the user as the initiating entity and the user as subject", () => {
+    for (const [reason, text] of [['user.agent.revoked', /revoked the agent's access/], ['user.agent.blocked', /blocked the agent/]] as const) {
+      const entry = buildRevocationEntry({ tenantId: 7, nheIdentifier: 'a', subject: 'u1', reason, revokedAt: at });
+      const caep = revocationSetClaims(entry, ISS, CAEP_SESSION_REVOKED).events[CAEP_SESSION_REVOKED] as { initiating_entity: string; reason_admin: { en: string } };
+      expect(caep.initiating_entity).toBe('user');
+      expect(caep.reason_admin.en).toMatch(text);
+      expect(nheRevocationEvent(entry)).toMatchObject({ nhe: 'a', sub: 'u1', reason });
+    }
+  });
+
   it('delivers the supported part of what is requested, everything when nothing is', () => {
     expect(eventsDelivered(undefined)).toEqual([CAEP_SESSION_REVOKED, NHE_REVOCATION_EVENT]);
     expect(eventsDelivered([NHE_REVOCATION_EVENT, 'urn:other'])).toEqual([NHE_REVOCATION_EVENT]);

@@ -69,7 +69,12 @@ const REASON_TEXT: Record<string, string> = {
   'user.deleted': 'The delegating user was deleted',
   'tenant.nhe.disabled': 'Delegation was turned off for the tenant',
   'token.revoked': 'The token was revoked',
+  'user.agent.revoked': "The delegating user revoked the agent's access on their agents page",
+  'user.agent.blocked': 'The delegating user blocked the agent for themselves on their agents page',
 };
+
+/** Reasons of the delegating user's own actions (oidc-core's ledger page, issue 18). */
+const USER_REASONS = new Set(['user.agent.revoked', 'user.agent.blocked']);
 
 /**
  * The deny-list selector as the vendor event carries it. A token is revoked when it matches every member present:
@@ -105,7 +110,7 @@ export function sessionRevokedEvent(entry: RevocationEntry): Record<string, unkn
   const text = REASON_TEXT[entry.reason] ?? `Revoked (${entry.reason})`;
   return {
     event_timestamp: numericDate(entry.revokedAt),
-    initiating_entity: entry.reason === 'token.revoked' ? 'system' : 'admin',
+    initiating_entity: entry.reason === 'token.revoked' ? 'system' : USER_REASONS.has(entry.reason) ? 'user' : 'admin',
     reason_admin: { en: text },
   };
 }

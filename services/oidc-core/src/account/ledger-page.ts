@@ -1,0 +1,89 @@
+/**
+ * The ledger page (issue 18): the provider's own design (views/pages.ts layout, one hashed stylesheet, no script),
+ * every value escaped, every form a POST to this origin with the session's CSRF token.
+ */
+import { escape, formatLifetime, layout } from '../views/pages';
+import type { Ledger, LedgerAgent, LedgerLink } from './ledger';
+
+/** What the page says after a form (the `done` query parameter of the redirect). */
+export const DONE_MESSAGES = {
+  revoked: 'Its access was revoked: every live token it held for you is refused now, and your consent to it is forgotten.',
+  blocked: 'It is blocked for you: its live tokens are refused, and it cannot get new ones for you until you lift the block.',
+  unblocked: 'The block is lifted: it may act for you again as the policies allow.',
+} as const;
+export type Done = keyof typeof DONE_MESSAGES;
+
+export interface LedgerPageOptions {
+  tenantName: string;
+  ledger: Ledger;
+  /** `/auth/{tenantId}` or `/_api/auth/{tenantId}`: where the forms post. */
+  base: string;
+  csrf: string;
+  now: Date;
+  done?: { what: Done; agent: string };
+}
+
+const time = (d: Date) => `<time datetime="${escape(d.toISOString())}">${escape(d.toISOString().replace('T', ' ').slice(0, 19))} UTC</time>`;
+const scopeList = (scopes: string[]) => (scopes.length ? scopes.map((s) => `<code>${escape(s)}</code>`).join(', ') : '<span class="muted">none</span>');
+
+function linkText(l: LedgerLink): string {
+  if (l.kind === 'consent') return `You allowed its application <strong>${escape(l.clientId)}</strong> (${scopeList(l.scopes)}).`;
+  const who = l.target === 'user' ? 'names you' : `names your group <strong>${escape(l.groupName ?? '')}</strong>`;
+  const lifetime = l.maxTokenLifetime !== undefined ? `, each access at most ${escape(formatLifetime(l.maxTokenLifetime))}` : '';
+  return `A delegation policy ${who}: ${scopeList(l.scopes)}${lifetime}.`;
+}
+
+function agentSection(a: LedgerAgent, i: number, o: LedgerPageOptions): string {
+  const id = `agent-${i}`;
+  const csrf = `<input type="hidden" name="csrf" value="${escape(o.csrf)}">`;
+  const action = (what: string) => `${o.base}/account/agents/${encodeURIComponent(a.nheId)}/${what}`;
+  const live = a.tokens.filter((t) => !t.revoked);
+  const tokens = a.tokens.length
+    ? `<ul aria-label="Tokens of ${escape(a.identifier)}">${a.tokens
+        .map(
+          (t) =>
+            `<li data-jti="${escape(t.jti)}">${t.revoked ? '<strong>Revoked</strong>: ' : ''}through <strong>${escape(t.clientId)}</strong> for <strong>${escape(t.resourceServer)}</strong>: ${scopeList(t.scopes)}; expires ${time(t.expiresAt)} (${escape(formatLifetime((t.expiresAt.getTime() - o.now.getTime()) / 1000))} left)</li>`,
+        )
+        .join('')}</ul>`
+    : '<p class="muted">No live token.</p>';
+  const status = [a.blocked ? '<strong>Blocked by you</strong>' : '', a.enabled ? '' : 'disabled by an administrator'].filter(Boolean).join('; ');
+  const forms = [
+    `<form method="post" action="${escape(action('revoke'))}">${csrf}<button type="submit" id="${id}-revoke" aria-describedby="${id}-name">Revoke its access now${live.length ? ` (${live.length} live token${live.length === 1 ? '' : 's'})` : ''}</button></form>`,
+    a.blocked
+      ? `<form method="post" action="${escape(action('unblock'))}">${csrf}<button type="submit" class="secondary" id="${id}-unblock" aria-describedby="${id}-name">Lift the block</button></form>`
+      : `<form method="post" action="${escape(action('block'))}">${csrf}<button type="submit" class="secondary" id="${id}-block" aria-describedby="${id}-name">Block this agent for me</button></form>`,
+  ];
+  return `<section aria-labelledby="${id}-name" id="${id}" data-nhe="${escape(a.identifier)}">
+<h2 id="${id}-name">${escape(a.identifier)}</h2>
+<p class="muted">${escape(a.type)}${a.model ? `, ${escape(a.model)}` : ''}, operated by ${escape(a.operator)}${status ? ` — ${status}` : ''}</p>
+${a.links.length ? `<ul aria-label="Why ${escape(a.identifier)} may act for you">${a.links.map((l) => `<li>${linkText(l)}</li>`).join('')}</ul>` : '<p class="muted">No policy or consent lets it act for you now.</p>'}
+<h3>Live tokens</h3>
+${tokens}
+<div class="actions">${forms.join('\n')}</div>
+</section>`;
+}
+
+export function renderLedgerPage(o: LedgerPageOptions): string {
+  const { ledger } = o;
+  const done = o.done ? `<p role="status" id="done">${escape(o.done.agent)}: ${escape(DONE_MESSAGES[o.done.what])}</p>` : '';
+  const agents = ledger.agents.length ? ledger.agents.map((a, i) => agentSection(a, i, o)).join('\n') : '<p id="no-agents">No agent acts or may act for you.</p>';
+  const audit = ledger.audit.length
+    ? `<ol id="audit" aria-label="Tokens issued for you, newest first">${ledger.audit
+        .map(
+          (r) =>
+            `<li>${time(r.issuedAt)}: <strong>${escape(r.nheIdentifier)}</strong> through ${escape(r.clientId)} for ${escape(r.resourceServer)}: ${scopeList(r.scopes)}, ${escape(formatLifetime(r.ttl))}, from ${escape(r.sourceIp)}</li>`,
+        )
+        .join('')}</ol>`
+    : '<p class="muted" id="audit-empty">No token was issued for you yet.</p>';
+  return layout(
+    `Your agents – ${o.tenantName}`,
+    `<h1>Agents acting for you</h1>
+<p class="muted">Signed in as <strong>${escape(ledger.username)}</strong>. Automated agents act for you only as your organisation's delegation policies and your own consents allow; here you can end their access or block them.</p>
+${done}
+${agents}
+<h2>Your audit record</h2>
+<p class="muted">Every token issued for you to an agent, newest first (the last ${ledger.audit.length}).</p>
+${audit}`,
+    { tenantName: o.tenantName },
+  );
+}

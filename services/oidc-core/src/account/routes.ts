@@ -1,0 +1,251 @@
+/**
+ * The user's delegation ledger (issue 18), a page of the provider under each tenant:
+ *
+ *   GET  /account/agents                    the ledger of the signed-in user (account/ledger.ts)
+ *   GET  /account/callback                  end of the sign-in the page started (its built-in client, PKCE)
+ *   POST /account/agents/{nheId}/revoke     revoke the agent's live tokens for this user, forget the consents
+ *   POST /account/agents/{nheId}/block      the same, and block the agent for this user (gate user-opt-out)
+ *   POST /account/agents/{nheId}/unblock    lift the block
+ *
+ * Who the user is comes only from the provider's own browser session (the `_session` cookie, the same session the
+ * login page creates); without one the page sends the browser through the tenant's normal sign-in with its built-in
+ * client (account/account-client.ts) and comes back. Every form carries a CSRF token bound to the session (an HMAC
+ * keyed with the session's secret id), and a POST whose Origin is another origin is refused too. The pages have the
+ * provider's CSP (no script at all) and work without JavaScript: every action is a form POST and a 303 back.
+ *
+ * Revoking is the kill switch an administrator's change uses, scoped to this user: one deny-list entry
+ * {nheIdentifier, subject = the user} persisted in `nhe_revocations` (introspection reads it at once) and published on
+ * NATS, where the Shared Signals transmitter turns it into SSF events for resource servers.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { NHE_SETTINGS_DEFAULTS, type Models } from '@idp/db';
+import { REVOCATION_COLLECTION, revocationStore, buildRevocationEntry, type RevocationInput, type RevocationStore } from '@idp/events';
+import type { Logger } from '@idp/logger';
+import type { TenantContext } from '../tenants/tenant-pool';
+import { pageCsp, renderErrorPage } from '../views/pages';
+import { ACCOUNT_CLIENT_ID } from './account-client';
+import { grantsOfAgent, loadLedger, rememberedGrants } from './ledger';
+import { DONE_MESSAGES, renderLedgerPage, type Done } from './ledger-page';
+
+export interface AccountDeps {
+  models: Models;
+  /**
+   * The kill switch: persists one deny-list entry and publishes it (NATS). Default: persisted only (introspection
+   * sees it at once; other verifiers at their next reload).
+   */
+  revoke?: (input: RevocationInput) => Promise<void>;
+  /** Where entries in force are read (the page marks revoked tokens); default: `nhe_revocations` of the models' connection. */
+  revocations?: RevocationStore;
+  logger?: Logger;
+}
+
+/** Revocation reasons of the user's own actions (SSF: initiating_entity user). */
+export const USER_REVOKED_AGENT = 'user.agent.revoked';
+export const USER_BLOCKED_AGENT = 'user.agent.blocked';
+
+export const LEDGER_PATH = '/account/agents';
+export const CALLBACK_PATH = '/account/callback';
+/** The sign-in in progress: state and PKCE verifier, for ten minutes. */
+const LOGIN_COOKIE_SECONDS = 600;
+
+const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: TenantContext }).tenant;
+const loginCookie = (tenantId: number) => `_account_login_${tenantId}`;
+
+function send(res: Response, status: number, html: string): void {
+  res.status(status).set({ 'Content-Security-Policy': pageCsp(), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' }).type('html').send(html);
+}
+
+/** The CSRF token of a session's forms: an HMAC keyed with the session's id (a secret only the browser holds). */
+export function csrfToken(sessionId: string, tenantId: number, accountId: string): string {
+  return createHmac('sha256', sessionId).update(`idp-account-csrf:${tenantId}:${accountId}`).digest('base64url');
+}
+
+const sameText = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+interface SignedIn {
+  accountId: string;
+  sessionId: string;
+}
+
+/** The signed-in user of the provider's browser session, if any. */
+async function signedIn(req: Request, res: Response): Promise<SignedIn | undefined> {
+  const { provider } = tenantOf(req);
+  const session = (await provider.Session.get({ req, res, secure: req.secure } as never)) as { accountId?: string; jti?: string } | undefined;
+  return session?.accountId && session.jti ? { accountId: session.accountId, sessionId: session.jti } : undefined;
+}
+
+function cookieValue(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+function field(body: unknown, name: string): string {
+  const v = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v.slice(0, 256) : '';
+}
+
+export function accountRoutes(deps: AccountDeps): Router {
+  const router = Router({ mergeParams: true });
+  const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 5 });
+  const store = deps.revocations ?? revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION));
+  const revoke = deps.revoke ?? ((input: RevocationInput) => store.save(buildRevocationEntry(input)));
+  const errorPage = (req: Request, res: Response, status: number, error: string, description: string) => send(res, status, renderErrorPage(error, description, tenantOf(req).tenant.name));
+
+  /** No session: the tenant's sign-in with the page's built-in client, back to the callback. */
+  const startSignIn = (req: Request, res: Response) => {
+    const { provider, tenantId } = tenantOf(req);
+    const state = randomBytes(16).toString('base64url');
+    const verifier = randomBytes(32).toString('base64url');
+    const secure = provider.issuer.startsWith('https:');
+    res.cookie(loginCookie(tenantId), `${state}.${verifier}`, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: LOGIN_COOKIE_SECONDS * 1000 });
+    const params = new URLSearchParams({
+      client_id: ACCOUNT_CLIENT_ID,
+      response_type: 'code',
+      redirect_uri: `${provider.issuer}${CALLBACK_PATH}`,
+      scope: 'openid',
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}/authorize?${params}`);
+  };
+
+  router.get(LEDGER_PATH, async (req, res, next) => {
+    try {
+      const user = await signedIn(req, res);
+      if (!user) return startSignIn(req, res);
+      const tenant = tenantOf(req);
+      const now = new Date();
+      const ledger = await loadLedger(deps.models, store, tenant.tenantId, user.accountId, now);
+      if (!ledger) return errorPage(req, res, 403, 'access_denied', 'this account no longer exists in this organisation');
+      const what = typeof req.query.done === 'string' && req.query.done in DONE_MESSAGES ? (req.query.done as Done) : undefined;
+      const agent = what && typeof req.query.nhe === 'string' ? ledger.agents.find((a) => a.nheId === req.query.nhe) : undefined;
+      send(
+        res,
+        200,
+        renderLedgerPage({
+          tenantName: tenant.tenant.name,
+          ledger,
+          base: req.baseUrl,
+          csrf: csrfToken(user.sessionId, tenant.tenantId, user.accountId),
+          now,
+          ...(what && agent ? { done: { what, agent: agent.identifier } } : {}),
+        }),
+      );
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get(CALLBACK_PATH, async (req, res, next) => {
+    try {
+      const { provider, tenantId } = tenantOf(req);
+      const [state, verifier] = (cookieValue(req, loginCookie(tenantId)) ?? '').split('.');
+      res.clearCookie(loginCookie(tenantId), { path: '/' });
+      const q = req.query as Record<string, unknown>;
+      if (typeof q.error === 'string') return errorPage(req, res, 400, q.error, typeof q.error_description === 'string' ? q.error_description : 'the sign-in did not finish');
+      if (!state || !verifier || typeof q.state !== 'string' || !sameText(q.state, state) || typeof q.code !== 'string') {
+        return errorPage(req, res, 400, 'invalid_request', 'the sign-in has expired or was not started here; open your agents page again');
+      }
+      // The code is this page's own: redeemed here, once, with its PKCE verifier.
+      const code = (await provider.AuthorizationCode.find(q.code)) as { clientId?: string; accountId?: string; codeChallenge?: string; isValid?: boolean; consume(): Promise<void> } | undefined;
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      if (!code || code.clientId !== ACCOUNT_CLIENT_ID || !code.isValid || !code.codeChallenge || !sameText(code.codeChallenge, challenge)) {
+        return errorPage(req, res, 400, 'invalid_grant', 'the sign-in has expired; open your agents page again');
+      }
+      await code.consume();
+      const user = await signedIn(req, res);
+      if (!user || user.accountId !== code.accountId) return errorPage(req, res, 400, 'invalid_grant', 'the sign-in does not match this browser session; open your agents page again');
+      res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}${LEDGER_PATH}`);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  /** Checks the session, the CSRF token and the Origin; returns the user and the NHE the form is about. */
+  const formAction =
+    (action: (req: Request, user: SignedIn, nhe: { id: string; identifier?: string; agentClients?: string[] }) => Promise<void>, done: Done, needsNhe = true) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const tenant = tenantOf(req);
+        const user = await signedIn(req, res);
+        if (!user) return errorPage(req, res, 403, 'access_denied', 'you are signed out; open your agents page again and sign in');
+        const origin = req.headers.origin;
+        if (origin !== undefined && origin !== new URL(tenant.provider.issuer).origin) return errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
+        if (!sameText(field(req.body, 'csrf'), csrfToken(user.sessionId, tenant.tenantId, user.accountId))) {
+          return errorPage(req, res, 403, 'access_denied', 'this form has expired or was not sent from your agents page; open the page again');
+        }
+        const nheId = String(req.params.nheId);
+        const nhe = /^[0-9a-f]{24}$/i.test(nheId) ? await deps.models.Nhe.findOne({ tenantId: tenant.tenantId, _id: nheId }, { identifier: 1, agentClients: 1 }).lean() : null;
+        if (!nhe && needsNhe) return errorPage(req, res, 404, 'not_found', 'no such agent in this organisation');
+        await action(req, user, { id: nheId, ...(nhe ? { identifier: nhe.identifier, agentClients: nhe.agentClients ?? [] } : {}) });
+        (req as unknown as { log?: Logger }).log?.info({ tenantId: tenant.tenantId, userId: user.accountId, nheId, action: done }, 'ledger: user action');
+        res.redirect(303, `${req.baseUrl}${LEDGER_PATH}?done=${done}&nhe=${encodeURIComponent(nheId)}`);
+      } catch (err) {
+        next(err);
+      }
+    };
+
+  /** The kill switch for this agent and this user, then the consents of its agent clients forgotten. */
+  const revokeAgent = async (req: Request, user: SignedIn, nhe: { identifier?: string; agentClients?: string[] }, reason: string) => {
+    const tenant = tenantOf(req);
+    const settings = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.tenant.settings?.nhe ?? {}) };
+    try {
+      await revoke({ tenantId: tenant.tenantId, nheIdentifier: nhe.identifier!, subject: user.accountId, reason, maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+    } catch (err) {
+      throw Object.assign(new Error('revocation not confirmed'), { statusCode: 503, cause: err });
+    }
+    for (const g of grantsOfAgent(await rememberedGrants(deps.models, tenant.tenantId, user.accountId), nhe)) {
+      // The grant and every token issued under it (provider/adapter.ts stores them by grantId).
+      await deps.models.OidcPayload.deleteMany({ tenantId: tenant.tenantId, grantId: g.grantId });
+      await (await tenant.provider.Grant.find(g.grantId))?.destroy();
+    }
+  };
+
+  router.post(`${LEDGER_PATH}/:nheId/revoke`, form, formAction((req, user, nhe) => revokeAgent(req, user, nhe, USER_REVOKED_AGENT), 'revoked'));
+  router.post(
+    `${LEDGER_PATH}/:nheId/block`,
+    form,
+    formAction(async (req, user, nhe) => {
+      const tenantId = tenantOf(req).tenantId;
+      // The block first: from here on no new token is issued for the user (the decision reads it).
+      await deps.models.AgentOptOut.updateOne(
+        { tenantId, userId: user.accountId, nheId: nhe.id },
+        { $setOnInsert: { tenantId, userId: user.accountId, nheId: nhe.id, nheIdentifier: nhe.identifier! } },
+        { upsert: true },
+      ).catch((err: unknown) => {
+        if ((err as { code?: number }).code !== 11000) throw err;
+      });
+      await revokeAgent(req, user, nhe, USER_BLOCKED_AGENT);
+    }, 'blocked'),
+  );
+  router.post(
+    `${LEDGER_PATH}/:nheId/unblock`,
+    form,
+    formAction(
+      async (req, user, nhe) => {
+        await deps.models.AgentOptOut.deleteOne({ tenantId: tenantOf(req).tenantId, userId: user.accountId, nheId: nhe.id });
+      },
+      'unblocked',
+      false,
+    ),
+  );
+
+  router.use([LEDGER_PATH, CALLBACK_PATH], (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { statusCode?: number; status?: number }).statusCode ?? (err as { status?: number }).status ?? 500;
+    if (status === 503) return errorPage(req, res, 503, 'temporarily_unavailable', 'the revocation could not be confirmed; try again');
+    if (status < 500) return errorPage(req, res, status, 'invalid_request', 'the request could not be read');
+    (req as unknown as { log?: Logger }).log?.error({ err }, 'ledger failed');
+    errorPage(req, res, 500, 'server_error', 'an unexpected error occurred');
+  });
+
+  return router;
+}
