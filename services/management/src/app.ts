@@ -25,6 +25,8 @@ import { auditChainRoutes } from './routes/audit-chain';
 import { jobRoutes } from './routes/jobs';
 import { detachedRunner } from './jobs/runner';
 import { createJobService, type JobService } from './jobs/service';
+import { consoleRedirectUris } from './console/console-client';
+import { consoleRouter } from './console/console-router';
 
 export const API_VERSION = '1.0.0';
 
@@ -44,6 +46,12 @@ export interface AppDeps {
   jobs?: JobService;
   /** The system tenant's bootstrap administrator (SYSTEM_TENANT_ID, BOOTSTRAP_ADMIN_CLIENT_ID): never disabled or deleted through the API. */
   bootstrapAdmin?: { tenantId: number; clientId: string };
+  /**
+   * The admin console (console/, issue 18) served under /auth/admin/console/: the folder of its build (absent or
+   * missing: only its config.json answers), and the system tenant it offers to sign in to. Every tenant created
+   * through the API gets the console's public client.
+   */
+  console?: { dir: string | undefined; systemTenantId: number };
 }
 
 /** Every declared route of the API (the OpenAPI document is generated from exactly this list). */
@@ -89,6 +97,7 @@ export function createApp(deps: AppDeps) {
     clientSecretPepper: deps.clientSecretPepper,
     ...(deps.revoke ? { revoke: deps.revoke } : {}),
     ...(deps.bootstrapAdmin ? { bootstrapAdmin: deps.bootstrapAdmin } : {}),
+    ...(deps.console ? { consoleRedirectUris: consoleRedirectUris(deps.bearer.publicBaseUrl) } : {}),
   };
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   const { routes, closedPaths } = managementRoutes({ ...routeDeps, ...(deps.jobs ? { jobs: deps.jobs } : {}) }, () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })));
@@ -100,6 +109,7 @@ export function createApp(deps: AppDeps) {
     tenantExists: async (tenantId) => (await deps.models.Tenant.exists({ _id: tenantId })) !== null,
     ...(deps.publishInvalidation ? { publishInvalidation: deps.publishInvalidation } : {}),
   });
+  if (deps.console) app.use(['/auth/admin/console', '/_api/auth/admin/console'], consoleRouter(deps.console));
   app.use(['/auth/admin', '/_api/auth/admin'], admin);
   app.use(problemNotFound);
   app.use(problemErrorHandler(deps.logger));

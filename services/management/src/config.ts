@@ -33,6 +33,11 @@ export const configSchema = z.object({
   JOBS_K8S_API_URL: z.url().optional(),
   /** Bearer token for JOBS_K8S_API_URL. */
   JOBS_K8S_TOKEN: z.string().optional(),
+  /**
+   * Folder of the built admin console (console/dist; served under /auth/admin/console/). Default: console/dist of
+   * this checkout or image (three levels above dist/main.js).
+   */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** Set by Kubernetes in every pod; used by JOBS_BACKEND=auto. */
   KUBERNETES_SERVICE_HOST: z.string().optional(),
 });

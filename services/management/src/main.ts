@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { connectDatabase } from '@idp/db';
 import { connectNats, REVOCATION_COLLECTION, revocationStore, type NatsHandle } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
@@ -11,6 +12,7 @@ import { tenantKeyLookup } from './auth/tenant-keys';
 import { createJobRunner } from './jobs/backend';
 import { counterTickClaim } from './jobs/tick-claim';
 import { createJobService } from './jobs/service';
+import { consoleRedirectUris, ensureConsoleClients } from './console/console-client';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -24,6 +26,8 @@ async function main(): Promise<void> {
     adminClientSecret: config.BOOTSTRAP_ADMIN_CLIENT_SECRET,
     clientSecretPepper: config.CLIENT_SECRET_PEPPER,
   });
+  // The admin console's client in every tenant (tenants from before the console; a changed PUBLIC_BASE_URL).
+  await ensureConsoleClients(db.models, consoleRedirectUris(config.PUBLIC_BASE_URL));
   // NATS carries configuration invalidations and the NHE token kill switch. Without it management still works:
   // caches expire by TTL, and revocations are only persisted (verifiers reload them from MongoDB).
   let nats: NatsHandle | undefined;
@@ -47,6 +51,7 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
     jobs,
     bootstrapAdmin: { tenantId: config.SYSTEM_TENANT_ID, clientId: config.BOOTSTRAP_ADMIN_CLIENT_ID },
+    console: { dir: config.CONSOLE_DIR ?? join(__dirname, '..', '..', '..', 'console', 'dist'), systemTenantId: config.SYSTEM_TENANT_ID },
     ...(nc ? { publishInvalidation: invalidationPublisher(nc) } : {}),
     revoke: revocationPublisher({ ...(nc ? { nc } : {}), store, logger }),
   });

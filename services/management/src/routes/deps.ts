@@ -19,6 +19,8 @@ export interface RouteDeps {
   revoke?: (input: RevocationInput) => Promise<void>;
   /** The system tenant's bootstrap administrator client (config), which no API call disables or deletes. */
   bootstrapAdmin?: { tenantId: number; clientId: string };
+  /** Redirect URIs of the admin console's built-in client, which every tenant created here gets (console/console-client.ts). */
+  consoleRedirectUris?: string[];
 }
 
 /** The tenant (lean) or 404. */
