@@ -148,7 +148,8 @@ export type DenialGate =
   | 'chain-nhe-disabled'
   | 'chain-no-policy'
   | 'chain-resource-mismatch'
-  | 'scope-exceeds-parent';
+  | 'scope-exceeds-parent'
+  | 'chain-parent-expired';
 
 /** A layer of the scope intersection. */
 export type ScopeLayer = 'no-refresh' | 'not-registered' | 'user-permissions' | 'consent' | 'nhe-allowed-scopes';
@@ -285,14 +286,31 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   if (f.resourceServer.nhe.allowedNheTypes.length && !f.resourceServer.nhe.allowedNheTypes.includes(f.nhe.type)) {
     return deny('invalid_target', 'resource-rejects-nhe-type', `the resource server does not accept NHE type ${f.nhe.type}`);
   }
-  // Delegation policy.
-  const policy = matchPolicies(f.policies, f.userId, f.userGroupIds);
-  if (!policy) return deny('access_denied', 'no-policy', 'no delegation policy allows this user to delegate to this NHE');
+  // Delegation policy: the user's (or group's) for this NHE; for a handed-on token (issue 19 section 2) the policy
+  // that lets the parent's NHE hand on to this one, after every hop of the parent's chain is checked again.
+  let policy: { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] };
+  let chain: ChainRecord | undefined;
+  if (f.chain) {
+    const checked = checkChain(f, f.chain, f.nhe, f.resourceServer.identifier);
+    if (checked.outcome === 'denied') return checked;
+    ({ policy, record: chain } = checked);
+  } else {
+    const matched = matchPolicies(f.policies, f.userId, f.userGroupIds);
+    if (!matched) return deny('access_denied', 'no-policy', 'no delegation policy allows this user to delegate to this NHE');
+    policy = matched;
+  }
+  const withChain = (d: DelegationDenied): DelegationDenied => (chain ? { ...d, chain } : d);
 
   const requested = [...new Set(f.requestedScopes)];
+  // A handed-on token never carries a scope its parent does not (widening is refused, not narrowed away).
+  if (f.chain) {
+    const parentScopes = new Set(f.chain.scopes);
+    const beyondParent = requested.filter((s) => !parentScopes.has(s) && s !== 'offline_access');
+    if (beyondParent.length) return withChain(deny('invalid_scope', 'scope-exceeds-parent', "requested scope exceeds the subject_token's scopes", beyondParent));
+  }
   const beyondPolicy = requested.filter((s) => !policy.scopes.has(s) && s !== 'offline_access');
   if (beyondPolicy.length) {
-    return deny('invalid_scope', 'scope-exceeds-policy', 'requested scope exceeds the delegation policy', beyondPolicy);
+    return withChain(deny('invalid_scope', 'scope-exceeds-policy', 'requested scope exceeds the delegation policy', beyondPolicy));
   }
   const removed: DelegationGranted['removed'] = [];
   const nheScopes = new Set(f.nhe.allowedScopes);
@@ -308,7 +326,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     else return true;
     return false;
   });
-  if (!scopes.length) return deny('invalid_scope', 'scope-empty', 'none of the requested scopes can be delegated', requested);
+  if (!scopes.length) return withChain(deny('invalid_scope', 'scope-empty', 'none of the requested scopes can be delegated', requested));
 
   const { ttl, setBy, terms } = resolveTtl({
     // The spec's hard ceiling holds even if a stored setting is out of range.
@@ -318,7 +336,99 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     'client.maxTokenLifetime': f.client.nhe.maxTokenLifetime,
     'resourceServer.accessToken.lifetime': f.resourceServer.accessTokenLifetime,
   });
-  return { outcome: 'granted', scopes, removed, ttl, ttlSetBy: setBy, ttlTerms: terms, policyIds: policy.ids, actorAuth };
+  if (f.chain) {
+    // Never beyond the parent's expiry, the 60-second floor included: a handed-on token cannot outlive its parent.
+    const remaining = Math.floor(f.chain.remainingSeconds);
+    terms['parent.remaining'] = remaining;
+    if (remaining < 1) return withChain(deny('invalid_grant', 'chain-parent-expired', 'subject_token has expired'));
+    if (remaining < ttl) return { outcome: 'granted', scopes, removed, ttl: remaining, ttlSetBy: 'parent.remaining', ttlTerms: terms, policyIds: policy.ids, actorAuth, ...(chain ? { chain } : {}) };
+  }
+  return { outcome: 'granted', scopes, removed, ttl, ttlSetBy: setBy, ttlTerms: terms, policyIds: policy.ids, actorAuth, ...(chain ? { chain } : {}) };
+}
+
+/** Default maxChainDepth of a policy without one: 1 for a user or group (no onward delegation), 2 for an NHE target. */
+export function policyChainDepth(p: PolicyFacts): number {
+  return typeof p.maxChainDepth === 'number' ? p.maxChainDepth : p.target.type === 'nhe' ? 2 : 1;
+}
+
+/** The NHE -> NHE policies of `policies` whose target is the NHE with record id `fromNheId` (union of scopes, smallest lifetime and depth). */
+export function matchHandOnPolicies(policies: PolicyFacts[], fromNheId: string): { scopes: Set<string>; maxTokenLifetime?: number; ids: string[]; maxChainDepth: number } | null {
+  const matching = policies.filter((p) => p.target.type === 'nhe' && p.target.id === fromNheId);
+  if (!matching.length) return null;
+  const lifetimes = matching.map((p) => p.maxTokenLifetime).filter((v): v is number => typeof v === 'number');
+  return {
+    scopes: new Set(matching.flatMap((p) => p.allowedScopes)),
+    ...(lifetimes.length ? { maxTokenLifetime: Math.min(...lifetimes) } : {}),
+    ids: matching.map((p) => p.id),
+    maxChainDepth: Math.min(...matching.map(policyChainDepth)),
+  };
+}
+
+/** The tenant's ceiling on chain depth: settings.nhe.maxChainDepth, 1 when absent, never above {@link MAX_CHAIN_DEPTH_LIMIT}. */
+export function tenantChainDepth(tenant: TenantFacts): number {
+  const v = tenant.nhe.maxChainDepth;
+  return Math.max(1, Math.min(typeof v === 'number' && Number.isFinite(v) ? Math.floor(v) : 1, MAX_CHAIN_DEPTH_LIMIT));
+}
+
+/** Hard maximum of a delegation chain's depth (issue 19 section 2). */
+export const MAX_CHAIN_DEPTH_LIMIT = 5;
+
+/**
+ * A handed-on token (issue 19 section 2), hop by hop from the user: every NHE of the parent's chain must still be
+ * registered and enabled, every hop must still have its policy (the user's or group's for the first NHE, an NHE ->
+ * NHE policy for each hand-on, the last one to the requested NHE), and the new depth must be within the tenant's
+ * ceiling and every hop's maxChainDepth. The last hop's policy is the one the scopes and lifetime are checked
+ * against. The parent's resource is the only one a handed-on token may be for.
+ */
+function checkChain(
+  f: DelegationFacts,
+  c: ChainFacts,
+  nhe: NheFacts,
+  resource: string,
+): DelegationDenied | { outcome: 'checked'; policy: { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] }; record: ChainRecord } {
+  const depth = c.actors.length + 1;
+  const tenantMax = tenantChainDepth(f.tenant);
+  const record: ChainRecord = { depth, maxDepth: tenantMax, hops: [] };
+  const refuse = (error: DelegationErrorCode, gate: DenialGate, description: string): DelegationDenied => ({ ...deny(error, gate, description), chain: record });
+  if (depth > tenantMax) return refuse('invalid_grant', 'chain-depth-exceeded', `the delegation chain would be ${depth} actors deep; this tenant allows at most ${tenantMax}`);
+  if (!c.audience.includes(resource)) {
+    return refuse('invalid_target', 'chain-resource-mismatch', "a handed-on token is for its parent's resource only: resource must be the subject_token's audience");
+  }
+  // Innermost (the user's own delegation) first.
+  const path = [...c.actors].reverse();
+  let from = `user:${f.userId}`;
+  let fromNheId: string | undefined;
+  let last: ReturnType<typeof matchHandOnPolicies> = null;
+  for (let i = 0; i <= path.length; i += 1) {
+    const actor = path[i];
+    const target: NheFacts | null = actor ? actor.nhe : nhe;
+    const identifier = actor ? actor.identifier : nhe.identifier;
+    const to = `nhe:${identifier}`;
+    if (actor && (!target || !target.enabled)) {
+      return refuse('invalid_grant', 'chain-nhe-disabled', `the delegation chain passes through an NHE that is disabled or no longer registered (${identifier})`);
+    }
+    const policies = actor ? actor.policies : f.policies;
+    let hop: { ids: string[]; maxChainDepth: number } | null;
+    if (fromNheId === undefined) {
+      const matched = matchPolicies(policies, f.userId, f.userGroupIds);
+      const user = policies.filter((p) => matched?.ids.includes(p.id));
+      hop = matched ? { ids: matched.ids, maxChainDepth: Math.min(...user.map(policyChainDepth)) } : null;
+      if (!hop) return refuse('access_denied', 'chain-no-policy', `no delegation policy allows this user to delegate to ${identifier}`);
+    } else {
+      last = matchHandOnPolicies(policies, fromNheId);
+      hop = last;
+      if (!hop) return refuse('access_denied', 'chain-no-policy', `no delegation policy lets ${from.slice(4)} hand on to ${identifier}`);
+    }
+    record.hops.push({ depth: i + 1, from, to, policyIds: hop.ids, maxChainDepth: hop.maxChainDepth });
+    if (hop.maxChainDepth < record.maxDepth) record.maxDepth = hop.maxChainDepth;
+    if (depth > hop.maxChainDepth) {
+      return refuse('invalid_grant', 'chain-depth-exceeded', `the delegation chain would be ${depth} actors deep; the policy of hop ${i + 1} (${from} -> ${to}) allows at most ${hop.maxChainDepth}`);
+    }
+    from = to;
+    fromNheId = target!.id;
+  }
+  const { maxChainDepth: _depth, ...policy } = last!;
+  return { outcome: 'checked', policy, record };
 }
 
 /** The NHE's own requireActorProof when it has one (true or false), else the tenant's (issue 19). */

@@ -1,6 +1,17 @@
-import type { ClientDoc, Models, NheDoc, ResourceServerDoc, TenantDoc } from '@idp/db';
+import type { ClientDoc, DelegationPolicyDoc, Models, NheDoc, ResourceServerDoc, TenantDoc } from '@idp/db';
 import { NHE_SETTINGS_DEFAULTS, toObjectId, userPermissions } from '@idp/db';
-import type { ClientFacts, DelegationFacts, NheFacts, ResourceServerFacts, TenantFacts } from './decision';
+import type { ActorAuthMethod } from '@idp/db';
+import type { ChainActorFacts, ChainFacts, ClientFacts, DelegationFacts, NheFacts, PolicyFacts, ResourceServerFacts, TenantFacts } from './decision';
+
+/** The subject token of a hand-on (issue 19 section 2): a delegation token, as its claims say. */
+export interface ParentToken {
+  /** Its `act` chain, outermost first: identifiers (without `nhe:`) and how each proved who it is. */
+  actors: Array<{ identifier: string; method: ActorAuthMethod }>;
+  scopes: string[];
+  audience: string[];
+  /** Its exp (seconds since the epoch). */
+  exp: number;
+}
 
 export interface DelegationRequest {
   tenantId: number;
@@ -19,6 +30,28 @@ export interface DelegationRequest {
    * client); its facts are then those of a third party without delegation settings (the caller supplies the link).
    */
   agentClient?: boolean;
+  /** The subject token is itself a delegation token handed on (issue 19 section 2). */
+  parent?: ParentToken;
+}
+
+/** The chain facts of a hand-on: the parent's actors as loaded, with the parent token's own (per-request) values. */
+export function chainFactsOf(parent: ParentToken, actors: Array<Omit<ChainActorFacts, 'method'>>, nowSeconds = Date.now() / 1000): ChainFacts {
+  return {
+    actors: actors.map((a, i) => ({ ...a, method: parent.actors[i]?.method ?? 'named' })),
+    scopes: parent.scopes,
+    audience: parent.audience,
+    remainingSeconds: parent.exp - nowSeconds,
+  };
+}
+
+function policyFacts(p: { _id: unknown; target: { type: PolicyFacts['target']['type']; id: string }; allowedScopes: string[]; maxTokenLifetime?: number; maxChainDepth?: number }): PolicyFacts {
+  return {
+    id: String(p._id),
+    target: { type: p.target.type, id: p.target.id },
+    allowedScopes: p.allowedScopes,
+    ...(typeof p.maxTokenLifetime === 'number' ? { maxTokenLifetime: p.maxTokenLifetime } : {}),
+    ...(typeof p.maxChainDepth === 'number' ? { maxChainDepth: p.maxChainDepth } : {}),
+  };
 }
 
 export function tenantFacts(doc: TenantDoc): TenantFacts {
@@ -32,6 +65,7 @@ export function tenantFacts(doc: TenantDoc): TenantFacts {
       allowedNheTypes: nhe.allowedNheTypes,
       requireDpop: nhe.requireDpop,
       requireActorProof: nhe.requireActorProof === true,
+      maxChainDepth: typeof nhe.maxChainDepth === 'number' ? nhe.maxChainDepth : 1,
     },
   };
 }
@@ -80,6 +114,9 @@ function nheFacts(doc: NheDoc & { _id: unknown }, defaultLifetime: number): NheF
  */
 export async function loadDelegationFacts(models: Models, r: DelegationRequest): Promise<DelegationFacts | null> {
   const userObjectId = toObjectId(r.userId);
+  // A hand-on (issue 19 section 2): the parent chain's NHEs and policies, loaded beside the rest.
+  const chainLoad = r.parent ? loadChainDocs(models, r.tenantId, r.parent) : Promise.resolve(undefined);
+  chainLoad.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   const [tenant, client, rs, nhe, user, permissions] = await Promise.all([
     models.Tenant.findById(r.tenantId).lean<TenantDoc>(),
     models.Client.findOne({ tenantId: r.tenantId, clientId: r.clientId }).lean<ClientDoc>(),
@@ -88,6 +125,7 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     userObjectId ? models.User.findOne({ tenantId: r.tenantId, _id: userObjectId }, { groupIds: 1, enabled: 1 }).lean() : null,
     userPermissions(models, r.tenantId, r.userId, r.resource),
   ]);
+  const chainDocs = await chainLoad;
   if (!tenant || (!client && !r.agentClient)) return null;
   const [policies, optOut] = nhe
     ? await Promise.all([
@@ -104,15 +142,33 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     userId: r.userId,
     userActive: Boolean(user?.enabled),
     userGroupIds: user?.groupIds ?? [],
-    policies: policies.map((p) => ({
-      id: String(p._id),
-      target: { type: p.target.type, id: p.target.id },
-      allowedScopes: p.allowedScopes,
-      ...(typeof p.maxTokenLifetime === 'number' ? { maxTokenLifetime: p.maxTokenLifetime } : {}),
-    })),
+    policies: policies.map(policyFacts),
     userPermissions: permissions,
     consentedScopes: new Set(r.consentedScopes ?? []),
     requestedScopes: r.requestedScopes,
     ...(optOut ? { userOptedOut: true } : {}),
+    ...(r.parent && chainDocs ? { chain: chainFactsOf(r.parent, chainActorsOf(r.parent, chainDocs, tenant)) } : {}),
   };
+}
+
+type ChainDocs = { nhes: Array<NheDoc & { _id: unknown }>; policies: Array<DelegationPolicyDoc & { _id: unknown }> };
+
+/** The NHEs of a parent's chain and their policies: two queries whatever the depth. */
+async function loadChainDocs(models: Models, tenantId: number, parent: ParentToken): Promise<ChainDocs> {
+  const identifiers = [...new Set(parent.actors.map((a) => a.identifier))];
+  const nhes = await models.Nhe.find({ tenantId, identifier: { $in: identifiers } }).lean<Array<NheDoc & { _id: unknown }>>();
+  const policies = nhes.length ? await models.DelegationPolicy.find({ tenantId, nheId: { $in: nhes.map((n) => String(n._id)) } }).lean<Array<DelegationPolicyDoc & { _id: unknown }>>() : [];
+  return { nhes, policies };
+}
+
+function chainActorsOf(parent: ParentToken, docs: ChainDocs, tenant: TenantDoc): Array<Omit<ChainActorFacts, 'method'>> {
+  const defaultLifetime = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime;
+  return parent.actors.map((a) => {
+    const doc = docs.nhes.find((n) => n.identifier === a.identifier);
+    return {
+      identifier: a.identifier,
+      nhe: doc ? nheFacts(doc, defaultLifetime) : null,
+      policies: doc ? docs.policies.filter((p) => p.nheId === String(doc._id)).map(policyFacts) : [],
+    };
+  });
 }

@@ -3,3 +3,4 @@ export * from './facts';
 export * from './forwarded-exchange';
 export * from './actor-proof';
 export * from './agent-clients';
+export * from './chain';

@@ -43,6 +43,14 @@ export const nheTokenIssuedSchema = z
       })
       .strict()
       .optional(),
+    /** Issue 19 section 2: the token was exchanged from this NHE token (a delegation chain). */
+    parentJti: z.string().min(1).max(128).optional(),
+    /** With parentJti: every actor of the new token's `act` chain, outermost (its own NHE) first. */
+    actorChain: z
+      .array(z.object({ nheIdentifier: z.string().min(1).max(256), method: z.enum(['named', 'key', 'workload']) }).strict())
+      .min(2)
+      .max(5)
+      .optional(),
   })
   .strict();
 

@@ -185,6 +185,11 @@ export interface RevocableToken {
   tenantId: number;
   /** act.sub without the `nhe:` prefix. */
   nheIdentifier: string;
+  /**
+   * Every actor of a handed-on token's `act` chain (issue 19 section 2), outermost first, without `nhe:`: an entry
+   * naming any of them revokes the token (revoking an actor revokes every token below it in a chain).
+   */
+  actorChain?: readonly string[];
   jti: string;
   azp?: number;
   sub?: string;
@@ -217,7 +222,7 @@ export class DenyList {
         tenant.delete(id);
         continue;
       }
-      if (e.nheIdentifier !== undefined && e.nheIdentifier !== token.nheIdentifier) continue;
+      if (e.nheIdentifier !== undefined && e.nheIdentifier !== token.nheIdentifier && !token.actorChain?.includes(e.nheIdentifier)) continue;
       if (e.clientNumericId !== undefined && e.clientNumericId !== token.azp) continue;
       if (e.subject !== undefined && e.subject !== token.sub) continue;
       if (e.jti !== undefined) {

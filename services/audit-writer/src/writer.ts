@@ -37,6 +37,7 @@ export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
     issuedAt: new Date(event.issuedAt),
     ...(event.dpopJkt ? { dpopJkt: event.dpopJkt } : {}),
     ...(event.actorAuth ? { actorAuth: event.actorAuth } : {}),
+    ...(event.parentJti ? { parentJti: event.parentJti, actorChain: event.actorChain ?? [] } : {}),
   };
 }
 

@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps) {
       decisions.inc({ outcome: 'granted', error: '', gate: '' });
       for (const r of decision.removed) narrowed.inc({ layer: r.layer });
       if (logger.isLevelEnabled('info')) {
-        const record = { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds, actorAuth: decision.actorAuth };
+        const record = { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds, actorAuth: decision.actorAuth, ...(decision.chain ? { chain: decision.chain } : {}) };
         logger.info({ ...fields(), decision: record }, 'delegation granted');
       }
     } else if (decision.outcome === 'denied') {

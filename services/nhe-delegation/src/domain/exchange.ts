@@ -12,7 +12,7 @@ import {
 } from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
 import { singleUseStore, type Models } from '@idp/db';
-import type { NheTokenIssued } from '@idp/events';
+import { DenyList, REVOCATION_COLLECTION, revocationStore, type NheTokenIssued, type RevocationCollection, type RevocationStore } from '@idp/events';
 import { GRANT_TYPE_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS_TOKEN, TOKEN_TYPE_NHE_ID } from '@idp/tokens';
 import type { ActorDirectory } from './actor-directory';
 import { authenticateActor, type AuthenticatedActor } from './actor-token';
@@ -49,6 +49,8 @@ export interface ExchangeDeps {
   actors: ActorDirectory;
   /** Stateless DPoP nonces; without it nonces are neither issued nor required. */
   dpopNonces?: DpopNonces;
+  /** The kill switch's entries (handed-on tokens are checked against them); default: the `nhe_revocations` collection. */
+  revocations?: RevocationStore;
   /** Loads the decision's facts; default: straight from MongoDB (the service passes a short-lived cache). */
   loadFacts?: (request: DelegationRequest) => Promise<DelegationFacts | null>;
 }
@@ -152,6 +154,23 @@ export function consentedScopes(subject: JWTPayload, resource: string): string[]
   return subject.scope.split(' ').filter(Boolean);
 }
 
+/**
+ * A handed-on token (issue 19 section 2) is refused when the kill switch revoked it: by its jti, its client, its user
+ * or any actor of its chain (the entries the management API and the SSF transmitter share, `nhe_revocations`).
+ */
+async function assertParentNotRevoked(deps: ExchangeDeps, tenantId: number, subject: Awaited<ReturnType<typeof verifySubjectToken>>): Promise<void> {
+  const parent = subject.parent!;
+  const entries = await (deps.revocations ?? revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION) as unknown as RevocationCollection)).active(new Date(), tenantId);
+  if (!entries.length) return;
+  const list = new DenyList();
+  for (const e of entries) list.add(e);
+  const identifiers = parent.actors.map((a) => a.identifier);
+  const azp = subject.payload.azp as number;
+  if (list.isRevoked({ tenantId, nheIdentifier: identifiers[0]!, actorChain: identifiers, jti: parent.jti, azp, sub: subject.userId, iat: parent.iat })) {
+    throw oauthErrors.invalidGrant('subject_token has been revoked');
+  }
+}
+
 /** An OAuthError tagged with the stage it came from (the decision denials are reported by the decision itself). */
 class StageError extends Error {
   constructor(
@@ -196,7 +215,13 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const p = await stage('parameters', () => parseExchangeParams(input.params));
   const keys = await stage('internal', () => deps.keysFor(input.tenantId));
   const issuer = deps.issuerFor(input.tenantId);
-  const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId));
+  // A delegation token as subject_token is refused (the spec) unless the tenant allows chains (issue 19 section 2).
+  const maxChainDepth = async () => {
+    const t = await deps.models.Tenant.findById(input.tenantId, { 'settings.nhe.maxChainDepth': 1 }).lean<{ settings?: { nhe?: { maxChainDepth?: number } } }>();
+    return t?.settings?.nhe?.maxChainDepth ?? 1;
+  };
+  const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId, { maxChainDepth }));
+  const parent = subject.parent;
   // A DPoP-bound user token (cnf.jkt) is only good with its key: exchanging it needs a proof made with that key,
   // or a leaked bound token plus the client's credentials would mint an NHE token, unbound, without the key.
   const boundTo = subject.jkt;
@@ -221,8 +246,10 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
 
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
   // The grant check (one read by primary key) and the actor token's jti (one insert) run beside the facts load.
-  const [, loaded] = await Promise.all([
+  const [, , loaded] = await Promise.all([
     stage('subject-token', () => assertSubjectGrantLive(deps.models, input.tenantId, subject.payload, input.clientId, subject.userId)),
+    // A handed-on token must not be revoked itself (the kill switch names its jti, an actor of its chain, ...).
+    parent ? stage('subject-token', () => assertParentNotRevoked(deps, input.tenantId, subject)) : undefined,
     stage('internal', () =>
       loadFacts({
         tenantId: input.tenantId,
@@ -232,6 +259,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         resource: p.resource,
         requestedScopes: p.scopes,
         consentedScopes: consentedScopes(subject.payload, p.resource),
+        ...(parent ? { parent: { actors: parent.actors, scopes: parent.scopes, audience: parent.audience, exp: parent.exp } } : {}),
       }),
     ),
     actor ? stage('actor-token', () => actor.consume()) : undefined,
@@ -285,6 +313,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     gty: GRANT_TYPE_TOKEN_EXCHANGE,
     jkt,
     actor: actor?.auth,
+    parent: parent ? { jti: parent.jti, act: parent.act, actors: parent.actors, exp: parent.exp } : undefined,
   };
   const signed = await signNheToken(mint);
   const accessToken = signed.accessToken;
@@ -299,7 +328,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
       access_token: accessToken,
       issued_token_type: TOKEN_TYPE_ACCESS_TOKEN,
       token_type: jkt ? 'DPoP' : 'Bearer',
-      expires_in: decision.ttl,
+      expires_in: signed.ttl,
       ...(granted !== p.scopes.join(' ') ? { scope: granted } : {}),
     },
   };

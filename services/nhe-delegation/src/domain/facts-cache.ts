@@ -1,4 +1,4 @@
-import type { DelegationFacts, DelegationRequest } from '@idp/delegation';
+import { chainFactsOf, type DelegationFacts, type DelegationRequest } from '@idp/delegation';
 
 type Loader = (request: DelegationRequest) => Promise<DelegationFacts | null>;
 
@@ -25,15 +25,24 @@ export interface FactsCache {
 export function factsCache(loader: Loader, ttlMs: number, maxEntries = 10_000, now: () => number = Date.now): FactsCache {
   const byTenant = new Map<number, Map<string, { at: number; facts: Promise<DelegationFacts | null> }>>();
   let size = 0;
-  const keyOf = (r: DelegationRequest) => JSON.stringify([r.clientId, r.userId, r.nheIdentifier, r.resource]);
+  // A hand-on (issue 19 section 2) also loads its parent chain's NHEs and policies: the chain is part of the key.
+  const keyOf = (r: DelegationRequest) => JSON.stringify([r.clientId, r.userId, r.nheIdentifier, r.resource, ...(r.parent ? [r.parent.actors.map((a) => a.identifier)] : [])]);
   const dropTenant = (tenantId: number) => {
     const entries = byTenant.get(tenantId);
     if (entries) size -= entries.size;
     byTenant.delete(tenantId);
   };
   // The request's own scopes are never cached: what it asks for and what its subject token was consented for.
+  // So are a parent token's own values (its scopes, audience, expiry and each actor's proof).
   const withScopes = (facts: DelegationFacts | null, request: DelegationRequest): DelegationFacts | null =>
-    facts ? { ...facts, requestedScopes: request.requestedScopes, consentedScopes: new Set(request.consentedScopes ?? []) } : null;
+    facts
+      ? {
+          ...facts,
+          requestedScopes: request.requestedScopes,
+          consentedScopes: new Set(request.consentedScopes ?? []),
+          ...(request.parent && facts.chain ? { chain: chainFactsOf(request.parent, facts.chain.actors) } : {}),
+        }
+      : null;
   return {
     async load(request) {
       if (ttlMs <= 0) return loader(request);

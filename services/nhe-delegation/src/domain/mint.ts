@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { CLAIM_ACTOR_PROOF, type ActorAuthentication, type DelegationGranted, type NheFacts, type TenantFacts } from '@idp/delegation';
+import { nestedAct, type ActorAuthentication, type ChainActor, type DelegationGranted, type NheFacts, type TenantFacts } from '@idp/delegation';
 import { OAuthError } from '@idp/errors';
 import type { NheTokenIssued } from '@idp/events';
-import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, CLAIM_TENANT_NAME, NHE_SUBJECT_PREFIX } from '@idp/tokens';
+import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, CLAIM_TENANT_NAME } from '@idp/tokens';
 import type { TenantKeyMaterial } from './exchange';
 
 export interface NheTokenInput {
@@ -27,6 +27,8 @@ export interface NheTokenInput {
   jkt?: string | undefined;
   /** A proven actor (issue 19): its act also says how it proved who it is. */
   actor?: ActorAuthentication | undefined;
+  /** A handed-on delegation token (issue 19 section 2): its act is nested in the new one, its exp bounds the new one. */
+  parent?: { jti: string; act: unknown; actors: ChainActor[]; exp: number } | undefined;
 }
 
 export interface SignedNheToken {
@@ -34,12 +36,17 @@ export interface SignedNheToken {
   jti: string;
   /** Seconds since the epoch. */
   issuedAt: number;
+  /** exp - iat: the decision's TTL, or less when a parent token expires sooner (issue 19 section 2). */
+  ttl: number;
 }
 
 export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
   const now = Math.floor(Date.now() / 1000);
   const jti = randomUUID();
   const { nhe, tenant } = t;
+  // A handed-on token never outlives its parent (the decision allowed for it; the clock may have moved a second).
+  const exp = t.parent ? Math.min(now + t.decision.ttl, t.parent.exp) : now + t.decision.ttl;
+  if (exp <= now) throw new OAuthError('invalid_grant', 'subject_token has expired', 400);
   // The claims of the spec's table (plus cnf when bound), and RFC 9068's client_id (section 2.2, required): the
   // OAuth client_id string beside the spec's numeric azp, so stock RFC 9068 validators accept NHE tokens too.
   const accessToken = await new SignJWT({
@@ -49,8 +56,9 @@ export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
     client_id: t.clientId,
     [CLAIM_TENANT_NAME]: tenant.name,
     [CLAIM_TENANT_ID]: tenant.id,
-    // The spec's act for a named actor; a proven one also says how it proved who it is (issue 19).
-    act: { sub: `${NHE_SUBJECT_PREFIX}${nhe.identifier}`, ...(t.actor && t.actor.method !== 'named' ? { [CLAIM_ACTOR_PROOF]: t.actor.method } : {}) },
+    // The spec's act for a named actor; a proven one also says how it proved who it is (issue 19); a handed-on
+    // token nests its parent's act (RFC 8693 section 4.1: the current actor outermost).
+    act: nestedAct(nhe.identifier, t.actor?.method ?? 'named', t.parent?.act),
     agent: { id: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(nhe.model ? { model: nhe.model } : {}) },
     [CLAIM_NHE_DELEGATION]: true,
     ...(t.jkt ? { cnf: { jkt: t.jkt } } : {}),
@@ -60,10 +68,10 @@ export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
     .setSubject(t.userId)
     .setAudience(t.resource)
     .setIssuedAt(now)
-    .setExpirationTime(now + t.decision.ttl)
+    .setExpirationTime(exp)
     .setJti(jti)
     .sign(t.keys.signingKey);
-  return { accessToken, jti, issuedAt: now };
+  return { accessToken, jti, issuedAt: now, ttl: exp - now };
 }
 
 /** Publishes the issuance and waits for JetStream's ack; 503 temporarily_unavailable when it cannot be recorded. */
@@ -84,11 +92,17 @@ export async function auditIssuance(
       clientNumericId: t.clientNumericId,
       resourceServer: t.resource,
       scopes: t.decision.scopes,
-      ttl: t.decision.ttl,
+      ttl: signed.ttl,
       sourceIp: t.sourceIp,
       issuedAt: new Date(signed.issuedAt * 1000).toISOString(),
       ...(t.jkt ? { dpopJkt: t.jkt } : {}),
       actorAuth: t.actor ?? { method: 'named' },
+      ...(t.parent
+        ? {
+            parentJti: t.parent.jti,
+            actorChain: [{ nheIdentifier: t.nhe.identifier, method: t.actor?.method ?? 'named' }, ...t.parent.actors.map((a) => ({ nheIdentifier: a.identifier, method: a.method }))],
+          }
+        : {}),
     });
   } catch (err) {
     // No durable audit record, no token (DESIGN.md).

@@ -2,6 +2,7 @@ import type { createLocalJWKSet, JWTPayload } from 'jose';
 import { oauthErrors } from '@idp/errors';
 import { ResourceServerError, verifyJwtAccessToken, type RefusalReason } from '@idp/resource-server';
 import { CLAIM_NHE_DELEGATION } from '@idp/tokens';
+import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT, type ParentToken } from '@idp/delegation';
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -11,6 +12,14 @@ export interface VerifiedSubject {
   payload: JWTPayload;
   /** `cnf.jkt` of a DPoP-bound subject token: the exchange needs a proof made with that key. */
   jkt?: string;
+  /** A delegation token handed on (issue 19 section 2): its actors, scopes, audience, exp, jti and iat. */
+  parent?: ParentToken & { jti: string; iat: number; act: unknown };
+}
+
+/** What the exchange may hand on, asked only when the subject token is a delegation token (one read, rare path). */
+export interface SubjectTokenOptions {
+  /** The tenant's settings.nhe.maxChainDepth (1: no hand-on, the spec's behaviour). */
+  maxChainDepth?: () => Promise<number>;
 }
 
 /** The invalid_grant description for each refusal of the shared verifier (the exchange's wording, kept stable). */
@@ -35,9 +44,10 @@ function describe(reason: RefusalReason, message: string): string {
  * Verifies the user's access token with the shared verifier (@idp/resource-server): a canonical compact JWS signed
  * by this tenant's key, issued by this tenant, unexpired, a JWT access token (typ at+jwt), with no `cnf` member
  * other than `jkt`; then: for a human (not a client-credentials token), issued to the client that exchanges it,
- * and not itself an NHE token (no re-delegation). Any failure is invalid_grant.
+ * and not itself an NHE token (no re-delegation) unless the tenant allows delegation chains (issue 19 section 2: then
+ * the delegation token's chain is returned as `parent`). Any failure is invalid_grant.
  */
-export async function verifySubjectToken(token: string, keySet: KeySet, issuer: string, clientId: string): Promise<VerifiedSubject> {
+export async function verifySubjectToken(token: string, keySet: KeySet, issuer: string, clientId: string, options: SubjectTokenOptions = {}): Promise<VerifiedSubject> {
   // An access token requested without `resource` is opaque (good for UserInfo only): say what to do instead.
   if (/^[A-Za-z0-9_-]{20,}$/.test(token)) {
     throw oauthErrors.invalidGrant('subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange');
@@ -52,8 +62,18 @@ export async function verifySubjectToken(token: string, keySet: KeySet, issuer: 
     if (err instanceof ResourceServerError) throw oauthErrors.invalidGrant(describe(err.reason, err.message));
     throw err;
   }
+  let parent: VerifiedSubject['parent'];
   if (payload[CLAIM_NHE_DELEGATION] === true || payload.act !== undefined) {
-    throw oauthErrors.invalidGrant('subject_token is a delegated token and cannot be exchanged again');
+    // The spec: no re-delegation, unless the tenant allows delegation chains (issue 19 section 2).
+    const refused = () => oauthErrors.invalidGrant('subject_token is a delegated token and cannot be exchanged again');
+    if (!options.maxChainDepth || (await options.maxChainDepth()) <= 1) throw refused();
+    const actors = payload[CLAIM_NHE_DELEGATION] === true ? actorChainOf(payload.act, MAX_CHAIN_DEPTH_LIMIT) : null;
+    const audience = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
+    if (!actors || typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || typeof payload.azp !== 'number') {
+      throw oauthErrors.invalidGrant('subject_token is a delegated token whose act claim is not a chain of NHE actors');
+    }
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+    parent = { actors, scopes, audience, exp: payload.exp, jti: payload.jti, iat: payload.iat, act: payload.act };
   }
   const sub = payload.sub;
   const tokenClient = payload.client_id;
@@ -61,5 +81,5 @@ export async function verifySubjectToken(token: string, keySet: KeySet, issuer: 
     throw oauthErrors.invalidGrant('subject_token does not represent a user');
   }
   if (tokenClient !== clientId) throw oauthErrors.invalidGrant('subject_token was issued to another client');
-  return { userId: sub, clientId: tokenClient, payload, ...(jkt ? { jkt } : {}) };
+  return { userId: sub, clientId: tokenClient, payload, ...(jkt ? { jkt } : {}), ...(parent ? { parent } : {}) };
 }

@@ -3,8 +3,9 @@ import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { toObjectId, type Models } from '@idp/db';
 import { DenyList, REVOCATION_COLLECTION, revocationStore, type RevocationStore } from '@idp/events';
+import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT } from '@idp/delegation';
 import { verifyJwtAccessToken } from '@idp/resource-server';
-import { CLAIM_GRANT_ID, CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, NHE_SUBJECT_PREFIX } from '@idp/tokens';
+import { CLAIM_GRANT_ID, CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID } from '@idp/tokens';
 import { CLIENT_PROPS } from './client-metadata';
 
 /**
@@ -144,24 +145,31 @@ async function activeAccessToken(payload: JWTPayload, c: Checks): Promise<Record
   return { ...payload, active: true, token_type: tokenType(payload) };
 }
 
-/** An NHE delegation token minted by the sidecar: the kill switch decides. */
+/**
+ * An NHE delegation token minted by the sidecar: the kill switch decides. A handed-on token (issue 19 section 2) is
+ * active only while every NHE of its act chain is enabled, no entry names any of them, and its depth is within the
+ * tenant's maxChainDepth now.
+ */
 async function activeNheToken(payload: JWTPayload, c: Checks): Promise<Record<string, unknown> | undefined> {
-  const actSub = (payload.act as { sub?: unknown } | undefined)?.sub;
-  if (typeof actSub !== 'string' || !actSub.startsWith(NHE_SUBJECT_PREFIX) || typeof payload.azp !== 'number') return undefined;
+  const chain = actorChainOf(payload.act, MAX_CHAIN_DEPTH_LIMIT);
+  if (!chain || typeof payload.azp !== 'number') return undefined;
   const { tenantId, models } = c;
-  const nheIdentifier = actSub.slice(NHE_SUBJECT_PREFIX.length);
-  const [nhe, client, tenant, entries, user] = await Promise.all([
-    models.Nhe.findOne({ tenantId, identifier: nheIdentifier }, { enabled: 1 }).lean(),
+  const identifiers = chain.map((a) => a.identifier);
+  const nheIdentifier = identifiers[0]!;
+  const [nhes, client, tenant, entries, user] = await Promise.all([
+    models.Nhe.find({ tenantId, identifier: { $in: identifiers } }, { identifier: 1, enabled: 1 }).lean<Array<{ identifier: string; enabled: boolean }>>(),
     models.Client.findOne({ tenantId, numericId: payload.azp }, { clientId: 1, enabled: 1, config: 1 }).lean(),
     models.Tenant.findById(tenantId, { settings: 1 }).lean(),
     c.store.active(new Date(), tenantId),
     userEnabled(c, payload.sub!),
   ]);
-  if (!user || !nhe?.enabled || !client?.enabled || !client.config?.nhe?.delegationEnabled || !tenant?.settings?.nhe?.enabled) return undefined;
+  if (!user || !client?.enabled || !client.config?.nhe?.delegationEnabled || !tenant?.settings?.nhe?.enabled) return undefined;
+  if (!identifiers.every((id) => nhes.some((n) => n.identifier === id && n.enabled))) return undefined;
+  if (chain.length > 1 && chain.length > (tenant.settings.nhe.maxChainDepth ?? 1)) return undefined;
   // Tokens minted since RFC 9068's client_id was added carry it: it must name the azp's client.
   if (payload.client_id !== undefined && payload.client_id !== client.clientId) return undefined;
   const denyList = new DenyList();
   for (const e of entries) if (e.tenantId === tenantId) denyList.add(e);
-  if (denyList.isRevoked({ tenantId, nheIdentifier, jti: payload.jti!, azp: payload.azp, iat: payload.iat!, sub: payload.sub! })) return undefined;
+  if (denyList.isRevoked({ tenantId, nheIdentifier, actorChain: identifiers, jti: payload.jti!, azp: payload.azp, iat: payload.iat!, sub: payload.sub! })) return undefined;
   return { ...payload, active: true, client_id: client.clientId, token_type: tokenType(payload) };
 }
