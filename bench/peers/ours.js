@@ -1,0 +1,98 @@
+// @ts-check
+/**
+ * This product as bench/peers measures it: the whole topology as processes (e2e/dist/topology, FerretDB and
+ * nats-server from .tools/bin unless MONGODB_URI / NATS_URL are set), one seeded tenant, and the two requests:
+ *
+ * - client credentials: a confidential client with a role on the seeded Orders API asks for
+ *   `grant_type=client_credentials&resource=https://api.orders.example` (client_secret_basic), as bench/client-credentials;
+ * - token exchange: the spec's NHE exchange (a user's ES256 access token as subject_token, the agent's nhe-id as
+ *   actor_token), as bench/token-exchange: oidc-core, the sidecar, the JetStream publish and ack, the audit-writer's row.
+ *
+ * The processes on the path, whose CPU is summed: oidc-core, sidecar (nhe-delegation), audit-writer, nats-server,
+ * FerretDB. management and signals are pinned with them but idle (not on the path).
+ */
+const { importJWK, SignJWT } = require('jose');
+const { connectDatabase } = require('@idp/db');
+const { createLogger } = require('@idp/logger');
+const { createClient, seedDelegationTenant } = require('@idp/testing');
+const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
+const { startLocalInfra } = require('../../e2e/dist/local-infra');
+const { startTopology } = require('../../e2e/dist/topology');
+
+const TENANT = 4260;
+
+/** @param {{ oidcEnv?: Record<string, string> }} [o] */
+async function startOurs(o = {}) {
+  const infra = await startLocalInfra(`idp_bench_peers_${Date.now()}`);
+  /** @type {any} */
+  let topology;
+  /** @type {any} */
+  let db;
+  const stop = async () => {
+    await db?.connection.dropDatabase().catch(() => undefined);
+    await db?.close();
+    await topology?.stop();
+    await infra.stop();
+  };
+  try {
+    topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': o.oidcEnv ?? {} } });
+    db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
+    const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
+    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+    const role = await db.models.Role.findOne({ tenantId: TENANT, name: 'orders-clerk' }).lean();
+    const svc = await createClient(db.models, topology.secrets.clientSecretPepper, {
+      tenantId: TENANT,
+      clientId: 'bench-cc',
+      name: 'bench-cc',
+      grantTypes: ['client_credentials'],
+      roleIds: [String(role?._id)],
+    });
+    // The user's access token, as oidc-core issues it after a login, valid for the whole run.
+    const keys = await keyStore.load(TENANT);
+    const jwk = keys.signing.find((/** @type {any} */ k) => k.alg === 'ES256');
+    if (!jwk) throw new Error('no ES256 key');
+    const now = Math.floor(Date.now() / 1000);
+    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId })
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
+      .setIssuer(`${topology.baseUrl}/auth/${TENANT}`)
+      .setSubject(tenant.user.id)
+      .setAudience(tenant.resource)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .setJti('bench-peers-subject')
+      .sign(await importJWK(jwk, 'ES256'));
+    const basic = (/** @type {string} */ id, /** @type {string} */ secret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const tokenUrl = `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`;
+    const clientCredentials = { url: tokenUrl, auth: basic('bench-cc', svc.clientSecret), body: new URLSearchParams({ grant_type: 'client_credentials', resource: tenant.resource }).toString() };
+    const tokenExchange = {
+      url: tokenUrl,
+      auth: basic(tenant.client.clientId, tenant.client.clientSecret),
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        actor_token: tenant.nhe.identifier,
+        actor_token_type: 'urn:vendor:token-type:nhe-id',
+        resource: tenant.resource,
+        scope: 'orders:read',
+      }).toString(),
+    };
+    const pid = (/** @type {string} */ name) => topology.services[name].process.pid;
+    /** The processes on the path (their CPU is summed); FerretDB and nats-server only when this run started them. */
+    const pids = {
+      'oidc-core': pid('oidc-core'),
+      sidecar: pid('nhe-delegation'),
+      'audit-writer': pid('audit-writer'),
+      'nats-server': infra.servers['nats-server']?.process.pid,
+      ferretdb: infra.servers.ferretdb?.process.pid,
+    };
+    const serverPids = [...Object.values(pids), pid('management'), pid('signals')];
+    const auditRows = () => db.models.TokenAudit.countDocuments({ tenantId: TENANT });
+    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+module.exports = { startOurs };
