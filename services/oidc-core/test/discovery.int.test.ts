@@ -60,6 +60,8 @@ describe('the document', () => {
       request_uri_parameter_supported: false,
       // Token exchange's actor_token_type values (issue 19), a vendor member
       'org.vendor.actor_token_types_supported': ['urn:vendor:token-type:nhe-id', 'urn:ietf:params:oauth:token-type:jwt'],
+      // The deepest delegation chain the tenant issues (issue 19 section 2): 1 by default (no re-delegation)
+      'org.vendor.max_chain_depth': 1,
       // RFC 7009 / RFC 7662 endpoints, with their client authentication (RFC 8414 section 2)
       revocation_endpoint: `${issuer}/token/revocation`,
       revocation_endpoint_auth_methods_supported: AUTH_METHODS,

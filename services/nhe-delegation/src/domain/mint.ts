@@ -45,7 +45,8 @@ export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
   const jti = randomUUID();
   const { nhe, tenant } = t;
   // A handed-on token never outlives its parent (the decision allowed for it; the clock may have moved a second).
-  const exp = t.parent ? Math.min(now + t.decision.ttl, t.parent.exp) : now + t.decision.ttl;
+  // When the parent set the lifetime, the child expires exactly with it.
+  const exp = t.parent ? (t.decision.ttlSetBy === 'parent.remaining' ? t.parent.exp : Math.min(now + t.decision.ttl, t.parent.exp)) : now + t.decision.ttl;
   if (exp <= now) throw new OAuthError('invalid_grant', 'subject_token has expired', 400);
   // The claims of the spec's table (plus cnf when bound), and RFC 9068's client_id (section 2.2, required): the
   // OAuth client_id string beside the spec's numeric azp, so stock RFC 9068 validators accept NHE tokens too.
