@@ -1,21 +1,21 @@
 /**
- * The chart's env boots the services: charts/idp (ci/default-values.yaml, --no-hooks) is installed into a real API
+ * The chart's env boots the services: charts/idp (each ci/ value set, --no-hooks) is installed into a real API
  * server (e2e/src/kube-control-plane.ts), the operator's Secrets the chart names (existingSecret) are created, and
  * for every workload the Pod the controllers created is resolved the way the kubelet would (e2e/src/kube-pod-env.ts:
  * env with $(VAR) expansion, secretKeyRef, fieldRef; mounted Secrets, the projected ServiceAccount token, ca.crt and
  * namespace). Each container's env passes its service's own configuration schema, names no variable the service
  * does not read, and oidc (oidc-core with its nhe-delegation sidecar) and management are started from their built
- * entry files with that env and answer /readyz 200.
+ * entry files with that env, answer /readyz 200 and connect to NATS (they log "NATS unavailable" otherwise).
  *
  * Replaced for a local run, nothing else: the MongoDB connection (the local FerretDB, whose SQLite backend has no
  * SCRAM users, so the URI's hosts, credentials, authSource and replicaSet become the local server and a database of
- * the test's own), the NATS servers' host:port (credentials kept), HOST (loopback) and the pod-local ports (free
- * ones, SIDECAR_URL following), and, for management's Kubernetes client outside a pod, the API server URL, the
+ * the test's own), the NATS servers' host:port (credentials kept; tls:// becomes nats://, the local server has no
+ * TLS), HOST (loopback) and the pod-local ports (free ones, SIDECAR_URL following), and, for management's Kubernetes client outside a pod, the API server URL, the
  * mounted token and CA as JOBS_K8S_API_URL / JOBS_K8S_TOKEN / NODE_EXTRA_CA_CERTS.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { z } from 'zod';
@@ -38,7 +38,11 @@ import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
 
 if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
 
+const CI_SETS = readdirSync(join(chartDir, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+/** The value set whose hooks are run below (the smallest install, both hooks present). */
+const HOOK_SET = 'default-values.yaml';
 const NS = 'idp';
+const nsOf = (set: string) => (set === HOOK_SET ? NS : `idp-${set.replace(/-values\.yaml$/, '')}`);
 const SCHEMAS: Record<string, z.ZodObject> = {
   'oidc-core': oidcCoreSchema,
   'nhe-delegation': nheDelegationSchema,
@@ -54,91 +58,94 @@ const serviceOf = (image: string) => Object.keys(SCHEMAS).find((s) => new RegExp
 let cp: KubeControlPlane;
 let nats: RunningServer;
 let root: string;
-/** Workload (Deployment or CronJob name) → its Pod's resolved containers. */
+/** Workload (Deployment or CronJob name) → its Pod's resolved containers, per ci/ value set. */
+const bySet = new Map<string, Map<string, ResolvedContainer[]>>();
+/** Those of HOOK_SET (the hooks' checks compare against them). */
 const workloads = new Map<string, ResolvedContainer[]>();
 const running: ChildProcess[] = [];
 
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'idp-kube-env-'));
-  [cp, nats] = await Promise.all([startKubeControlPlane({ timeoutMs: 90_000 }), startNatsServer({ quiet: true })]);
+/** Installs a ci/ value set (--no-hooks) into a restricted namespace and resolves the Pod of every workload. */
+async function installSet(set: string, ns: string): Promise<Map<string, ResolvedContainer[]>> {
+  const out = new Map<string, ResolvedContainer[]>();
   expect(
     (
       await cp.api('POST', '/api/v1/namespaces', {
         apiVersion: 'v1',
         kind: 'Namespace',
-        metadata: { name: NS, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+        metadata: { name: ns, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
       })
     ).status,
   ).toBe(201);
-  helm(['install', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+  helm(['install', RELEASE, chartDir, '--namespace', ns, '-f', join(chartDir, 'ci', set), '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
 
-  // The operator's Secrets (mongodb.auth.existingSecret, nats.auth.existingSecret): every Secret key a workload
-  // refers to that the release did not create, with a random value.
-  const deployments = (await cp.api('GET', resourcePath('apps/v1', 'Deployment', NS))).body.items as any[];
-  const cron = (await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body;
-  const hookJobs = YAML.parseAllDocuments(helm(['get', 'hooks', RELEASE, '--namespace', NS, '--kubeconfig', cp.kubeconfigPath]))
+  // The operator's Secrets (mongodb.auth.existingSecret, nats.auth.existingSecret, and in external-secrets every
+  // secret): every Secret key a workload refers to or mounts that the release did not create, a random value each.
+  const deployments = (await cp.api('GET', resourcePath('apps/v1', 'Deployment', ns))).body.items as any[];
+  const cron = (await cp.api('GET', resourcePath('batch/v1', 'CronJob', ns, 'nhe-audit-retention'))).body;
+  const hookJobs = YAML.parseAllDocuments(helm(['get', 'hooks', RELEASE, '--namespace', ns, '--kubeconfig', cp.kubeconfigPath]))
     .map((d) => d.toJS() as any)
     .filter((o) => o?.kind === 'Job');
   const templates = [...deployments.map((d) => d.spec.template.spec), cron.spec.jobTemplate.spec.template.spec, ...hookJobs.map((j) => j.spec.template.spec)];
   const wanted = new Map<string, Set<string>>();
+  const want = (name: string, key: string) => wanted.set(name, (wanted.get(name) ?? new Set()).add(key));
   for (const spec of templates) {
     for (const c of spec.containers) {
       for (const e of c.env ?? []) {
         const ref = e.valueFrom?.secretKeyRef;
-        if (ref) wanted.set(ref.name, (wanted.get(ref.name) ?? new Set()).add(ref.key));
+        if (ref) want(ref.name, ref.key);
       }
+    }
+    // Mounted Secrets (secrets.existingSecret, bootstrapAdmin.existingSecret): the keys their items name.
+    for (const v of spec.volumes ?? []) {
+      const sources = [...(v.secret ? [{ secret: { name: v.secret.secretName, items: v.secret.items } }] : []), ...(v.projected?.sources ?? [])];
+      for (const src of sources) if (src.secret) for (const item of src.secret.items ?? []) want(src.secret.name, item.key);
     }
   }
   for (const [name, keys] of wanted) {
-    if ((await cp.api('GET', resourcePath('v1', 'Secret', NS, name))).status === 200) continue;
+    if ((await cp.api('GET', resourcePath('v1', 'Secret', ns, name))).status === 200) continue;
     const data = Object.fromEntries([...keys].map((k) => [k, randomBytes(24).toString('base64url')]));
-    expect((await cp.api('POST', resourcePath('v1', 'Secret', NS), { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: data })).status).toBe(201);
+    expect((await cp.api('POST', resourcePath('v1', 'Secret', ns), { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: data })).status).toBe(201);
   }
 
   // The Pods the controllers made (a Job from the CronJob for the retention program), resolved.
   for (const d of deployments) {
     const sel = encodeURIComponent(Object.entries(d.spec.selector.matchLabels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(','));
-    const pod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)).body.items as any[])[0], 30_000, () => `no Pod of ${d.metadata.name}`);
-    workloads.set(d.metadata.name, await resolvePodContainers(cp, pod, join(root, d.metadata.name)));
+    const pod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)).body.items as any[])[0], 30_000, () => `no Pod of ${d.metadata.name}`);
+    out.set(d.metadata.name, await resolvePodContainers(cp, pod, join(root, ns, d.metadata.name)));
   }
-  const job = await cp.api('POST', resourcePath('batch/v1', 'Job', NS), { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'retention-env' }, spec: cron.spec.jobTemplate.spec });
+  const job = await cp.api('POST', resourcePath('batch/v1', 'Job', ns), { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'retention-env' }, spec: cron.spec.jobTemplate.spec });
   expect(job.status).toBe(201);
-  const jobPod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent('batch.kubernetes.io/job-name=retention-env')}`)).body.items as any[])[0], 30_000, () => 'no Pod of the retention Job');
-  workloads.set('nhe-audit-retention', await resolvePodContainers(cp, jobPod, join(root, 'nhe-audit-retention')));
-}, 180_000);
+  const jobPod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent('batch.kubernetes.io/job-name=retention-env')}`)).body.items as any[])[0], 30_000, () => 'no Pod of the retention Job');
+  out.set('nhe-audit-retention', await resolvePodContainers(cp, jobPod, join(root, ns, 'nhe-audit-retention')));
+  return out;
+}
 
-afterAll(async () => {
-  for (const c of running) {
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'idp-kube-env-'));
+  [cp, nats] = await Promise.all([startKubeControlPlane({ timeoutMs: 90_000 }), startNatsServer({ quiet: true })]);
+  for (const set of CI_SETS) {
+    const resolved = await installSet(set, nsOf(set));
+    bySet.set(set, resolved);
+    if (set === HOOK_SET) for (const [k, v] of resolved) workloads.set(k, v);
+  }
+}, 240_000);
+
+/** Stops the services the boot tests started (one value set's at a time, so at most three run at once). */
+async function stopRunning(): Promise<void> {
+  for (const c of running.splice(0)) {
     if (c.exitCode === null && c.signalCode === null) {
       const exited = new Promise((r) => c.once('exit', r));
       c.kill('SIGTERM');
       await exited;
     }
   }
+}
+
+afterAll(async () => {
+  await stopRunning();
   await Promise.all([cp?.stop(), nats?.dispose()]);
   if (root) rmSync(root, { recursive: true, force: true });
 }, 60_000);
-
-it('resolves every workload of the release: four Deployments and the retention CronJob', () => {
-  expect([...workloads.keys()].sort()).toEqual([`${RELEASE}-audit-writer`, `${RELEASE}-management`, `${RELEASE}-oidc`, `${RELEASE}-signals`, 'nhe-audit-retention']);
-});
-
-it("every container's env passes its service's configuration schema and names only variables the service reads", () => {
-  const seen: string[] = [];
-  for (const [workload, containers] of workloads) {
-    for (const c of containers) {
-      const service = serviceOf(c.image);
-      expect({ workload, container: c.name, service }).toEqual({ workload, container: c.name, service: expect.any(String) });
-      const schema = SCHEMAS[service!]!;
-      expect(() => loadConfig(schema, c.env)).not.toThrow();
-      const known = new Set(Object.keys(schema.shape));
-      const unknown = Object.keys(c.env).filter((k) => !COMPOSITION_ENV.has(k) && !known.has(k.endsWith('_FILE') ? k.slice(0, -5) : k));
-      expect({ workload, container: c.name, unknown }).toEqual({ workload, container: c.name, unknown: [] });
-      seen.push(service!);
-    }
-  }
-  expect([...new Set(seen)].sort()).toEqual(Object.keys(SCHEMAS).sort());
-});
 
 /** The env of a container with only the local stand-ins replaced (see the file comment). */
 function localEnv(c: ResolvedContainer, ports: Map<string, number>, db: string): Record<string, string> {
@@ -147,7 +154,8 @@ function localEnv(c: ResolvedContainer, ports: Map<string, number>, db: string):
   const local = new URL(nats.url);
   env.NATS_URL = env.NATS_URL.split(',')
     .map((u) => {
-      const url = new URL(u.trim());
+      // The local server has no TLS: a tls:// server (external-secrets) becomes nats:// here, credentials kept.
+      const url = new URL(u.trim().replace(/^tls:\/\//, 'nats://'));
       url.host = local.host;
       return url.toString().replace(/\/$/, '');
     })
@@ -161,8 +169,12 @@ function localEnv(c: ResolvedContainer, ports: Map<string, number>, db: string):
   return env;
 }
 
+/** Each booted service's output so far, by service name. */
+const outputOf = new Map<string, () => string>();
+
 async function boot(name: string, env: Record<string, string>): Promise<number> {
   const out: Buffer[] = [];
+  outputOf.set(name, () => Buffer.concat(out).toString('utf8'));
   const child = spawn(process.execPath, [join(repoRoot(), 'services', name, 'dist', 'main.js')], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d: Buffer) => out.push(d));
   child.stderr!.on('data', (d: Buffer) => out.push(d));
@@ -185,34 +197,62 @@ async function boot(name: string, env: Record<string, string>): Promise<number> 
   );
 }
 
-it('the oidc Pod (oidc-core and its nhe-delegation sidecar) and management start with that env: /readyz 200', async () => {
-  const db = uniqueDbName('kubeenv');
-  const oidc = workloads.get(`${RELEASE}-oidc`)!;
-  const ports = new Map<string, number>();
-  for (const c of oidc) ports.set(c.env.PORT, await freePort());
-  const sidecar = oidc.find((c) => serviceOf(c.image) === 'nhe-delegation')!;
-  const core = oidc.find((c) => serviceOf(c.image) === 'oidc-core')!;
-  expect(await boot('nhe-delegation', localEnv(sidecar, ports, db))).toBe(200);
-  expect(await boot('oidc-core', localEnv(core, ports, db))).toBe(200);
+describe.each(CI_SETS)('the env of ci/%s as the API server holds it', (set) => {
+  it('resolves every workload of the release: four Deployments and the retention CronJob', () => {
+    expect([...bySet.get(set)!.keys()].sort()).toEqual([`${RELEASE}-audit-writer`, `${RELEASE}-management`, `${RELEASE}-oidc`, `${RELEASE}-signals`, 'nhe-audit-retention']);
+  });
 
-  const [mgmt] = workloads.get(`${RELEASE}-management`)!;
-  expect(mgmt.serviceAccountToken).toEqual(expect.any(String));
-  const mgmtPorts = new Map([[mgmt.env.PORT, await freePort()]]);
-  const env: Record<string, string> = {
-    ...localEnv(mgmt, mgmtPorts, db),
-    JOBS_K8S_API_URL: cp.server,
-    JOBS_K8S_TOKEN: mgmt.serviceAccountToken!,
-    NODE_EXTRA_CA_CERTS: join(mgmt.mounts['/var/run/secrets/kubernetes.io/serviceaccount'], 'ca.crt'),
-  };
-  expect(env.JOBS_BACKEND).toBe('kubernetes');
-  expect(env.JOBS_K8S_NAMESPACE).toBe(NS);
-  expect(await boot('management', env)).toBe(200);
-  // Its Kubernetes backend reached the API server with the mounted token: the CronJob carries its field manager.
-  await waitFor(
-    async () => ((await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body.metadata.managedFields as any[]).some((f) => f.manager === 'idp-management') || undefined,
-    20_000,
-    () => 'management never patched the CronJob',
-  );
+  it("every container's env passes its service's configuration schema and names only variables the service reads", () => {
+    const seen: string[] = [];
+    for (const [workload, containers] of bySet.get(set)!) {
+      for (const c of containers) {
+        const service = serviceOf(c.image);
+        expect({ workload, container: c.name, service }).toEqual({ workload, container: c.name, service: expect.any(String) });
+        const schema = SCHEMAS[service!]!;
+        expect(() => loadConfig(schema, c.env)).not.toThrow();
+        const known = new Set(Object.keys(schema.shape));
+        const unknown = Object.keys(c.env).filter((k) => !COMPOSITION_ENV.has(k) && !known.has(k.endsWith('_FILE') ? k.slice(0, -5) : k));
+        expect({ workload, container: c.name, unknown }).toEqual({ workload, container: c.name, unknown: [] });
+        seen.push(service!);
+      }
+    }
+    expect([...new Set(seen)].sort()).toEqual(Object.keys(SCHEMAS).sort());
+  });
+
+  it('the oidc Pod (oidc-core and its nhe-delegation sidecar) and management start with that env: /readyz 200', async () => {
+    const workloads = bySet.get(set)!;
+    const NS = nsOf(set);
+    const db = uniqueDbName('kubeenv');
+    const oidc = workloads.get(`${RELEASE}-oidc`)!;
+    const ports = new Map<string, number>();
+    for (const c of oidc) ports.set(c.env.PORT, await freePort());
+    const sidecar = oidc.find((c) => serviceOf(c.image) === 'nhe-delegation')!;
+    const core = oidc.find((c) => serviceOf(c.image) === 'oidc-core')!;
+    expect(await boot('nhe-delegation', localEnv(sidecar, ports, db))).toBe(200);
+    expect(await boot('oidc-core', localEnv(core, ports, db))).toBe(200);
+
+    const [mgmt] = workloads.get(`${RELEASE}-management`)!;
+    expect(mgmt.serviceAccountToken).toEqual(expect.any(String));
+    const mgmtPorts = new Map([[mgmt.env.PORT, await freePort()]]);
+    const env: Record<string, string> = {
+      ...localEnv(mgmt, mgmtPorts, db),
+      JOBS_K8S_API_URL: cp.server,
+      JOBS_K8S_TOKEN: mgmt.serviceAccountToken!,
+      NODE_EXTRA_CA_CERTS: join(mgmt.mounts['/var/run/secrets/kubernetes.io/serviceaccount'], 'ca.crt'),
+    };
+    expect(env.JOBS_BACKEND).toBe('kubernetes');
+    expect(env.JOBS_K8S_NAMESPACE).toBe(NS);
+    expect(await boot('management', env)).toBe(200);
+    // Its Kubernetes backend reached the API server with the mounted token: the CronJob carries its field manager.
+    await waitFor(
+      async () => ((await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body.metadata.managedFields as any[]).some((f) => f.manager === 'idp-management') || undefined,
+      20_000,
+      () => 'management never patched the CronJob',
+    );
+    // Each connected to NATS with the URL the chart composed (readiness checks MongoDB only; they log when NATS fails).
+    for (const name of ['oidc-core', 'management']) expect({ name, natsUnavailable: /NATS unavailable/.test(outputOf.get(name)!()) }).toEqual({ name, natsUnavailable: false });
+    await stopRunning();
+  }, 120_000);
 });
 
 /**
