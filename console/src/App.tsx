@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { apiClient, call, type Schemas } from './api';
 import { completeSignIn, loadConfig, signIn, signOut, storedSession, type ConsoleConfig, type Session } from './auth';
 import { Ctx, type ConsoleContext } from './ui';
@@ -118,9 +118,13 @@ function Console(props: { config: ConsoleConfig; session: Session; onSignOut: ()
 
   const screens = SCREENS.filter((s) => !s.systemOnly || session.system);
   const current = screens.find((s) => s.id === route) ?? screens[0]!;
+  const firstScreen = useRef(true);
   useEffect(() => {
     document.title = `${current.title} · Admin console`;
-    document.getElementById('screen-heading')?.focus();
+    // A screen change moves focus to its heading (announced by screen readers); the first screen leaves focus at the
+    // top of the page, so the first Tab reaches the skip link.
+    if (firstScreen.current) firstScreen.current = false;
+    else document.getElementById('screen-heading')?.focus();
   }, [current]);
 
   return (
