@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@idp/logger';
 import { basicAuth, createClient, openTestDatabase, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
-import { createApp, type TenantResolver } from '../src/app';
+import { createApp, type AppDeps, type TenantResolver } from '../src/app';
 import type { TenantAdmission, TenantAdmissionLimits } from '../src/domain/tenant-admission';
 import { LoginThrottle, type LoginThrottleOptions } from '../src/domain/login-throttle';
 import { TenantPool } from '../src/tenants/tenant-pool';
@@ -47,6 +47,8 @@ export async function startPagesApp(
     admission?: TenantAdmissionLimits;
     /** What the app resolves tenants with (default: the pool itself), to wrap the pool's tenants. */
     tenants?: (pool: TenantPool) => TenantResolver;
+    /** The ledger page's kill switch (default: the app's, store only). */
+    account?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => AppDeps['account'];
   } = {},
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
@@ -97,6 +99,7 @@ export async function startPagesApp(
     trustProxy: true,
     kek: keyStore.kek,
     loginThrottle: new LoginThrottle(db.models, o.throttle ?? { maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowSeconds: 900 }, o.clock),
+    ...(o.account ? { account: o.account(db) } : {}),
   });
   const server: Server = await new Promise((res) => {
     const s = createServer(listener).listen(0, '127.0.0.1', () => res(s));
