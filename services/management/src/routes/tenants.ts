@@ -6,6 +6,7 @@ import { CIMD_SETTINGS_DEFAULTS, REGISTRATION_AUTH_METHODS, REGISTRATION_GRANT_T
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
+import { ensureConsoleClient } from '../console/console-client';
 import { isoDate, tenantParams } from '../openapi/schemas';
 import { loadTenant, type RouteDeps } from './deps';
 
@@ -268,6 +269,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         }
         if (Object.keys(set).length) await models.Tenant.updateOne({ _id: id }, { $set: set });
         await keyStore.ensureKeys(id);
+        if (deps.consoleRedirectUris) await ensureConsoleClient(models, id, deps.consoleRedirectUris);
         const doc = await loadTenant(models, id);
         audit({ createdTenantId: id, name: body.name });
         invalidate('tenant', String(id)); // clears negative caches of the new id
