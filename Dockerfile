@@ -36,6 +36,7 @@ COPY services/management/package.json services/management/
 COPY services/nhe-delegation/package.json services/nhe-delegation/
 COPY services/oidc-core/package.json services/oidc-core/
 COPY services/signals/package.json services/signals/
+COPY console/package.json console/
 COPY e2e/package.json e2e/
 
 # ---- build: all dependencies (dev included), then compile every service and the libs they reference (once).
@@ -47,6 +48,9 @@ COPY services/ services/
 RUN npx tsc -b services/oidc-core/tsconfig.build.json services/nhe-delegation/tsconfig.build.json \
       services/management/tsconfig.build.json services/audit-writer/tsconfig.build.json \
       services/audit-retention/tsconfig.build.json services/signals/tsconfig.build.json
+# The admin console (console/): a Vite build into static files, which the management image serves.
+COPY console/ console/
+RUN npm run build --workspace=console
 
 # ---- runtime-base: Node only. npm, npx, corepack and yarn are not needed to run a service; removing them keeps
 # them out of the image's scanned surface. Nothing in the per-service stages below needs a shell.
@@ -200,6 +204,8 @@ COPY --from=deps-management /app/libs/resource-server/ libs/resource-server/
 COPY --from=build /app/libs/resource-server/dist/ libs/resource-server/dist/
 COPY --from=deps-management /app/services/management/ services/management/
 COPY --from=build /app/services/management/dist/ services/management/dist/
+# The admin console's static files, served under /auth/admin/console/ (CONSOLE_DIR defaults to /app/console/dist).
+COPY --from=build /app/console/dist/ console/dist/
 EXPOSE 3200
 ENTRYPOINT ["/usr/local/bin/node", "/app/services/management/dist/main.js"]
 

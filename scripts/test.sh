@@ -14,4 +14,6 @@ else
 fi
 npx tsc -p tsconfig.json
 npx tsc -b tsconfig.build.json
+# The admin console (console/: type-check and Vite build, ~10 s): management serves console/dist, the browser tests drive it.
+npm run build --workspace=console
 npx jest --ci "$@" "${skip[@]}"

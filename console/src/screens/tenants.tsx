@@ -7,7 +7,8 @@ import { call, tp, type Problem, type Schemas } from '../api';
 import { Busy, CheckField, fmtDate, ProblemView, ScopedButton, TextField, useAction, useConsole } from '../ui';
 
 type Tenant = Schemas['Tenant'];
-type Nhe = Tenant['settings']['nhe'];
+/** The settings.nhe fields this screen edits (others, such as newer ones, are left as they are: PATCH merges). */
+type Nhe = Pick<Tenant['settings']['nhe'], 'enabled' | 'defaultMaxTokenLifetime' | 'hardMaxTokenLifetime' | 'requireDpop' | 'allowedNheTypes' | 'maxNhePerTenant' | 'auditRetentionDays' | 'requireActorProof'>;
 const NHE_TYPES = ['llm-autonomous', 'llm-assistive', 'automated-pipeline'] as const;
 
 /** The spec's defaults of settings.nhe. */
