@@ -4,8 +4,9 @@
  * file with JOBS_BACKEND=kubernetes, authenticated by a token that the API server issues (TokenRequest) for the
  * chart's own ServiceAccount, bound by the chart's own Role. What reaches the CronJob, the Jobs "run now" creates
  * and their Pods, and what the real authorizer refuses are read back from the API server. Edits made to the
- * CronJob outside the product (an admin's merge patch under kubectl's field manager, a helm upgrade) are reported by
- * the jobs API (`kubernetes.drift`) and never overwritten without `force`, not even when management restarts.
+ * CronJob outside the product (an admin's merge patch under kubectl's field manager, a helm rollback) are reported
+ * by the jobs API (`kubernetes.drift`) and never overwritten without `force`, not even when management restarts; a
+ * helm upgrade keeps what the jobs API set.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -212,18 +213,25 @@ describe('the jobs API keeps the CronJob in step', () => {
     expect(adopted.body).toMatchObject({ schedule: '*/7 * * * *', enabled: row.enabled, kubernetes: { schedule: '*/7 * * * *', drift: [] } });
   });
 
-  it('a helm upgrade that changes the CronJob is drift too (manager helm); force overwrites it with the job', async () => {
-    helm(['upgrade', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--set', 'auditRetention.suspend=true', '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+  it("a helm upgrade keeps the schedule and suspend flag the jobs API set (the chart looks the adopted CronJob up), and applies the rest", async () => {
+    const before = await cron();
+    helm(['upgrade', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--set', 'auditRetention.schedule=5 5 * * *', '--set', 'auditRetention.suspend=true', '--set', 'auditRetention.successfulJobsHistoryLimit=5', '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+    const after = await cron();
+    expect(after.spec.successfulJobsHistoryLimit).toBe(5);
+    expect(after.spec).toMatchObject({ schedule: before.spec.schedule, suspend: before.spec.suspend });
+    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes.drift).toEqual([]);
+  });
+
+  it('a suspend set outside the product is refused to be overwritten by a schedule change (409); force overwrites it with the job', async () => {
+    expect((await editOutside({ suspend: true })).status).toBe(200);
     const row = (await api('GET', `/jobs/${CRON}`)).body;
     expect(row.enabled).toBe(true);
-    // Helm's three-way merge also puts the chart's schedule back where the live one differs from it.
-    expect(row.kubernetes.drift).toEqual([
-      expect.objectContaining({ field: 'schedule', expected: '*/7 * * * *', actual: '17 3 * * *', manager: 'helm' }),
-      expect.objectContaining({ field: 'suspend', expected: false, actual: true, manager: 'helm' }),
-    ]);
+    expect(row.kubernetes.drift).toEqual([expect.objectContaining({ field: 'suspend', expected: false, actual: true, manager: 'kubectl-edit' })]);
 
-    expect((await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *' })).status).toBe(409);
-    expect((await cron()).spec.suspend).toBe(true);
+    const refused = await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.drift).toEqual([expect.objectContaining({ field: 'suspend', expected: false, actual: true })]);
+    expect((await cron()).spec).toMatchObject({ schedule: row.schedule, suspend: true });
 
     const forced = await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *', force: true });
     expect(forced.status).toBe(200);
@@ -231,6 +239,14 @@ describe('the jobs API keeps the CronJob in step', () => {
     const c = await cron();
     expect(c.spec).toMatchObject({ schedule: '20 2 * * *', suspend: false });
     expect(JSON.parse(c.metadata.annotations['idp.example/jobs-api-applied'])).toEqual({ schedule: '20 2 * * *', suspend: false });
+  });
+
+  it('a helm rollback re-applies an old revision as it was stored (no lookup): the schedule it puts back is reported as drift (manager helm)', async () => {
+    helm(['rollback', RELEASE, '1', '--namespace', NS, '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+    const row = (await api('GET', `/jobs/${CRON}`)).body;
+    expect(row.kubernetes.drift).toEqual([expect.objectContaining({ field: 'schedule', expected: '20 2 * * *', actual: '17 3 * * *', manager: 'helm' })]);
+    expect((await api('PATCH', `/jobs/${CRON}`, { force: true })).status).toBe(200);
+    expect((await cron()).spec).toMatchObject({ schedule: '20 2 * * *', suspend: false });
   });
 
   it('when the API server refuses (403: the binding removed), the jobs API answers a problem, not 500, and nothing is half-applied', async () => {
