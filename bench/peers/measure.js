@@ -33,8 +33,10 @@ const allCpus = () => `0-${cpus().length - 1}`;
  * @param {{ product: string, grants: Grant[], pids: Record<string, number | undefined>, serverPids: Array<number | undefined>,
  *   serverCpu: string, loadCpu: string, warmupSeconds: number, seconds: number, connectionSets: number[],
  *   progress?: (line: string) => void }} o
- * @returns {Promise<{ rows: Row[], answered: Record<string, number> }>} the rows, and how many 2xx answers each grant got in
- *   all (the first check, warm-up and uncounted seconds included: what the product issued)
+ * @returns {Promise<{ rows: Row[], answered: Record<string, number>, sent: Record<string, number> }>} the rows, and for each
+ *   grant how many requests got a 2xx answer and how many were sent in all (the first check, warm-up and uncounted
+ *   seconds included): the product issued at least `answered` tokens and at most `sent` (autocannon stops counting
+ *   with requests still in flight)
  */
 async function measureProduct(o) {
   const say = o.progress ?? ((/** @type {string} */ line) => process.stderr.write(`${line}\n`));
@@ -45,9 +47,12 @@ async function measureProduct(o) {
   }
   /** @type {Record<string, number>} */
   const answered = Object.fromEntries(o.grants.map((g) => [g.name, 0]));
+  /** @type {Record<string, number>} */
+  const sent = Object.fromEntries(o.grants.map((g) => [g.name, 0]));
   const loadCounted = async (/** @type {Grant} */ g, /** @type {number} */ connections, /** @type {number} */ seconds) => {
     const r = await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds });
     answered[g.name] += r['2xx'] ?? 0;
+    sent[g.name] += r.requests.sent ?? 0;
     return r;
   };
   try {
@@ -56,6 +61,7 @@ async function measureProduct(o) {
       if (res.status !== 200) throw new Error(`${o.product} ${g.name}: ${g.url} answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
       answered[g.name] += 1;
+      sent[g.name] += 1;
     }
     const maxConnections = Math.max(...o.connectionSets);
     for (const g of o.grants) {
@@ -78,7 +84,7 @@ async function measureProduct(o) {
         say(`  ${o.product}: ${g.name}, ${connections} connection(s): ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuMsTotal} CPU-ms/request (load average ${loadavg()[0].toFixed(2)})`);
       }
     }
-    return { rows, answered };
+    return { rows, answered, sent };
   } finally {
     if (pinning) {
       for (const pid of o.serverPids) pin(pid, allCpus());

@@ -87,14 +87,18 @@ async function runPeers(defaults = {}) {
           ...common,
         });
         rows.push(...measured.rows);
-        // One audit row per token exchanged: the writer is asynchronous, so wait (up to 30 s) for it to catch up.
+        // One audit row per token: the writer is asynchronous, so wait (up to 30 s) until the count is at least the
+        // exchanges answered 200 and stops moving. Requests still in flight when a load stopped were issued and
+        // audited but not counted by autocannon, so the rows lie between the answered and the sent count.
         const exchanged = measured.answered['token exchange'];
+        const sent = measured.sent['token exchange'];
         let audited = await ours.auditRows();
-        for (let i = 0; i < 60 && audited < exchanged; i++) {
+        for (let i = 0, last = -1; i < 60 && (audited < exchanged || audited !== last); i++) {
+          last = audited;
           await new Promise((r) => setTimeout(r, 500));
           audited = await ours.auditRows();
         }
-        notes.audit = { exchanged, rows: audited };
+        notes.audit = { answered: exchanged, sent, rows: audited, consistent: audited >= exchanged && audited <= sent };
         if (ours.external.store || ours.external.nats) notes.external = ours.external;
       } finally {
         await ours.stop();
@@ -107,13 +111,18 @@ async function runPeers(defaults = {}) {
   const model = cpus()[0]?.model ?? '?';
   const out = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);
   out(
-    `\nKeycloak ${versions.keycloak ?? '-'} (Java ${versions.java ?? '-'}, start-dev) vs this product (node ${process.version}), ${cpus().length} CPUs (${model}); ` +
+    `\n${[versions.keycloak && `Keycloak ${versions.keycloak} (Java ${versions.java}, start-dev)`, order.includes(OURS) && `this product (node ${process.version})`].filter(Boolean).join(' vs ')}, ${cpus().length} CPUs (${model}); ` +
       `server on CPU ${serverCpu}, load generator on CPU ${loadCpu}; ${warmupSeconds}s warm-up per grant, then 2s + ${seconds}s per point; ` +
       `load average ${loadAverages.start.join(' ')} at the start, ${loadAverages.end?.join(' ')} at the end${Object.keys(oidcEnv).length ? `; oidc-core ${Object.entries(oidcEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`,
   );
   const ratios = printTable(rows, { ours: OURS, peer: KEYCLOAK });
-  const audit = /** @type {{ exchanged: number, rows: number } | undefined} */ (notes.audit);
-  if (audit) out(`our token exchanges answered 200 in this run (warm-up included): ${audit.exchanged}; audit rows written: ${audit.rows}${audit.rows === audit.exchanged ? ' (one per token)' : ' (MISMATCH)'}`);
+  const audit = /** @type {{ answered: number, sent: number, rows: number, consistent: boolean } | undefined} */ (notes.audit);
+  if (audit) {
+    out(
+      `our token exchanges in this run (warm-up included): ${audit.answered} answered 200, ${audit.sent} sent; audit rows: ${audit.rows} ` +
+        `(${audit.consistent ? 'between the two: one per token issued' : 'NOT between the two: rows missing or extra'})`,
+    );
+  }
   out(JSON.stringify({ bench: 'peers', versions, cpus: cpus().length, cpuModel: model, serverCpu, loadCpu, warmupSeconds, seconds, connectionSets, loadAverages, rows, ratios, ...notes }));
 }
 

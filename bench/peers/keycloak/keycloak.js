@@ -111,6 +111,8 @@ async function startKeycloak(o = {}) {
       JAVA_HOME: paths.javaHome,
       KC_BOOTSTRAP_ADMIN_USERNAME: 'admin',
       KC_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
+      // kc.sh's own JVM defaults (-Xms64m -Xmx512m, G1) unless these are set, passed through as kc.sh reads them.
+      ...Object.fromEntries(['JAVA_OPTS_KC_HEAP', 'JAVA_OPTS_APPEND'].filter((k) => process.env[k]).map((k) => [k, String(process.env[k])])),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
