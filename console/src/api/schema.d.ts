@@ -678,7 +678,7 @@ export interface paths {
         put?: never;
         /**
          * Create a delegation policy
-         * @description One policy per target (user or group) and NHE; the target must exist in the tenant.
+         * @description One policy per target (user, group, or another NHE that may hand on to this one) and NHE; the target must exist in the tenant. maxChainDepth lets a delegated token go further down a chain (issue 19): on the user's policy for the first NHE, and on each NHE -> NHE policy.
          *
          *     Requires the scope `auth.nhe.policies.create`.
          *
@@ -835,6 +835,30 @@ export interface paths {
          *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
          */
         get: operations["getTokenAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/non-human-entities/token-audit/{auditId}/delegation-chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole delegation chain of a token (issue 19)
+         * @description From any issuance of a delegation chain (user -> NHE A -> NHE B ...): walks up the parentJti links to the first delegation token, then down to every token exchanged from it, at any depth. A token that was never handed on is a chain of one. Find a token's record with `?jti=` on the list.
+         *
+         *     Requires the scope `auth.nhe.audit.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["getTokenAuditDelegationChain"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1504,6 +1528,21 @@ export interface components {
              * @enum {string}
              */
             actorAuth: "named" | "key" | "workload";
+            /** @description A delegation chain (issue 19): each hop from the user, with the policies that allow it */
+            chain?: {
+                /** @description Actors in the new token's act chain */
+                depth: number;
+                hops: {
+                    depth: number;
+                    /** @description user:<id> for the first hop, nhe:<identifier> after */
+                    from: string;
+                    maxChainDepth: number;
+                    policyIds: string[];
+                    to: string;
+                }[];
+                /** @description The smallest of the tenant's ceiling and the maxChainDepth of every hop checked */
+                maxDepth: number;
+            };
             /** @enum {string} */
             outcome: "granted";
             policyIds: string[];
@@ -1518,6 +1557,21 @@ export interface components {
                 [key: string]: number;
             };
         } | {
+            /** @description A delegation chain (issue 19): each hop from the user, with the policies that allow it */
+            chain?: {
+                /** @description Actors in the new token's act chain */
+                depth: number;
+                hops: {
+                    depth: number;
+                    /** @description user:<id> for the first hop, nhe:<identifier> after */
+                    from: string;
+                    maxChainDepth: number;
+                    policyIds: string[];
+                    to: string;
+                }[];
+                /** @description The smallest of the tenant's ceiling and the maxChainDepth of every hop checked */
+                maxDepth: number;
+            };
             description: string;
             /** @enum {string} */
             error: "access_denied" | "invalid_grant" | "invalid_scope" | "invalid_target";
@@ -1531,12 +1585,13 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             id: string;
+            maxChainDepth?: number;
             maxTokenLifetime?: number;
             nheId: string;
             target: {
                 id: string;
                 /** @enum {string} */
-                type: "user" | "group";
+                type: "user" | "group" | "nhe";
             };
             /** Format: date-time */
             updatedAt: string;
@@ -1561,6 +1616,13 @@ export interface components {
                 clientId: string;
                 /** @description Space-separated scopes the user consented to the client for this resource (the subject token's scope). Caps a third-party client's delegation (layer consent); omitted, a third-party client has none. Ignored for first-party clients. */
                 consentedScope?: string;
+                /** @description Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user's token. The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops). */
+                parent?: {
+                    /** @description The NHE identifiers of the subject token's act chain, outermost (the NHE that hands on) first */
+                    actors: string[];
+                    /** @description The subject token's scopes (space-separated) */
+                    scope: string;
+                };
                 /** @description Resource server identifier */
                 resource: string;
                 /** @description Space-separated requested scopes */
@@ -1868,6 +1930,7 @@ export interface components {
                     defaultMaxTokenLifetime: number;
                     enabled: boolean;
                     hardMaxTokenLifetime: number;
+                    maxChainDepth: number;
                     maxNhePerTenant: number;
                     requireActorProof: boolean;
                     requireDpop: boolean;
@@ -1899,6 +1962,16 @@ export interface components {
             items: components["schemas"]["Tenant"][];
             nextCursor: string | null;
         };
+        TokenAuditDelegationChain: {
+            /** @description jti values a row names as its parent without a row (pruned by retention, or not yet written) */
+            missingParents: string[];
+            /** @description The first delegation token of the chain (exchanged from the user's token) */
+            rootJti: string;
+            /** @description Every issuance of the chain that is still recorded, root first, then by depth and time (at most 1000) */
+            tokens: components["schemas"]["TokenAuditRecord"][];
+            /** @description More issuances exist than were returned */
+            truncated: boolean;
+        };
         TokenAuditPage: {
             items: components["schemas"]["TokenAuditRecord"][];
             nextCursor: string | null;
@@ -1920,6 +1993,12 @@ export interface components {
                 /** @description workload: the workload's subject */
                 subject?: string;
             };
+            /** @description With parentJti: every actor of the token's act chain, outermost (this token's NHE) first, and how each proved who it is */
+            actorChain?: {
+                /** @enum {string} */
+                method: "named" | "key" | "workload";
+                nheIdentifier: string;
+            }[];
             clientId: string;
             clientNumericId: number;
             dpopJkt?: string;
@@ -1929,6 +2008,8 @@ export interface components {
             jti: string;
             nheId: string;
             nheIdentifier: string;
+            /** @description Issue 19: the token was exchanged from this delegation token (a delegation chain) */
+            parentJti?: string;
             resourceServer: string;
             scopes: string[];
             sourceIp: string;
@@ -2646,6 +2727,8 @@ export interface operations {
                             defaultMaxTokenLifetime?: number;
                             enabled?: boolean;
                             hardMaxTokenLifetime?: number;
+                            /** @description Deepest delegation chain (actors nested in act) a token of this tenant may carry; the ceiling over every delegation policy's maxChainDepth. Default 1: an NHE token is not a valid subject_token (no re-delegation). 2 to 5: an NHE token may be exchanged for another NHE's token (RFC 8693 section 4.1 nested act) where policies allow it */
+                            maxChainDepth?: number;
                             /** @description Only system-tenant administrators may change it (a platform quota) */
                             maxNhePerTenant?: number;
                             /** @description Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE's own requireActorProof overrides it */
@@ -2942,6 +3025,8 @@ export interface operations {
                             defaultMaxTokenLifetime?: number;
                             enabled?: boolean;
                             hardMaxTokenLifetime?: number;
+                            /** @description Deepest delegation chain (actors nested in act) a token of this tenant may carry; the ceiling over every delegation policy's maxChainDepth. Default 1: an NHE token is not a valid subject_token (no re-delegation). 2 to 5: an NHE token may be exchanged for another NHE's token (RFC 8693 section 4.1 nested act) where policies allow it */
+                            maxChainDepth?: number;
                             /** @description Only system-tenant administrators may change it (a platform quota) */
                             maxNhePerTenant?: number;
                             /** @description Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE's own requireActorProof overrides it */
@@ -5763,7 +5848,7 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 targetId?: string;
-                targetType?: "user" | "group";
+                targetType?: "user" | "group" | "nhe";
             };
             header?: never;
             path: {
@@ -5846,12 +5931,15 @@ export interface operations {
             content: {
                 "application/json": {
                     allowedScopes: string[];
+                    /** @description Deepest delegation chain (actors in act) a token issued through this policy may lead to; the tenant's settings.nhe.maxChainDepth is the ceiling. Absent: 1 for a user or group target (the NHE may not hand on), 2 for an NHE target (the hand-off itself, no further). An NHE target needs at least 2 */
+                    maxChainDepth?: number;
                     /** @description Seconds; at most settings.nhe.hardMaxTokenLifetime */
                     maxTokenLifetime?: number;
+                    /** @description Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one */
                     target: {
                         id: string;
                         /** @enum {string} */
-                        type: "user" | "group";
+                        type: "user" | "group" | "nhe";
                     };
                 };
             };
@@ -6108,12 +6196,15 @@ export interface operations {
             content: {
                 "application/json": {
                     allowedScopes?: string[];
+                    /** @description null removes it (the default by target type applies) */
+                    maxChainDepth?: number | null;
                     /** @description null removes the policy lifetime */
                     maxTokenLifetime?: number | null;
+                    /** @description Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one */
                     target?: {
                         id: string;
                         /** @enum {string} */
-                        type: "user" | "group";
+                        type: "user" | "group" | "nhe";
                     };
                 };
             };
@@ -6230,6 +6321,13 @@ export interface operations {
                     clientId: string;
                     /** @description Space-separated scopes the user consented to the client for this resource (the subject token's scope). Caps a third-party client's delegation (layer consent); omitted, a third-party client has none. Ignored for first-party clients. */
                     consentedScope?: string;
+                    /** @description Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user's token. The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops). */
+                    parent?: {
+                        /** @description The NHE identifiers of the subject token's act chain, outermost (the NHE that hands on) first */
+                        actors: string[];
+                        /** @description The subject token's scopes (space-separated) */
+                        scope: string;
+                    };
                     /** @description Resource server identifier */
                     resource: string;
                     /** @description Space-separated requested scopes */
@@ -6396,10 +6494,14 @@ export interface operations {
                 cursor?: string;
                 /** @description issuedAt at or after (RFC 3339) */
                 from?: string;
+                /** @description The token's jti (find the record of a token) */
+                jti?: string;
                 limit?: number;
                 /** @description Registration id of the NHE */
                 nheId?: string;
                 nheIdentifier?: string;
+                /** @description Tokens exchanged from this token (issue 19 delegation chains) */
+                parentJti?: string;
                 resourceServer?: string;
                 /** @description issuedAt before (RFC 3339) */
                 to?: string;
@@ -6613,15 +6715,89 @@ export interface operations {
             };
         };
     };
+    getTokenAuditDelegationChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                auditId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenAuditDelegationChain"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     countTokenAudit: {
         parameters: {
             query?: {
                 clientId?: string;
                 /** @description issuedAt at or after (RFC 3339) */
                 from?: string;
+                /** @description The token's jti (find the record of a token) */
+                jti?: string;
                 /** @description Registration id of the NHE */
                 nheId?: string;
                 nheIdentifier?: string;
+                /** @description Tokens exchanged from this token (issue 19 delegation chains) */
+                parentJti?: string;
                 resourceServer?: string;
                 /** @description issuedAt before (RFC 3339) */
                 to?: string;

@@ -31,7 +31,7 @@ describe('tenants', () => {
     const res = await h.call('post', '/auth/admin/tenants', sys, { name: 'acme', settings: { nhe: { enabled: true, hardMaxTokenLifetime: 600 }, claims: { ga4ghPassport: { enabled: true } } } });
     expect(res.status).toBe(201);
     created = res.body.id;
-    expect(res.body.settings.nhe).toEqual({ enabled: true, defaultMaxTokenLifetime: 300, hardMaxTokenLifetime: 600, requireDpop: false, requireActorProof: false, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], maxNhePerTenant: 50, auditRetentionDays: 90 });
+    expect(res.body.settings.nhe).toEqual({ enabled: true, defaultMaxTokenLifetime: 300, hardMaxTokenLifetime: 600, requireDpop: false, requireActorProof: false, maxChainDepth: 1, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], maxNhePerTenant: 50, auditRetentionDays: 90 });
     expect(res.body.settings.claims).toEqual({ amrProfile: 'rfc8176', ga4ghPassport: { enabled: true, visaLifetimeSeconds: 3600 } });
     expect(res.headers.location).toBe(`/auth/admin/tenants/${created}`);
     expect(await h.db.models.SigningKey.countDocuments({ tenantId: created, status: 'active' })).toBe(2);
@@ -41,7 +41,7 @@ describe('tenants', () => {
   it('a tenant created without NHE settings gets every default of the spec (hard maximum 900 s)', async () => {
     const res = await h.call('post', '/auth/admin/tenants', sys, { name: 'defaults' });
     expect(res.status).toBe(201);
-    expect(res.body.settings.nhe).toEqual({ enabled: false, defaultMaxTokenLifetime: 300, hardMaxTokenLifetime: 900, requireDpop: false, requireActorProof: false, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], maxNhePerTenant: 50, auditRetentionDays: 90 });
+    expect(res.body.settings.nhe).toEqual({ enabled: false, defaultMaxTokenLifetime: 300, hardMaxTokenLifetime: 900, requireDpop: false, requireActorProof: false, maxChainDepth: 1, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], maxNhePerTenant: 50, auditRetentionDays: 90 });
     expect((await h.call('delete', t(res.body.id), sys)).status).toBe(204);
   });
 

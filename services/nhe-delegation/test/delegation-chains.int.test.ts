@@ -29,7 +29,7 @@ let other: SeededTenant;
 let issuer: string;
 const nheIds: Record<string, string> = {};
 const policyIds: Record<string, string> = {};
-let agentKey: { privateKey: CryptoKey; jwk: JWK };
+let agentKey: { privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey']; jwk: JWK };
 
 const m = () => s.db.models;
 const err = (error: string, error_description: string, extra: Record<string, unknown> = {}) => ({ ...extra, error, error_description });
@@ -43,7 +43,7 @@ beforeAll(async () => {
   // The user's policy for orders-agent lets a chain through it reach depth 5; orders-agent proves itself with a key.
   await m().DelegationPolicy.updateOne({ _id: t.policyId }, { $set: { maxChainDepth: 5 } });
   const pair = await generateKeyPair('ES256', { extractable: true });
-  agentKey = { privateKey: pair.privateKey as CryptoKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: 'a1' } };
+  agentKey = { privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: 'a1' } };
   await m().Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { jwks: { keys: [agentKey.jwk] } } });
   nheIds['orders-agent'] = t.nhe.id;
   for (let i = 1; i < HOPS.length; i += 1) {

@@ -5,18 +5,36 @@
 import { z } from 'zod';
 import type { DelegationPolicyDoc, Models } from '@idp/db';
 import { agentClientFacts, agentLinkOf, decideDelegation, loadDelegationFacts } from '@idp/delegation';
+import { MAX_CHAIN_DEPTH } from '@idp/db';
+import { NHE_MAX_TTL_SECONDS } from '@idp/tokens';
 import { problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, objectId, objectIdParam, page, pageQuery, scopeList, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, type RouteDeps } from './deps';
 
-const target = z.object({ type: z.enum(['user', 'group']), id: objectId }).strict();
+const TARGET_TYPES = ['user', 'group', 'nhe'] as const;
+type Target = { type: (typeof TARGET_TYPES)[number]; id: string };
+const target = z
+  .object({ type: z.enum(TARGET_TYPES), id: objectId })
+  .strict()
+  .describe('Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one');
+
+const maxChainDepth = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_CHAIN_DEPTH)
+  .describe(
+    'Deepest delegation chain (actors in act) a token issued through this policy may lead to; the tenant\'s settings.nhe.maxChainDepth is the ceiling. ' +
+      'Absent: 1 for a user or group target (the NHE may not hand on), 2 for an NHE target (the hand-off itself, no further). An NHE target needs at least 2',
+  );
 
 const createBody = z
   .object({
     target,
     allowedScopes: scopeList,
     maxTokenLifetime: z.number().int().min(1).optional().describe('Seconds; at most settings.nhe.hardMaxTokenLifetime'),
+    maxChainDepth: maxChainDepth.optional(),
   })
   .strict();
 
@@ -25,6 +43,7 @@ const patchBody = z
     target: target.optional(),
     allowedScopes: scopeList.optional(),
     maxTokenLifetime: z.number().int().min(1).nullable().optional().describe('null removes the policy lifetime'),
+    maxChainDepth: maxChainDepth.nullable().optional().describe('null removes it (the default by target type applies)'),
   })
   .strict();
 
@@ -32,9 +51,10 @@ export const policySchema = z
   .object({
     id: z.string(),
     nheId: z.string(),
-    target: z.object({ type: z.enum(['user', 'group']), id: z.string() }),
+    target: z.object({ type: z.enum(TARGET_TYPES), id: z.string() }),
     allowedScopes: z.array(z.string()),
     maxTokenLifetime: z.number().int().optional(),
+    maxChainDepth: z.number().int().optional(),
     createdAt: isoDate,
     updatedAt: isoDate,
   })
@@ -49,6 +69,7 @@ function policyView(doc: PolicyRow) {
     target: { type: doc.target.type, id: doc.target.id },
     allowedScopes: doc.allowedScopes,
     ...(typeof doc.maxTokenLifetime === 'number' ? { maxTokenLifetime: doc.maxTokenLifetime } : {}),
+    ...(typeof doc.maxChainDepth === 'number' ? { maxChainDepth: doc.maxChainDepth } : {}),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -69,8 +90,40 @@ const simulationBody = z
           'Caps a third-party client\'s delegation (layer consent); omitted, a third-party client has none. ' +
           'Ignored for first-party clients.',
       ),
+    parent: z
+      .object({
+        actors: z
+          .array(z.string().min(1).max(256))
+          .min(1)
+          .max(MAX_CHAIN_DEPTH - 1)
+          .describe('The NHE identifiers of the subject token\'s act chain, outermost (the NHE that hands on) first'),
+        scope: z.string().min(1).max(4096).describe('The subject token\'s scopes (space-separated)'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user\'s token. ' +
+          'The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops).',
+      ),
   })
   .strict();
+
+const chainRecordSchema = z
+  .object({
+    depth: z.number().int().describe('Actors in the new token\'s act chain'),
+    maxDepth: z.number().int().describe('The smallest of the tenant\'s ceiling and the maxChainDepth of every hop checked'),
+    hops: z.array(
+      z.object({
+        depth: z.number().int(),
+        from: z.string().describe('user:<id> for the first hop, nhe:<identifier> after'),
+        to: z.string(),
+        policyIds: z.array(z.string()),
+        maxChainDepth: z.number().int(),
+      }),
+    ),
+  })
+  .optional()
+  .describe('A delegation chain (issue 19): each hop from the user, with the policies that allow it');
 
 const decisionSchema = z
   .discriminatedUnion('outcome', [
@@ -83,6 +136,7 @@ const decisionSchema = z
       ttlTerms: z.record(z.string(), z.number()),
       policyIds: z.array(z.string()),
       actorAuth: z.enum(['named', 'key', 'workload']).describe('How the actor was authenticated (a dry run assumes named)'),
+      chain: chainRecordSchema,
     }),
     z.object({
       outcome: z.literal('denied'),
@@ -90,6 +144,7 @@ const decisionSchema = z
       gate: z.string(),
       description: z.string(),
       scopes: z.array(z.string()).optional(),
+      chain: chainRecordSchema,
     }),
   ])
   .meta({ id: 'DelegationDecision' });
@@ -118,10 +173,18 @@ async function findNhe(models: Models, tenantId: number, nheId: string) {
   return nhe;
 }
 
-async function checkTarget(models: Models, tenantId: number, t: { type: 'user' | 'group'; id: string }) {
+async function checkTarget(models: Models, tenantId: number, t: Target, nheId: string) {
   const _id = idOr404(t.id, t.type);
-  const exists = t.type === 'user' ? await models.User.exists({ tenantId, _id }) : await models.Group.exists({ tenantId, _id });
-  if (!exists) throw problems.validation('the policy target does not exist', [{ name: 'body.target.id', reason: `no ${t.type} with this id in the tenant` }]);
+  if (t.type === 'nhe' && t.id === nheId) throw problems.validation('an NHE cannot hand on to itself', [{ name: 'body.target.id', reason: 'must name another NHE' }]);
+  const exists = t.type === 'user' ? await models.User.exists({ tenantId, _id }) : t.type === 'group' ? await models.Group.exists({ tenantId, _id }) : await models.Nhe.exists({ tenantId, _id });
+  if (!exists) throw problems.validation('the policy target does not exist', [{ name: 'body.target.id', reason: `no ${t.type === 'nhe' ? 'NHE' : t.type} with this id in the tenant` }]);
+}
+
+/** An NHE -> NHE policy is a hand-off: it allows at least depth 2 (issue 19). */
+function checkChainDepth(type: Target['type'], depth: number | null | undefined) {
+  if (type === 'nhe' && typeof depth === 'number' && depth < 2) {
+    throw problems.validation('an NHE target hands a delegated token on: maxChainDepth must be at least 2', [{ name: 'body.maxChainDepth', reason: 'must be at least 2 for an NHE target' }]);
+  }
 }
 
 function checkLifetime(hardMax: number, value: number | null | undefined) {
@@ -139,7 +202,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
     if (!doc) throw problems.notFound('delegation policy not found');
     return doc;
   };
-  const duplicateTarget = async (tenantId: number, nheId: string, t: { type: 'user' | 'group'; id: string }, except?: unknown) => {
+  const duplicateTarget = async (tenantId: number, nheId: string, t: Target, except?: unknown) => {
     const clash = await models.DelegationPolicy.exists({ tenantId, nheId, 'target.type': t.type, 'target.id': t.id, ...(except ? { _id: { $ne: except } } : {}) });
     if (clash) throw problems.conflict(`this NHE already has a policy for this ${t.type}`);
   };
@@ -150,7 +213,9 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       path: `${NHE}/delegation-policies`,
       operationId: 'createDelegationPolicy',
       summary: 'Create a delegation policy',
-      description: 'One policy per target (user or group) and NHE; the target must exist in the tenant.',
+      description:
+        'One policy per target (user, group, or another NHE that may hand on to this one) and NHE; the target must exist in the tenant. ' +
+        'maxChainDepth lets a delegated token go further down a chain (issue 19): on the user\'s policy for the first NHE, and on each NHE -> NHE policy.',
       tag: TAG,
       scope: 'auth.nhe.policies.create',
       params: nheParams,
@@ -160,7 +225,8 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, body, req, audit, invalidate }) => {
         await findNhe(models, tenantId, params.nheId);
         checkLifetime(nheSettingsOf(await loadTenant(models, tenantId)).hardMaxTokenLifetime, body.maxTokenLifetime);
-        await checkTarget(models, tenantId, body.target);
+        await checkTarget(models, tenantId, body.target, params.nheId);
+        checkChainDepth(body.target.type, body.maxChainDepth);
         await duplicateTarget(tenantId, params.nheId, body.target);
         const created = await models.DelegationPolicy.create({ ...body, tenantId, nheId: params.nheId });
         const id = String(created._id);
@@ -177,7 +243,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       tag: TAG,
       scope: 'auth.nhe.policies.list',
       params: nheParams,
-      query: pageQuery.extend({ targetType: z.enum(['user', 'group']).optional(), targetId: objectId.optional() }).strict(),
+      query: pageQuery.extend({ targetType: z.enum(TARGET_TYPES).optional(), targetId: objectId.optional() }).strict(),
       responses: { 200: { description: 'A page of policies', schema: page(policySchema, 'DelegationPolicyPage') } },
       handler: async ({ tenantId, params, query }) => {
         await findNhe(models, tenantId, params.nheId);
@@ -216,12 +282,16 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         checkLifetime(settings.hardMaxTokenLifetime, body.maxTokenLifetime);
         if (body.target) {
-          await checkTarget(models, tenantId, body.target);
+          await checkTarget(models, tenantId, body.target, params.nheId);
           await duplicateTarget(tenantId, params.nheId, body.target, existing._id);
         }
-        const { maxTokenLifetime, ...rest } = body;
-        const update: Record<string, unknown> = { $set: { ...rest, ...(typeof maxTokenLifetime === 'number' ? { maxTokenLifetime } : {}) } };
-        if (maxTokenLifetime === null) update.$unset = { maxTokenLifetime: 1 };
+        checkChainDepth((body.target ?? existing.target).type, body.maxChainDepth === undefined ? existing.maxChainDepth : body.maxChainDepth);
+        const { maxTokenLifetime, maxChainDepth: depth, ...rest } = body;
+        const update: Record<string, unknown> = {
+          $set: { ...rest, ...(typeof maxTokenLifetime === 'number' ? { maxTokenLifetime } : {}), ...(typeof depth === 'number' ? { maxChainDepth: depth } : {}) },
+        };
+        const unset = { ...(maxTokenLifetime === null ? { maxTokenLifetime: 1 } : {}), ...(depth === null ? { maxChainDepth: 1 } : {}) };
+        if (Object.keys(unset).length) update.$unset = unset;
         const doc = await models.DelegationPolicy.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<PolicyRow>();
         if (!doc) throw problems.notFound('delegation policy not found');
         audit({ nheId: params.nheId, policyId: params.policyId, fields: Object.keys(body) });
@@ -293,6 +363,17 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           resource: body.resource,
           requestedScopes: body.scope.split(' ').filter(Boolean),
           ...(body.consentedScope !== undefined ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) } : {}),
+          // A hand-on (issue 19): a fresh parent for this resource, each actor named.
+          ...(body.parent && !asAgent
+            ? {
+                parent: {
+                  actors: body.parent.actors.map((identifier) => ({ identifier, method: 'named' as const })),
+                  scopes: body.parent.scope.split(' ').filter(Boolean),
+                  audience: [body.resource],
+                  exp: Math.floor(Date.now() / 1000) + NHE_MAX_TTL_SECONDS,
+                },
+              }
+            : {}),
         });
         if (!loaded) throw problems.validation('the client does not exist', [{ name: 'body.clientId', reason: 'no client with this client_id in the tenant' }]);
         const facts = asAgent ? agentClientFacts(loaded, nhe.identifier, loaded.client.numericId) : loaded;

@@ -1,7 +1,7 @@
 /** Tenants and their settings (settings.nhe with the spec's defaults and limits, settings.claims, settings.security). */
 import { z } from 'zod';
 import type { TenantDoc } from '@idp/db';
-import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, NHE_SETTINGS_DEFAULTS, nextSequence, SECURITY_PROFILES, SECURITY_SETTINGS_DEFAULTS } from '@idp/db';
+import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, MAX_CHAIN_DEPTH, NHE_SETTINGS_DEFAULTS, nextSequence, SECURITY_PROFILES, SECURITY_SETTINGS_DEFAULTS } from '@idp/db';
 import { CIMD_SETTINGS_DEFAULTS, REGISTRATION_AUTH_METHODS, REGISTRATION_GRANT_TYPES, REGISTRATION_MODES, REGISTRATION_SETTINGS_DEFAULTS } from '@idp/db';
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
@@ -27,6 +27,15 @@ const nheSettingsPatch = z
     requireActorProof: z
       .boolean()
       .describe('Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE\'s own requireActorProof overrides it'),
+    maxChainDepth: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_CHAIN_DEPTH)
+      .describe(
+        'Deepest delegation chain (actors nested in act) a token of this tenant may carry; the ceiling over every delegation policy\'s maxChainDepth. ' +
+          'Default 1: an NHE token is not a valid subject_token (no re-delegation). 2 to 5: an NHE token may be exchanged for another NHE\'s token (RFC 8693 section 4.1 nested act) where policies allow it',
+      ),
   })
   .partial()
   .strict();
@@ -137,6 +146,7 @@ export const tenantSchema = z
         maxNhePerTenant: z.number().int(),
         auditRetentionDays: z.number().int(),
         requireActorProof: z.boolean(),
+        maxChainDepth: z.number().int(),
       }),
       claims: z.object({
         amrProfile: z.enum(['rfc8176', 'projected']),

@@ -3,7 +3,7 @@
  * these are GET routes only, and every other method on their paths is 405 with `Allow: GET, HEAD` (route.ts).
  */
 import { z } from 'zod';
-import type { TokenAuditDoc } from '@idp/db';
+import { MAX_CHAIN_DEPTH, type TokenAuditDoc } from '@idp/db';
 import { problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
@@ -33,8 +33,24 @@ export const auditSchema = z
         jti: z.string().optional().describe('key, workload: the actor token\'s jti'),
       })
       .describe('How the actor was authenticated (rows written before actor proofs existed: named)'),
+    parentJti: z.string().optional().describe('Issue 19: the token was exchanged from this delegation token (a delegation chain)'),
+    actorChain: z
+      .array(z.object({ nheIdentifier: z.string(), method: z.enum(['named', 'key', 'workload']) }))
+      .optional()
+      .describe('With parentJti: every actor of the token\'s act chain, outermost (this token\'s NHE) first, and how each proved who it is'),
   })
   .meta({ id: 'TokenAuditRecord' });
+
+const chainSchema = z
+  .object({
+    rootJti: z.string().describe('The first delegation token of the chain (exchanged from the user\'s token)'),
+    tokens: z
+      .array(auditSchema)
+      .describe('Every issuance of the chain that is still recorded, root first, then by depth and time (at most 1000)'),
+    truncated: z.boolean().describe('More issuances exist than were returned'),
+    missingParents: z.array(z.string()).describe('jti values a row names as its parent without a row (pruned by retention, or not yet written)'),
+  })
+  .meta({ id: 'TokenAuditDelegationChain' });
 
 function auditView(doc: TokenAuditDoc & { _id: unknown }) {
   return {
@@ -52,6 +68,7 @@ function auditView(doc: TokenAuditDoc & { _id: unknown }) {
     issuedAt: doc.issuedAt,
     ...(doc.dpopJkt ? { dpopJkt: doc.dpopJkt } : {}),
     actorAuthentication: doc.actorAuth ? { ...doc.actorAuth } : { method: 'named' as const },
+    ...(doc.parentJti ? { parentJti: doc.parentJti, actorChain: (doc.actorChain ?? []).map((a) => ({ nheIdentifier: a.nheIdentifier, method: a.method })) } : {}),
   };
 }
 
@@ -61,6 +78,8 @@ const filters = {
   nheIdentifier: z.string().min(1).max(128).optional(),
   clientId: z.string().min(1).max(128).optional(),
   resourceServer: z.string().min(1).max(2048).optional(),
+  jti: z.string().min(1).max(128).optional().describe('The token\'s jti (find the record of a token)'),
+  parentJti: z.string().min(1).max(128).optional().describe('Tokens exchanged from this token (issue 19 delegation chains)'),
   from: isoDate.optional().describe('issuedAt at or after (RFC 3339)'),
   to: isoDate.optional().describe('issuedAt before (RFC 3339)'),
 };
@@ -71,7 +90,7 @@ type Filters = { [K in keyof typeof filters]?: string | undefined };
 
 function filterOf(tenantId: number, q: Filters) {
   const f: Record<string, unknown> = { tenantId };
-  for (const k of ['userId', 'nheId', 'nheIdentifier', 'clientId', 'resourceServer'] as const) if (q[k] !== undefined) f[k] = q[k];
+  for (const k of ['userId', 'nheId', 'nheIdentifier', 'clientId', 'resourceServer', 'jti', 'parentJti'] as const) if (q[k] !== undefined) f[k] = q[k];
   if (q.from || q.to) {
     if (q.from && q.to && Date.parse(q.from) > Date.parse(q.to)) {
       throw problems.validation('the time range is empty', [{ name: 'query.from', reason: 'must not be after query.to' }]);
@@ -126,7 +145,58 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
         return { status: 200, body: auditView(doc) };
       },
     }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:auditId/delegation-chain`,
+      operationId: 'getTokenAuditDelegationChain',
+      summary: 'The whole delegation chain of a token (issue 19)',
+      description:
+        'From any issuance of a delegation chain (user -> NHE A -> NHE B ...): walks up the parentJti links to the first delegation token, then ' +
+        'down to every token exchanged from it, at any depth. A token that was never handed on is a chain of one. Find a token\'s record with `?jti=` on the list.',
+      tag: TAG,
+      scope: 'auth.nhe.audit.list',
+      params: tenantParams.extend({ auditId: objectIdParam }).strict(),
+      responses: { 200: { description: 'The chain', schema: chainSchema } },
+      handler: async ({ tenantId, params }) => {
+        const start = await models.TokenAudit.findOne({ tenantId, _id: idOr404(params.auditId, 'audit record') }).lean<AuditRow>();
+        if (!start) throw problems.notFound('audit record not found');
+        return { status: 200, body: await delegationChain(models, tenantId, start) };
+      },
+    }),
   ];
+}
+
+type AuditRow = TokenAuditDoc & { _id: unknown };
+const CHAIN_LIMIT = 1000;
+
+/** Up the parentJti links to the root (at most the hard maximum depth), then breadth-first down every hand-on. */
+async function delegationChain(models: RouteDeps['models'], tenantId: number, start: AuditRow) {
+  const missingParents: string[] = [];
+  let root = start;
+  for (let i = 0; i < MAX_CHAIN_DEPTH && root.parentJti; i += 1) {
+    const parent = await models.TokenAudit.findOne({ tenantId, jti: root.parentJti }).lean<AuditRow>();
+    if (!parent) {
+      missingParents.push(root.parentJti);
+      break;
+    }
+    root = parent;
+  }
+  const tokens: AuditRow[] = [root];
+  let level = [root.jti];
+  let truncated = false;
+  for (let depth = 1; depth < MAX_CHAIN_DEPTH && level.length && !truncated; depth += 1) {
+    const below = await models.TokenAudit.find({ tenantId, parentJti: { $in: level } })
+      .sort({ issuedAt: 1, _id: 1 })
+      .limit(CHAIN_LIMIT - tokens.length + 1)
+      .lean<AuditRow[]>();
+    if (tokens.length + below.length > CHAIN_LIMIT) {
+      truncated = true;
+      below.length = CHAIN_LIMIT - tokens.length;
+    }
+    tokens.push(...below);
+    level = below.map((r) => r.jti);
+  }
+  return { rootJti: root.jti, tokens: tokens.map(auditView), truncated, missingParents };
 }
 
 /** Deeper paths below the audit collection: 405 as well (no route can change audit rows). */
