@@ -16,6 +16,19 @@ export interface BannerInput {
   certificate?: RouterCertificate;
   /** The router serves http behind something else that terminates TLS for the public URL (ROUTER_TLS=off). */
   tlsUpstream?: boolean;
+  /** The Node.js version the services run on (process.versions.node); below 22 the banner explains oidc-provider's warning. */
+  nodeVersion?: string;
+  /** The admin console's sign-in: a person in the system tenant holding the system-admin role (dev.ts makes one). */
+  console?: { systemTenantId: number; username: string; password: string };
+}
+
+/** One line on what a first run prints that is expected (issue 18): nothing on Node 22 or later. */
+export function runtimeNote(nodeVersion: string | undefined): string[] {
+  const major = Number(nodeVersion?.split('.')[0]);
+  if (!Number.isFinite(major) || major >= 22) return [];
+  return [
+    `  Note                      Node.js ${nodeVersion}: "oidc-provider WARNING: Unsupported runtime" above is expected (it supports Node 22 LTS, which the images run; scripts/with-node.sh -- npm start runs on it); everything works here`,
+  ];
 }
 
 export interface DemoStep {
@@ -51,7 +64,7 @@ export function demoSteps(i: BannerInput): DemoStep[] {
       ].join('\n'),
     },
     {
-      title: 'Read the audit row back through the management API:',
+      title: 'Read the audit row back through the management API (audit-writer stores it asynchronously, within a second or so: if "items" is empty, run the command again):',
       command: [
         `ADMIN_TOKEN=$(${curl} -u ${admin.clientId}:${sh(admin.clientSecret)} ${b}/auth/${t}/oidc/token -d grant_type=client_credentials -d resource=urn:idp:management | python3 -c 'import sys,json;print(json.load(sys.stdin)["access_token"])')`,
         `${curl} -H "Authorization: Bearer $ADMIN_TOKEN" ${b}/auth/admin/tenants/${t}/non-human-entities/token-audit`,
@@ -102,8 +115,10 @@ export function banner(i: BannerInput): string {
     `  Issuer (demo tenant)      ${b}/auth/${t}`,
     `  Discovery                 ${b}/auth/${t}/.well-known/openid-configuration`,
     `  Management API            ${b}/auth/admin`,
+    ...(i.console ? [`  Admin console             ${b}/auth/admin/console/  (tenant ${i.console.systemTenantId}, ${i.console.username} / ${i.console.password})`] : []),
     `  Shared Signals (SSF)      ${b}/.well-known/ssf-configuration/auth/${t}`,
     `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
+    `  Your agents (user ledger) ${b}/auth/${t}/account/agents   (sign in as the demo user)`,
     ...(i.listen !== b ? [`  Dev router listens on     ${i.listen}`] : []),
     `  System admin client       ${i.admin.clientId} / ${i.admin.clientSecret}`,
     `  Demo app client           ${i.demo.client.clientId} / ${i.demo.client.clientSecret}`,
@@ -111,6 +126,7 @@ export function banner(i: BannerInput): string {
     `  Demo user                 ${i.demo.user.username} / ${i.demo.user.password}`,
     `  Resource server           ${i.demo.resource}`,
     `  NHE                       ${i.demo.nhe.identifier} (llm-assistive)`,
+    ...runtimeNote(i.nodeVersion),
     ...tlsLines(i),
   ];
   demoSteps(i).forEach((step, n) => {
