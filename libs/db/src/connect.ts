@@ -38,8 +38,10 @@ export async function connectDatabase(uri: string, logger: Logger, options: { ap
 
 /**
  * Creates every index the schemas declare, one by one. A server that does not implement an index option
- * (FerretDB refuses TTL indexes with code 238) gets a warning instead of a failure: expiry then relies on
- * the readers' own expiresAt checks and the services' sweepers.
+ * (FerretDB refuses TTL indexes with code 238) gets a log line instead of a failure: expiry then relies on
+ * the readers' own expiresAt checks and the services' sweepers. A refused TTL index is expected there and handled,
+ * so it is logged at info (a first `npm start` on FerretDB prints no warning per TTL index, issue 18); any other
+ * refused option is a warning.
  */
 export async function createIndexes(models: Models, logger: Logger): Promise<void> {
   for (const model of Object.values(models) as Array<import('mongoose').Model<unknown>>) {
@@ -51,7 +53,10 @@ export async function createIndexes(models: Models, logger: Logger): Promise<voi
         await model.collection.createIndex(fields as import('mongodb').IndexSpecification, options as import('mongodb').CreateIndexesOptions);
       } catch (err) {
         if ((err as { code?: number }).code === 238) {
-          logger.warn({ collection: model.collection.collectionName, fields, reason: (err as Error).message }, 'index option not supported by this server');
+          const ttl = typeof (options as { expireAfterSeconds?: unknown } | undefined)?.expireAfterSeconds === 'number';
+          const line = { collection: model.collection.collectionName, fields, reason: (err as Error).message };
+          if (ttl) logger.info(line, 'TTL index not supported by this server (FerretDB): expired rows are removed by the readers and sweepers');
+          else logger.warn(line, 'index option not supported by this server');
           continue;
         }
         throw err;
