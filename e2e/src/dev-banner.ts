@@ -18,6 +18,8 @@ export interface BannerInput {
   tlsUpstream?: boolean;
   /** The Node.js version the services run on (process.versions.node); below 22 the banner explains oidc-provider's warning. */
   nodeVersion?: string;
+  /** The admin console's sign-in: a person in the system tenant holding the system-admin role (dev.ts makes one). */
+  console?: { systemTenantId: number; username: string; password: string };
 }
 
 /** One line on what a first run prints that is expected (issue 18): nothing on Node 22 or later. */
@@ -113,6 +115,7 @@ export function banner(i: BannerInput): string {
     `  Issuer (demo tenant)      ${b}/auth/${t}`,
     `  Discovery                 ${b}/auth/${t}/.well-known/openid-configuration`,
     `  Management API            ${b}/auth/admin`,
+    ...(i.console ? [`  Admin console             ${b}/auth/admin/console/  (tenant ${i.console.systemTenantId}, ${i.console.username} / ${i.console.password})`] : []),
     `  Shared Signals (SSF)      ${b}/.well-known/ssf-configuration/auth/${t}`,
     `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
     `  Your agents (user ledger) ${b}/auth/${t}/account/agents   (sign in as the demo user)`,

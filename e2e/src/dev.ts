@@ -5,10 +5,11 @@
  * creates a demo tenant, and prints credentials and curl commands. Ctrl-C stops everything.
  */
 import { ConfigError } from '@idp/config';
-import { connectDatabase } from '@idp/db';
+import { randomBytes } from 'node:crypto';
+import { connectDatabase, type Models } from '@idp/db';
 import { createLogger } from '@idp/logger';
 import { repoRoot, seedDelegationTenant } from '@idp/testing';
-import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { hashPassword, KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { banner } from './dev-banner';
 import { readDevConfig } from './dev-config';
 import { routerCertificate } from './dev-tls';
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     tenantName: 'demo',
     clientSecretPepper: topology.secrets.clientSecretPepper,
   });
+  const consoleAdmin = await ensureConsoleAdmin(db.models, topology.systemTenantId);
   await db.close();
 
   const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
@@ -71,8 +73,25 @@ async function main(): Promise<void> {
       certificate,
       tlsUpstream: !certificate && topology.baseUrl.startsWith('https:'),
       nodeVersion: process.versions.node,
+      console: { systemTenantId: topology.systemTenantId, ...consoleAdmin },
     }),
   );
+}
+
+/**
+ * A person who signs in to the admin console (issue 18): `console-admin` in the system tenant with the system-admin
+ * role that management's bootstrap keeps, and a password made for this run (printed in the banner).
+ */
+async function ensureConsoleAdmin(models: Models, systemTenantId: number): Promise<{ username: string; password: string }> {
+  const username = 'console-admin';
+  const password = randomBytes(12).toString('base64url');
+  const role = await models.Role.findOne({ tenantId: systemTenantId, name: 'system-admin' }, { _id: 1 }).lean<{ _id: unknown }>();
+  await models.User.updateOne(
+    { tenantId: systemTenantId, username },
+    { $set: { passwordHash: await hashPassword(password), enabled: true, ...(role ? { roleIds: [String(role._id)] } : {}) }, $setOnInsert: { tenantId: systemTenantId, username, claims: { name: 'Console administrator' } } },
+    { upsert: true },
+  );
+  return { username, password };
 }
 
 main().catch((err: unknown) => {
