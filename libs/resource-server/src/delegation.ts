@@ -10,6 +10,19 @@ import { ResourceServerError } from './errors';
 
 export const CLAIM_NHE_DELEGATION = 'org.vendor.nhe.delegation';
 export const NHE_SUBJECT_PREFIX = 'nhe:';
+/** Member of each `act` level naming how that actor proved who it is to the provider: `key` or `workload`. */
+export const CLAIM_ACTOR_PROOF = 'org.vendor.actor.proof';
+
+/** How an actor of the chain proved who it is: `key` (its own registered key), `workload` (a trusted workload identity), or undefined (only named). */
+export function actorProof(actor: Actor): 'key' | 'workload' | undefined {
+  const proof = actor[CLAIM_ACTOR_PROOF];
+  return proof === 'key' || proof === 'workload' ? proof : undefined;
+}
+
+/** The NHE identifiers of a delegation's actor chain, outermost (the current agent) first. */
+export function chainAgents(d: Delegation): string[] {
+  return d.actorChain.map((a) => (a.sub.startsWith(NHE_SUBJECT_PREFIX) ? a.sub.slice(NHE_SUBJECT_PREFIX.length) : a.sub));
+}
 
 /** Model information of an agent (optional in the token; members as the provider records them). */
 export interface AgentModel {

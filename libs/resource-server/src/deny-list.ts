@@ -1,7 +1,8 @@
 /**
  * An in-memory deny list of revoked delegation tokens, bounded in size, fed by the SSF poll receiver (or by you). An
  * entry is the selector the provider's kill switch uses: a token is revoked when it matches every member present
- * (`nhe` = the agent, `act.sub` without `nhe:`; `azp`; `sub`; `jti`) and, for an entry without `jti`, was issued at
+ * (`nhe` = an agent of the token's `act` chain, `act.sub` or a nested actor's `sub` without `nhe:`, so revoking an
+ * agent also revokes the tokens handed on below it; `azp`; `sub`; `jti`) and, for an entry without `jti`, was issued at
  * or before `issuedBefore` (seconds; a token issued in the same second as the revocation counts as revoked, so
  * tokens minted after a re-enable are not affected). Entries without `jti` concern delegation (NHE) tokens only, as
  * the provider's own deny list does; an entry with `jti` names one token, delegated or not. An entry is dropped at
@@ -11,6 +12,7 @@
  * the list fails closed: every delegation token is refused until that entry's `until` has passed (the entry could
  * match any of them). The condition is reported by `add()` (`'overflow'`) and by `overflowUntil`.
  */
+import { chainAgents } from './delegation';
 import type { Access, RevocationSource } from './verifier';
 
 /** The deny-list selector (the vendor SET event `urn:vendor:secevent:nhe-revocation`). */
@@ -113,9 +115,13 @@ export class DenyList implements RevocationSource {
   /** The live entry that revokes this token, if any. */
   match(access: Access): RevocationSelector | undefined {
     if (this.byId.size === 0) return undefined;
-    const nhe = access.delegation?.nheIdentifier;
-    const fromAgent = nhe !== undefined ? this.scan(this.byAgent.get(nhe), access) : undefined;
-    return fromAgent ?? this.scan(this.byAgent.get(ANY_AGENT), access);
+    // Every agent of the act chain: revoking an agent revokes the tokens handed on below it.
+    const agents = access.delegation ? chainAgents(access.delegation) : [];
+    for (const nhe of new Set(agents)) {
+      const hit = this.scan(this.byAgent.get(nhe), access);
+      if (hit) return hit;
+    }
+    return this.scan(this.byAgent.get(ANY_AGENT), access);
   }
 
   private scan(bucket: Map<string, RevocationSelector> | undefined, access: Access): RevocationSelector | undefined {
@@ -158,7 +164,7 @@ export function matches(e: RevocationSelector, access: Access): boolean {
   } else if (!access.delegation) {
     return false;
   }
-  if (e.nhe !== undefined && access.delegation?.nheIdentifier !== e.nhe) return false;
+  if (e.nhe !== undefined && !(access.delegation && chainAgents(access.delegation).includes(e.nhe))) return false;
   if (e.azp !== undefined && claims.azp !== e.azp) return false;
   if (e.sub !== undefined && access.userId !== e.sub) return false;
   if (e.jti === undefined && e.issuedBefore !== undefined) {

@@ -52,6 +52,7 @@ export type RefusalReason =
   | 'delegation_required'
   | 'delegation_refused'
   | 'agent_type_refused'
+  | 'actor_not_proven'
   | 'insufficient_scope';
 
 const STATUS: Record<ResourceServerErrorCode, 400 | 401 | 403> = {

@@ -86,6 +86,7 @@ export function requireAccess(verifier: Verifier, options: RequireAccessOptions 
     ...(options.scopes ? { scopes: [...options.scopes] } : {}),
     ...(options.delegation ? { delegation: options.delegation } : {}),
     ...(options.agentTypes ? { agentTypes: [...options.agentTypes] } : {}),
+    ...(options.requireProvenActors ? { requireProvenActors: true } : {}),
   };
   return (req, res, next) => {
     const authorization = single(req, 'authorization');

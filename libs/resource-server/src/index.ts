@@ -11,7 +11,7 @@ export { ASYMMETRIC_ALGORITHMS, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_AL
 export { VerifierUnavailableError } from './errors';
 export { createVerifier, applyRules } from './verifier';
 export type { Access, AccessRules, DelegationRule, RevocationSource, Verifier, VerifierDpopOptions, VerifierOptions, VerifyRequest } from './verifier';
-export { delegationOf, CLAIM_NHE_DELEGATION, NHE_SUBJECT_PREFIX } from './delegation';
+export { actorProof, chainAgents, delegationOf, CLAIM_ACTOR_PROOF, CLAIM_NHE_DELEGATION, NHE_SUBJECT_PREFIX } from './delegation';
 export type { Actor, Agent, AgentModel, Delegation } from './delegation';
 export { discoverMetadata, discoveryUrls } from './discovery';
 export type { AuthorizationServerMetadata, FetchLike } from './discovery';

@@ -9,7 +9,7 @@
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { enforceSenderConstraint, mapJoseError, parseAuthorization, prepareJwtOptions, tokenBinding, verifyPreparedJwt, withClientScheme, type DpopSettings, type PreparedJwtOptions, type TokenBinding } from './access-token';
 import { assertAsymmetric, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_ALGORITHMS } from './algorithms';
-import { delegationOf, type Delegation } from './delegation';
+import { actorProof, delegationOf, type Delegation } from './delegation';
 import { compactJwsProblem } from './compact-jws';
 import { discoverMetadata, type AuthorizationServerMetadata, type FetchLike } from './discovery';
 import type { VerifiedDpopProof } from './dpop';
@@ -55,6 +55,11 @@ export interface AccessRules {
   delegation?: DelegationRule;
   /** For delegation tokens: the agent types accepted (default: any). */
   agentTypes?: readonly string[];
+  /**
+   * For delegation tokens: every actor of the `act` chain must have proven who it is to the provider (its
+   * `org.vendor.actor.proof` is `key` or `workload`), not only been named. Default false. User tokens are not affected.
+   */
+  requireProvenActors?: boolean;
 }
 
 export interface VerifierDpopOptions extends DpopSettings {
@@ -284,6 +289,10 @@ export function applyRules(access: Access, rules: AccessRules): void {
   if (rule === 'deny' && d) throw refuse(access.scheme, 'delegation_refused', 'this resource does not accept delegated (agent) access tokens', 'insufficient_scope');
   if (d && rules.agentTypes && !rules.agentTypes.includes(d.agent.type)) {
     throw refuse(access.scheme, 'agent_type_refused', `agents of type ${d.agent.type} may not use this resource`, 'insufficient_scope');
+  }
+  if (d && rules.requireProvenActors) {
+    const unproven = d.actorChain.find((a) => actorProof(a) === undefined);
+    if (unproven) throw refuse(access.scheme, 'actor_not_proven', `this resource accepts proven agents only; ${unproven.sub} did not prove who it is`, 'insufficient_scope');
   }
   if (rules.scopes?.length) {
     const missing = rules.scopes.filter((s) => !access.scopes.includes(s));
