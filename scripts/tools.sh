@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|keycloak|all]...
-#        (default: all; kube = etcd kube-apiserver kube-controller-manager)
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|all]...
+#        (default: all; kube = etcd kube-apiserver kube-controller-manager kube-scheduler)
 #
-# etcd, kube-apiserver and kube-controller-manager are the Kubernetes control plane that the chart tests
-# (e2e/tests/chart/kube-*.e2e.test.ts, e2e/src/kube-control-plane.ts) and `npm run kube:local` start on
-# loopback. They are built from their Go modules through the wrapper modules tools/kube and tools/etcd
+# etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the Kubernetes control plane that the
+# chart tests (e2e/tests/chart/kube-*.e2e.test.ts, e2e/src/kube-control-plane.ts; the scheduler only where a test
+# registers Node objects) and `npm run kube:local` start on loopback. They are built from their Go modules through the wrapper modules tools/kube and tools/etcd
 # (versions pinned in their go.mod), with Kubernetes' version stamped into the binaries so that Helm's
 # kubeVersion check sees the real version. The first build takes several minutes on 2 cores (the Go build
 # cache makes later ones take seconds).
@@ -41,7 +41,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube|keycloak|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|all]..." >&2
   exit 2
 }
 
@@ -153,7 +153,7 @@ build_etcd() {
   run_build etcd "$want" _build_wrapper "$src" . etcd "-s -w"
 }
 
-# kube-apiserver / kube-controller-manager from k8s.io/kubernetes (version pinned in tools/kube/go.mod).
+# kube-apiserver / kube-controller-manager / kube-scheduler from k8s.io/kubernetes (version pinned in tools/kube/go.mod).
 # Without the version stamp the binaries say v0.0.0-master and Helm refuses the chart's kubeVersion.
 build_kube() {
   local tool=$1 src="$ROOT/tools/kube" want version minor ldflags
@@ -281,7 +281,7 @@ main() {
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube | keycloak | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -304,11 +304,11 @@ main() {
       python-interop) install_python_interop ;;
       keycloak) install_keycloak ;;
       etcd) GO_BIN="$(find_go)"; build_etcd ;;
-      kube-apiserver | kube-controller-manager) GO_BIN="$(find_go)"; build_kube "$t" ;;
-      kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager ;;
+      kube-apiserver | kube-controller-manager | kube-scheduler) GO_BIN="$(find_go)"; build_kube "$t" ;;
+      kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler ;;
       all)
         GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop
-        build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager
+        build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler
         ;;
     esac
   done

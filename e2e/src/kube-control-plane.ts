@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import { freePort, repoRoot } from '@idp/testing';
 
 export const KUBE_TOOLS = ['etcd', 'kube-apiserver', 'kube-controller-manager'] as const;
-export type KubeTool = (typeof KUBE_TOOLS)[number];
+/** Started only on request (StartOptions.scheduler): it matters only where a test registers Node objects. */
+export const KUBE_SCHEDULER = 'kube-scheduler';
+export type KubeTool = (typeof KUBE_TOOLS)[number] | typeof KUBE_SCHEDULER;
 
 export const kubeToolPath = (name: KubeTool): string => join(repoRoot(), '.tools', 'bin', name);
 
@@ -70,6 +72,8 @@ export interface StartOptions {
   inheritLogs?: boolean;
   /** Keep the directory after stop (debugging). */
   keepDir?: boolean;
+  /** Also start kube-scheduler (Pods are then bound to the Node objects a test registers; no kubelet runs them). */
+  scheduler?: boolean;
 }
 
 interface Proc {
@@ -150,9 +154,12 @@ async function stopProc(p: Proc, graceMs = 10_000): Promise<void> {
   }
 }
 
-/** Starts etcd, kube-apiserver and kube-controller-manager on free loopback ports. */
+/** Starts etcd, kube-apiserver and kube-controller-manager (and kube-scheduler on request) on free loopback ports. */
 export async function startKubeControlPlane(opts: StartOptions = {}): Promise<KubeControlPlane> {
   assertKubeTools();
+  if (opts.scheduler && !existsSync(kubeToolPath(KUBE_SCHEDULER))) {
+    throw new Error('.tools/bin/kube-scheduler is missing: run `bash scripts/tools.sh kube` (scripts/test.sh does)');
+  }
   const timeoutMs = opts.timeoutMs ?? 90_000;
   const deadline = Date.now() + timeoutMs;
   const dir = mkdtempSync(join(tmpdir(), 'idp-kube-'));
@@ -300,6 +307,13 @@ export async function startKubeControlPlane(opts: StartOptions = {}): Promise<Ku
     ]);
     // Ready when the token controller has given the default namespace its ServiceAccount.
     await waitUntil(kcm, async () => (await apiCall(server, ca, adminToken, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+
+    if (opts.scheduler) {
+      const sched = launch(KUBE_SCHEDULER, [`--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--secure-port=0', '--v=0']);
+      // Ready once it has started (no serving port to probe): give it a moment to fail on bad flags.
+      await sleep(500);
+      failIfExited(sched);
+    }
 
     let stopped = false;
     return {
