@@ -134,6 +134,27 @@ describe('the registration policy', () => {
     expect(doc!.registeredMetadata).not.toContain('idp_');
   });
 
+  it("registers a client whose scope names API scopes (as MCP clients send the resource's scopes_supported): only its OpenID scopes are kept", async () => {
+    const withApi = await register(openTenant, { ...NATIVE, scope: 'openid mcp:tools orders:read email' });
+    expect(withApi.status).toBe(201);
+    expect(withApi.body.scope).toBe('openid email');
+    const onlyApi = await register(openTenant, { ...NATIVE, scope: 'mcp:tools' });
+    expect(onlyApi.status).toBe(201);
+    expect(onlyApi.body.scope).toBeUndefined();
+    // RFC 7592 update: the same replacement.
+    const updated = await fetch(String(onlyApi.body.registration_client_uri), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${String(onlyApi.body.registration_access_token)}` },
+      body: JSON.stringify({ ...NATIVE, client_id: onlyApi.body.client_id, scope: 'profile mcp:tools' }),
+    });
+    expect(updated.status).toBe(200);
+    expect(((await updated.json()) as Record<string, unknown>).scope).toBe('profile');
+    // A body that is not JSON is still refused as before.
+    const broken = await fetch(`${app.baseUrl}/auth/${openTenant}/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":' });
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as Record<string, unknown>).error).toBe('invalid_request');
+  });
+
   it('matches redirect URIs: a native loopback on any port, nothing else', async () => {
     const web = await register(openTenant, { ...NATIVE, application_type: 'web', redirect_uris: ['https://app.example.com/cb'] });
     const native = await register(openTenant, NATIVE);

@@ -13,14 +13,22 @@
  *   otherwise. It is applied where the provider stores the client (the Client adapter's upsert, dynamicClientRecord
  *   below), so a 7592 update is held to it as a registration is;
  * - what it stores: a client record marked `registration: "dynamic"`, never first-party, no NHE delegation, no
- *   roles (so no management scopes of its own); visible and removable through the management API.
+ *   roles (so no management scopes of its own); visible and removable through the management API;
+ * - the `scope` a client registers (RFC 7591 section 2; MCP clients send the protected resource's scopes_supported
+ *   there, e.g. `mcp:tools`): node-oidc-provider accepts only its own OpenID scopes in it and refuses the whole
+ *   registration otherwise. A client's API scopes are not the client's to register here (they are decided per
+ *   request by the resource server's scopes, the user's roles and consent), so the value is replaced (RFC 7591
+ *   section 3.2.1) by its OpenID scopes before the provider parses the body: the answer's `scope` tells the client
+ *   what was registered, and no `scope` (every OpenID scope) when none is left.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Types } from 'mongoose';
 import { REGISTRATION_SETTINGS_DEFAULTS, type ClientDoc, type Models, type RegistrationSettings, type TenantDoc } from '@idp/db';
 import { clientPolicyProblem } from '../domain/client-registration-policy';
+import { LOGIN_SCOPES } from './claims';
 
 export function registrationSettingsOf(tenant: Pick<TenantDoc, 'settings'>): RegistrationSettings {
   const s = tenant.settings?.registration;
@@ -135,6 +143,50 @@ async function spendInitialAccessToken(models: Models, tenantId: number, token: 
 
 const REGISTRATION_PATH = /^\/reg(\/[^/]+)?$/;
 
+/** node-oidc-provider's own bound on a request body. */
+const MAX_REGISTRATION_BODY_BYTES = 56 * 1024;
+
+/** The registration's `scope` without what is not an OpenID scope of the provider (absent when nothing is left). */
+export function registrableScope(scope: unknown): string | undefined {
+  if (typeof scope !== 'string') return undefined;
+  const kept = [...new Set(scope.split(' ').filter((s) => LOGIN_SCOPES.has(s)))];
+  return kept.length ? kept.join(' ') : undefined;
+}
+
+/**
+ * Reads a registration's JSON body (bounded) and hands it to the provider already parsed, its `scope` replaced by
+ * registrableScope (node-oidc-provider reads a consumed request's `req.body`). False when the body was answered here.
+ */
+async function withRegistrableScope(ctx: { req: Readable & { body?: unknown }; is(t: string): string | false | null; status: number; body: unknown; set(k: string, v: string): void }): Promise<boolean> {
+  if (!ctx.is('application/json')) return true;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Not destroyed on an early return: the answer goes out on the same connection.
+  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REGISTRATION_BODY_BYTES) {
+      answer(ctx, 413, 'invalid_request', 'request entity too large');
+      return false;
+    }
+    chunks.push(chunk);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    answer(ctx, 400, 'invalid_request', 'failed to parse the request body');
+    return false;
+  }
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'scope' in parsed) {
+    const body = parsed as Record<string, unknown>;
+    const scope = registrableScope(body.scope);
+    if (scope === undefined) delete body.scope;
+    else body.scope = scope;
+  }
+  ctx.req.body = parsed;
+  return true;
+}
+
 /**
  * Guards the registration endpoint (provider.use, before the provider's router): the rate limit and the initial
  * access token on POST /reg; every answer of /reg and /reg/{id} without our own client properties.
@@ -157,6 +209,9 @@ export function registerClientRegistration(provider: Provider, tenantId: number,
       }
     }
     try {
+      if ((ctx.method === 'POST' && !match[1]) || (ctx.method === 'PUT' && match[1])) {
+        if (!(await withRegistrableScope(ctx as never))) return;
+      }
       await next();
     } finally {
       // A registration that did not happen does not spend the token.
