@@ -9,9 +9,11 @@
  * stream) wait for a Pod to complete and no Pod runs here (with hooks, `helm install` waits until its timeout).
  * The hooks are not skipped silently: every hook object of the release (`helm get hooks`) is created here in the
  * same namespace, the Job controller creates the hook Jobs' Pods and the API server admits them; `helm test`'s
- * Pods are admitted (server-side dry run). What the hooks do: e2e/tests/chart/kube-env.e2e.test.ts runs the stream
- * hook Job's Pod, as the API server holds it, as a local process against nats-server and checks the stream (the
- * MongoDB users hook needs a real MongoDB: the local FerretDB has no createRole/createUser).
+ * Pods are admitted (server-side dry run). What the hooks do: e2e/tests/chart/kube-env.e2e.test.ts runs both hook
+ * Jobs' Pods, as the API server holds them, as local processes: the stream hook against nats-server (the stream
+ * checked), the MongoDB users hook with its user-management commands recorded (the local FerretDB has no
+ * createRole/createUser; the commands, the passwords and the workloads' credentials checked) and its collections
+ * and indexes created in FerretDB.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
