@@ -18,6 +18,8 @@ export interface Harness {
 export interface HarnessOptions {
   /** Extra environment of the oidc-core process (e.g. LOGOUT_PROMPT_SECONDS for a short countdown). */
   oidcEnv?: Record<string, string>;
+  /** Extra environment of the nhe-delegation sidecar (e.g. ACTOR_JWKS_ALLOW_LOOPBACK for key sets served by the test). */
+  sidecarEnv?: Record<string, string>;
   /** Public origin, router port and TLS of the topology (an https run as `npm start` makes it); default plain http on a free port. */
   publicBaseUrl?: string;
   routerPort?: number;
@@ -27,7 +29,7 @@ export interface HarnessOptions {
 export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
   const testDb = await openTestDatabase(label);
   const nats = await startNatsServer();
-  const topology = await startTopology({ mongoUri: testDb.uri, natsUrl: nats.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn', extraEnv: options.oidcEnv ? { 'oidc-core': options.oidcEnv } : undefined, publicBaseUrl: options.publicBaseUrl, routerPort: options.routerPort, tls: options.tls });
+  const topology = await startTopology({ mongoUri: testDb.uri, natsUrl: nats.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn', extraEnv: options.oidcEnv || options.sidecarEnv ? { ...(options.oidcEnv ? { 'oidc-core': options.oidcEnv } : {}), ...(options.sidecarEnv ? { 'nhe-delegation': options.sidecarEnv } : {}) } : undefined, publicBaseUrl: options.publicBaseUrl, routerPort: options.routerPort, tls: options.tls });
   const db = await connectDatabase(testDb.uri, createLogger({ service: 'e2e', level: 'silent' }));
   await testDb.close();
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
