@@ -15,9 +15,8 @@ interface DecisionRecord {
   ttlTerms?: Record<string, number>;
   policyIds?: string[];
   error?: string;
-  reason?: string;
   gate?: string;
-  layer?: string;
+  description?: string;
   [k: string]: unknown;
 }
 
@@ -82,8 +81,8 @@ export function SimulatorScreen() {
                 <span className="layer-name">Granted</span> {(d.scopes ?? []).join(' ')}
               </li>
             ) : (
-              <li className="layer refused" data-layer={String(d.layer ?? d.gate ?? '')}>
-                <span className="layer-name">Refused{d.layer || d.gate ? ` by ${String(d.layer ?? d.gate)}` : ''}</span> {String(d.reason ?? d.error ?? '')}
+              <li className="layer refused" data-layer={String(d.gate ?? '')}>
+                <span className="layer-name">Refused by {String(d.gate ?? 'a gate')}</span> <code>{String(d.error ?? '')}</code> {String(d.description ?? '')}
               </li>
             )}
           </ol>

@@ -225,6 +225,14 @@ test('a system administrator builds a delegating tenant in the console, simulate
   expect(await decision.locator('.layer.narrowed').first().textContent()).toContain('orders:write');
   expect(await decision.locator('.layer.granted').textContent()).toContain('orders:read');
   await checkScreen(page, 'simulator');
+  // A client without NHE delegation (the built-in console client): refused, the refusing gate named.
+  await sim.getByLabel('Client id (the exchanging client)').fill('admin-console');
+  await sim.getByRole('button', { name: 'Run simulation' }).click();
+  await page.locator('.decision[data-outcome="denied"]').waitFor();
+  const refused = page.locator('.decision .layer.refused');
+  expect(await refused.getAttribute('data-layer')).toMatch(/\S/);
+  expect(await refused.textContent()).toMatch(/^Refused by \S+/);
+  await checkScreen(page, 'simulator-denied');
 
   // A token exchange through the API by the client made above, for alice.
   const user = await browserlessLogin({ baseUrl: base, tenantId, clientId: 'agent-host', clientSecret, redirectUri: APP_REDIRECT, username: ALICE.username, password: ALICE.password, resource: RS, scope: 'openid orders:read' });
