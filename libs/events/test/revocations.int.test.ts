@@ -30,6 +30,9 @@ it('matches by every selector, only tokens issued before the revocation, and for
   list.add(buildRevocationEntry({ tenantId: 7, nheIdentifier: 'bot', reason: 'nhe.disabled', maxTokenLifetimeSeconds: 60 }));
   expect(list.isRevoked(token())).toBe(true);
   expect(list.isRevoked(token({ nheIdentifier: 'other' }))).toBe(false);
+  // Delegation chains (issue 19): an agent anywhere in the act chain revokes the token handed on below it.
+  expect(list.isRevoked(token({ nheIdentifier: 'tool', actorChain: ['tool', 'bot'] }))).toBe(true);
+  expect(list.isRevoked(token({ nheIdentifier: 'tool', actorChain: ['tool', 'planner'] }))).toBe(false);
   expect(list.isRevoked(token({ tenantId: 8 }))).toBe(false);
   expect(list.isRevoked(token({ iat: Math.floor(now / 1000) + 2 }))).toBe(false); // minted after a re-enable
   list.add(buildRevocationEntry({ tenantId: 9, jti: 'jx', reason: 'token.revoked' }));

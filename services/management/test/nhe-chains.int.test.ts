@@ -151,3 +151,12 @@ describe('token audit: parent jti, actor chain, the whole chain from any token',
     expect((await verifyAuditChain(h.db.models, A)).problems).toEqual([expect.objectContaining({ kind: 'altered', jti: 'c-leaf' })]);
   });
 });
+
+describe('deleting an NHE', () => {
+  it('also deletes the NHE -> NHE policies that let it hand on (and revokes its tokens, chains below it included)', async () => {
+    expect(await h.db.models.DelegationPolicy.countDocuments({ tenantId: A, 'target.type': 'nhe', 'target.id': ids.planner })).toBe(1);
+    expect((await h.call('delete', nhePath(A, `/${ids.planner}`), adminA)).status).toBe(204);
+    expect(await h.db.models.DelegationPolicy.countDocuments({ tenantId: A, 'target.type': 'nhe', 'target.id': ids.planner })).toBe(0);
+    expect(h.revocations.at(-1)).toMatchObject({ tenantId: A, nheIdentifier: 'planner', reason: 'nhe.deleted' });
+  });
+});

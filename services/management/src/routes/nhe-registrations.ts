@@ -314,7 +314,8 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await deps.revoke?.({ tenantId, nheIdentifier: existing.identifier, reason: 'nhe.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
         await models.Nhe.deleteOne({ tenantId, _id: existing._id });
-        const policies = await models.DelegationPolicy.deleteMany({ tenantId, nheId: params.nheId });
+        // Its own policies, and the NHE -> NHE policies that let it hand on to others (issue 19).
+        const policies = await models.DelegationPolicy.deleteMany({ tenantId, $or: [{ nheId: params.nheId }, { 'target.type': 'nhe', 'target.id': params.nheId }] });
         audit({ nheId: params.nheId, identifier: existing.identifier, policiesDeleted: policies.deletedCount });
         invalidate('nhe', params.nheId);
         return { status: 204 };
