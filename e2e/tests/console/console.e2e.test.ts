@@ -347,6 +347,24 @@ test('a tenant administrator with a few scopes sees only their tenant, disabled 
   await context.close();
 });
 
+test('under the /_api alias the console signs in through the alias and calls the API there', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const calls: string[] = [];
+  page.on('request', (r) => calls.push(new URL(r.url()).pathname));
+  await page.goto(`${base}/_api/auth/admin/console/`);
+  await page.getByLabel('Tenant id').fill(String(h.topology.systemTenantId));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Username').fill(ADMIN.username);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('article[data-job="nhe-audit-retention"]').waitFor({ timeout: 20_000 });
+  expect(new URL(page.url()).pathname).toBe('/_api/auth/admin/console/');
+  expect(calls).toContain(`/_api/auth/${h.topology.systemTenantId}/oidc/token`);
+  expect(calls).toContain('/_api/auth/admin/jobs');
+  await context.close();
+});
+
 test('keyboard only: skip link, navigation and a form', async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
