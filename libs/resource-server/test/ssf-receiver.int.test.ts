@@ -46,14 +46,14 @@ function receiver(extra: Partial<SsfPollReceiverOptions> = {}): SsfPollReceiver 
 }
 
 /** An NHE delegation token of the tenant for the API, as the token exchange mints it. */
-async function nheToken(nhe: string, iat = Math.floor(Date.now() / 1000) - 2): Promise<string> {
+async function nheToken(nhe: string, iat = Math.floor(Date.now() / 1000) - 2, parentAct?: Record<string, unknown>): Promise<string> {
   const keys = await h.keyStore.load(A);
   const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
   return new SignJWT({
     client_id: 'agent-app',
     azp: 12,
     scope: 'orders:read',
-    act: { sub: `nhe:${nhe}` },
+    act: { sub: `nhe:${nhe}`, ...(parentAct ? { act: parentAct } : {}) },
     agent: { id: nhe, type: 'llm-assistive', operator: 'ops' },
     'org.vendor.nhe.delegation': true,
   })
@@ -154,3 +154,17 @@ it('long polling: the transmitter answers as soon as the event is written', asyn
   expect(Math.max(...times)).toBeLessThan(1500);
   await r.stop();
 }, 30_000);
+
+it('delegation chains (issue 19): revoking an agent through SSF refuses the tokens handed on below it, not the agents above', async () => {
+  const r = receiver();
+  await r.start();
+  verifier = createVerifier({ issuer: ISSUER, audience: API, fetch: fetchViaHarness, revocations: r });
+  const planner = await nheToken('chain-planner');
+  const tool = await nheToken('chain-tool', undefined, { sub: 'nhe:chain-planner' });
+  const leaf = await nheToken('chain-leaf', undefined, { sub: 'nhe:chain-tool', act: { sub: 'nhe:chain-planner' } });
+  for (const token of [planner, tool, leaf]) expect(await verify(token)).toBe('accepted');
+  await h.revoke({ tenantId: A, nheIdentifier: 'chain-tool', reason: 'nhe.disabled' });
+  await eventually(async () => (await verify(tool)) === 'revoked', 10_000, 10);
+  expect(await verify(leaf)).toBe('revoked');
+  expect(await verify(planner)).toBe('accepted');
+});
