@@ -273,6 +273,18 @@ test('a system administrator builds a delegating tenant in the console, simulate
   expect(csv).toContain(jti);
   await checkScreen(page, 'audit');
 
+  // Rotation: the new secret is shown once; the old one no longer authenticates the client.
+  await open(page, 'Clients');
+  await page.getByRole('button', { name: 'Rotate secret of agent-host' }).click();
+  const rotated = page.getByLabel('Client secret of agent-host');
+  await rotated.waitFor();
+  const newSecret = await rotated.inputValue();
+  expect(newSecret).not.toBe(clientSecret);
+  const tokenWith = (secret: string) =>
+    fetch(`${base}/auth/${tenantId}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('agent-host', secret) }, body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: APP_REDIRECT, code_verifier: 'x'.repeat(43) }) }).then(async (r) => ((await r.json()) as { error: string }).error);
+  expect(await tokenWith(clientSecret)).toBe('invalid_client');
+  expect(await tokenWith(newSecret)).toBe('invalid_grant');
+
   await open(page, 'Signing keys');
   await page.getByRole('button', { name: 'Rotate ES256 key' }).click();
   await page.getByText(/New ES256 key .* is active/).waitFor();
