@@ -77,7 +77,8 @@ async function browse(app: PagesApp, browser: Browser, first: string, redirectPr
 }
 
 export interface AuthorizeOptions {
-  scope: string;
+  /** Undefined: no scope parameter at all. */
+  scope: string | undefined;
   resource?: string;
   prompt?: string;
 }
@@ -90,11 +91,12 @@ export async function authCodeFlow(app: PagesApp, client: TestClient, o: Authori
     client_id: client.clientId,
     response_type: 'code',
     redirect_uri: client.redirectUri,
-    scope: o.scope,
+    ...(o.scope !== undefined ? { scope: o.scope } : {}),
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
     state: 'st',
-    nonce: 'n',
+    // A nonce needs openid (not sent without a scope parameter).
+    ...(o.scope !== undefined ? { nonce: 'n' } : {}),
     ...(o.resource ? { resource: o.resource } : {}),
     ...(o.prompt ? { prompt: o.prompt } : {}),
   });

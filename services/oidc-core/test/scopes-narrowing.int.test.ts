@@ -95,6 +95,17 @@ describe('narrowing table, requireAuthorizationScopesInRequest = false (default)
     }
   });
 
+  it('authorization code without any scope parameter (an OAuth client naming only the API, as MCP clients may): the full set, not access_denied', async () => {
+    const tokens = ok(await authCodeFlow(app, clients.f, { scope: undefined, resource: ORDERS }));
+    expect(jwtPayload(tokens.access_token)!.aud).toBe(ORDERS);
+    expect(signedScope(tokens)).toBe(FULL);
+    expect(tokens.id_token).toBeUndefined();
+    // requireAuthorizationScopesInRequest = true: still nothing without scopes (unchanged).
+    const strict = await authCodeFlow(app, clients.t, { scope: undefined, resource: ORDERS });
+    expect(strict.body.access_token).toBeUndefined();
+    expect(strict.body.error).toBe('access_denied');
+  });
+
   it('client_credentials: every scope of the client roles, whatever the token request asked', async () => {
     for (const scope of ['orders:read', 'orders:admin', '']) {
       const res = ok(await clientCredentials(app, clients.f, { resource: ORDERS, ...(scope ? { scope } : {}) }));

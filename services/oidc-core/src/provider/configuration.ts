@@ -13,6 +13,7 @@ import { cimdSettingsOf, clientIdMetadataDocumentFeature, isMetadataDocumentClie
 import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
 import { agentClientParams } from './agent-clients';
+import { defaultResourceScopeParams } from './default-resource-scope';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { referenceGrant } from './introspection';
 import { renderErrorPage } from '../views/pages';
@@ -108,8 +109,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     fetch: outboundFetch({ allowLoopback: cimd.enabled && cimd.allowLoopback }, deps.outbound),
     fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxDocumentBytes, jwks_uri: 256 * 1024, sector_identifier_uri: 256 * 1024 },
     routes: { authorization: '/authorize', token: '/oidc/token' },
-    // Agent clients (issue 17 section 3; provider/agent-clients.ts): no offline_access at authorization.
-    extraParams: agentClientParams(models, tenantId),
+    // Agent clients (issue 17 section 3; provider/agent-clients.ts): no offline_access at authorization. A request
+    // naming APIs but no scope takes their scopes as its default (provider/default-resource-scope.ts).
+    extraParams: { ...defaultResourceScopeParams(), ...agentClientParams(models, tenantId) },
     // The code flow only (no implicit or hybrid); client authentication as above.
     responseTypes: ['code'],
     clientAuthMethods,
