@@ -19,7 +19,7 @@ const int = (env, key) => {
 
 /**
  * Servers and credentials from a NATS_URL list. nats.js 3 ignores user:password in a server URL, so they are taken
- * out of the URLs (the first URL carrying them wins) and passed as the user/pass options.
+ * out of the URLs (the first URL carrying them wins) and passed as the user/pass options. A tls:// URL requires TLS.
  */
 function natsOptions(natsUrl) {
   let user;
@@ -34,7 +34,10 @@ function natsOptions(natsUrl) {
     }
     return `${m[1] ?? ''}${m[4]}`;
   });
-  return user === undefined ? { servers } : { servers, user, pass };
+  // nats.js 3 does not require TLS for a tls:// URL (it would send the password in plain text to a server offering
+  // none): a tls:// server anywhere in the list makes TLS required.
+  const tls = servers.some((s) => /^tls:\/\//i.test(s)) ? { tls: {} } : {};
+  return user === undefined ? { servers, ...tls } : { servers, user, pass, ...tls };
 }
 
 async function main(env) {

@@ -97,7 +97,7 @@ describe('nats-stream hook script', () => {
   it('takes the credentials out of the server URLs (nats.js ignores user:password in a URL)', () => {
     const { natsOptions } = require(join(chartDir, 'files', 'nats-stream.js')) as { natsOptions(url: string): unknown };
     expect(natsOptions('nats://idp:p%40ss@a:4222,nats://idp:p%40ss@b:4222')).toEqual({ servers: ['nats://a:4222', 'nats://b:4222'], user: 'idp', pass: 'p@ss' });
-    expect(natsOptions('tls://nats.nats.svc:4222')).toEqual({ servers: ['tls://nats.nats.svc:4222'] });
+    expect(natsOptions('tls://nats.nats.svc:4222')).toEqual({ servers: ['tls://nats.nats.svc:4222'], tls: {} });
   });
 });
 

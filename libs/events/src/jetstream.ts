@@ -29,9 +29,10 @@ export interface NatsHandle {
 /** Connects with unlimited reconnects; a service keeps running (and reports not-ready) while NATS is away. */
 /**
  * Splits `nats://user:pass@host:port,...` into servers and credentials: nats.js 3 ignores credentials inside
- * server URLs, so they are passed as options (the chart composes NATS_URL with the password from a Secret).
+ * server URLs, so they are passed as options (the chart composes NATS_URL with the password from a Secret). A
+ * `tls://` URL requires TLS (the `tls` option), as its scheme says.
  */
-export function natsConnectionOptions(servers: string): { servers: string[]; user?: string; pass?: string } {
+export function natsConnectionOptions(servers: string): { servers: string[]; user?: string; pass?: string; tls?: Record<string, never> } {
   let user: string | undefined;
   let pass: string | undefined;
   const list = servers
@@ -46,7 +47,10 @@ export function natsConnectionOptions(servers: string): { servers: string[]; use
       if (passPart !== undefined) pass ??= decodeURIComponent(passPart);
       return `${m[1]}${m[3]}`;
     });
-  return { servers: list, ...(user ? { user } : {}), ...(pass !== undefined ? { pass } : {}) };
+  // nats.js 3 does not require TLS for a tls:// URL (it connects in plain text to a server that offers none, and the
+  // password goes with it): a tls:// server anywhere in the list makes TLS required for every connection.
+  const tls = list.some((s) => /^tls:\/\//i.test(s)) ? { tls: {} } : {};
+  return { servers: list, ...(user ? { user } : {}), ...(pass !== undefined ? { pass } : {}), ...tls };
 }
 
 /** A NATS connection status event type ('disconnect', 'reconnect', 'error', ...). */
