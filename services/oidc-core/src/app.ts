@@ -33,7 +33,7 @@ export interface AppDeps {
   /** Requests of one tenant handled at once and waiting, per process (TENANT_MAX_IN_FLIGHT, TENANT_MAX_QUEUED); defaults apply when absent. */
   admission?: TenantAdmissionLimits;
   /** The user's delegation ledger (account/): the kill-switch publisher and store; default: the store only. */
-  account?: Pick<AccountDeps, 'revoke' | 'revocations'>;
+  account?: Pick<AccountDeps, 'revoke' | 'revocations' | 'invalidateUser'>;
 }
 
 /**

@@ -4,7 +4,7 @@ import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
-import { ledgerRevoker } from './account/revoke';
+import { ledgerRevoker, userInvalidator } from './account/revoke';
 import { LoginThrottle } from './domain/login-throttle';
 import { readConfig } from './config';
 import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     kek,
     loginThrottle,
     admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE, maxQueued: config.TENANT_MAX_QUEUED },
-    account: { revocations, revoke: ledgerRevoker({ nc: () => nats?.nc, store: revocations }) },
+    account: { revocations, revoke: ledgerRevoker({ nc: () => nats?.nc, store: revocations }), invalidateUser: userInvalidator(() => nats?.nc) },
   });
   // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.
   try {

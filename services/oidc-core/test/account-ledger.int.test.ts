@@ -243,6 +243,14 @@ describe('forms refuse requests that are not the user’s own', () => {
       body: new URLSearchParams({ csrf }),
     });
     expect(foreign.status).toBe(403);
+    // Under the pages' no-referrer policy a browser sends Origin: null; Fetch Metadata still names a cross-site form.
+    const crossSite = await fetch(`${app.baseUrl}${action}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'cross-site', cookie: cookieHeader(alice) },
+      body: new URLSearchParams({ csrf }),
+    });
+    expect(crossSite.status).toBe(403);
     // Without a session at all.
     expect((await new Browser(app.baseUrl).go(action, { form: { csrf } })).status).toBe(403);
     expect((await store.active(new Date(), T)).length).toBe(before);

@@ -10,7 +10,7 @@
  * Who the user is comes only from the provider's own browser session (the `_session` cookie, the same session the
  * login page creates); without one the page sends the browser through the tenant's normal sign-in with its built-in
  * client (account/account-client.ts) and comes back. Every form carries a CSRF token bound to the session (an HMAC
- * keyed with the session's secret id), and a POST whose Origin is another origin is refused too. The pages have the
+ * keyed with the session's secret id); a POST whose Origin or Sec-Fetch-Site names another site is refused too. The pages have the
  * provider's CSP (no script at all) and work without JavaScript: every action is a form POST and a 303 back.
  *
  * Revoking is the kill switch an administrator's change uses, scoped to this user: one deny-list entry
@@ -37,6 +37,11 @@ export interface AccountDeps {
   revoke?: (input: RevocationInput) => Promise<void>;
   /** Where entries in force are read (the page marks revoked tokens); default: `nhe_revocations` of the models' connection. */
   revocations?: RevocationStore;
+  /**
+   * Tells the sidecars that a user's delegation facts changed (a configuration invalidation of kind `user`), so a
+   * lifted block applies at once instead of after their facts cache (FACTS_CACHE_TTL_MS). Best effort; default: none.
+   */
+  invalidateUser?: (tenantId: number, userId: string) => Promise<void>;
   logger?: Logger;
 }
 
@@ -85,6 +90,18 @@ function cookieValue(req: Request, name: string): string | undefined {
     if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
   }
   return undefined;
+}
+
+/**
+ * Defence in depth beside the CSRF token: a form sent from another site is refused by its Origin (absent, or `null`
+ * as browsers send it under the pages' no-referrer policy, are left to the token) and by Fetch Metadata
+ * (Sec-Fetch-Site other than same-origin or none, when the browser sends it).
+ */
+function sameOriginForm(req: Request, origin: string): boolean {
+  const o = req.headers.origin;
+  if (o !== undefined && o !== 'null' && o !== origin) return false;
+  const site = req.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin' || site === 'none';
 }
 
 function field(body: unknown, name: string): string {
@@ -178,8 +195,7 @@ export function accountRoutes(deps: AccountDeps): Router {
         const tenant = tenantOf(req);
         const user = await signedIn(req, res);
         if (!user) return errorPage(req, res, 403, 'access_denied', 'you are signed out; open your agents page again and sign in');
-        const origin = req.headers.origin;
-        if (origin !== undefined && origin !== new URL(tenant.provider.issuer).origin) return errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
+        if (!sameOriginForm(req, new URL(tenant.provider.issuer).origin)) return errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
         if (!sameText(field(req.body, 'csrf'), csrfToken(user.sessionId, tenant.tenantId, user.accountId))) {
           return errorPage(req, res, 403, 'access_denied', 'this form has expired or was not sent from your agents page; open the page again');
         }
@@ -232,7 +248,11 @@ export function accountRoutes(deps: AccountDeps): Router {
     form,
     formAction(
       async (req, user, nhe) => {
-        await deps.models.AgentOptOut.deleteOne({ tenantId: tenantOf(req).tenantId, userId: user.accountId, nheId: nhe.id });
+        const tenantId = tenantOf(req).tenantId;
+        await deps.models.AgentOptOut.deleteOne({ tenantId, userId: user.accountId, nheId: nhe.id });
+        await deps.invalidateUser?.(tenantId, user.accountId).catch((err: unknown) => {
+          (req as unknown as { log?: Logger }).log?.warn({ err: (err as Error).message, tenantId }, 'ledger: invalidation not published; the block is lifted once the sidecars’ facts cache expires');
+        });
       },
       'unblocked',
       false,
