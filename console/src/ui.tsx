@@ -173,3 +173,38 @@ export function Busy(props: { busy: boolean; label?: string }) {
 
 export const splitList = (s: string) => s.split(/[\s,]+/).filter(Boolean);
 export const fmtDate = (s: string | null | undefined) => (s ? new Date(s).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
+
+/** Delete with a second, explicit confirmation step (keyboard friendly, no browser dialog). */
+export function DeleteButton(props: { scope: string; what: string; onConfirm: () => Promise<unknown> }) {
+  const [asking, setAsking] = useState(false);
+  const act = useAction();
+  if (!asking) {
+    return (
+      <ScopedButton scope={props.scope} className="danger" onClick={() => setAsking(true)}>
+        Delete {props.what}
+      </ScopedButton>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={`Confirm deleting ${props.what}`}>
+      <button
+        type="button"
+        className="danger"
+        disabled={act.busy}
+        autoFocus
+        onClick={() =>
+          void act.run(async () => {
+            await props.onConfirm();
+            setAsking(false);
+          })
+        }
+      >
+        {act.busy ? 'Deleting…' : `Really delete ${props.what}`}
+      </button>
+      <button type="button" className="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+      <ProblemView problem={act.problem} />
+    </span>
+  );
+}

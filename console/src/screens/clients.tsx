@@ -1,7 +1,7 @@
 /** Clients: list, create (the secret is shown once), rotate the secret (shown once again). */
 import { useCallback, useEffect, useState } from 'react';
 import { call, tp, type Schemas } from '../api';
-import { CheckField, ProblemView, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
+import { CheckField, DeleteButton, ProblemView, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
 
 type Client = Schemas['Client'];
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
@@ -83,6 +83,7 @@ export function ClientsScreen() {
               <th scope="col">Grants</th>
               <th scope="col">NHE delegation</th>
               <th scope="col">Secret</th>
+              <th scope="col">Delete</th>
             </tr>
           </thead>
           <tbody>
@@ -101,6 +102,13 @@ export function ClientsScreen() {
                     </ScopedButton>
                   ) : (
                     'public'
+                  )}
+                </td>
+                <td>
+                  {c.clientId === 'admin-console' ? (
+                    'built in (the console signs in with it)'
+                  ) : (
+                    <DeleteButton scope="auth.clients.delete" what={c.clientId} onConfirm={async () => { await call(api.DELETE('/auth/admin/tenants/{tenantId}/clients/{clientId}', { params: { path: { ...tp(tenantId), clientId: c.clientId } } })); await load(); }} />
                   )}
                 </td>
               </tr>

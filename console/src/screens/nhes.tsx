@@ -1,7 +1,7 @@
 /** NHE registrations (their count against settings.nhe.maxNhePerTenant) and each NHE's delegation policies. */
 import { useCallback, useEffect, useState } from 'react';
 import { call, tp, type Schemas } from '../api';
-import { Field, ProblemView, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
+import { DeleteButton, Field, ProblemView, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
 
 type Nhe = Schemas['Nhe'];
 
@@ -12,6 +12,7 @@ export function NhesScreen() {
   const [max, setMax] = useState<number | undefined>();
   const list = useAction();
   const create = useAction();
+  const toggle = useAction();
   const [f, setF] = useState({ identifier: '', type: 'llm-assistive', operator: '', scopes: '', lifetime: '' });
   const [selected, setSelected] = useState('');
   const load = useCallback(async () => {
@@ -45,6 +46,7 @@ export function NhesScreen() {
       </p>
       {count !== undefined && max !== undefined ? <progress max={max || 1} value={count} aria-label="NHE registrations used" /> : null}
       <ProblemView problem={list.problem} />
+      <ProblemView problem={toggle.problem} />
       <div className="table-wrap" tabIndex={0} role="region" aria-label="NHE registrations">
         <table>
           <thead>
@@ -55,6 +57,8 @@ export function NhesScreen() {
               <th scope="col">Allowed scopes</th>
               <th scope="col">Max lifetime</th>
               <th scope="col">Policies</th>
+              <th scope="col">Enabled</th>
+              <th scope="col">Delete</th>
             </tr>
           </thead>
           <tbody>
@@ -69,6 +73,14 @@ export function NhesScreen() {
                   <button type="button" onClick={() => setSelected(n.id)} aria-pressed={selected === n.id}>
                     Policies of {n.identifier}
                   </button>
+                </td>
+                <td>
+                  <ScopedButton scope="auth.nhe.update" onClick={() => void toggle.run(async () => { await call(api.PATCH('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}', { params: { path: { ...tp(tenantId), nheId: n.id } }, body: { enabled: !n.enabled } })); await load(); })}>
+                    {n.enabled ? `Disable ${n.identifier}` : `Enable ${n.identifier}`}
+                  </ScopedButton>
+                </td>
+                <td>
+                  <DeleteButton scope="auth.nhe.delete" what={n.identifier} onConfirm={async () => { await call(api.DELETE('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}', { params: { path: { ...tp(tenantId), nheId: n.id } } })); if (selected === n.id) setSelected(''); await load(); }} />
                 </td>
               </tr>
             ))}
@@ -126,7 +138,8 @@ function Policies(props: { nhe: Nhe | undefined; nheId: string }) {
         {items.map((p) => (
           <li key={p.id}>
             For {p.target.type} <strong>{targetName(p.target)}</strong>: {p.allowedScopes.join(' ')}
-            {p.maxTokenLifetime ? `, at most ${p.maxTokenLifetime} s` : ''}
+            {p.maxTokenLifetime ? `, at most ${p.maxTokenLifetime} s` : ''}{' '}
+            <DeleteButton scope="auth.nhe.policies.delete" what={`the policy for ${targetName(p.target)}`} onConfirm={async () => { await call(api.DELETE('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}/delegation-policies/{policyId}', { params: { path: { ...path, policyId: p.id } } })); await load(); }} />
           </li>
         ))}
       </ul>

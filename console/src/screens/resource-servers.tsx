@@ -1,7 +1,7 @@
 /** Resource servers (APIs): list and create, with their scopes, token lifetime and NHE settings. */
 import { useCallback, useEffect, useState } from 'react';
 import { call, tp, type Schemas } from '../api';
-import { CheckField, ProblemView, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
+import { CheckField, DeleteButton, ProblemView, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
 
 type Rs = Schemas['ResourceServer'];
 
@@ -41,6 +41,7 @@ export function ResourceServersScreen() {
               <th scope="col">Scopes</th>
               <th scope="col">Token lifetime</th>
               <th scope="col">NHE tokens</th>
+              <th scope="col">Delete</th>
             </tr>
           </thead>
           <tbody>
@@ -51,6 +52,9 @@ export function ResourceServersScreen() {
                 <td>{r.scopes.join(' ')}</td>
                 <td>{r.config.accessToken.lifetime} s</td>
                 <td>{r.config.nhe.requireDelegationTokens ? 'only' : r.config.nhe.acceptDelegationTokens ? 'accepted' : 'refused'}</td>
+                <td>
+                  <DeleteButton scope="auth.resource-servers.delete" what={r.name} onConfirm={async () => { await call(api.DELETE('/auth/admin/tenants/{tenantId}/resource-servers/{resourceServerId}', { params: { path: { ...tp(tenantId), resourceServerId: r.id } } })); await load(); }} />
+                </td>
               </tr>
             ))}
           </tbody>

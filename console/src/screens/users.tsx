@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import QRCode from 'qrcode';
 import { call, tp, type Schemas } from '../api';
-import { Field, ProblemView, ScopedButton, TextField, useAction, useConsole } from '../ui';
+import { DeleteButton, Field, ProblemView, ScopedButton, TextField, useAction, useConsole } from '../ui';
 
 type User = Schemas['User'];
 type Role = Schemas['Role'];
@@ -87,6 +87,7 @@ export function UsersScreen() {
               <th scope="col">Id</th>
               <th scope="col">Roles</th>
               <th scope="col">TOTP</th>
+              <th scope="col">Delete</th>
             </tr>
           </thead>
           <tbody>
@@ -100,6 +101,9 @@ export function UsersScreen() {
                   <ScopedButton scope="auth.users.update" onClick={() => void onTotp(u)}>
                     {u.totpEnrolled ? 'Re-enrol' : 'Enrol'} TOTP for {u.username}
                   </ScopedButton>
+                </td>
+                <td>
+                  <DeleteButton scope="auth.users.delete" what={u.username} onConfirm={async () => { await call(api.DELETE('/auth/admin/tenants/{tenantId}/users/{userId}', { params: { path: { ...tp(tenantId), userId: u.id } } })); await load(); }} />
                 </td>
               </tr>
             ))}

@@ -313,6 +313,18 @@ test('a system administrator builds a delegating tenant in the console, simulate
   await job.locator('tr[data-status="succeeded"]').first().waitFor();
   expect(await job.locator('tr[data-status="succeeded"]').first().textContent()).toContain('manual');
   await checkScreen(page, 'jobs-after-run');
+
+  // Disabling an NHE, and a delete with its confirmation step.
+  await open(page, 'NHE registrations');
+  await page.getByRole('button', { name: 'Disable orders-assistant' }).click();
+  await page.locator('tr[data-nhe="orders-assistant"]').filter({ hasText: '(disabled)' }).waitFor();
+  await page.getByRole('button', { name: 'Enable orders-assistant' }).waitFor();
+  await open(page, 'Users');
+  await page.getByRole('button', { name: `Delete ${ALICE.username}` }).click();
+  await checkScreen(page, 'users-confirm-delete');
+  await page.getByRole('button', { name: `Really delete ${ALICE.username}` }).click();
+  await page.locator(`tr[data-user="${ALICE.username}"]`).waitFor({ state: 'detached' });
+  expect((await api('GET', `/tenants/${tenantId}/users/${aliceId}`, systemToken)).status).toBe(404);
   expect(cspViolations).toEqual([]);
   await context.close();
 });
@@ -339,6 +351,8 @@ test('a tenant administrator with a few scopes sees only their tenant, disabled 
   expect(await createButton.isDisabled()).toBe(true);
   expect(await form(page, 'Create a client').locator('.needs-scope').textContent()).toBe('needs scope auth.clients.create');
   expect(await page.getByRole('button', { name: 'Rotate secret of agent-host' }).isDisabled()).toBe(true);
+  expect(await page.getByRole('button', { name: 'Delete agent-host' }).isDisabled()).toBe(true);
+  expect(await page.locator('tr[data-client="agent-host"] .needs-scope').allTextContents()).toEqual(['needs scope auth.clients.update', 'needs scope auth.clients.delete']);
   await checkScreen(page, 'clients-scope-limited');
 
   const forced = await page.evaluate(
