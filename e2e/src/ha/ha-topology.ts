@@ -41,6 +41,9 @@ export const HA_WORKLOADS: Record<Workload, WorkloadSpec> = {
 /** The container whose port the router sends a workload's traffic to. */
 const SERVING_CONTAINER: Partial<Record<Workload, ServiceName>> = { oidc: 'oidc-core', management: 'management', signals: 'signals' };
 
+/** Restarts of a container that exits before it is ready (the kubelet's crash-loop restarts, bounded here). */
+const CRASH_RESTARTS = 4;
+
 /** nats.stream of ci/ha-values.yaml (with the chart defaults it leaves alone): what the stream hook job is given. */
 export const HA_STREAM = { replicas: 3, duplicateWindowSeconds: 120, maxAgeSeconds: 604_800 };
 
@@ -89,6 +92,8 @@ export interface HaTopology {
   startReplica: (workload: Workload, index: number) => Promise<void>;
   /** Runs the audit-retention job once (as the CronJob would). */
   runRetention: (args?: string[]) => Promise<{ code: number; output: string }>;
+  /** Containers that exited before they were ready and were started again (`oidc-0/oidc-core`, ...), in order. */
+  crashRestarts: string[];
   /** Every process the topology runs (for CPU accounting): name → pid. */
   processes: () => Array<{ name: string; pid: number }>;
   stop: () => Promise<void>;
@@ -142,6 +147,8 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
         AUDIT_STREAM_MAX_AGE_SECONDS: String(HA_STREAM.maxAgeSeconds),
         ...o.extraEnv?.['audit-writer'],
       };
+      // signals' IDP_REVOCATIONS stream gets the same replica count (the chart passes nats.stream.replicas to both).
+      all.signals = { ...all.signals, SSF_STREAM_REPLICAS: String(HA_STREAM.replicas), ...o.extraEnv?.signals };
       const containers = HA_WORKLOADS[workload].containers;
       replicas.push({
         workload,
@@ -159,6 +166,7 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
     return r;
   };
 
+  const crashRestarts: string[] = [];
   const endpoints: Record<string, number[]> = {};
   for (const w of Object.keys(HA_WORKLOADS) as Workload[]) if (HA_WORKLOADS[w].route) endpoints[HA_WORKLOADS[w].route!] = [];
   const servingPort = (r: HaReplica) => {
@@ -176,14 +184,28 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
     if (route && port) endpoints[route] = endpoints[route]!.filter((p) => p !== port);
   };
 
+  /**
+   * Starts the replica's containers in order. A container that exits before it is ready is started again after a
+   * back-off, as the kubelet restarts a crashing container (restartPolicy Always): e.g. signals exits with
+   * `timeout` when it cannot create its R3 stream while the JetStream cluster is busy, and comes up on the next try.
+   */
   const startReplicaProcesses = async (r: HaReplica) => {
     for (const c of HA_WORKLOADS[r.workload].containers) {
-      const child = spawn(process.execPath, [entry(c)], {
-        env: { PATH: process.env.PATH ?? '', ...r.envs[c] },
-        stdio: ['ignore', o.stdio ?? 'ignore', o.stdio ?? 'ignore'],
-      });
-      r.processes[c] = child;
-      await waitReady(r.ports[c]!, child, `${r.name}/${c}`, 60_000);
+      for (let attempt = 0; ; attempt += 1) {
+        const child = spawn(process.execPath, [entry(c)], {
+          env: { PATH: process.env.PATH ?? '', ...r.envs[c] },
+          stdio: ['ignore', o.stdio ?? 'ignore', o.stdio ?? 'ignore'],
+        });
+        r.processes[c] = child;
+        try {
+          await waitReady(r.ports[c]!, child, `${r.name}/${c}`, 60_000);
+          break;
+        } catch (err) {
+          if (child.exitCode === null || attempt >= CRASH_RESTARTS) throw err;
+          crashRestarts.push(`${r.name}/${c}`);
+          await new Promise((res) => setTimeout(res, 1000 * 2 ** attempt));
+        }
+      }
     }
     addEndpoint(r);
   };
@@ -222,6 +244,7 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
     router,
     replicas,
     replica,
+    crashRestarts,
     stopReplica: (w, i) => stopReplicaProcesses(replica(w, i)),
     startReplica: (w, i) => startReplicaProcesses(replica(w, i)),
     runRetention: (args = []) =>

@@ -34,8 +34,9 @@ export interface NatsCluster {
   stop: () => Promise<void>;
 }
 
-function configText(node: { name: string; clientPort: number; routePort: number; storeDir: string }, peers: number[], routes: boolean): string {
-  // Without routes the node also listens for routes on a port nobody dials: the other two keep dialing its usual
+function configText(node: { name: string; clientPort: number; routePort: number; nowherePort: number; storeDir: string }, peers: number[], routes: boolean): string {
+  // Cut off, the node listens for routes on a port nobody dials and dials only a port where nothing listens
+  // (JetStream in cluster mode refuses to start without a configured route): the other two keep dialing its usual
   // route port, find nothing there, and the node stays cut off from them while clients can still reach it.
   return [
     `server_name: ${node.name}`,
@@ -44,7 +45,7 @@ function configText(node: { name: string; clientPort: number; routePort: number;
     `cluster {`,
     `  name: ${NATS_CLUSTER_NAME}`,
     routes ? `  listen: 127.0.0.1:${node.routePort}` : `  listen: 127.0.0.1:-1`,
-    `  routes: [${routes ? peers.map((p) => `nats-route://127.0.0.1:${p}`).join(', ') : ''}]`,
+    `  routes: [${(routes ? peers : [node.nowherePort]).map((p) => `nats-route://127.0.0.1:${p}`).join(', ')}]`,
     `}`,
     '',
   ].join('\n');
@@ -52,9 +53,9 @@ function configText(node: { name: string; clientPort: number; routePort: number;
 
 export async function startNatsCluster(options: { size?: number; quiet?: boolean } = {}): Promise<NatsCluster> {
   const size = options.size ?? 3;
-  const specs: Array<{ name: string; clientPort: number; routePort: number; storeDir: string }> = [];
+  const specs: Array<{ name: string; clientPort: number; routePort: number; nowherePort: number; storeDir: string }> = [];
   for (let i = 1; i <= size; i += 1) {
-    specs.push({ name: `n${i}`, clientPort: await freePort(), routePort: await freePort(), storeDir: mkdtempSync(join(tmpdir(), `idp-nats-n${i}-`)) });
+    specs.push({ name: `n${i}`, clientPort: await freePort(), routePort: await freePort(), nowherePort: await freePort(), storeDir: mkdtempSync(join(tmpdir(), `idp-nats-n${i}-`)) });
   }
   const nodes: NatsNode[] = [];
   const launch = async (spec: (typeof specs)[number], routes: boolean): Promise<ChildProcess> => {
@@ -98,8 +99,9 @@ export async function startNatsCluster(options: { size?: number; quiet?: boolean
   try {
     const children = await Promise.all(specs.map((s) => launch(s, true)));
     specs.forEach((s, i) => {
+      const { nowherePort: _nowhere, ...ports } = s;
       const node: NatsNode = {
-        ...s,
+        ...ports,
         url: `nats://127.0.0.1:${s.clientPort}`,
         process: children[i]!,
         running: () => node.process.exitCode === null && node.process.signalCode === null,
