@@ -271,6 +271,19 @@ describe('delegation policies and the dry run', () => {
     expect(await h.db.models.TokenAudit.countDocuments()).toBe(audits);
   });
 
+  it("the user's own block (the ledger's opt-out, issue 18) is a layer of the dry run: access_denied at user-opt-out until lifted", async () => {
+    const sim = () => h.call('post', nhePath(A, `/${nheId}/delegation-simulations`), adminA, { userId, clientId: 'app', resource: 'https://orders.example', scope: 'orders:read', consentedScope: 'orders:read' });
+    expect((await sim()).body.decision.outcome).toBe('granted');
+    const block = await h.db.models.AgentOptOut.create({ tenantId: A, userId, nheId, nheIdentifier: 'agent-1' });
+    const blocked = await sim();
+    expect(blocked.body.decision).toMatchObject({ outcome: 'denied', error: 'access_denied', gate: 'user-opt-out' });
+    expect(blocked.body.decision.description).toContain('user-opt-out');
+    // Another tenant's or another user's block does not count.
+    await h.db.models.AgentOptOut.create({ tenantId: B, userId, nheId, nheIdentifier: 'agent-1' });
+    await block.deleteOne();
+    expect((await sim()).body.decision.outcome).toBe('granted');
+  });
+
   it("tenant A's token cannot touch tenant B's policies", async () => {
     const bNhe = (await h.call('get', nhePath(B), adminB)).body.items[0].id as string;
     const bUser = await h.db.models.User.create({ tenantId: B, username: 'ub', passwordHash: 'x' });

@@ -57,7 +57,7 @@ function agentSection(a: LedgerAgent, i: number, o: LedgerPageOptions): string {
 <h2 id="${id}-name">${escape(a.identifier)}</h2>
 <p class="muted">${escape(a.type)}${a.model ? `, ${escape(a.model)}` : ''}, operated by ${escape(a.operator)}${status ? ` — ${status}` : ''}</p>
 ${a.links.length ? `<ul aria-label="Why ${escape(a.identifier)} may act for you">${a.links.map((l) => `<li>${linkText(l)}</li>`).join('')}</ul>` : '<p class="muted">No policy or consent lets it act for you now.</p>'}
-<h3>Live tokens</h3>
+<p><strong>Live tokens</strong></p>
 ${tokens}
 <div class="actions">${forms.join('\n')}</div>
 </section>`;
