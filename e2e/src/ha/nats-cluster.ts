@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { freePort, toolPath, waitForPort } from '@idp/testing';
 
 export const NATS_CLUSTER_NAME = 'idp-ha';
+/** Nodes of the cluster: what the chart's HA values list in nats.url. */
+export const NATS_CLUSTER_SIZE = 3;
 
 export interface NatsNode {
   /** n1, n2, n3: the nats-server's server_name (what JetStream reports as a stream's leader). */
@@ -52,7 +54,7 @@ function configText(node: { name: string; clientPort: number; routePort: number;
 }
 
 export async function startNatsCluster(options: { size?: number; quiet?: boolean } = {}): Promise<NatsCluster> {
-  const size = options.size ?? 3;
+  const size = options.size ?? NATS_CLUSTER_SIZE;
   const specs: Array<{ name: string; clientPort: number; routePort: number; nowherePort: number; storeDir: string }> = [];
   for (let i = 1; i <= size; i += 1) {
     specs.push({ name: `n${i}`, clientPort: await freePort(), routePort: await freePort(), nowherePort: await freePort(), storeDir: mkdtempSync(join(tmpdir(), `idp-nats-n${i}-`)) });
