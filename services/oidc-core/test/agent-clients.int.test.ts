@@ -247,7 +247,8 @@ describe("an agent client's consent page says what will happen", () => {
       // The NHE's maxTokenLifetime (300 s) is the smallest term, as in the token.
       expect(html).toContain('Each access lasts at most <strong>5 minutes</strong>.');
       expect(html).toContain('<strong>No refresh:</strong> the agent must ask again after its access expires.');
-      expect(html).toContain('<strong>You can have this revoked at any time:</strong>');
+      // Where the user ends it themselves (issue 18): their agents page.
+      expect(html).toContain(`<strong>You can end this at any time:</strong> on <a href="/auth/${T}/account/agents">your agents page</a>`);
       expect(html).toContain('>Allow</button>');
       expect(html).not.toMatch(/<script|style=/);
       expect(csp).toContain("script-src 'sha256-");

@@ -253,7 +253,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           scopes: requestedLoginScopes(details),
           claims: [(details.prompt.details as { missingOIDCClaims?: unknown }).missingOIDCClaims].flat().filter((c): c is string => typeof c === 'string'),
           resources: await Promise.all(Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes))),
-          ...(agent ? { agent } : {}),
+          ...(agent ? { agent, ledgerUrl: `${req.baseUrl}/account/agents` } : {}),
         }),
         redirectTargets(details),
         client.logoUri ? [client.logoUri] : [],

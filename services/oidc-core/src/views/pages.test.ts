@@ -94,7 +94,9 @@ describe('consent page of an agent client (issue 17)', () => {
     expect(html).toContain('<li>orders:refund <span class="muted">(you do not hold this permission)</span></li>');
     expect(html).toContain('Each access lasts at most <strong>5 minutes</strong>.');
     expect(html).toContain('<strong>No refresh:</strong> the agent must ask again after its access expires.');
-    expect(html).toContain('<strong>You can have this revoked at any time:</strong> an administrator of Acme can disable this agent');
+    expect(html).toContain('<strong>You can end this at any time:</strong> an administrator of Acme can also disable this agent');
+    // With the user's agents page (issue 18): revoke or block it there.
+    expect(renderConsentPage({ ...base, agent, ledgerUrl: '/auth/7/account/agents' })).toContain('on <a href="/auth/7/account/agents">your agents page</a> you can revoke this agent');
     expect(html).toContain('<form method="post" action="/a"><button type="submit">Allow</button></form>');
     expect(html).not.toMatch(/<script|style=/);
   });

@@ -244,6 +244,8 @@ export function renderConsentPage(o: {
   client?: ConsentClient;
   /** Set when the client is an agent client: the page says what its delegation tokens will be. */
   agent?: ConsentAgent;
+  /** The user's agents page (issue 18), where an agent's access is revoked or blocked. */
+  ledgerUrl?: string;
   tenantName: string;
   /** Login scopes of the request. */
   scopes: string[];
@@ -326,7 +328,9 @@ ${identity(o.client)}<h2>Your information</h2>${list(
     )}
 ${a.apis.length ? a.apis.map(api).join('\n') : '<p class="muted" id="agent-no-api">It asks for no access to an API.</p>'}
 <p id="agent-no-refresh"><strong>No refresh:</strong> the agent must ask again after its access expires. While this consent is remembered it may do so without showing you this page, for these permissions only.</p>
-<p id="agent-revoke"><strong>You can have this revoked at any time:</strong> an administrator of ${escape(o.tenantName)} can disable this agent or change its delegation policy, which ends its access at once. There is no page yet where you can revoke it yourself.</p>
+<p id="agent-revoke"><strong>You can end this at any time:</strong> ${
+      o.ledgerUrl ? `on <a href="${escape(o.ledgerUrl)}">your agents page</a> you can revoke this agent's access or block it for yourself, which ends its access at once; ` : ''
+    }an administrator of ${escape(o.tenantName)} can also disable this agent or change its delegation policy.</p>
 ${actions}`,
     { tenantName: o.tenantName },
   );
