@@ -98,6 +98,14 @@ function buildServer(): McpServer {
       return { content: [{ type: 'text', text: `Orders of ${caller.sub}${via}: ${ORDERS.map((o) => `${o.id} ${o.item}`).join('; ')}` }] };
     },
   );
+  // The two fixture tools of the MCP conformance suite's tools-call-simple-text and tools-call-error scenarios, so
+  // that those scenarios check real answers through the protected endpoint (not an unknown-tool error).
+  server.registerTool('test_simple_text', { description: 'Conformance fixture: simple text' }, async () => ({
+    content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+  }));
+  server.registerTool('test_error_handling', { description: 'Conformance fixture: always fails' }, async () => {
+    throw new Error('This tool intentionally returns an error for testing');
+  });
   return server;
 }
 
@@ -125,6 +133,7 @@ export function createMcpServerApp(o: McpServerAppOptions): Express {
     const access = accessOf(req);
     const method = typeof req.body?.method === 'string' ? req.body.method : undefined;
     o.log({ event: 'mcp.request', method, ...auditLine(access) });
+    if (method === 'tools/call' && typeof req.body?.params?.name === 'string') o.log({ event: 'mcp.tool', tool: req.body.params.name, jti: access.claims.jti });
     const server = buildServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, enableDnsRebindingProtection: true, allowedHosts });
     res.on('close', () => {

@@ -9,11 +9,19 @@
  *   content type, no-store, access_token and token_type. The suite's client is identified by a Client ID Metadata
  *   Document on loopback (its redirect URI is the suite's callback server); once as an ordinary client and once as
  *   a client that an NHE names (the token is then the agent's delegation token).
- * Why the suite's other modes do not apply is in the README ("Connecting MCP clients").
+ * Its `server` mode (the suite as an MCP client of a server URL) runs the scenarios that concern a protected MCP
+ * server as such against the sample MCP server: without a token the suite is refused (401); with a user's token
+ * (presented by a loopback proxy, as the suite takes no credentials) initialize, ping, tools/list, a tool call, a
+ * tool error and DNS-rebinding protection pass through the resource-server SDK. The other server scenarios test
+ * MCP features of the suite's reference server (prompts, resources, logging, sampling, elicitation, completion,
+ * tasks, fixture tools) or the 2026-07-28 draft wire, which the sample server (SDK 1.32) does not implement and
+ * which say nothing about authorization. Why the suite's `client` mode does not apply is in the README.
  */
 import type { Browser } from 'playwright-core';
 import { freePort } from '@idp/testing';
+import { browserlessLogin } from '../../src/clients/browserless-login';
 import { launchChromium } from '../../src/clients/browser';
+import { startBearerProxy } from '../../src/mcp/bearer-proxy';
 import { runConformance, type ConformanceCheck } from '../../src/mcp/conformance';
 import { AGENT, eventually, nativeClientDocument, startMcpWorld, type McpWorld } from './helpers';
 
@@ -98,4 +106,47 @@ test('authorization-server scenarios with an agent client (the NHE names its doc
   );
   expect(rows.body.items).toHaveLength(1);
   expect(rows.body.items[0]).toMatchObject({ userId: w.h.tenant.user.id, nheIdentifier: AGENT, resourceServer: w.mcp.url, clientId, scopes: ['mcp:tools'] });
+}, 180_000);
+
+/** The server scenarios that concern a protected MCP server (see the file comment for the others). */
+const SERVER_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection'];
+
+test('server scenarios through the resource-server SDK: refused without a token, every applicable scenario passes with a user\'s token', async () => {
+  // No token: the suite cannot even initialize (the 401 that starts an MCP client's authorization).
+  const bare = runConformance(['server', '--url', w.mcp.url, '--scenario', 'server-initialize'], 60_000);
+  const refused = await bare.done;
+  expect(refused.code).toBe(1);
+  const refusedChecks = [...refused.checks.values()].flat();
+  expect(refusedChecks.find((c) => c.id === 'server-initialize')).toMatchObject({ status: 'FAILURE' });
+  expect(refusedChecks.find((c) => c.id === 'server-initialize')!.errorMessage).toMatch(/401|Unauthorized|Streamable HTTP error/i);
+  table.push(`| server | server-initialize (no token) | server-initialize | ${refusedChecks.find((c) => c.id === 'server-initialize')!.status} (expected: refused with 401) |`);
+
+  const tokens = await browserlessLogin({
+    baseUrl: w.h.topology.baseUrl,
+    tenantId: w.h.tenant.tenantId,
+    clientId: w.h.tenant.client.clientId,
+    clientSecret: w.h.tenant.client.clientSecret,
+    redirectUri: w.h.tenant.client.redirectUri,
+    username: w.h.tenant.user.username,
+    password: w.h.tenant.user.password,
+    resource: w.mcp.url,
+    scope: 'openid mcp:tools',
+  });
+  const proxy = await startBearerProxy(w.mcp.origin, () => tokens.access_token);
+  try {
+    for (const scenario of SERVER_SCENARIOS) {
+      const run = runConformance(['server', '--url', proxy.url('/mcp'), '--scenario', scenario, '--timeout', '10000'], 60_000);
+      const { code, checks } = await run.done;
+      const list = [...checks.values()].flat();
+      for (const c of list) table.push(`| server | ${scenario} (user token) | ${c.id} | ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''} |`);
+      expect({ scenario, code, failures: list.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage}`) }).toEqual({ scenario, code: 0, failures: [] });
+      expect(list.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThanOrEqual(1);
+    }
+    // The tool scenarios reached the server's fixture tools (not an unknown-tool error that would also pass).
+    for (const tool of ['test_simple_text', 'test_error_handling']) expect(w.mcp.lines.some((l) => l.event === 'mcp.tool' && l.tool === tool)).toBe(true);
+  } finally {
+    await proxy.close();
+  }
+  // The MCP server saw the suite's requests as the user's, through the SDK's audit line.
+  expect(w.mcp.lines.some((l) => l.event === 'mcp.request' && l.method === 'tools/call' && l.userId === w.h.tenant.user.id && l.delegated === false)).toBe(true);
 }, 180_000);
