@@ -16,7 +16,7 @@ import { decodeJwt } from 'jose';
 import { createSsfPollReceiver, createVerifier, type SsfPollReceiver, type Verifier } from '@idp/resource-server';
 import { decideDelegation, loadDelegationFacts } from '@idp/delegation';
 import { REVOCATION_COLLECTION, revocationStore, type RevocationStore } from '@idp/events';
-import { createClient } from '@idp/testing';
+import { createClient, seedDelegationTenant } from '@idp/testing';
 import { hashPassword } from '@idp/tokens';
 import { eventually, PUBLIC_BASE_URL, startHarness as startSignals, type Harness as Signals } from '../../signals/test/harness';
 import { ledgerRevoker } from '../src/account/revoke';
@@ -211,6 +211,14 @@ describe('the page', () => {
     expect(csp).not.toMatch(/unsafe-inline|nonce-/);
     expect(csp).toMatch(/form-action 'self'/);
     expect(page).not.toMatch(/<script/);
+  });
+
+  it('a FAPI 2.0 tenant has no built-in public client: without a session the page asks for a sign-in through an application', async () => {
+    const fapi = await seedDelegationTenant(app.db.models, app.keyStore, { tenantId: T + 1, clientSecretPepper: PEPPER });
+    await app.db.models.Tenant.updateOne({ _id: fapi.tenantId }, { $set: { 'settings.security.profile': 'fapi2' } });
+    const res = await new Browser(app.baseUrl).go(`/auth/${fapi.tenantId}/account/agents`);
+    expect([res.status, res.location]).toEqual([401, undefined]);
+    expect(res.text).toContain('login_required');
   });
 
   it("bob's page shows his agents and tokens, none of alice's", async () => {

@@ -24,6 +24,7 @@ import { REVOCATION_COLLECTION, revocationStore, buildRevocationEntry, type Revo
 import type { Logger } from '@idp/logger';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { pageCsp, renderErrorPage } from '../views/pages';
+import { isFapi2Tenant } from '../provider/fapi2';
 import { ACCOUNT_CLIENT_ID } from './account-client';
 import { grantsOfAgent, loadLedger, rememberedGrants } from './ledger';
 import { DONE_MESSAGES, renderLedgerPage, type Done } from './ledger-page';
@@ -118,7 +119,9 @@ export function accountRoutes(deps: AccountDeps): Router {
 
   /** No session: the tenant's sign-in with the page's built-in client, back to the callback. */
   const startSignIn = (req: Request, res: Response) => {
-    const { provider, tenantId } = tenantOf(req);
+    const { provider, tenantId, tenant } = tenantOf(req);
+    // A FAPI 2.0 tenant has no public clients, so no built-in one: its users come with a session from an application.
+    if (isFapi2Tenant(tenant)) return errorPage(req, res, 401, 'login_required', 'sign in to an application of this organisation first, then open this page again');
     const state = randomBytes(16).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const secure = provider.issuer.startsWith('https:');
