@@ -7,11 +7,20 @@
  * JWT (its jti is single use), signed before the point is measured; rounds alternate plain and proof so drift hits
  * both. Also prints what one ES256 verification costs in this process, the floor of the difference.
  *
+ * Two ratios, both 1.0 when the proof costs nothing: proof / plain req/s, and plain / proof CPU milliseconds per
+ * exchange (all server processes: oidc-core, sidecar, audit-writer, nats-server, FerretDB; the load generator left
+ * out), i.e. the throughput the CPU allows, the figure a busy machine moves least.
+ * `--stores jetstream,mongodb` measures each place the actor tokens' single-use jti can be kept (the sidecar's
+ * ACTOR_JTI_STORE), restarting the sidecar between them; plain is measured again beside each. The load average
+ * (1 min) is printed with each point.
+ *
  *   npx tsc -b tsconfig.build.json && node bench/token-exchange/actor-proof.js [--duration 10] [--connections 1,32] [--rounds 2]
+ *     [--stores jetstream,mongodb] [--cpu-prof DIR]
  *
  * Uses MONGODB_URI / NATS_URL when set, else starts FerretDB and nats-server from .tools/bin (scripts/tools.sh).
  */
 const { randomUUID } = require('node:crypto');
+const { loadavg } = require('node:os');
 const autocannon = require('autocannon');
 const { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT } = require('jose');
 const { connectDatabase } = require('@idp/db');
@@ -27,6 +36,11 @@ const TENANT = 4244;
 const seconds = Number(arg('duration', '10'));
 const connectionSets = arg('connections', '1,32').split(',').map(Number);
 const rounds = Math.max(1, Number(arg('rounds', '2')) || 1);
+/** `--cpu-prof DIR`: the sidecar writes a V8 CPU profile there when it stops (node --cpu-prof). */
+const cpuProfDir = arg('cpu-prof', '');
+const stores = arg('stores', 'jetstream').split(',').filter(Boolean);
+/** Processes whose CPU counts as the server's (the load generator is not). */
+const SERVER = ['oidc-core', 'sidecar', 'audit-writer', 'nats-server', 'ferretdb'];
 
 /**
  * autocannon POSTing `bodies()` (a fresh body per request when it is a function).
@@ -56,7 +70,13 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_actor_${Date.now()}`);
-  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore' });
+  const topology = await startTopology({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    logLevel: 'warn',
+    stdio: 'ignore',
+    ...(cpuProfDir ? { extraEnv: { 'nhe-delegation': { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } } } : {}),
+  });
   const db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
@@ -113,10 +133,6 @@ async function main() {
     }
 
     const url = `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`;
-    for (const body of [plainBody, (await actorBodies(1))[0]]) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body });
-      if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
-    }
     const pids = () => ({
       'oidc-core': topology.services['oidc-core'].process.pid,
       sidecar: topology.services['nhe-delegation'].process.pid,
@@ -128,28 +144,49 @@ async function main() {
     async function point(body, connections) {
       const before = cpuTimes(pids());
       const r = await load({ url, auth, body, connections, seconds });
-      return { ...summary(r), total: r.requests.total, cpuMsPerRequest: cpuPerRequest(before, cpuTimes(pids()), r.requests.total) };
+      const cpu = cpuPerRequest(before, cpuTimes(pids()), r.requests.total);
+      const server = +SERVER.reduce((sum, name) => sum + (cpu[name] ?? 0), 0).toFixed(3);
+      return { ...summary(r), total: r.requests.total, cpuMsPerRequest: { ...cpu, server }, load1: +loadavg()[0].toFixed(1) };
     }
 
     const rows = [];
-    for (const connections of connectionSets) {
-      await load({ url, auth, body: plainBody, connections, seconds: 2 }); // warm-up
-      /** @type {any[]} */ const plain = [];
-      /** @type {any[]} */ const proof = [];
-      for (let round = 0; round < rounds; round++) {
-        const p = await point(plainBody, connections);
-        plain.push(p);
-        // Enough fresh actor JWTs for this point (plain's pace + 50 %), signed before it starts.
-        const pool = await actorBodies(Math.ceil(p.rps * seconds * 1.5) + 500);
-        let i = 0;
-        const q = await point(() => pool[i++ % pool.length], connections);
-        if (i > pool.length) process.stdout.write(`(pool of ${pool.length} actor JWTs reused: the later requests were refused as replays)\n`);
-        proof.push(q);
+    for (const store of stores) {
+      // The sidecar again, with this jti store (the topology keeps the env object it starts the service with).
+      topology.services['nhe-delegation'].env.ACTOR_JTI_STORE = store;
+      await topology.stopService('nhe-delegation');
+      await topology.startService('nhe-delegation');
+      for (const body of [plainBody, (await actorBodies(1))[0]]) {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body });
+        if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
       }
-      const pick = (/** @type {any[]} */ xs) => xs.find((x) => x.rps === median(xs.map((y) => y.rps)));
-      const a = pick(plain);
-      const b = pick(proof);
-      rows.push({ connections, plain: a, proof: b, ratio: +(b.rps / a.rps).toFixed(2), sidecarCpuDeltaMs: +(b.cpuMsPerRequest.sidecar - a.cpuMsPerRequest.sidecar).toFixed(3) });
+      for (const connections of connectionSets) {
+        await load({ url, auth, body: plainBody, connections, seconds: 2 }); // warm-up
+        /** @type {any[]} */ const plain = [];
+        /** @type {any[]} */ const proof = [];
+        for (let round = 0; round < rounds; round++) {
+          const p = await point(plainBody, connections);
+          plain.push(p);
+          // Enough fresh actor JWTs for this point (plain's pace + 50 %), signed before it starts.
+          const pool = await actorBodies(Math.ceil(p.rps * seconds * 1.5) + 500);
+          let i = 0;
+          const q = await point(() => pool[i++ % pool.length], connections);
+          if (i > pool.length) process.stdout.write(`(pool of ${pool.length} actor JWTs reused: the later requests were refused as replays)\n`);
+          proof.push(q);
+        }
+        const pick = (/** @type {any[]} */ xs) => xs.find((x) => x.rps === median(xs.map((y) => y.rps)));
+        const a = pick(plain);
+        const b = pick(proof);
+        rows.push({
+          store,
+          connections,
+          plain: a,
+          proof: b,
+          ratio: +(b.rps / a.rps).toFixed(2),
+          cpuRatio: +(a.cpuMsPerRequest.server / b.cpuMsPerRequest.server).toFixed(2),
+          serverCpuDeltaMs: +(b.cpuMsPerRequest.server - a.cpuMsPerRequest.server).toFixed(3),
+          sidecarCpuDeltaMs: +(b.cpuMsPerRequest.sidecar - a.cpuMsPerRequest.sidecar).toFixed(3),
+        });
+      }
     }
 
     // One ES256 verification in this process (jose, imported key): the floor of what a proof can add.
@@ -162,13 +199,15 @@ async function main() {
     const verifyMs = Number(process.hrtime.bigint() - t0) / 1e6 / n;
 
     process.stdout.write(`\nNHE token exchange, nhe-id (plain) vs actor JWT (proof), through oidc-core + sidecar, ${seconds}s per point, median of ${rounds} round(s)\n`);
-    process.stdout.write('connections | plain rps  p50  p99 | proof rps  p50  p99 | ratio | sidecar CPU ms/req plain / proof (delta)\n');
+    process.stdout.write('jti store | connections | plain rps  p50  p99 load | proof rps  p50  p99 load | rps ratio | server CPU ms/req plain / proof (delta) ratio | sidecar CPU ms/req plain / proof (delta)\n');
     for (const r of rows) {
-      const cell = (/** @type {any} */ s) => `${String(s.rps).padStart(9)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)}`;
+      const cell = (/** @type {any} */ s) => `${String(s.rps).padStart(9)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)} ${String(s.load1).padStart(4)}`;
+      const c = (/** @type {any} */ s) => s.cpuMsPerRequest;
       process.stdout.write(
-        `${String(r.connections).padStart(11)} | ${cell(r.plain)} | ${cell(r.proof)} | ${String(r.ratio).padStart(5)} | ${r.plain.cpuMsPerRequest.sidecar} / ${r.proof.cpuMsPerRequest.sidecar} (+${r.sidecarCpuDeltaMs})${r.proof.non2xx ? `, proof non-2xx ${r.proof.non2xx}` : ''}\n`,
+        `${r.store.padStart(9)} | ${String(r.connections).padStart(11)} | ${cell(r.plain)} | ${cell(r.proof)} | ${String(r.ratio).padStart(9)} | ${c(r.plain).server} / ${c(r.proof).server} (+${r.serverCpuDeltaMs}) ${r.cpuRatio} | ${c(r.plain).sidecar} / ${c(r.proof).sidecar} (+${r.sidecarCpuDeltaMs})${r.proof.non2xx ? `, proof non-2xx ${r.proof.non2xx}` : ''}\n`,
       );
     }
+    process.stdout.write('CPU ratio = plain / proof server CPU ms per exchange (1.0: the proof costs nothing), the throughput the CPU allows\n');
     process.stdout.write(`one ES256 jwtVerify in this process: ${verifyMs.toFixed(3)} ms\n`);
     process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/actor-proof', seconds, rounds, verifyMs: +verifyMs.toFixed(3), rows })}\n`);
   } finally {

@@ -2,3 +2,4 @@ export * from './audit-event';
 export * from './jetstream';
 export * from './revocations';
 export * from './invalidation';
+export * from './single-use';

@@ -24,6 +24,14 @@ export const configSchema = z.object({
   ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS: boolEnv(false),
   /** Fetch JWK Sets from loopback, over http too: local development and tests only. */
   ACTOR_JWKS_ALLOW_LOOPBACK: boolEnv(false),
+  /**
+   * Where the single-use `jti` of actor tokens is recorded (shared by every replica): `jetstream` (a create-only
+   * write to the IDP_SINGLE_USE stream over the connection the audit events already use) or `mongodb` (a unique
+   * insert into oidc_payloads, as the DPoP proof replay cache).
+   */
+  ACTOR_JTI_STORE: z.enum(['jetstream', 'mongodb']).default('jetstream'),
+  /** Replicas of the IDP_SINGLE_USE stream (as AUDIT_STREAM_REPLICAS: 3 on a 3-node JetStream cluster). */
+  ACTOR_JTI_STREAM_REPLICAS: intEnv(1, 1, 5),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,6 +1,6 @@
 import { connectDatabase } from '@idp/db';
 import { loadDelegationFacts } from '@idp/delegation';
-import { auditSubject, connectNats, onNatsStatus, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
+import { auditSubject, connectNats, ensureSingleUseStream, jetStreamSingleUseStore, onNatsStatus, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
 import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
@@ -17,6 +17,10 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'nhe-delegation', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'nhe-delegation' });
   const nats = await connectNats(config.NATS_URL, logger, 'nhe-delegation');
+  // Actor tokens' jti (issue 19): kept until the token could no longer pass (exp - iat <= 300 s, 30 s of skew
+  // each side, 60 s more), well within the stream's max_age.
+  const jtiMaxAgeSeconds = 600;
+  if (config.ACTOR_JTI_STORE === 'jetstream') await ensureSingleUseStream(nats.nc, { replicas: config.ACTOR_JTI_STREAM_REPLICAS, maxAgeSeconds: jtiMaxAgeSeconds });
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
   const facts = factsCache((r) => loadDelegationFacts(db.models, r), config.FACTS_CACHE_TTL_MS);
   const keys = cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
@@ -57,6 +61,9 @@ async function main(): Promise<void> {
     keysFor: keys,
     loadFacts: facts.load,
     actors,
+    ...(config.ACTOR_JTI_STORE === 'jetstream'
+      ? { actorJtiStore: (tenantId: number) => jetStreamSingleUseStore(nats.js, { kind: 'actor-jti', tenantId, maxAgeSeconds: jtiMaxAgeSeconds, timeoutMs: config.AUDIT_PUBLISH_TIMEOUT_MS }) }
+      : {}),
     publishIssued: async (event) => {
       await publishAndAwaitAck(nats.js, auditSubject(event.tenantId), event, event.jti, config.AUDIT_PUBLISH_TIMEOUT_MS);
     },

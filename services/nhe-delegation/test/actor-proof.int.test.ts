@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import { randomInt, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from 'jose';
-import { AUDIT_STREAM, auditSubject } from '@idp/events';
+import { AUDIT_STREAM, auditSubject, SINGLE_USE_STREAM } from '@idp/events';
 import { basicAuth, type SeededTenant } from '@idp/testing';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { safeJwksFetcher } from '../src/domain/jwks-fetch';
@@ -215,8 +215,12 @@ describe('actor_token_type jwt: proven actors', () => {
   }, 20_000);
 
   it('a jti is used once, across replicas: the same actor JWT again through oidc-core and straight at the second sidecar', async () => {
+    // The replicas share the JetStream single-use stream (the service's default store), each over its own connection.
+    const records = async () => (await s.jsm.streams.info(SINGLE_USE_STREAM)).state.messages;
+    const before = await records();
     const actor = await actorJwt();
     expect((await exchange({ actor })).status).toBe(200);
+    expect(await records()).toBe(before + 1);
     const again = await exchange({ actor });
     expect({ status: again.status, body: again.body }).toEqual({ status: 400, body: err('invalid_grant', 'actor_token has been used before (jti)') });
     // A fresh actor JWT at replica 1 first, then the same at replica 2 (its own caches, the shared store).
@@ -237,6 +241,20 @@ describe('actor_token_type jwt: proven actors', () => {
     };
     expect((await direct(s.sidecarUrl)).status).toBe(200);
     expect(await direct(s.sidecar2Url)).toEqual({ status: 400, body: err('invalid_grant', 'actor_token has been used before (jti)') });
+    // Sent to both replicas at once: one token, one replay refusal.
+    const racing = await actorJwt();
+    const both = await Promise.all([s.sidecarUrl, s.sidecar2Url].map(async (url) => (await fetch(`${url}/internal/token-exchange`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sidecar-secret': SIDECAR_SECRET },
+      body: JSON.stringify({
+        tenantId: T,
+        clientId: 'demo-app',
+        clientNumericId: t.client.numericId,
+        params: { subject_token: await s.userToken(T, { sub: t.user.id, client_id: 'demo-app' }), subject_token_type: AT, actor_token: racing, actor_token_type: JWT, resource: RS, scope: 'orders:read' },
+        sourceIp: '127.0.0.1',
+      }),
+    })).status));
+    expect(both.sort()).toEqual([200, 400]);
   });
 });
 

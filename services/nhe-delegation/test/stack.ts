@@ -6,7 +6,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { importJWK, SignJWT } from 'jose';
-import { auditSubject, ensureAuditStream, publishAndAwaitAck } from '@idp/events';
+import { auditSubject, ensureAuditStream, ensureSingleUseStream, jetStreamSingleUseStore, publishAndAwaitAck } from '@idp/events';
 import { listen, type Listening } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { freePort, openTestDatabase, seedDelegationTenant, testNats, type SeededTenant } from '@idp/testing';
@@ -39,7 +39,11 @@ export interface Stack {
   close: () => Promise<void>;
 }
 
-export async function startStack(label: string, options: { level?: string; fetchJwks?: JwksFetcher } = {}): Promise<Stack> {
+/**
+ * `actorJtiStore`: where the sidecars keep actor tokens' single-use jti, as main.ts does: `jetstream` (default, the
+ * service's default; each sidecar over its own NATS connection, as replicas are) or `mongodb`.
+ */
+export async function startStack(label: string, options: { level?: string; fetchJwks?: JwksFetcher; actorJtiStore?: 'jetstream' | 'mongodb' } = {}): Promise<Stack> {
   const logs: string[] = [];
   const logger = createLogger({ service: 'test', level: options.level ?? 'info', destination: { write: (line: string) => void logs.push(line) } });
   const db = await openTestDatabase(label);
@@ -53,8 +57,13 @@ export async function startStack(label: string, options: { level?: string; fetch
   const baseUrl = `http://127.0.0.1:${port}`;
   const issuerFor = (t: number) => `${baseUrl}/auth/${t}`;
 
-  const sidecar = () =>
-    createSidecarApp({
+  await ensureSingleUseStream(nc, { replicas: 1, maxAgeSeconds: 600 });
+  const replicaConnections: NatsConnection[] = [];
+  const sidecar = async () => {
+    const own = await connect({ servers: nats.url });
+    replicaConnections.push(own);
+    const ownJs = jetstream(own, { timeout: 2000 });
+    return createSidecarApp({
       logger,
       models: db.models,
       sidecarSecret: SIDECAR_SECRET,
@@ -65,10 +74,12 @@ export async function startStack(label: string, options: { level?: string; fetch
       },
       readiness: [],
       ...(options.fetchJwks ? { fetchJwks: options.fetchJwks } : {}),
+      ...(options.actorJtiStore !== 'mongodb' ? { actorJtiStore: (tenantId: number) => jetStreamSingleUseStore(ownJs, { kind: 'actor-jti', tenantId, maxAgeSeconds: 600, timeoutMs: 1500 }) } : {}),
     }).listener;
+  };
   const servers: Listening[] = [];
-  const s1 = await listen(sidecar(), '127.0.0.1', 0, logger);
-  const s2 = await listen(sidecar(), '127.0.0.1', 0, logger);
+  const s1 = await listen(await sidecar(), '127.0.0.1', 0, logger);
+  const s2 = await listen(await sidecar(), '127.0.0.1', 0, logger);
   servers.push(s1, s2);
   const sidecarUrl = `http://127.0.0.1:${s1.port}`;
 
@@ -122,6 +133,7 @@ export async function startStack(label: string, options: { level?: string; fetch
     },
     async close() {
       for (const s of servers) await s.close(100);
+      for (const c of replicaConnections) await c.close();
       await nc.close();
       await nats.server?.dispose();
       await db.connection.dropDatabase();

@@ -53,6 +53,11 @@ export interface ExchangeDeps {
   revocations?: RevocationStore;
   /** Loads the decision's facts; default: straight from MongoDB (the service passes a short-lived cache). */
   loadFacts?: (request: DelegationRequest) => Promise<DelegationFacts | null>;
+  /**
+   * Where the single-use `jti` of actor tokens is recorded, shared by every replica (the service: the JetStream
+   * stream of @idp/events unless ACTOR_JTI_STORE=mongodb); default: the `oidc_payloads` collection.
+   */
+  actorJtiStore?: (tenantId: number) => { remember(key: string, expiresAt?: Date): Promise<boolean> };
 }
 
 /** The actor as the request authenticated it (for the decision log; never the actor token itself). */
@@ -236,7 +241,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         tenantId: input.tenantId,
         audiences: actorAudiences(issuer),
         directory: deps.actors,
-        replay: singleUseStore(deps.models, input.tenantId, 'ActorToken'),
+        replay: deps.actorJtiStore ? deps.actorJtiStore(input.tenantId) : singleUseStore(deps.models, input.tenantId, 'ActorToken'),
       }),
     );
   }
