@@ -29,6 +29,14 @@ function ok(res: { status: number; body: TokenBody }): TokenBody {
   return res.body;
 }
 
+/** Forgets every remembered consent of a client (its grants), as the user's agents page does on revocation. */
+async function forgetConsents(clientId: string): Promise<number> {
+  const grants = await app.db.models.OidcPayload.find({ tenantId: T, model: 'Grant' }, { payload: 1 }).lean();
+  const ids = grants.filter((g) => (JSON.parse(g.payload) as { clientId?: string }).clientId === clientId).map((g) => g._id);
+  if (ids.length) await app.db.models.OidcPayload.deleteMany({ tenantId: T, model: 'Grant', _id: { $in: ids } });
+  return ids.length;
+}
+
 beforeAll(async () => {
   app = await startPagesApp('agent-clients', { forwardTokenExchange: sidecar.forwarder });
   const { models } = app.db;
@@ -160,6 +168,7 @@ describe('an agent client gets NHE delegation tokens', () => {
   });
 
   it('prompt=none works against the remembered consent (same user, agent and scope set): a new delegation token without interaction', async () => {
+    await forgetConsents(agent.clientId);
     const browser = new Browser(app.baseUrl);
     const authorize = async (extra: Record<string, string>) => {
       const verifier = randomBytes(32).toString('base64url');
@@ -206,6 +215,65 @@ describe('an agent client gets NHE delegation tokens', () => {
   });
 });
 
+describe("an agent client's consent is remembered per user beyond the browser session", () => {
+  /** One authorization in `browser`: signs in when asked, answers consent when asked; what was shown and the redirect. */
+  async function run(browser: Browser, client: TestClient & { redirectUri: string }, scope: string, extra: Record<string, string> = {}) {
+    const params = new URLSearchParams({
+      client_id: client.clientId,
+      response_type: 'code',
+      redirect_uri: client.redirectUri,
+      scope,
+      resource: ORDERS,
+      code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+      code_challenge_method: 'S256',
+      ...extra,
+    });
+    let res = await browser.go(`/auth/${T}/authorize?${params}`);
+    let consentShown = false;
+    for (let i = 0; i < 10 && res.location && !res.location.startsWith(client.redirectUri); i++) {
+      const url = new URL(res.location, app.baseUrl);
+      if (/\/interaction\/[^/]+$/.test(url.pathname)) {
+        const page = await browser.go(url.pathname);
+        if (/name="password"/.test(page.text)) res = await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+        else {
+          consentShown = true;
+          res = await browser.go(`${url.pathname}/confirm`, { form: {} });
+        }
+      } else res = await browser.go(url.toString());
+    }
+    return { consentShown, redirect: new URL(res.location!) };
+  }
+
+  it('a new session of the same user: no consent page for the same scope set; prompt=none then renews; a wider set asks again', async () => {
+    await forgetConsents(agent.clientId);
+    const scope = 'openid orders:write';
+    const first = await run(new Browser(app.baseUrl), agent, scope);
+    expect(first.redirect.searchParams.get('code')).toBeTruthy();
+    const second = new Browser(app.baseUrl);
+    const again = await run(second, agent, scope);
+    expect({ consentShown: again.consentShown, code: !!again.redirect.searchParams.get('code') }).toEqual({ consentShown: false, code: true });
+    const silent = await run(second, agent, scope, { prompt: 'none' });
+    expect(silent.redirect.searchParams.get('error')).toBeNull();
+    expect(silent.redirect.searchParams.get('code')).toBeTruthy();
+    const wider = await run(new Browser(app.baseUrl), agent, 'openid orders:write orders:read');
+    expect(wider.consentShown).toBe(true);
+  });
+
+  it('an ordinary third-party client keeps per-session consent (unchanged)', async () => {
+    const scope = 'openid orders:write';
+    expect((await run(new Browser(app.baseUrl), plain, scope)).consentShown).toBe(true);
+    expect((await run(new Browser(app.baseUrl), plain, scope)).consentShown).toBe(true);
+  });
+
+  it('forgotten (the grant deleted, as revocation on the agents page does): the consent page again', async () => {
+    const scope = 'openid orders:read orders:write';
+    await run(new Browser(app.baseUrl), agent, scope);
+    expect((await run(new Browser(app.baseUrl), agent, scope)).consentShown).toBe(false);
+    expect(await forgetConsents(agent.clientId)).toBeGreaterThanOrEqual(1);
+    expect((await run(new Browser(app.baseUrl), agent, scope)).consentShown).toBe(true);
+  });
+});
+
 /** Signs the user in through a fresh browser and returns the consent page (its HTML and CSP). */
 async function consentPage(client: TestClient & { redirectUri: string }, scope: string): Promise<{ status: number; html: string; csp: string }> {
   const browser = new Browser(app.baseUrl);
@@ -232,6 +300,11 @@ async function consentPage(client: TestClient & { redirectUri: string }, scope: 
 }
 
 describe("an agent client's consent page says what will happen", () => {
+  // Consents of agent clients outlive the session: forget them so that each test sees the page.
+  beforeEach(async () => {
+    await forgetConsents(agent.clientId);
+  });
+
   it("the agent's name, type and operator, the scopes after the decision, the lifetime in minutes, no refresh, revocation", async () => {
     // orders:refund is allowed by the NHE and its policy but the user does not hold it: left out, as the token would.
     await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } });

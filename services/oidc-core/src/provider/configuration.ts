@@ -14,6 +14,7 @@ import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
 import { agentClientParams } from './agent-clients';
 import { defaultResourceScopeParams } from './default-resource-scope';
+import { rememberedAgentGrantId } from './agent-grants';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { referenceGrant } from './introspection';
 import { renderErrorPage } from '../views/pages';
@@ -186,6 +187,12 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       // a first-party client then gets a fresh one below instead of a consent page.
       const saved = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
       if (saved) return saved;
+      // An agent client's consent is remembered per user beyond the session (provider/agent-grants.ts).
+      if (client && ctx.oidc.session?.accountId) {
+        const remembered = await rememberedAgentGrantId(models, tenantId, ctx, client.clientId, ctx.oidc.session.accountId);
+        const grant = remembered ? await ctx.oidc.provider.Grant.find(remembered) : undefined;
+        if (grant) return grant;
+      }
       if (client && client[CLIENT_PROPS.firstParty] === true && ctx.oidc.session?.accountId) {
         const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: ctx.oidc.session.accountId });
         const scope = ctx.oidc.params?.scope;
