@@ -149,6 +149,8 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
       };
       // signals' IDP_REVOCATIONS stream gets the same replica count (the chart passes nats.stream.replicas to both).
       all.signals = { ...all.signals, SSF_STREAM_REPLICAS: String(HA_STREAM.replicas), ...o.extraEnv?.signals };
+      // And the sidecar's IDP_SINGLE_USE stream (actor tokens' jti), as the chart's oidc Deployment sets it.
+      all['nhe-delegation'] = { ...all['nhe-delegation'], ACTOR_JTI_STREAM_REPLICAS: String(HA_STREAM.replicas), ...o.extraEnv?.['nhe-delegation'] };
       const containers = HA_WORKLOADS[workload].containers;
       replicas.push({
         workload,

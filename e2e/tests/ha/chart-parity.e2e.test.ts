@@ -83,4 +83,6 @@ test('NATS_URL lists as many servers as the topology cluster has nodes; the stre
   const writer = env(deployments.find((d) => component(d) === 'audit-writer')!, 'audit-writer');
   expect({ replicas: Number(writer.AUDIT_STREAM_REPLICAS), duplicateWindowSeconds: Number(writer.AUDIT_DUPLICATE_WINDOW_SECONDS), maxAgeSeconds: Number(writer.AUDIT_STREAM_MAX_AGE_SECONDS) }).toEqual(HA_STREAM);
   expect(Number(env(deployments.find((d) => component(d) === 'signals')!, 'signals').SSF_STREAM_REPLICAS)).toBe(HA_STREAM.replicas);
+  // The sidecar's IDP_SINGLE_USE stream (actor tokens' jti, issue 19).
+  expect(Number(env(deployments.find((d) => component(d) === 'oidc')!, 'nhe-delegation').ACTOR_JTI_STREAM_REPLICAS)).toBe(HA_STREAM.replicas);
 });
