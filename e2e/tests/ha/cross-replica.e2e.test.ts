@@ -6,8 +6,9 @@
  *   nonce handed out by one replica is accepted by the other (stateless HMAC);
  * - the kill switch (disabling an NHE in the management API) takes effect on every oidc replica within its bound:
  *   new exchanges refused and earlier tokens introspected inactive on each;
- * - the NHE quota holds under concurrent creates spread over the two management replicas.
- * About 45 s (20 s of it starting the topology).
+ * - the NHE quota holds under concurrent creates spread over the two management replicas;
+ * - the retention job scheduled in process by both management replicas runs once per tick (the tick claim).
+ * About 110 s (20 s starting the topology, up to 75 s waiting for a scheduled minute).
  */
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
@@ -174,3 +175,21 @@ test('NHE quota under concurrent creates on two management replicas: exactly the
   // Both replicas took part.
   expect(new Set(results.map((_, n) => n % 2)).size).toBe(2);
 });
+
+test('retention scheduler: both management replicas schedule the job in process, each tick runs once', async () => {
+  const job = 'nhe-audit-retention';
+  expect(await h.db.models.Job.updateOne({ _id: job }, { $set: { schedule: '* * * * *', enabled: true } })).toMatchObject({ matchedCount: 1 });
+  // A rolling restart of management: each replica applies the job rows at start, so both now fire every minute.
+  for (const i of [0, 1]) {
+    await h.topology.stopReplica('management', i);
+    await h.topology.startReplica('management', i);
+  }
+  const since = new Date();
+  const nextMinute = Math.ceil((Date.now() + 1000) / 60_000) * 60_000;
+  await sleep(nextMinute - Date.now() + 15_000);
+  const runs = await h.db.models.JobRun.find({ jobName: job, trigger: 'schedule', startedAt: { $gte: since } }).lean();
+  const claims = await h.db.models.Counter.find({ _id: { $regex: `^job-tick:${job}@` } }).lean();
+  console.log(`retention: ${runs.length} scheduled run(s) since ${since.toISOString()}, tick claims ${JSON.stringify(claims.map((c) => c._id))}`);
+  expect(runs).toHaveLength(1);
+  expect(claims.map((c) => String(c._id))).toContain(`job-tick:${job}@${new Date(nextMinute).toISOString()}`);
+}, 120_000);
