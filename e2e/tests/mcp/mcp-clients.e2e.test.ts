@@ -137,6 +137,17 @@ test('Client ID Metadata Document agent: discovery, the document, the agent cons
   agentSession = { client, token: tokens.access_token };
 }, 60_000);
 
+test('a native (loopback) agent sees the consent page on every sign-in (RFC 8252 8.6: no silent approval of a redirect any local process can receive)', async () => {
+  // Its consent is remembered (the grant exists, as a web agent's is: agent-clients.int.test.ts shows prompt=none
+  // renewing one), but node-oidc-provider's native_client_prompt asks a native client's user every time.
+  const clientId = `${w.docs.origin}/agents/orders-assistant.json`;
+  const provider = new HostOAuthProvider(redirect.redirectUrl, clientMetadata('Orders Assistant'), clientId);
+  const { client, step } = await connectWithBrowser({ serverUrl: w.mcp.url, provider, exchanges: [], browser, redirect, user });
+  expect(step.consentHeading).toBe('Allow the agent Orders Assistant to act for you?');
+  expect(await whoami(client)).toMatchObject({ sub: w.h.tenant.user.id, act: { sub: `nhe:${AGENT}` } });
+  await client.close();
+}, 60_000);
+
 test('Dynamic Client Registration agent: the SDK registers (RFC 7591), an administrator links the client to the NHE, the tool sees the agent in act', async () => {
   const exchanges: Exchange[] = [];
   const provider = new HostOAuthProvider(redirect.redirectUrl, clientMetadata('Desk Agent'));

@@ -8,7 +8,9 @@
  * the session names no grant, the user's saved grant for that client is used: node-oidc-provider then asks again
  * only for what the grant does not hold (a wider scope set, or an API scope the user gained: provider/consent.ts).
  * The grant lives until it expires (the Grant TTL) or is revoked (the user's agents page forgets it; deleting the
- * client deletes it). Ordinary third-party clients keep node-oidc-provider's per-session consent.
+ * client deletes it). Ordinary third-party clients keep node-oidc-provider's per-session consent. A native client
+ * (loopback or custom-scheme redirect) still sees the page every time: node-oidc-provider's native_client_prompt
+ * (RFC 8252 section 8.6: any local process can receive such a redirect, so approval is never silent).
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Models } from '@idp/db';
