@@ -7,14 +7,16 @@
  * - the kill switch (disabling an NHE in the management API) takes effect on every oidc replica within its bound:
  *   new exchanges refused and earlier tokens introspected inactive on each;
  * - the NHE quota holds under concurrent creates spread over the two management replicas;
+ * - a TOTP code accepted at one oidc replica is refused at the other (one use per time step, in the store);
  * - the retention job scheduled in process by both management replicas runs once per tick (the tick claim).
  * About 110 s (20 s starting the topology, up to 75 s waiting for a scheduled minute).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { generate } from 'otplib';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { connectNats, publishInvalidation, type NatsHandle } from '@idp/events';
 import { createLogger } from '@idp/logger';
-import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
+import { basicAuth, clientCredentialsToken, CookieJar } from '../../src/clients/browserless-login';
 import { startHaHarness, type HaHarness } from '../../src/ha/ha-harness';
 import { sleep, userToken } from './helpers';
 
@@ -174,6 +176,60 @@ test('NHE quota under concurrent creates on two management replicas: exactly the
   expect(await h.db.models.Nhe.countDocuments({ tenantId: h.tenant.tenantId })).toBe(quota);
   // Both replicas took part.
   expect(new Set(results.map((_, n) => n % 2)).size).toBe(2);
+});
+
+/**
+ * An authorization request on one oidc replica up to the TOTP step (authorize, interaction page, password), every
+ * request sent to that replica; returns a function that posts a code and answers with the status.
+ */
+async function atTotpStep(replica: number): Promise<(code: string) => Promise<number>> {
+  const base = `http://127.0.0.1:${oidcPort(replica)}`;
+  const jar = new CookieJar();
+  const go = async (url: string, init: RequestInit = {}) => {
+    const res = await fetch(new URL(url, base), { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...forwarded(), cookie: jar.header() } });
+    jar.store(res);
+    return res;
+  };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = `/auth/${h.tenant.tenantId}/authorize?${new URLSearchParams({
+    client_id: h.tenant.client.clientId,
+    response_type: 'code',
+    redirect_uri: h.tenant.client.redirectUri,
+    scope: 'openid',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state: randomBytes(8).toString('hex'),
+  })}`;
+  const interaction = new URL((await go(authorize)).headers.get('location') ?? '', base).pathname;
+  expect(interaction).toMatch(/\/interaction\/[^/]+$/);
+  expect((await go(interaction)).status).toBe(200);
+  const login = await go(`${interaction}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: h.tenant.user.username, password: h.tenant.user.password }),
+  });
+  expect(login.status).toBe(303); // the password is right: the interaction now asks for the second factor
+  const page = await go(interaction);
+  expect({ status: page.status, totp: (await page.text()).includes(`${interaction}/totp`) }).toEqual({ status: 200, totp: true });
+  return async (code) =>
+    (await go(`${interaction}/totp`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ code }) })).status;
+}
+
+test('a TOTP code accepted at one oidc replica is refused at the other', async () => {
+  const s = h.topology.secrets;
+  const system = await clientCredentialsToken(h.topology.baseUrl, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management');
+  const enrol = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}/users/${h.tenant.user.id}/totp`, { method: 'POST', headers: { authorization: `Bearer ${system.access_token}` } });
+  expect(enrol.status).toBe(201);
+  const secret = ((await enrol.json()) as { secret: string }).secret;
+  try {
+    const [first, second] = [await atTotpStep(0), await atTotpStep(1)];
+    const code = await generate({ secret });
+    expect(await first(code)).toBe(303);
+    // The same code on the other replica, within the same step: a replay.
+    expect(await second(code)).toBe(401);
+  } finally {
+    await h.db.models.User.updateOne({ tenantId: h.tenant.tenantId, _id: h.tenant.user.id }, { $unset: { totpSecret: 1, totpLastTimeStep: 1 } });
+  }
 });
 
 test('retention scheduler: both management replicas schedule the job in process, each tick runs once', async () => {
