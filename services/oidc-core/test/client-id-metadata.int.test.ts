@@ -266,6 +266,18 @@ describe('SSRF: documents on addresses the tenant does not allow are never fetch
 });
 
 describe('document validation', () => {
+  it("accepts a document whose scope names API scopes (MCP clients' resource scopes): only its OpenID scopes count", async () => {
+    const path = '/valid/api-scope.json';
+    const url = docs.url(path);
+    docs.json(path, doc(url, { scope: 'openid mcp:tools orders:read' }));
+    const res = await authorizeStart(devTenant, url);
+    expect(res.status).toBe(303);
+    expect(res.location).toMatch(/\/interaction\//);
+    // Its OpenID scopes are its allow list: a login scope outside it is refused (invalid_scope, to the client).
+    const outside = await authorizeStart(devTenant, url, { scope: 'openid email' });
+    expect(new URL(outside.location!).searchParams.get('error')).toBe('invalid_scope');
+  });
+
   it.each([
     ['a client_id other than its URL', (url: string) => doc(url, { client_id: `${url}?other` })],
     ['a client_secret', (url: string) => doc(url, { client_secret: 'hunter2' })],

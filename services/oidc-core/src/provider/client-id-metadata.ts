@@ -17,13 +17,17 @@
  * - `allowClient`: only `none`, or `private_key_jwt` with keys at `jwks_uri`; authorization_code and refresh_token
  *   only; redirect URIs by domain/client-registration-policy.ts (RFC 8252 for native clients, exact https otherwise);
  * - `extraClientMetadata.validator`: a document cannot set our own client properties: its client is a third party
- *   (consent page, never first-party), with PKCE, and no numeric id (so no NHE delegation).
+ *   (consent page, never first-party), with PKCE, and no numeric id (so no NHE delegation);
+ * - a document's `scope` naming API scopes (e.g. `mcp:tools`) would make node-oidc-provider refuse the whole client
+ *   (it accepts only its OpenID scopes there): as at registration (provider/registration.ts), the value is replaced
+ *   by its OpenID scopes, in the fetched document itself (only an answer whose `client_id` is the URL fetched).
  */
 import type { lookup as dnsLookup } from 'node:dns';
 import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { CIMD_SETTINGS_DEFAULTS, type ClientIdMetadataDocumentSettings, type TenantDoc } from '@idp/db';
 import { outboundRequest } from '@idp/http';
 import { clientPolicyProblem, hostAllowed } from '../domain/client-registration-policy';
+import { registrableScope } from './registration';
 
 /** How outbound requests are made (tests pass a CA for their local https server and a resolver). */
 export interface OutboundOptions {
@@ -82,8 +86,30 @@ export function outboundFetch(policy: { allowLoopback: boolean }, o: OutboundOpt
     for (const [k, v] of Object.entries(res.headers)) for (const one of [v ?? []].flat()) out.append(k, String(one));
     if (res.status < 200 || res.status > 599) throw new Error(`unexpected response status ${res.status}`);
     const nullBody = res.status === 204 || res.status === 205 || res.status === 304;
-    return new Response(nullBody ? null : res.body, { status: res.status, headers: out });
+    const body = res.status === 200 && isMetadataDocumentClientId(String(url)) ? withRegistrableScope(String(url), res.body) : res.body;
+    if (body !== res.body) out.delete('content-length');
+    return new Response(nullBody ? null : body, { status: res.status, headers: out });
   }) as unknown as NonNullable<Configuration['fetch']>;
+}
+
+/**
+ * A metadata document (a JSON object whose `client_id` is the URL it was fetched from) with its `scope` replaced by
+ * its OpenID scopes (absent when none); any other answer unchanged.
+ */
+export function withRegistrableScope(url: string, body: string): string {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return body;
+  const d = doc as Record<string, unknown>;
+  if (d.client_id !== url || !('scope' in d)) return body;
+  const scope = registrableScope(d.scope);
+  if (scope === undefined) delete d.scope;
+  else d.scope = scope;
+  return JSON.stringify(d);
 }
 
 function refuse(description: string): never {
