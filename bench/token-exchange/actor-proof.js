@@ -143,10 +143,13 @@ async function main() {
     /** @param {string | (() => string)} body @param {number} connections */
     async function point(body, connections) {
       const before = cpuTimes(pids());
+      // Monotonic microseconds (the clock of a V8 CPU profile's timestamps): a --cpu-prof profile split by point.
+      const from = Number(process.hrtime.bigint() / 1000n);
       const r = await load({ url, auth, body, connections, seconds });
+      const to = Number(process.hrtime.bigint() / 1000n);
       const cpu = cpuPerRequest(before, cpuTimes(pids()), r.requests.total);
       const server = +SERVER.reduce((sum, name) => sum + (cpu[name] ?? 0), 0).toFixed(3);
-      return { ...summary(r), total: r.requests.total, cpuMsPerRequest: { ...cpu, server }, load1: +loadavg()[0].toFixed(1) };
+      return { ...summary(r), total: r.requests.total, cpuMsPerRequest: { ...cpu, server }, load1: +loadavg()[0].toFixed(1), ...(cpuProfDir ? { window: [from, to] } : {}) };
     }
 
     const rows = [];

@@ -20,7 +20,24 @@ async function main(): Promise<void> {
   // Actor tokens' jti (issue 19): kept until the token could no longer pass (exp - iat <= 300 s, 30 s of skew
   // each side, 60 s more), well within the stream's max_age.
   const jtiMaxAgeSeconds = 600;
-  if (config.ACTOR_JTI_STORE === 'jetstream') await ensureSingleUseStream(nats.nc, { replicas: config.ACTOR_JTI_STREAM_REPLICAS, maxAgeSeconds: jtiMaxAgeSeconds });
+  // Created or updated before listening, retried in the background when that fails (a JetStream cluster still
+  // electing its leader): until then an exchange with an actor JWT answers 503 (no stream, no check), the others
+  // are unaffected, and the sidecar starts anyway (at most 5 s later).
+  let stopping = false;
+  if (config.ACTOR_JTI_STORE === 'jetstream') {
+    const ensured = (async () => {
+      for (let attempt = 1; !stopping; attempt++) {
+        try {
+          await ensureSingleUseStream(nats.nc, { replicas: config.ACTOR_JTI_STREAM_REPLICAS, maxAgeSeconds: jtiMaxAgeSeconds });
+          return;
+        } catch (err) {
+          logger.warn({ err: (err as Error)?.message, attempt }, 'the IDP_SINGLE_USE stream (actor tokens\' jti) could not be created yet; retrying');
+          await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)).unref());
+        }
+      }
+    })();
+    await Promise.race([ensured, new Promise((r) => setTimeout(r, 5000).unref())]);
+  }
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
   const facts = factsCache((r) => loadDelegationFacts(db.models, r), config.FACTS_CACHE_TTL_MS);
   const keys = cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
@@ -74,6 +91,7 @@ async function main(): Promise<void> {
   });
   const server = await listen(listener, config.HOST, config.PORT, logger);
   onShutdown(logger, async () => {
+    stopping = true;
     await server.close();
     clearInterval(pruner);
     for (const sub of subs) sub.unsubscribe();

@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import { randomInt, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from 'jose';
-import { AUDIT_STREAM, auditSubject, SINGLE_USE_STREAM } from '@idp/events';
+import { AUDIT_STREAM, auditSubject, ensureSingleUseStream, SINGLE_USE_STREAM } from '@idp/events';
 import { basicAuth, type SeededTenant } from '@idp/testing';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { safeJwksFetcher } from '../src/domain/jwks-fetch';
@@ -255,6 +255,21 @@ describe('actor_token_type jwt: proven actors', () => {
       }),
     })).status));
     expect(both.sort()).toEqual([200, 400]);
+  });
+
+  it('the jti store unavailable (the stream gone): 503 temporarily_unavailable, no token; the named actor unaffected', async () => {
+    await s.jsm.streams.delete(SINGLE_USE_STREAM);
+    try {
+      const res = await exchange({ actor: await actorJwt() });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 503,
+        body: err('temporarily_unavailable', "the actor token's single use could not be checked; no token was issued, retry later"),
+      });
+      expect((await exchange()).status).toBe(200);
+    } finally {
+      await ensureSingleUseStream(s.nc, { replicas: 1, maxAgeSeconds: 600 });
+    }
+    expect((await exchange({ actor: await actorJwt() })).status).toBe(200);
   });
 });
 

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { MAX_ACTOR_JWT_LENGTH, MAX_ACTOR_JWT_LIFETIME, type ActorAuthentication } from '@idp/delegation';
-import { oauthErrors } from '@idp/errors';
+import { OAuthError, oauthErrors } from '@idp/errors';
 import { ASYMMETRIC_ALGORITHMS, isCanonicalCompactJws } from '@idp/resource-server';
 import type { ActorDirectory, ActorKey, KeySource } from './actor-directory';
 
@@ -154,7 +154,14 @@ export async function authenticateActor(token: string, ctx: ActorContext): Promi
     nheIdentifier,
     auth,
     async consume() {
-      if (!(await ctx.replay.remember(replayKey, expiresAt))) throw bad('has been used before (jti)');
+      let fresh: boolean;
+      try {
+        fresh = await ctx.replay.remember(replayKey, expiresAt);
+      } catch (err) {
+        // The store (JetStream, or the database) could not say: no token, as when the audit event cannot be recorded.
+        throw new OAuthError('temporarily_unavailable', "the actor token's single use could not be checked; no token was issued, retry later", 503, { cause: err });
+      }
+      if (!fresh) throw bad('has been used before (jti)');
     },
   };
 }
