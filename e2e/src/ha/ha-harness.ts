@@ -16,9 +16,15 @@ export interface HaHarness {
   stop: () => Promise<void>;
 }
 
-export async function startHaHarness(label: string, options: { extraEnv?: Partial<Record<ServiceName, Record<string, string>>> } = {}): Promise<HaHarness> {
+export interface HaHarnessOptions {
+  extraEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** How the cluster's last node can be cut off (nats-cluster.ts): in a network namespace where possible. */
+  natsPartition?: 'netns' | 'routes';
+}
+
+export async function startHaHarness(label: string, options: HaHarnessOptions = {}): Promise<HaHarness> {
   const testDb = await openTestDatabase(label);
-  const nats = await startNatsCluster();
+  const nats = await startNatsCluster({ partition: options.natsPartition ?? 'routes' });
   let topology: HaTopology;
   try {
     topology = await startHaTopology({

@@ -1,5 +1,4 @@
 /** Helpers of the HA e2e tests: token-exchange load through the round-robin router, audit rows, the stream leader. */
-import { spawnSync } from 'node:child_process';
 import { decodeJwt } from 'jose';
 import { AUDIT_STREAM, connectNats } from '@idp/events';
 import { createLogger } from '@idp/logger';
@@ -155,16 +154,4 @@ export async function waitForStreamHealthy(h: HaHarness, timeoutMs = 30_000): Pr
 
 export function describeLoad(label: string, r: LoadResult): string {
   return `${label}: ${r.issued.length} tokens in ${(r.elapsedMs / 1000).toFixed(1)} s (${r.perSecond}/s), refused ${JSON.stringify(Object.fromEntries(r.refused))}`;
-}
-
-/**
- * Whether this process may create network namespaces (`ip netns add`), probed with a throw-away one: the partition
- * test says which way it cut the node off.
- */
-export function netnsProbe(): { available: boolean; detail: string } {
-  const name = `idp-ha-probe-${process.pid}`;
-  const add = spawnSync('ip', ['netns', 'add', name], { encoding: 'utf8' });
-  if (add.status !== 0) return { available: false, detail: (add.stderr || add.error?.message || `exit ${add.status}`).trim() };
-  spawnSync('ip', ['netns', 'del', name]);
-  return { available: true, detail: 'ip netns add succeeded' };
 }
