@@ -18,9 +18,15 @@ export const SINGLE_USE_SUBJECT_PREFIX = 'idp.single-use';
 
 const NANOS_PER_SECOND = 1_000_000_000;
 
-/** JetStream API error codes of a write refused because the subject already holds a record. */
-const WRONG_LAST_SEQUENCE = 10071;
-const MAX_MESSAGES_PER_SUBJECT = 10077;
+/**
+ * JetStream API error codes of a write refused because the subject already holds a record, or (10164, a clustered
+ * stream) because another write to the same subject is still being proposed: either way another use came first.
+ */
+const USED_BEFORE = new Set([
+  10071, // wrong last sequence: N
+  10077, // maximum messages per subject exceeded
+  10164, // wrong last sequence (a write to the subject in flight, clustered streams)
+]);
 
 export interface SingleUseStreamOptions {
   replicas: number;
@@ -96,7 +102,7 @@ export function jetStreamSingleUseStore(
         return true;
       } catch (err) {
         const code = apiErrorCode(err);
-        if (code === WRONG_LAST_SEQUENCE || code === MAX_MESSAGES_PER_SUBJECT) return false;
+        if (code !== undefined && USED_BEFORE.has(code)) return false;
         throw err;
       }
     },
