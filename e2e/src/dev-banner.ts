@@ -118,6 +118,7 @@ export function banner(i: BannerInput): string {
     ...(i.console ? [`  Admin console             ${b}/auth/admin/console/  (tenant ${i.console.systemTenantId}, ${i.console.username} / ${i.console.password})`] : []),
     `  Shared Signals (SSF)      ${b}/.well-known/ssf-configuration/auth/${t}`,
     `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
+    `  MCP sample server         e2e/mcp-server (MCP SDK server on the SDK: MCP_ISSUER=${b}/auth/${t} MCP_RESOURCE=<its /mcp URL>; e2e/tests/mcp)`,
     `  Your agents (user ledger) ${b}/auth/${t}/account/agents   (sign in as the demo user)`,
     ...(i.listen !== b ? [`  Dev router listens on     ${i.listen}`] : []),
     `  System admin client       ${i.admin.clientId} / ${i.admin.clientSecret}`,
