@@ -38,7 +38,7 @@ test('SIGKILL of the stream leader under load: issuing goes on after the electio
 
   let go = true;
   const live: string[] = [];
-  const loading = loadWhile(h, subject, () => go, 6, live);
+  const loading = loadWhile(h, subject, () => go, 24, live);
   await sleep(5000);
   const leader = (await streamLeader(h)).leader;
   const killedAt = Date.now();
@@ -121,7 +121,7 @@ test('partition: one node cut off from the other two under load; quorum kept, is
 
   let go = true;
   const live: string[] = [];
-  const loading = loadWhile(h, subject, () => go, 6, live);
+  const loading = loadWhile(h, subject, () => go, 24, live);
   await sleep(3000);
   const leaderBefore = (await streamLeader(h)).leader;
   const majority = h.nats.nodes.filter((n) => n.name !== cut).map((n) => n.url).join(',');

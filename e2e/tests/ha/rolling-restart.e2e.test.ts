@@ -23,7 +23,7 @@ afterAll(async () => {
 test('every oidc-core/sidecar pair and every writer restarted one at a time under load: no failure, no lost or duplicate row', async () => {
   let go = true;
   const live: string[] = [];
-  const loading = loadWhile(h, subject, () => go, 6, live);
+  const loading = loadWhile(h, subject, () => go, 24, live);
   await sleep(3000);
   const restarted: string[] = [];
   for (const workload of ['oidc', 'audit-writer'] as const) {
