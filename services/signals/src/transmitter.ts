@@ -10,6 +10,7 @@ import type { FanOutDeps } from './fan-out';
 import { PollWaiters } from './poll';
 import { startPushWorker } from './push-worker';
 import { ensureRevocationFeed, handleRevocationMessages, reconcile, runRevocationConsumer } from './revocation-feed';
+import { retryUntilDeadline } from './startup-retry';
 import { collections, ensureIndexes } from './store/collections';
 import { tenantLookup } from './tenants';
 
@@ -30,7 +31,10 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
   const c = collections(db.connection);
   await ensureIndexes(c);
   const nats = await connectNats(config.NATS_URL, logger, 'signals');
-  const consumer = await ensureRevocationFeed(nats.nc, config.SSF_STREAM_REPLICAS);
+  const consumer = await retryUntilDeadline(() => ensureRevocationFeed(nats.nc, config.SSF_STREAM_REPLICAS), {
+    deadlineMs: 60_000,
+    onRetry: (err, attempt, pauseMs) => logger.warn({ err: (err as Error).message, attempt, pauseMs }, 'revocation feed not ready (JetStream cluster starting?), trying again'),
+  });
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
   const store = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
   const tenants = tenantLookup(db.models, keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
