@@ -6,15 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '@idp/testing';
+import { watchJsonLines, type JsonLineProcess } from './json-line-process';
 
-export interface OrdersApiProcess {
+export interface OrdersApiProcess extends JsonLineProcess {
   /** The API's origin (its resource identifier). */
   url: string;
-  /** Every JSON line the API wrote, in order. */
-  lines: Array<Record<string, unknown>>;
-  /** Resolves with the first line (already written or to come) that `match` accepts. */
-  waitForLine: (match: (line: Record<string, unknown>) => boolean, timeoutMs?: number) => Promise<Record<string, unknown>>;
-  stop: () => Promise<void>;
 }
 
 export interface OrdersApiOptions {
@@ -45,52 +41,5 @@ export async function startOrdersApi(o: OrdersApiOptions): Promise<OrdersApiProc
     },
     stdio: ['ignore', 'pipe', process.env.E2E_LOGS ? 'inherit' : 'ignore'],
   });
-  const lines: Array<Record<string, unknown>> = [];
-  const waiters = new Set<() => void>();
-  let buffer = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const text = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        lines.push(JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        lines.push({ text });
-      }
-      if (process.env.E2E_LOGS) process.stdout.write(`orders-api: ${text}\n`);
-      for (const w of waiters) w();
-    }
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const waitForLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 20_000) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const check = () => {
-        const line = lines.find(match);
-        if (!line) return;
-        cleanup();
-        resolve(line);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`orders-api: no matching line within ${timeoutMs} ms; lines: ${JSON.stringify(lines).slice(0, 2000)}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
-  await Promise.race([waitForLine((l) => l.event === 'listening'), exited.then(() => Promise.reject(new Error(`orders-api exited: ${JSON.stringify(lines)}`)))]);
-  return {
-    url,
-    lines,
-    waitForLine,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { url, ...(await watchJsonLines(child, 'orders-api')) };
 }
