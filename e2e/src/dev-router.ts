@@ -1,5 +1,6 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import { endToEndHeaders } from './hop-by-hop';
 import type { RouteTable } from './route-table';
 import { routeFor } from './route-table';
 
@@ -31,13 +32,13 @@ export function startDevRouter(table: RouteTable, upstreams: Record<string, numb
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', error_description: 'no route for this path' }));
       return;
     }
-    const headers = { ...req.headers };
+    const headers = endToEndHeaders(req.headers);
     const forwardedFor = req.socket.remoteAddress ?? '';
     headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${forwardedFor}` : forwardedFor;
     headers['x-forwarded-proto'] = forwardedProto;
     headers['x-forwarded-host'] = req.headers.host ?? `${host}:${port}`;
     const upstreamReq = request({ host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers }, (upstreamRes) => {
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+      res.writeHead(upstreamRes.statusCode ?? 502, endToEndHeaders(upstreamRes.headers));
       upstreamRes.pipe(res);
     });
     upstreamReq.on('error', () => {

@@ -3,12 +3,13 @@
  * requests over its ready replicas round robin, as ingress-nginx does over a Service's endpoints. It retries on
  * another replica only where ingress-nginx would for any method (`proxy_next_upstream error timeout`, non-idempotent
  * requests never re-sent once written): the connection was refused, so no byte of the request reached a replica.
- * Anything else (a reset mid-request, a 5xx) goes back to the client as it is.
+ * Anything else (a reset mid-request, a 5xx) goes back to the client as it is. Hop-by-hop headers stay on their hop.
  *
  * Endpoints are what Kubernetes keeps in the Service's EndpointSlice: a replica is removed before it is sent SIGTERM
  * (a terminating pod leaves the endpoints) and added back once ready.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { endToEndHeaders } from '../hop-by-hop';
 import type { RouteTable } from '../route-table';
 import { routeFor } from '../route-table';
 
@@ -61,7 +62,7 @@ export function startHaRouter(table: RouteTable, endpoints: Record<string, numbe
     });
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const headers = { ...req.headers };
+      const headers = endToEndHeaders(req.headers);
       const forwardedFor = req.socket.remoteAddress ?? '';
       headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${forwardedFor}` : forwardedFor;
       headers['x-forwarded-proto'] = 'http';
@@ -80,7 +81,7 @@ export function startHaRouter(table: RouteTable, endpoints: Record<string, numbe
         let connected = false;
         const upstreamReq = request({ host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers }, (upstreamRes) => {
           stats.forwarded.set(upstream!, (stats.forwarded.get(upstream!) ?? 0) + 1);
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+          res.writeHead(upstreamRes.statusCode ?? 502, endToEndHeaders(upstreamRes.headers));
           upstreamRes.pipe(res);
         });
         upstreamReq.on('socket', (socket) => {

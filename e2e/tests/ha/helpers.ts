@@ -49,7 +49,9 @@ export async function exchange(h: HaHarness, subjectToken: string, extraHeaders:
     if (res.status !== 200 || !body.access_token) return { status: res.status, error: body.error };
     return { jti: String(decodeJwt(body.access_token).jti) };
   } catch (err) {
-    return { status: 0, error: (err as Error).name };
+    // fetch's TypeError says only "fetch failed": keep its cause (e.g. UND_ERR_SOCKET, other side closed) in the count.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return { status: 0, error: cause ? `${(err as Error).name} (${cause.code ?? cause.message ?? 'no cause'})` : (err as Error).name };
   }
 }
 
