@@ -30,9 +30,12 @@ const allCpus = () => `0-${cpus().length - 1}`;
 /**
  * Measures one product. `pids` are the processes whose CPU is summed (the product's path); `serverPids` every process
  * of the product, pinned to `serverCpu` for the whole measurement (unpinned after).
+ * `settle`, where the product does work after answering (ours: the audit-writer's rows), waits until that work is done:
+ * called before each measured window (so it starts with no backlog) and after it, before the CPU is read (so the work
+ * its requests left behind is counted with them).
  * @param {{ product: string, grants: Grant[], pids: Record<string, number | undefined>, serverPids: Array<number | undefined>,
  *   serverCpu: string, loadCpu: string, warmupSeconds: number, seconds: number, connectionSets: number[],
- *   progress?: (line: string) => void }} o
+ *   settle?: () => Promise<number>, progress?: (line: string) => void }} o
  * @returns {Promise<{ rows: Row[], answered: Record<string, number>, sent: Record<string, number> }>} the rows, and for each
  *   grant how many requests got a 2xx answer and how many were sent in all (the first check, warm-up and uncounted
  *   seconds included): the product issued at least `answered` tokens and at most `sent` (autocannon stops counting
@@ -75,13 +78,15 @@ async function measureProduct(o) {
     for (const g of o.grants) {
       for (const connections of o.connectionSets) {
         await loadCounted(g, connections, 2);
+        await o.settle?.();
         const before = cpuTimes(o.pids);
         const r = await loadCounted(g, connections, o.seconds);
+        const settleMs = (await o.settle?.()) ?? 0;
         const cpu = cpuPerRequest(before, cpuTimes(o.pids), r.requests.total);
         const total = Object.entries(cpu).filter(([name]) => name !== 'load generator').reduce((sum, [, ms]) => sum + ms, 0);
-        const row = { product: o.product, grant: g.name, connections, ...summary(r), requests: r.requests.total, cpuMsPerRequest: cpu, cpuMsTotal: +total.toFixed(3) };
+        const row = { product: o.product, grant: g.name, connections, ...summary(r), requests: r.requests.total, cpuMsPerRequest: cpu, cpuMsTotal: +total.toFixed(3), ...(o.settle ? { settleMs } : {}) };
         rows.push(row);
-        say(`  ${o.product}: ${g.name}, ${connections} connection(s): ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuMsTotal} CPU-ms/request (load average ${loadavg()[0].toFixed(2)})`);
+        say(`  ${o.product}: ${g.name}, ${connections} connection(s): ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuMsTotal} CPU-ms/request${o.settle ? ` (CPU read ${settleMs} ms after the load, once the backlog was stored)` : ''} (load average ${loadavg()[0].toFixed(2)})`);
       }
     }
     return { rows, answered, sent };

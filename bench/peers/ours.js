@@ -10,9 +10,16 @@
  *
  * The processes on the path, whose CPU is summed: oidc-core, sidecar (nhe-delegation), audit-writer, nats-server,
  * FerretDB. management and signals are pinned with them but idle (not on the path).
+ *
+ * The subject token is what oidc-core issues after a login, grant included: it names its grant
+ * (`org.vendor.grant.id`) and the grant's record is in the store, so every exchange reads it as a real one does (the
+ * sidecar refuses tokens whose grant has ended). `settle()` waits until the audit-writer has stored every event
+ * published so far (the durable consumer has nothing pending and nothing unacknowledged): the writer runs behind the
+ * load when every process shares one CPU, and the CPU it spends catching up belongs to the requests measured.
  */
 const { importJWK, SignJWT } = require('jose');
 const { connectDatabase } = require('@idp/db');
+const { AUDIT_STREAM, AUDIT_WRITER_DURABLE, connectNats } = require('@idp/events');
 const { createLogger } = require('@idp/logger');
 const { createClient, seedDelegationTenant } = require('@idp/testing');
 const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
@@ -28,7 +35,10 @@ async function startOurs(o = {}) {
   let topology;
   /** @type {any} */
   let db;
+  /** @type {any} */
+  let nats;
   const stop = async () => {
+    await nats?.close().catch(() => undefined);
     await db?.connection.dropDatabase().catch(() => undefined);
     await db?.close();
     await topology?.stop();
@@ -52,7 +62,15 @@ async function startOurs(o = {}) {
     const jwk = keys.signing.find((/** @type {any} */ k) => k.alg === 'ES256');
     if (!jwk) throw new Error('no ES256 key');
     const now = Math.floor(Date.now() / 1000);
-    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId })
+    const grantId = 'bench-peers-grant';
+    await db.models.OidcPayload.create({
+      _id: `${TENANT}:Grant:${grantId}`,
+      tenantId: TENANT,
+      model: 'Grant',
+      payload: JSON.stringify({ jti: grantId, kind: 'Grant', clientId: tenant.client.clientId, accountId: tenant.user.id, iat: now, exp: now + 7200 }),
+      expiresAt: new Date((now + 7200) * 1000),
+    });
+    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId, 'org.vendor.grant.id': grantId })
       .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
       .setIssuer(`${topology.baseUrl}/auth/${TENANT}`)
       .setSubject(tenant.user.id)
@@ -88,7 +106,18 @@ async function startOurs(o = {}) {
     };
     const serverPids = [...Object.values(pids), pid('management'), pid('signals')];
     const auditRows = () => db.models.TokenAudit.countDocuments({ tenantId: TENANT });
-    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
+    nats = await connectNats(infra.natsUrl, createLogger({ service: 'bench', level: 'silent' }), 'bench-peers');
+    const jsm = await nats.js.jetstreamManager();
+    /** Waits (up to 60 s) until the writer has stored every audit event published so far; the milliseconds waited. */
+    const settle = async () => {
+      const started = Date.now();
+      for (;;) {
+        const info = await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
+        if ((info.num_pending === 0 && info.num_ack_pending === 0) || Date.now() - started > 60_000) return Date.now() - started;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, settle, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
   } catch (err) {
     await stop();
     throw err;

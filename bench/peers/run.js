@@ -84,6 +84,7 @@ async function runPeers(defaults = {}) {
           ],
           pids: ours.pids,
           serverPids: ours.serverPids,
+          settle: ours.settle,
           ...common,
         });
         rows.push(...measured.rows);

@@ -5,6 +5,7 @@
  *   npx tsc -b tsconfig.build.json
  *   node bench/profile/run.js [--warmup 10] [--duration 10] [--connections 32] [--profile on|off] [--interval 1000]
  *     [--out /tmp/idp-profile] [--grant exchange|cc] [--top 20] [--alone oidc-core|sidecar|audit-writer]
+ *     [--node-options "--max-semi-space-size=32"]
  *
  * Starts this product as bench/peers/ours.js does (the whole topology as processes, FerretDB and nats-server from
  * .tools/bin), with V8's sampling profiler in oidc-core, the nhe-delegation sidecar and the audit-writer
@@ -40,6 +41,8 @@ const grantName = arg('grant', 'exchange');
 const top = Number(arg('top', '20'));
 /** `--alone oidc-core|sidecar|audit-writer`: that process alone on CPU 1, every other one and the load on CPU 0. */
 const alone = arg('alone', '');
+/** `--node-options "..."`: extra Node flags for the three Node processes on the path (an experiment's V8 settings). */
+const nodeOptions = arg('node-options', '');
 
 const PROFILED = { 'oidc-core': 'oidc-core', 'nhe-delegation': 'sidecar', 'audit-writer': 'audit-writer' };
 
@@ -47,13 +50,17 @@ const PROFILED = { 'oidc-core': 'oidc-core', 'nhe-delegation': 'sidecar', 'audit
 // Node processes on the path start with the profiler.
 const original = topologyModule.startTopology;
 topologyModule.startTopology = (/** @type {any} */ o) => {
-  if (!profile) return original(o);
+  if (!profile && !nodeOptions) return original(o);
   /** @type {Record<string, Record<string, string>>} */
   const extraEnv = { ...(o.extraEnv ?? {}) };
   for (const [service, label] of Object.entries(PROFILED)) {
+    if (!profile) {
+      extraEnv[service] = { ...(extraEnv[service] ?? {}), NODE_OPTIONS: nodeOptions };
+      continue;
+    }
     const dir = join(outDir, label);
     mkdirSync(dir, { recursive: true });
-    extraEnv[service] = { ...(extraEnv[service] ?? {}), NODE_OPTIONS: `--require ${join(__dirname, 'cpu-prof.js')}`, CPU_PROF_DIR: dir, CPU_PROF_INTERVAL: String(interval) };
+    extraEnv[service] = { ...(extraEnv[service] ?? {}), NODE_OPTIONS: `${nodeOptions} --require ${join(__dirname, 'cpu-prof.js')}`.trim(), CPU_PROF_DIR: dir, CPU_PROF_INTERVAL: String(interval) };
   }
   return original({ ...o, extraEnv });
 };
@@ -102,10 +109,13 @@ async function main() {
     if (warmup > 0) await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds: warmup });
     await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds: 2 });
     const nodePids = { 'oidc-core': ours.pids['oidc-core'], sidecar: ours.pids.sidecar, 'audit-writer': ours.pids['audit-writer'] };
+    // No audit backlog at the start; the backlog the window leaves is stored before the CPU is read (bench/peers/ours.js).
+    await ours.settle();
     const threadsBefore = Object.fromEntries(Object.entries(nodePids).map(([k, pid]) => [k, threadTimes(pid)]));
     const before = cpuTimes(ours.pids);
     const from = Number(process.hrtime.bigint() / 1000n);
     const r = await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds: duration });
+    const settleMs = await ours.settle();
     const to = Number(process.hrtime.bigint() / 1000n);
     const cpu = cpuPerRequest(before, cpuTimes(ours.pids), r.requests.total);
     const threadsAfter = Object.fromEntries(Object.entries(nodePids).map(([k, pid]) => [k, threadTimes(pid)]));
@@ -114,7 +124,7 @@ async function main() {
     const total = Object.entries(cpu).filter(([k]) => k !== 'load generator').reduce((a, [, v]) => a + v, 0);
     const out = (/** @type {string} */ l) => process.stdout.write(`${l}\n`);
     out(`\n${grantName}, ${connections} connections, ${duration} s, profiler ${profile ? `on (${interval} µs)` : 'off'}, ${alone ? `${alone} alone on CPU 1, the rest on CPU 0` : 'the server on CPU 1, the load on CPU 0'}: ${s.rps} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, ${n} requests, non-2xx ${s.non2xx}, errors ${s.errors}; load average ${loadavg()[0].toFixed(2)}`);
-    out(`CPU-ms per request from /proc (all threads): ${Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(', ')}; summed (load generator excluded) ${total.toFixed(3)}`);
+    out(`CPU-ms per request from /proc (all threads, read ${settleMs} ms after the load once the audit backlog was stored): ${Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(', ')}; summed (load generator excluded) ${total.toFixed(3)}`);
     for (const [k, after] of Object.entries(threadsAfter)) {
       const b = threadsBefore[k];
       const parts = Object.entries(after)
@@ -124,7 +134,7 @@ async function main() {
       out(`  ${k} by thread (CPU-ms/request): ${parts.map(([t, v]) => `${t} ${Number(v).toFixed(3)}`).join(', ')}`);
     }
     /** @type {any} */
-    const json = { bench: 'profile', alone: alone || undefined, grant: grantName, connections, duration, profile, interval, ...s, requests: n, cpuMsPerRequest: cpu, cpuMsTotal: +total.toFixed(3), window: { from, to }, profiles: {} };
+    const json = { bench: 'profile', alone: alone || undefined, grant: grantName, connections, duration, profile, interval, ...s, requests: n, cpuMsPerRequest: cpu, cpuMsTotal: +total.toFixed(3), settleMs, window: { from, to }, profiles: {} };
     await ours.stop();
     if (pinning) pin(process.pid, `0-${cpus().length - 1}`);
     if (profile) {

@@ -1,4 +1,4 @@
-import type { createLocalJWKSet, importJWK, JWTPayload } from 'jose';
+import type { createLocalJWKSet, JWTPayload } from 'jose';
 import {
   decideDelegation,
   loadDelegationFacts,
@@ -16,6 +16,7 @@ import { DenyList, REVOCATION_COLLECTION, revocationStore, type NheTokenIssued, 
 import { GRANT_TYPE_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS_TOKEN, TOKEN_TYPE_NHE_ID } from '@idp/tokens';
 import type { ActorDirectory } from './actor-directory';
 import { authenticateActor, type AuthenticatedActor } from './actor-token';
+import type { Es256SigningKey } from './es256-jws';
 import { verifyTokenEndpointProof } from './dpop';
 import { auditIssuance, signNheToken } from './mint';
 import type { DpopNonces } from './dpop-nonce';
@@ -28,8 +29,8 @@ export type ExchangeInput = ForwardedExchange;
 export interface TenantKeyMaterial {
   /** Verifies subject tokens: every published key of the tenant (active and retired). */
   keySet: ReturnType<typeof createLocalJWKSet>;
-  /** Signs NHE tokens: the active ES256 key. */
-  signingKey: Awaited<ReturnType<typeof importJWK>>;
+  /** Signs NHE tokens: the active ES256 key, as a node:crypto KeyObject (es256-jws.ts). */
+  signingKey: Es256SigningKey;
   signingKid: string;
 }
 

@@ -1,0 +1,71 @@
+// @ts-check
+/**
+ * FerretDB's CPU per point read by `_id` (issue 26 §2): the read the sidecar makes for every exchange (the subject
+ * token's grant in `oidc_payloads`, libs/db's schema and indexes), with the driver's findOne and with mongoose's
+ * findById + lean as the sidecar does, over collections of 1,000 and 20,000 documents. CPU from FerretDB's
+ * /proc/<pid>/stat and this process's process.cpuUsage(). Not part of any test.
+ *
+ *   node bench/profile/ferretdb-reads.js [--reads 3000]
+ */
+const { readFileSync } = require('node:fs');
+const { connectDatabase } = require('@idp/db');
+const { createLogger } = require('@idp/logger');
+const { startFerretDb } = require('@idp/testing');
+const { arg } = require('../common');
+
+const reads = Number(arg('reads', '3000'));
+const cpuMs = (/** @type {number} */ pid) => {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+const ownMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+async function main() {
+  const server = await startFerretDb({ quiet: true });
+  const db = await connectDatabase(`${server.url.replace(/\/?$/, '/')}idp_bench_ferretdb_reads`, createLogger({ service: 'bench', level: 'silent' }));
+  const Payload = db.models.OidcPayload;
+  await Payload.init();
+  try {
+    let have = 0;
+    for (const size of (arg('sizes', '1000,20000')).split(',').map(Number)) {
+      const docs = [];
+      for (; have < size; have++) {
+        docs.push({ _id: `4260:Session:${have}`, tenantId: 4260, model: 'Session', payload: JSON.stringify({ jti: String(have), accountId: 'u-1', exp: 4e9, kind: 'Session' }), expiresAt: new Date(Date.now() + 3600e3) });
+        if (docs.length === 500) await Payload.collection.insertMany(docs.splice(0));
+      }
+      if (docs.length) await Payload.collection.insertMany(docs);
+      const id = `4260:Session:${Math.floor(size / 2)}`;
+      const ways = {
+        'driver findOne({_id}) without projection': () => Payload.collection.findOne({ _id: /** @type {any} */ (id) }),
+        'driver find({_id}).limit(1)': () => Payload.collection.find({ _id: /** @type {any} */ (id) }).limit(1).next(),
+        'driver findOne({_id})': () => Payload.collection.findOne({ _id: /** @type {any} */ (id) }, { projection: { payload: 1, expiresAt: 1 } }),
+        'mongoose findById(...).lean() (the sidecar)': () => Payload.findById(id, { payload: 1, expiresAt: 1 }).lean(),
+      };
+      for (const [name, read] of Object.entries(ways)) {
+        for (let i = 0; i < 200; i++) await read();
+        const f0 = cpuMs(server.process.pid ?? 0);
+        const o0 = ownMs();
+        const t = Date.now();
+        // 16 in flight, as the sidecar under load.
+        await Promise.all(Array.from({ length: 16 }, async () => {
+          for (let i = 0; i < reads / 16; i++) if (!(await read())) throw new Error('not found');
+        }));
+        const f = cpuMs(server.process.pid ?? 0) - f0;
+        const o = ownMs() - o0;
+        process.stdout.write(`${String(size).padStart(6)} docs, ${name}: FerretDB ${(f / reads).toFixed(3)} CPU-ms per read, client ${(o / reads).toFixed(3)}, ${Math.round((reads * 1000) / (Date.now() - t))} reads/s\n`);
+      }
+    }
+  } finally {
+    await db.close();
+    await server.dispose();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err?.stack ?? err}\n`);
+  process.exit(1);
+});
