@@ -106,6 +106,8 @@ async function startOurs(o = {}) {
     };
     const serverPids = [...Object.values(pids), pid('management'), pid('signals')];
     const auditRows = () => db.models.TokenAudit.countDocuments({ tenantId: TENANT });
+    /** Every row of the collection (only this tenant writes any): FerretDB counts them without reading each row. */
+    const auditRowsTotal = () => db.models.TokenAudit.estimatedDocumentCount();
     nats = await connectNats(infra.natsUrl, createLogger({ service: 'bench', level: 'silent' }), 'bench-peers');
     const jsm = await nats.js.jetstreamManager();
     /** Waits (up to 60 s) until the writer has stored every audit event published so far; the milliseconds waited. */
@@ -117,7 +119,7 @@ async function startOurs(o = {}) {
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, settle, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
+    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, auditRowsTotal, settle, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
   } catch (err) {
     await stop();
     throw err;
