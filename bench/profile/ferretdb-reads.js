@@ -2,27 +2,17 @@
 /**
  * FerretDB's CPU per point read by `_id` (issue 26 §2): the read the sidecar makes for every exchange (the subject
  * token's grant in `oidc_payloads`, libs/db's schema and indexes), with the driver's findOne and with mongoose's
- * findById + lean as the sidecar does, over collections of 1,000 and 20,000 documents. CPU from FerretDB's
- * /proc/<pid>/stat and this process's process.cpuUsage(). Not part of any test.
+ * findById + lean as the sidecar does, over collections of 1,000 and 20,000 documents. CPU from /proc
+ * (bench/common.js cpuTimes: FerretDB, and this process as the client). Not part of any test.
  *
- *   node bench/profile/ferretdb-reads.js [--reads 3000]
+ *   node bench/profile/ferretdb-reads.js [--reads 3000] [--sizes 1000,20000]
  */
-const { readFileSync } = require('node:fs');
 const { connectDatabase } = require('@idp/db');
 const { createLogger } = require('@idp/logger');
 const { startFerretDb } = require('@idp/testing');
-const { arg } = require('../common');
+const { arg, cpuPerRequest, cpuTimes } = require('../common');
 
 const reads = Number(arg('reads', '3000'));
-const cpuMs = (/** @type {number} */ pid) => {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
-const ownMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 async function main() {
   const server = await startFerretDb({ quiet: true });
@@ -47,16 +37,15 @@ async function main() {
       };
       for (const [name, read] of Object.entries(ways)) {
         for (let i = 0; i < 200; i++) await read();
-        const f0 = cpuMs(server.process.pid ?? 0);
-        const o0 = ownMs();
+        const pids = { ferretdb: server.process.pid };
+        const before = cpuTimes(pids);
         const t = Date.now();
         // 16 in flight, as the sidecar under load.
         await Promise.all(Array.from({ length: 16 }, async () => {
           for (let i = 0; i < reads / 16; i++) if (!(await read())) throw new Error('not found');
         }));
-        const f = cpuMs(server.process.pid ?? 0) - f0;
-        const o = ownMs() - o0;
-        process.stdout.write(`${String(size).padStart(6)} docs, ${name}: FerretDB ${(f / reads).toFixed(3)} CPU-ms per read, client ${(o / reads).toFixed(3)}, ${Math.round((reads * 1000) / (Date.now() - t))} reads/s\n`);
+        const cpu = cpuPerRequest(before, cpuTimes(pids), reads);
+        process.stdout.write(`${String(size).padStart(6)} docs, ${name}: FerretDB ${cpu.ferretdb} CPU-ms per read, client ${cpu['load generator']}, ${Math.round((reads * 1000) / (Date.now() - t))} reads/s\n`);
       }
     }
   } finally {

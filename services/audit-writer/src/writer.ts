@@ -120,9 +120,9 @@ export async function appendToChain(
 /**
  * Writes one batch: valid events are appended to their tenants' chains (a duplicate jti counts as written, so
  * redelivery and several writer replicas are safe); each message is acked only after its row is stored with write
- * concern majority. Malformed messages are copied to the
- * dead-letter subject (acknowledged by JetStream) and then terminated, never dropped silently. If the database
- * fails, the tenant's messages are nak'ed with a back-off that grows with the delivery count.
+ * concern majority. Malformed messages are copied to the dead-letter subject (acknowledged by JetStream) and then
+ * terminated, never dropped silently. If the database fails, the tenant's messages are nak'ed with a back-off that
+ * grows with the delivery count.
  */
 export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void> {
   const byTenant = new Map<number, Array<{ msg: JsMsg; row: TokenAuditDoc }>>();
