@@ -92,16 +92,17 @@ build_ferretdb() {
   local src="$ROOT/tools/ferretdb" fdb_version hash want
   fdb_version="$(sed -nE 's#^[[:space:]]*(require[[:space:]]+)?github\.com/FerretDB/FerretDB[[:space:]]+(v[^[:space:]]+).*#\2#p' "$src/go.mod" | head -n1)"
   [[ -n "$fdb_version" ]] || die "cannot find FerretDB version in tools/ferretdb/go.mod"
-  # Include a hash of the wrapper's sources and of the _id-index patch so edits to any of them rebuild it.
-  hash="$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go "$src/id-index.sed" | sha256sum | cut -c1-12)"
+  # Include a hash of the wrapper's sources and of the patches (tools/ferretdb/*.sed) so edits to any of them rebuild it.
+  hash="$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go "$src"/*.sed | sha256sum | cut -c1-12)"
   want="$fdb_version+$hash"
   run_build ferretdb "$want" _build_ferretdb "$src"
 }
 
 # FerretDB is built from a patched copy of its module (3.4 MB, in a temporary directory; the module cache is left
-# as it is): metadata.go with the _id filter written as the _id index's expression (tools/ferretdb/id-index.sed says
-# why), through a `replace` in a temporary copy of the wrapper's go.mod (-modfile). The build fails if the line to
-# change is not there (another FerretDB version): check the patch when bumping the version.
+# as it is), through a `replace` in a temporary copy of the wrapper's go.mod (-modfile). Two one-line changes, each
+# file says why: metadata.go with the _id filter written as the _id index's expression (id-index.sed), and
+# msg_insert.go stopping an ordered insert at its first duplicate as MongoDB does (ordered-insert.sed). The build
+# fails if a line to change is not there (another FerretDB version): check the patches when bumping the version.
 _build_ferretdb() {
   local src=$1 tmp="$BIN/.ferretdb.tmp.$$" moddir work file
   (cd "$src" && "$GO_BIN" mod download github.com/FerretDB/FerretDB) || return 1
@@ -114,6 +115,12 @@ _build_ferretdb() {
   if ! grep -q 'IDColumn = DefaultColumn + `->"_id"`' "$file"; then
     rm -rf "$work"
     die "tools/ferretdb/id-index.sed did not apply to FerretDB's metadata.go"
+  fi
+  file="$work/ferretdb/internal/handler/msg_insert.go"
+  sed -i -f "$src/ordered-insert.sed" "$file"
+  if [[ "$(grep -c 'done = true' "$file")" != 2 ]]; then
+    rm -rf "$work"
+    die "tools/ferretdb/ordered-insert.sed did not apply to FerretDB's msg_insert.go"
   fi
   cp "$src/go.mod" "$work/go.mod" && cp "$src/go.sum" "$work/go.sum"
   printf '\nreplace github.com/FerretDB/FerretDB => %s\n' "$work/ferretdb" >>"$work/go.mod"

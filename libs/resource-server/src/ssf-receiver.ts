@@ -56,7 +56,8 @@ export interface SsfPollReceiverOptions {
   /**
    * This client is used by one process at a time: at start, delete the client's poll streams with this
    * description (left behind by a process that crashed) before creating a new one. Default false (several
-   * replicas may share the client; each has its own stream).
+   * replicas may share the client; each has its own stream). A stream that disappears while the receiver runs is
+   * created again without deleting any other.
    */
   exclusive?: boolean;
   /** Default: the vendor nhe-revocation event and CAEP session-revoked. */
@@ -186,6 +187,8 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inFlight: Promise<unknown> | undefined;
   let running = false;
+  /** `exclusive` deletes left-behind streams once per start(): a stream re-created after a 404 deletes nothing. */
+  let sweepDue = true;
 
   const report = (err: unknown) => {
     const e = err instanceof Error ? err : new Error(String(err));
@@ -332,7 +335,10 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     metadata ??= await discover();
     keys ??= createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeoutMs, ...(o.fetch ? { [customFetch]: o.fetch } : {}) });
     const config = metadata.configuration_endpoint;
-    if (o.exclusive) {
+    // Only when the process starts: a stream deleted behind a running receiver's back (a 404) was most likely
+    // deleted by another process's sweep; sweeping again would delete that process's new stream, and the two would
+    // take turns deleting each other's.
+    if (o.exclusive && sweepDue) {
       const r = await request('GET', config, { auth: true });
       if (r.status !== 200 || !Array.isArray(r.body)) throw failure(`GET ${config}`, r);
       for (const old of r.body) {
@@ -341,6 +347,7 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
         const d = await request('DELETE', streamUrl(old.stream_id), { auth: true });
         if (d.status !== 204 && d.status !== 404) throw failure(`DELETE ${config} (stream ${old.stream_id})`, d);
       }
+      sweepDue = false;
     }
     const r = await request('POST', config, {
       auth: true,
@@ -468,6 +475,7 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     async start() {
       if (running) throw new Error('the receiver is already started');
       running = true;
+      sweepDue = true;
       try {
         await drain();
         schedule(o.longPoll ? 0 : intervalMs);

@@ -123,12 +123,15 @@ it('transmitter down: the list is kept and enforced, polls back off; a change pu
 }, 30_000);
 
 it('a restarted process gets a new stream with every revocation in force; exclusive deletes the stream a crashed process left behind', async () => {
+  // The process that will crash polls by hand (pollOnce, no loop): a crashed process polls no more. A live loop
+  // here would find its stream deleted by the next process and, exclusive too, delete that one's new stream.
   const first = receiver({ exclusive: true });
-  await first.start();
+  await first.pollOnce();
   const leftover = first.status().streamId!;
   await h.revoke({ tenantId: A, nheIdentifier: 'restart-bot', reason: 'nhe.disabled' });
-  await eventually(() => first.denyList.entries().some((e) => e.nhe === 'restart-bot'));
-  await eventually(async () => (await h.db.connection.collection('ssf_events').countDocuments({ streamId: leftover, state: 'pending' })) === 0);
+  await eventually(async () => (await first.pollOnce(), first.denyList.entries().some((e) => e.nhe === 'restart-bot')));
+  const pending = () => h.db.connection.collection('ssf_events').countDocuments({ streamId: leftover, state: 'pending' });
+  await eventually(async () => (await first.pollOnce(), (await pending()) === 0));
 
   // The "crash": no stop(); the list is gone, the stream stays with its events acknowledged. The next process:
   const restarted = receiver({ exclusive: true });
@@ -140,8 +143,28 @@ it('a restarted process gets a new stream with every revocation in force; exclus
   const current = restarted.status().streamId!;
   await restarted.stop();
   expect(await streams.countDocuments({ _id: current as never })).toBe(0);
-  // The crashed one's loop is still running here (same test process): end it without its stream.
-  await first.stop();
+});
+
+it('exclusive sweeps once, at start: a running receiver whose stream was deleted makes a new one and deletes no other', async () => {
+  // Two processes started with exclusive by mistake: the second's start deletes the first's stream; the first, on
+  // its next poll, makes a new stream and must not delete the second's (they would take turns forever).
+  const older = receiver({ exclusive: true });
+  await older.start();
+  const olderStream = older.status().streamId!;
+  const newer = receiver({ exclusive: true });
+  await newer.start();
+  const newerStream = newer.status().streamId!;
+  const streams = h.db.connection.collection('ssf_streams');
+  expect(await streams.countDocuments({ _id: olderStream as never })).toBe(0);
+  await eventually(() => older.status().streamId !== undefined && older.status().streamId !== olderStream && older.status().consecutiveFailures === 0);
+  for (let i = 0; i < 4; i++) {
+    await newer.pollOnce();
+    await older.pollOnce();
+  }
+  expect(newer.status().streamId).toBe(newerStream);
+  expect(await streams.countDocuments({ _id: { $in: [newerStream, older.status().streamId!] } as never })).toBe(2);
+  await newer.stop();
+  await older.stop();
 });
 
 it('long polling: the transmitter answers as soon as the event is written', async () => {
