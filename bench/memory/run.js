@@ -22,16 +22,17 @@ const exchanges = Number(arg('exchanges', '1000000'));
 const connections = Number(arg('connections', '32'));
 const segment = Number(arg('segment', '20'));
 
-/** VmRSS in MiB of a process (0 when it is gone). @param {number | undefined} pid */
-function rssMiB(pid) {
+/** A field of /proc/<pid>/status in MiB (0 when the process is gone). @param {number | undefined} pid */
+function statusMiB(pid, field = 'VmRSS') {
   if (!pid) return 0;
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? +(Number(m[1]) / 1024).toFixed(1) : 0;
   } catch {
     return 0;
   }
 }
+const rssMiB = (/** @type {number | undefined} */ pid) => statusMiB(pid);
 
 async function main() {
   const say = (/** @type {string} */ s) => process.stderr.write(`${s}\n`);
@@ -46,17 +47,24 @@ async function main() {
     /** @type {Record<string, number> | undefined} */
     let checkpoint;
     let checkpointAt = 0;
-    /** @type {Array<{ exchanges: number, rps: number, p99: number, rss: Record<string, number> }>} */
+    /** @type {Array<{ exchanges: number, rps: number, p99: number, settleMs: number, rss: Record<string, number>, storeAnonFile: number[], writer: Record<string, number> }>} */
     const segments = [];
     const started = Date.now();
     while (done < exchanges) {
       const r = await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds: segment });
       done += r['2xx'] ?? 0;
       failed += (r.non2xx ?? 0) + (r.errors ?? 0);
-      await ours.settle();
+      const settleMs = await ours.settle();
       const rss = sample();
-      segments.push({ exchanges: done, rps: Math.round(r.requests.average), p99: r.latency.p99, rss });
-      say(`  ${done} exchanges (${Math.round(r.requests.average)}/s, p99 ${r.latency.p99} ms, ${failed} failed): RSS MiB ${Object.entries(rss).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      // The store's RSS split into anonymous memory (its heap) and file pages (SQLite's files mapped), and what the
+      // writer did (a duplicate or a retry re-reads rows by jti and the chain's tail: queries FerretDB scans).
+      const storeAnonFile = [statusMiB(ours.pids.ferretdb, 'RssAnon'), statusMiB(ours.pids.ferretdb, 'RssFile')];
+      const writer = await ours.writerOutcomes().catch(() => ({}));
+      segments.push({ exchanges: done, rps: Math.round(r.requests.average), p99: r.latency.p99, settleMs, rss, storeAnonFile, writer });
+      say(
+        `  ${done} exchanges (${Math.round(r.requests.average)}/s, p99 ${r.latency.p99} ms, ${failed} failed, settled in ${settleMs} ms): RSS MiB ${Object.entries(rss).map(([k, v]) => `${k} ${v}`).join(', ')}` +
+          ` (store anon ${storeAnonFile[0]}, file ${storeAnonFile[1]}); writer ${JSON.stringify(writer)}`,
+      );
       if (!checkpoint && done >= exchanges / 10) {
         checkpoint = rss;
         checkpointAt = done;

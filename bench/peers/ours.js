@@ -119,7 +119,15 @@ async function startOurs(o = {}) {
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, auditRowsTotal, settle, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
+    /** The audit-writer's message counters by outcome (written, duplicate, retry, dead-letter), from its /metrics. */
+    const writerOutcomes = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${topology.services['audit-writer'].port}/metrics`)).text();
+      /** @type {Record<string, number>} */
+      const out = {};
+      for (const m of text.matchAll(/^audit_writer_messages_total\{outcome="([a-z-]+)"[^}]*\} (\d+)/gm)) out[m[1]] = Number(m[2]);
+      return out;
+    };
+    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, auditRowsTotal, settle, writerOutcomes, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
   } catch (err) {
     await stop();
     throw err;

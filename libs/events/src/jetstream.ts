@@ -140,8 +140,16 @@ export async function ensureAuditStream(nc: NatsConnection, options: StreamOptio
   return jsm;
 }
 
-/** Redelivery back-off of the writer's consumer when a message is not acked within ack_wait (seconds). */
-export const AUDIT_CONSUMER_BACKOFF_SECONDS = [1, 2, 5, 10, 30];
+/**
+ * How long JetStream waits for the writer's ack of a message before delivering it again, per delivery (seconds):
+ * the first value is the ack wait of a first delivery (nats-server replaces ack_wait with the back-off's first value),
+ * the next ones space out the redeliveries of a message that keeps going unacked (a writer that crashes on it). The
+ * first must cover a whole fetch window (the writer's fetch waits up to 1 s for a full batch, so a message can sit
+ * in it that long before the batch is written) plus the batch's write under load. At 1 s, as it once was, messages
+ * that had waited in a fetch were delivered again while their batch was being written: stored once, but each a
+ * duplicate to look up, and settling a run took tens of seconds (bench/memory).
+ */
+export const AUDIT_CONSUMER_BACKOFF_SECONDS = [10, 20, 30, 60];
 
 /**
  * Consumer lag: messages not yet delivered (num_pending) and delivered but not yet acked (num_ack_pending).
@@ -162,7 +170,7 @@ export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: 
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: AUDIT_SUBJECT_WILDCARD,
-    ack_wait: 30 * NANOS_PER_SECOND,
+    ack_wait: AUDIT_CONSUMER_BACKOFF_SECONDS[0]! * NANOS_PER_SECOND,
     max_ack_pending: maxAckPending,
     max_deliver: -1,
     backoff: AUDIT_CONSUMER_BACKOFF_SECONDS.map((s) => s * NANOS_PER_SECOND),

@@ -53,7 +53,10 @@ export async function ensureRevocationFeed(nc: NatsConnection, replicas: number)
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: REVOCATION_SUBJECT_WILDCARD,
-    ack_wait: 30 * NANOS,
+    // nats-server takes the back-off's first value as the ack wait of a first delivery (written here as it is). One
+    // second is enough here: each message is handled as soon as it arrives (runRevocationConsumer), not after a
+    // fetch window as the audit writer's batches are; a redelivered entry is written once (fanOut is idempotent).
+    ack_wait: 1 * NANOS,
     max_ack_pending: 1000,
     max_deliver: -1,
     backoff: [1, 2, 5, 10, 30].map((s) => s * NANOS),
