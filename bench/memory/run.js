@@ -11,7 +11,7 @@
  * been answered 200. After each segment it reads VmRSS of every process on the path from /proc/<pid>/status; the
  * checkpoint is the first segment that ends past a tenth of the exchanges, the end is the last one. It prints a line
  * per segment, then per process the RSS at the checkpoint and at the end and their ratio (the target: at most 1.10),
- * and one JSON line. Not part of the test command: a million exchanges take about 35 minutes on the 2-core machine.
+ * and one JSON line. Not part of the test command: a million exchanges take about 28 minutes on the 2-core machine.
  */
 const { readFileSync } = require('node:fs');
 const { cpus, loadavg } = require('node:os');
