@@ -4,7 +4,7 @@
  * free loopback ports with data in a temporary directory. MONGODB_URI / NATS_URL, when set, are used instead.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,7 +28,8 @@ export function ensureTools(...names: Array<'ferretdb' | 'nats-server' | 'helm'>
   execFileSync('bash', [join(repoRoot(), 'scripts', 'tools.sh'), ...names], { stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
-export function freePort(): Promise<number> {
+/** The kernel's choice for `listen(0)` on loopback. */
+function kernelPort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.unref();
@@ -39,6 +40,57 @@ export function freePort(): Promise<number> {
       srv.close(() => res(port));
     });
   });
+}
+
+/** Whether a loopback listener can bind `port` now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => res(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => res(true)));
+  });
+}
+
+/** The first port of the kernel's ephemeral range (Linux), or undefined. */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const FREE_PORT_BASE = 10_000;
+const FREE_PORT_SLICES = 8;
+/** Ports this process handed out recently (a topology asks for several before it binds any). */
+const handedOut = new Map<number, number>();
+
+/**
+ * A loopback port that is free now, for a server that will listen on it shortly. It is chosen below the kernel's
+ * ephemeral range (Linux default 32768-60999): `listen(0)` and the local end of every outgoing connection draw from
+ * that range, so a port learnt from `listen(0)` could be taken by one of the many connections a test opens before
+ * its server binds it (CI: `EADDRINUSE` on a topology's router port, bound after all of its services had started).
+ * Each jest worker draws from a slice of its own (JEST_WORKER_ID), so two workers never race for one port, and a
+ * process never hands out the same port twice within ten minutes. Falls back to the kernel's choice where the range
+ * is unknown or too low.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  if (low === undefined || low < FREE_PORT_BASE + 8 * 256) return kernelPort();
+  const size = Math.floor((low - FREE_PORT_BASE) / FREE_PORT_SLICES);
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  const start = FREE_PORT_BASE + ((Number.isInteger(worker) && worker > 0 ? worker - 1 : 0) % FREE_PORT_SLICES) * size;
+  const now = Date.now();
+  for (const [port, at] of handedOut) if (now - at > 10 * 60_000) handedOut.delete(port);
+  for (let i = 0; i < 64; i++) {
+    const port = start + Math.floor(Math.random() * size);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.set(port, now);
+    return port;
+  }
+  return kernelPort();
 }
 
 export async function waitForPort(port: number, timeoutMs = 20_000, child?: ChildProcess): Promise<void> {
