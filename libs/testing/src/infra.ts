@@ -71,10 +71,10 @@ const handedOut = new Map<number, number>();
  * A loopback port that is free now, for a server that will listen on it shortly. It is chosen below the kernel's
  * ephemeral range (Linux default 32768-60999): `listen(0)` and the local end of every outgoing connection draw from
  * that range, so a port learnt from `listen(0)` could be taken by one of the many connections a test opens before
- * its server binds it (CI: `EADDRINUSE` on a topology's router port, bound after all of its services had started).
- * Each jest worker draws from a slice of its own (JEST_WORKER_ID), so two workers never race for one port, and a
- * process never hands out the same port twice within ten minutes. Falls back to the kernel's choice where the range
- * is unknown or too low.
+ * its server binds it (a clean-clone run: `EADDRINUSE` on a topology's router port, bound after all of its services
+ * had started). Each jest worker draws from a slice of its own (JEST_WORKER_ID), so two workers never race for one
+ * port, and a process never hands out the same port twice within ten minutes. Falls back to the kernel's choice
+ * where the range is unknown or too low.
  */
 export async function freePort(): Promise<number> {
   const low = ephemeralLow();
