@@ -9,6 +9,7 @@ import * as oidc from 'openid-client';
 import { createClient } from '@idp/testing';
 import { launchChromium, newProbedPage } from '../../src/clients/browser';
 import { startHarness, type Harness } from '../../src/harness';
+import { startAll } from '../../src/start-all';
 
 /** The relying party's site, answered by the test through request interception (its callback receives the POST). */
 const RP = 'http://rp.example';
@@ -19,7 +20,7 @@ let browser: Browser;
 let config: oidc.Configuration;
 
 beforeAll(async () => {
-  [h, browser] = await Promise.all([startHarness('form-post'), launchChromium()]);
+  await startAll([startHarness('form-post').then((v) => (h = v)), launchChromium().then((v) => (browser = v))]);
   const t = h.tenant.tenantId;
   const rp = await createClient(h.db.models, h.topology.secrets.clientSecretPepper, {
     tenantId: t,

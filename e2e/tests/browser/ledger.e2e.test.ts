@@ -12,6 +12,7 @@ import { banner, runtimeNote } from '../../src/dev-banner';
 import { launchChromium, newProbedPage, screenshots, seriousA11yViolations } from '../../src/clients/browser';
 import { basicAuth } from '../../src/clients/browserless-login';
 import { seededUserToken, startHarness, type Harness } from '../../src/harness';
+import { startAll } from '../../src/start-all';
 
 let h: Harness;
 let browser: Browser;
@@ -47,7 +48,7 @@ const active = async (token: string): Promise<boolean> => {
 };
 
 beforeAll(async () => {
-  [h, browser] = await Promise.all([startHarness('browser-ledger'), launchChromium()]);
+  await startAll([startHarness('browser-ledger').then((v) => (h = v)), launchChromium().then((v) => (browser = v))]);
   base = h.topology.baseUrl;
   t = h.tenant.tenantId;
   userToken = await seededUserToken(h);

@@ -10,6 +10,7 @@ import * as oidc from 'openid-client';
 import { createClient } from '@idp/testing';
 import { launchChromium, newProbedPage, screenshots, startApplicationStub } from '../../src/clients/browser';
 import { startHarness, type Harness } from '../../src/harness';
+import { startAll } from '../../src/start-all';
 
 let h: Harness;
 let browser: Browser;
@@ -23,7 +24,7 @@ let secondApp: oidc.Configuration;
 const RP_SITE = 'http://rp.example';
 
 beforeAll(async () => {
-  [h, browser, apps] = await Promise.all([startHarness('logout-advertised'), launchChromium(), startApplicationStub()]);
+  await startAll([startHarness('logout-advertised').then((v) => (h = v)), launchChromium().then((v) => (browser = v)), startApplicationStub().then((v) => (apps = v))]);
   APP = `${apps.origin}/demo`;
   POST_LOGOUT = `${APP}/logged-out`;
   SECOND_APP = `${apps.origin}/second`;

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { launchChromium, newProbedPage, screenshots, startApplicationStub } from '../../src/clients/browser';
 import { startHarness, type Harness } from '../../src/harness';
+import { startAll } from '../../src/start-all';
 
 let h: Harness;
 let browser: Browser;
@@ -14,7 +15,11 @@ let APP = '';
 let POST_LOGOUT = '';
 
 beforeAll(async () => {
-  [h, browser, apps] = await Promise.all([startHarness('browser-countdown', { oidcEnv: { LOGOUT_PROMPT_SECONDS: '2' } }), launchChromium(), startApplicationStub()]);
+  await startAll([
+    startHarness('browser-countdown', { oidcEnv: { LOGOUT_PROMPT_SECONDS: '2' } }).then((v) => (h = v)),
+    launchChromium().then((v) => (browser = v)),
+    startApplicationStub().then((v) => (apps = v)),
+  ]);
   APP = `${apps.origin}/demo`;
   POST_LOGOUT = `${APP}/logged-out`;
   await h.db.models.Client.updateOne({ tenantId: h.tenant.tenantId, clientId: h.tenant.client.clientId }, { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } });

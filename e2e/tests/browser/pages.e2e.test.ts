@@ -14,6 +14,7 @@ import { hashPassword } from '@idp/tokens';
 import { launchChromium, newProbedPage, screenshots, seriousA11yViolations, startApplicationStub } from '../../src/clients/browser';
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
+import { startAll } from '../../src/start-all';
 
 let h: Harness;
 let browser: Browser;
@@ -34,7 +35,7 @@ let consentApp: { clientId: string; clientSecret: string };
 let device: { clientId: string; clientSecret: string };
 
 beforeAll(async () => {
-  [h, browser, apps] = await Promise.all([startHarness('browser-pages'), launchChromium(), startApplicationStub()]);
+  await startAll([startHarness('browser-pages').then((v) => (h = v)), launchChromium().then((v) => (browser = v)), startApplicationStub().then((v) => (apps = v))]);
   APP = `${apps.origin}/demo`;
   POST_LOGOUT = `${APP}/logged-out`;
   SECOND_APP = `${apps.origin}/second`;

@@ -35,6 +35,7 @@ import { configSchema as signalsSchema } from '../../../services/signals/src/con
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
 import { resolvePodContainers, type ResolvedContainer } from '../../src/kube-pod-env';
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
+import { startAll } from '../../src/start-all';
 
 if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
 
@@ -122,7 +123,7 @@ async function installSet(set: string, ns: string): Promise<Map<string, Resolved
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'idp-kube-env-'));
-  [cp, nats] = await Promise.all([startKubeControlPlane({ timeoutMs: 90_000 }), startNatsServer({ quiet: true })]);
+  await startAll([startKubeControlPlane({ timeoutMs: 90_000 }).then((v) => (cp = v)), startNatsServer({ quiet: true }).then((v) => (nats = v))]);
   for (const set of CI_SETS) {
     const resolved = await installSet(set, nsOf(set));
     bySet.set(set, resolved);

@@ -15,6 +15,7 @@ import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
+import { startAll } from '../../src/start-all';
 
 if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
 
@@ -43,7 +44,7 @@ const cron = async () => (await cp.api('GET', cronPath)).body;
 
 
 beforeAll(async () => {
-  [cp, h] = await Promise.all([startKubeControlPlane({ timeoutMs: 90_000 }), startHarness('kubejobs')]);
+  await startAll([startKubeControlPlane({ timeoutMs: 90_000 }).then((v) => (cp = v)), startHarness('kubejobs').then((v) => (h = v))]);
   const ns = await cp.api('POST', '/api/v1/namespaces', {
     apiVersion: 'v1',
     kind: 'Namespace',

@@ -16,6 +16,7 @@ import { repoRoot } from '@idp/testing';
 import { launchChromium, newProbedPage, screenshots, seriousA11yViolations } from '../../src/clients/browser';
 import { basicAuth, browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
+import { startAll } from '../../src/start-all';
 
 jest.setTimeout(240_000);
 
@@ -48,7 +49,7 @@ beforeAll(async () => {
   if (!existsSync(join(repoRoot(), 'console', 'dist', 'index.html'))) {
     throw new Error('console/dist is missing: build the console first (npm run build, or npm run build -w @idp/console)');
   }
-  [h, browser] = await Promise.all([startHarness('console'), launchChromium()]);
+  await startAll([startHarness('console').then((v) => (h = v)), launchChromium().then((v) => (browser = v))]);
   base = h.topology.baseUrl;
   CONSOLE = `${base}/auth/admin/console/`;
   const s = h.topology.secrets;
