@@ -29,50 +29,37 @@ export interface HarnessOptions {
 export async function startHarness(label: string, options: HarnessOptions = {}): Promise<Harness> {
   const testDb = await openTestDatabase(label);
   let nats: RunningServer | undefined;
-  try {
-    nats = await startNatsServer();
-    return await startOn(label, options, testDb, nats);
-  } catch (err) {
-    // What did start is stopped: a nats-server left running keeps jest from exiting after the failure.
-    await nats?.dispose().catch(() => undefined);
-    await testDb.close().catch(() => undefined);
-    throw err;
-  }
-}
-
-async function startOn(
-  label: string,
-  options: HarnessOptions,
-  testDb: Awaited<ReturnType<typeof openTestDatabase>>,
-  nats: RunningServer,
-): Promise<Harness> {
-  const topology = await startTopology({ mongoUri: testDb.uri, natsUrl: nats.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn', extraEnv: options.oidcEnv || options.sidecarEnv ? { ...(options.oidcEnv ? { 'oidc-core': options.oidcEnv } : {}), ...(options.sidecarEnv ? { 'nhe-delegation': options.sidecarEnv } : {}) } : undefined, publicBaseUrl: options.publicBaseUrl, routerPort: options.routerPort, tls: options.tls });
+  let topology: Topology | undefined;
   let db: Database | undefined;
   try {
-    db = await connectDatabase(testDb.uri, createLogger({ service: 'e2e', level: 'silent' }));
+    const n = (nats = await startNatsServer());
+    const t = (topology = await startTopology({ mongoUri: testDb.uri, natsUrl: n.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn', extraEnv: options.oidcEnv || options.sidecarEnv ? { ...(options.oidcEnv ? { 'oidc-core': options.oidcEnv } : {}), ...(options.sidecarEnv ? { 'nhe-delegation': options.sidecarEnv } : {}) } : undefined, publicBaseUrl: options.publicBaseUrl, routerPort: options.routerPort, tls: options.tls }));
+    const d = (db = await connectDatabase(testDb.uri, createLogger({ service: 'e2e', level: 'silent' })));
     await testDb.close();
-    const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-    const tenant = await seedDelegationTenant(db.models, keyStore, {
+    const keyStore = new KeyStore(d.models, new KeyEncryptionKey(t.secrets.keyEncryptionKey));
+    const tenant = await seedDelegationTenant(d.models, keyStore, {
       tenantId: randomInt(10_000, 1_000_000),
       tenantName: `e2e-${label}`,
-      clientSecretPepper: topology.secrets.clientSecretPepper,
+      clientSecretPepper: t.secrets.clientSecretPepper,
     });
-    const opened = db;
     return {
-      topology,
-      nats,
-      db: opened,
+      topology: t,
+      nats: n,
+      db: d,
       tenant,
       stop: async () => {
-        await topology.stop();
-        await nats.dispose();
-        await opened.connection.dropDatabase().catch(() => undefined);
-        await opened.close();
+        await t.stop();
+        await n.dispose();
+        await d.connection.dropDatabase().catch(() => undefined);
+        await d.close();
       },
     };
   } catch (err) {
-    await topology.stop();
+    // What did start is stopped: a nats-server or a service left running keeps jest from exiting after the failure.
+    await topology?.stop().catch(() => undefined);
+    await nats?.dispose().catch(() => undefined);
     await db?.close().catch(() => undefined);
+    await testDb.close().catch(() => undefined);
     throw err;
   }
 }
