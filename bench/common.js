@@ -17,12 +17,13 @@ function arg(name, fallback) {
 
 /**
  * `--env KEY=VALUE,KEY=VALUE`: environment variables for oidc-core (wins over the topology's), to compare settings
- * such as the per-tenant admission limits (TENANT_MAX_IN_FLIGHT) in the same session.
+ * such as the per-tenant admission limits (TENANT_MAX_IN_FLIGHT) in the same session; `--sidecar-env` the same for
+ * the nhe-delegation sidecar (GRANT_CACHE_TTL_MS, ...).
  * @returns {Record<string, string>}
  */
-function oidcEnvArg() {
+function oidcEnvArg(name = 'env') {
   return Object.fromEntries(
-    arg('env', '')
+    arg(name, '')
       .split(',')
       .filter((kv) => kv.includes('='))
       .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
@@ -183,4 +184,7 @@ function printCpu(rows) {
   }
 }
 
-module.exports = { arg, oidcEnvArg, load, summary, startReference, compare, printComparison, cpuTimes, cpuPerRequest };
+/** `--sidecar-env KEY=VALUE,...` (see oidcEnvArg). */
+const sidecarEnvArg = () => oidcEnvArg('sidecar-env');
+
+module.exports = { arg, oidcEnvArg, sidecarEnvArg, load, summary, startReference, compare, printComparison, cpuTimes, cpuPerRequest };

@@ -28,7 +28,7 @@ const { startTopology } = require('../../e2e/dist/topology');
 
 const TENANT = 4260;
 
-/** @param {{ oidcEnv?: Record<string, string> }} [o] */
+/** @param {{ oidcEnv?: Record<string, string>, sidecarEnv?: Record<string, string> }} [o] */
 async function startOurs(o = {}) {
   const infra = await startLocalInfra(`idp_bench_peers_${Date.now()}`);
   /** @type {any} */
@@ -45,7 +45,7 @@ async function startOurs(o = {}) {
     await infra.stop();
   };
   try {
-    topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': o.oidcEnv ?? {} } });
+    topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': o.oidcEnv ?? {}, 'nhe-delegation': o.sidecarEnv ?? {} } });
     db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
     const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
@@ -70,7 +70,7 @@ async function startOurs(o = {}) {
       payload: JSON.stringify({ jti: grantId, kind: 'Grant', clientId: tenant.client.clientId, accountId: tenant.user.id, iat: now, exp: now + 7200 }),
       expiresAt: new Date((now + 7200) * 1000),
     });
-    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId, 'org.vendor.grant.id': grantId })
+    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId, ...(process.env.BENCH_NO_GRANT ? {} : { 'org.vendor.grant.id': grantId }) })
       .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
       .setIssuer(`${topology.baseUrl}/auth/${TENANT}`)
       .setSubject(tenant.user.id)
@@ -127,7 +127,7 @@ async function startOurs(o = {}) {
       for (const m of text.matchAll(/^audit_writer_messages_total\{outcome="([a-z-]+)"[^}]*\} (\d+)/gm)) out[m[1]] = Number(m[2]);
       return out;
     };
-    return { clientCredentials, tokenExchange, pids, serverPids, auditRows, auditRowsTotal, settle, writerOutcomes, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
+    return { mongoUri: infra.mongoUri, clientCredentials, tokenExchange, pids, serverPids, auditRows, auditRowsTotal, settle, writerOutcomes, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
   } catch (err) {
     await stop();
     throw err;

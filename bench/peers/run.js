@@ -9,14 +9,14 @@
  *
  *   bash scripts/tools.sh keycloak && npx tsc -b tsconfig.build.json
  *   node bench/peers/run.js [--duration 10] [--warmup 30] [--connections 1,32] [--only keycloak|ours]
- *     [--order keycloak,ours] [--server-cpu 1] [--load-cpu 0] [--env TENANT_MAX_IN_FLIGHT=4,...]
+ *     [--order keycloak,ours] [--server-cpu 1] [--load-cpu 0] [--env TENANT_MAX_IN_FLIGHT=4,...] [--sidecar-env GRANT_CACHE_TTL_MS=5000,...]
  *
  * Keycloak (bench/peers/keycloak): `kc.sh start-dev` on loopback, standard token exchange v2, H2, realm set up through
  * the admin REST API. This product (bench/peers/ours.js): the whole topology as processes, FerretDB and nats-server
  * from .tools/bin unless MONGODB_URI / NATS_URL are set.
  */
 const { cpus, loadavg } = require('node:os');
-const { arg, oidcEnvArg } = require('../common');
+const { arg, oidcEnvArg, sidecarEnvArg } = require('../common');
 const { run } = require('../reference-server');
 const { configureRealm, keycloakPaths, startKeycloak } = require('./keycloak/keycloak');
 const { measureProduct, printTable } = require('./measure');
@@ -35,6 +35,7 @@ async function runPeers(defaults = {}) {
   const serverCpu = arg('server-cpu', '1');
   const loadCpu = arg('load-cpu', '0');
   const oidcEnv = oidcEnvArg();
+  const sidecarEnv = sidecarEnvArg();
   const common = { serverCpu, loadCpu, warmupSeconds, seconds, connectionSets };
   const say = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
   /** @type {{ start: number[], end?: number[] }} */
@@ -74,7 +75,7 @@ async function runPeers(defaults = {}) {
       }
     } else if (product === OURS) {
       say('ours: starting the topology...');
-      const ours = await startOurs({ oidcEnv });
+      const ours = await startOurs({ oidcEnv, sidecarEnv });
       try {
         const measured = await measureProduct({
           product: OURS,
@@ -114,7 +115,7 @@ async function runPeers(defaults = {}) {
   out(
     `\n${[versions.keycloak && `Keycloak ${versions.keycloak} (Java ${versions.java}, start-dev)`, order.includes(OURS) && `this product (node ${process.version})`].filter(Boolean).join(' vs ')}, ${cpus().length} CPUs (${model}); ` +
       `server on CPU ${serverCpu}, load generator on CPU ${loadCpu}; ${warmupSeconds}s warm-up per grant, then 2s + ${seconds}s per point; ` +
-      `load average ${loadAverages.start.join(' ')} at the start, ${loadAverages.end?.join(' ')} at the end${Object.keys(oidcEnv).length ? `; oidc-core ${Object.entries(oidcEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`,
+      `load average ${loadAverages.start.join(' ')} at the start, ${loadAverages.end?.join(' ')} at the end${Object.keys(oidcEnv).length ? `; oidc-core ${Object.entries(oidcEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}${Object.keys(sidecarEnv).length ? `; sidecar ${Object.entries(sidecarEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`,
   );
   const ratios = printTable(rows, { ours: OURS, peer: KEYCLOAK });
   const audit = /** @type {{ answered: number, sent: number, rows: number, consistent: boolean } | undefined} */ (notes.audit);
@@ -124,7 +125,7 @@ async function runPeers(defaults = {}) {
         `(${audit.consistent ? 'between the two: one per token issued' : 'NOT between the two: rows missing or extra'})`,
     );
   }
-  out(JSON.stringify({ bench: 'peers', versions, cpus: cpus().length, cpuModel: model, serverCpu, loadCpu, warmupSeconds, seconds, connectionSets, loadAverages, rows, ratios, ...notes }));
+  out(JSON.stringify({ bench: 'peers', versions, sidecarEnv, cpus: cpus().length, cpuModel: model, serverCpu, loadCpu, warmupSeconds, seconds, connectionSets, loadAverages, rows, ratios, ...notes }));
 }
 
 module.exports = { runPeers };

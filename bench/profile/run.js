@@ -5,7 +5,7 @@
  *   npx tsc -b tsconfig.build.json
  *   node bench/profile/run.js [--warmup 10] [--duration 10] [--connections 32] [--profile on|off] [--interval 1000]
  *     [--out /tmp/idp-profile] [--grant exchange|cc] [--top 20] [--alone oidc-core|sidecar|audit-writer]
- *     [--node-options "--max-semi-space-size=32"]
+ *     [--node-options "--max-semi-space-size=32"] [--sidecar-env GRANT_CACHE_TTL_MS=5000,...]
  *
  * Starts this product as bench/peers/ours.js does (the whole topology as processes, FerretDB and nats-server from
  * .tools/bin), with V8's sampling profiler in oidc-core, the nhe-delegation sidecar and the audit-writer
@@ -27,7 +27,7 @@ const { mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 const { cpus, loadavg } = require('node:os');
 const topologyModule = require('../../e2e/dist/topology');
-const { arg, cpuPerRequest, cpuTimes, load, summary } = require('../common');
+const { arg, cpuPerRequest, cpuTimes, load, sidecarEnvArg, summary } = require('../common');
 const { pin } = require('../peers/measure');
 const { summarize } = require('./summarize');
 
@@ -92,7 +92,7 @@ function threadTimes(/** @type {number | undefined} */ pid) {
 
 async function main() {
   rmSync(outDir, { recursive: true, force: true });
-  const ours = await startOurs();
+  const ours = await startOurs({ sidecarEnv: sidecarEnvArg() });
   const g = grantName === 'cc' ? ours.clientCredentials : ours.tokenExchange;
   const pinning = cpus().length >= 2;
   try {

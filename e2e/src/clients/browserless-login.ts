@@ -38,6 +38,8 @@ export interface LoginOptions {
   resource?: string;
   /** Use the /_api alias for every browser step. */
   viaAlias?: boolean;
+  /** `prompt` of the authorization request (`consent`: the consent page is confirmed; with offline_access, a refresh token). */
+  prompt?: string;
 }
 
 export interface TokenSet {
@@ -65,6 +67,7 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
     state: randomBytes(8).toString('hex'),
     nonce: randomBytes(8).toString('hex'),
     ...(o.resource ? { resource: o.resource } : {}),
+    ...(o.prompt ? { prompt: o.prompt } : {}),
   }).toString();
 
   const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
@@ -95,10 +98,12 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
     if (/\/interaction\/[^/]+$/.test(url.pathname)) {
       res = await go(url.toString());
       if (res.status !== 200) throw new Error(`interaction page answered ${res.status}`);
-      res = await go(`${url.toString()}/login`, {
+      // The login page asks for the password; the consent page (prompt=consent) is confirmed as it stands.
+      const login = /name="password"/.test(await res.text());
+      res = await go(`${url.toString()}/${login ? 'login' : 'confirm'}`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ username: o.username, password: o.password }),
+        body: new URLSearchParams(login ? { username: o.username, password: o.password } : {}),
       });
       if (res.status === 401) throw new Error('login rejected');
     } else {

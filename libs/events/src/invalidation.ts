@@ -7,12 +7,16 @@ import type { NatsConnection } from '@nats-io/transport-node';
  * (core NATS: fan-out to every replica, at most once). oidc-core evicts the tenant's provider from its pool; the
  * sidecar drops the tenant's cached keys. A missed message (subscriber disconnected) is covered by the caches'
  * short TTLs, so the event only makes changes visible sooner; it is never needed for correctness.
+ *
+ * Kind `grant` comes from oidc-core when one of node-oidc-provider's grants ends (refresh token revoked, sign-out,
+ * a dynamically registered client deleted): `id` is the grant id, absent for "every grant of the tenant". Sidecars
+ * that cache grant lookups (GRANT_CACHE_TTL_MS) drop it; nothing else changes.
  */
 export const INVALIDATION_SUBJECT_PREFIX = 'idp.config.invalidate';
 export const INVALIDATION_SUBJECT_WILDCARD = `${INVALIDATION_SUBJECT_PREFIX}.*`;
 export const invalidationSubject = (tenantId: number) => `${INVALIDATION_SUBJECT_PREFIX}.${tenantId}`;
 
-export const INVALIDATION_KINDS = ['tenant', 'client', 'resource-server', 'keys', 'nhe', 'policy', 'user', 'group', 'role'] as const;
+export const INVALIDATION_KINDS = ['tenant', 'client', 'resource-server', 'keys', 'nhe', 'policy', 'user', 'group', 'role', 'grant'] as const;
 export type InvalidationKindName = (typeof INVALIDATION_KINDS)[number];
 
 export const invalidationEventSchema = z

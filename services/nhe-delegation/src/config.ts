@@ -18,6 +18,12 @@ export const configSchema = z.object({
   KEY_CACHE_TTL_SECONDS: intEnv(30, 0, 3600),
   /** Milliseconds the delegation facts are cached (dropped at once by NATS invalidations and revocations); 0 = off. */
   FACTS_CACHE_TTL_MS: intEnv(5000, 0, 60_000),
+  /**
+   * Milliseconds a subject token's grant lookup is kept (domain/grant-cache.ts); 0 (the default) reads the grant on
+   * every exchange. With a TTL, a grant that ends is refused once its invalidation arrives (at once), and within the
+   * TTL if that event is lost.
+   */
+  GRANT_CACHE_TTL_MS: intEnv(0, 0, 60_000),
   /** Seconds a fetched JWK Set (an NHE's jwks_uri, a workload issuer's) is kept (issue 19). */
   ACTOR_JWKS_CACHE_SECONDS: intEnv(300, 0, 86_400),
   /** Fetch JWK Sets from private-network addresses (RFC 1918, ULA): an in-cluster issuer such as the Kubernetes API server. */

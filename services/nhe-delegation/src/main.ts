@@ -8,6 +8,8 @@ import { createApp } from './app';
 import { readConfig } from './config';
 import { cachedKeys } from './domain/key-cache';
 import { factsCache } from './domain/facts-cache';
+import { grantCache } from './domain/grant-cache';
+import { grantReader } from './domain/subject-grant';
 import { actorDirectory } from './domain/actor-directory';
 import { safeJwksFetcher } from './domain/jwks-fetch';
 
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
   }
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
   const facts = factsCache((r) => loadDelegationFacts(db.models, r), config.FACTS_CACHE_TTL_MS);
+  const grants = grantCache(grantReader(db.models), config.GRANT_CACHE_TTL_MS);
   const keys = cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
   const actors = actorDirectory(db.models, {
     fetchJwks: safeJwksFetcher({ policy: { allowLoopback: config.ACTOR_JWKS_ALLOW_LOOPBACK, allowPrivateNetworks: config.ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS } }),
@@ -51,6 +54,12 @@ async function main(): Promise<void> {
     subscribeInvalidations(
       nats.nc,
       (e) => {
+        // A grant that ended concerns only the grant cache; any other change drops the tenant's cached grants too.
+        if (e.kind === 'grant') {
+          grants.invalidate(e.tenantId, e.id);
+          return;
+        }
+        grants.invalidate(e.tenantId);
         facts.invalidateTenant(e.tenantId);
         actors.invalidateTenant(e.tenantId);
         if (e.kind === 'keys' || e.kind === 'tenant') keys.invalidate(e.tenantId);
@@ -62,6 +71,7 @@ async function main(): Promise<void> {
   // Invalidations published while the connection was down are lost: start over.
   onNatsStatus(nats.nc, ['reconnect', 'disconnect'], () => {
     facts.clear();
+    grants.clear();
     actors.clear();
   });
   // Expired kill-switch entries are removed here (FerretDB has no TTL index; readers ignore expired rows anyway).
@@ -77,6 +87,7 @@ async function main(): Promise<void> {
     issuerFor: (tenantId) => `${config.PUBLIC_BASE_URL}/auth/${tenantId}`,
     keysFor: keys,
     loadFacts: facts.load,
+    readGrant: grants.read,
     actors,
     ...(config.ACTOR_JTI_STORE === 'jetstream'
       ? { actorJtiStore: (tenantId: number) => jetStreamSingleUseStore(nats.js, { kind: 'actor-jti', tenantId, maxAgeSeconds: jtiMaxAgeSeconds, timeoutMs: config.AUDIT_PUBLISH_TIMEOUT_MS }) }

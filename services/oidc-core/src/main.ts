@@ -4,7 +4,7 @@ import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
-import { ledgerRevoker, userInvalidator } from './account/revoke';
+import { grantEndedPublisher, ledgerRevoker, userInvalidator } from './account/revoke';
 import { LoginThrottle } from './domain/login-throttle';
 import { readConfig } from './config';
 import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
     state: new ScriptStateWriter(db.models, { log: logger }),
     log: logger,
   });
+  // The ledger's and the adapter's NATS publishes go through the connection made below, once it is up.
+  let nats: NatsHandle | undefined;
   const pool = new TenantPool({
     models: db.models,
     keyStore,
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
     negativeTtlMs: 5000,
     logoutPromptSeconds: config.LOGOUT_PROMPT_SECONDS,
     customClaims,
+    grantEnded: grantEndedPublisher(() => nats?.nc, (err) => logger.warn({ err }, 'grant invalidation not published; sidecar grant caches expire it')),
   });
   const loginThrottle = new LoginThrottle(db.models, {
     maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
@@ -53,7 +56,6 @@ async function main(): Promise<void> {
     windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS,
   });
   // The user's ledger revokes through the kill switch (store, then NATS once connected below).
-  let nats: NatsHandle | undefined;
   const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
   const { listener } = createApp({
     logger,

@@ -20,7 +20,8 @@ import type { Es256SigningKey } from './es256-jws';
 import { verifyTokenEndpointProof } from './dpop';
 import { auditIssuance, signNheToken } from './mint';
 import type { DpopNonces } from './dpop-nonce';
-import { assertSubjectGrantLive } from './subject-grant';
+import { assertSubjectGrantLive, grantReader } from './subject-grant';
+import type { GrantReader } from './grant-cache';
 import { verifySubjectToken } from './subject-token';
 
 export type ExchangeInput = ForwardedExchange;
@@ -54,6 +55,8 @@ export interface ExchangeDeps {
   revocations?: RevocationStore;
   /** Loads the decision's facts; default: straight from MongoDB (the service passes a short-lived cache). */
   loadFacts?: (request: DelegationRequest) => Promise<DelegationFacts | null>;
+  /** Reads the subject token's grant; default: straight from MongoDB (the service passes its grant cache, GRANT_CACHE_TTL_MS). */
+  readGrant?: GrantReader;
   /**
    * Where the single-use `jti` of actor tokens is recorded, shared by every replica (the service: the JetStream
    * stream of @idp/events unless ACTOR_JTI_STORE=mongodb); default: the `oidc_payloads` collection.
@@ -253,7 +256,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
   // The grant check (one read by primary key) and the actor token's jti (one insert) run beside the facts load.
   const [, , loaded] = await Promise.all([
-    stage('subject-token', () => assertSubjectGrantLive(deps.models, input.tenantId, subject.payload, input.clientId, subject.userId)),
+    stage('subject-token', () => assertSubjectGrantLive(deps.readGrant ?? grantReader(deps.models), input.tenantId, subject.payload, input.clientId, subject.userId)),
     // A handed-on token must not be revoked itself (the kill switch names its jti, an actor of its chain, ...).
     parent ? stage('subject-token', () => assertParentNotRevoked(deps, input.tenantId, subject)) : undefined,
     stage('internal', () =>

@@ -45,3 +45,29 @@ export function userInvalidator(nc: () => NatsConnection | undefined, timeoutMs 
     }
   };
 }
+
+/**
+ * A configuration invalidation of kind `grant` when a grant ends (the provider's adapter), so that sidecars caching
+ * grant lookups (GRANT_CACHE_TTL_MS) refuse its tokens at once. Best effort: the grant is already gone from the
+ * store, and a lost event is covered by the cache's TTL, so a failure is logged, never thrown (ending a grant must
+ * not fail because NATS is away). Awaited up to `timeoutMs`, so the event is on its way before the answer is.
+ */
+export function grantEndedPublisher(nc: () => NatsConnection | undefined, log: (err: string) => void, timeoutMs = 1_000) {
+  return async (tenantId: number, grantId: string | undefined): Promise<void> => {
+    const c = nc();
+    if (!c) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        publishInvalidation(c, { tenantId, kind: 'grant', ...(grantId ? { id: grantId } : {}) }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('grant invalidation publish timed out')), timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      log((err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

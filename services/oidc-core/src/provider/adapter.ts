@@ -18,18 +18,25 @@ export function createAdapterFactory(
   clientView: (doc: ClientDoc) => Record<string, unknown> | undefined = clientMetadata,
   /** Dynamic Client Registration (provider/registration.ts): where registered clients are stored; absent: off. */
   registration?: RegistrationSettings,
+  /** Told when a grant ends here (its id; undefined: several of the tenant's), after the store has it (ProviderDeps.grantEnded). */
+  grantEnded?: GrantEnded,
 ): (name: string) => Adapter {
   // One cache per provider: evicting the tenant from the pool (invalidation event, pool TTL) drops it too. Every
   // token request looks its client up; this keeps that off MongoDB under load.
   const clients = recordCache<AdapterPayload | undefined>(clientCacheMs);
-  return (name: string) => (name === 'Client' ? new ClientAdapter(models, tenantId, clients, clientView, registration) : new MongoAdapter(models, tenantId, name));
+  return (name: string) =>
+    name === 'Client' ? new ClientAdapter(models, tenantId, clients, clientView, registration, grantEnded) : new MongoAdapter(models, tenantId, name, name === 'Grant' ? grantEnded : undefined);
 }
+
+/** Reports that a tenant's grant ended (undefined id: several of them); resolves when reported, never rejects. */
+export type GrantEnded = (tenantId: number, grantId: string | undefined) => Promise<void>;
 
 class MongoAdapter implements Adapter {
   constructor(
     private readonly models: Models,
     private readonly tenantId: number,
     private readonly name: string,
+    private readonly grantEnded?: GrantEnded,
   ) {}
 
   private key(id: string): string {
@@ -77,6 +84,7 @@ class MongoAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     await this.models.OidcPayload.deleteOne({ _id: this.key(id) });
+    await this.grantEnded?.(this.tenantId, id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
@@ -96,6 +104,7 @@ class ClientAdapter implements Adapter {
     private readonly cache: ReturnType<typeof recordCache<AdapterPayload | undefined>>,
     private readonly view: (doc: ClientDoc) => Record<string, unknown> | undefined,
     private readonly registration?: RegistrationSettings,
+    private readonly grantEnded?: GrantEnded,
   ) {}
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -141,7 +150,10 @@ class ClientAdapter implements Adapter {
     // Its users' consents go with it (as the management API's delete does).
     const grants = await this.models.OidcPayload.find({ tenantId: this.tenantId, model: 'Grant', payload: { $regex: `"clientId":${JSON.stringify(id).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } }, { _id: 1, payload: 1 }).lean();
     const ids = grants.filter((g) => (JSON.parse(g.payload) as { clientId?: unknown }).clientId === id).map((g) => g._id);
-    if (ids.length) await this.models.OidcPayload.deleteMany({ tenantId: this.tenantId, model: 'Grant', _id: { $in: ids } });
+    if (ids.length) {
+      await this.models.OidcPayload.deleteMany({ tenantId: this.tenantId, model: 'Grant', _id: { $in: ids } });
+      await this.grantEnded?.(this.tenantId, undefined);
+    }
   }
   async revokeByGrantId(): Promise<void> {}
 }

@@ -5,7 +5,7 @@ import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, MANAGEMENT_AUDIENCE, SSF_AUDIENCE, 
 import { errors } from 'oidc-provider';
 import { ACR_VALUES } from '../domain/acr';
 import { withAcrChecks } from './acr-policy';
-import { createAdapterFactory } from './adapter';
+import { createAdapterFactory, type GrantEnded } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
 import { CLIENT_PROPS, isSelfIntroduced, pkceRequiredFor, selfIntroducedProps } from './client-metadata';
@@ -35,6 +35,8 @@ export interface ProviderDeps {
   outbound?: OutboundOptions;
   /** Where the user's ledger page receives its sign-in (`{issuer}/account/callback`): its built-in client (account/). */
   accountRedirectUri?: string;
+  /** Told when a grant ends (the adapter): published as a `grant` invalidation for the sidecars' grant cache. */
+  grantEnded?: GrantEnded;
 }
 
 /** Built-in admin audiences no self-introduced client (metadata document, dynamic registration) gets tokens for. */
@@ -73,7 +75,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   const resourceInfo = resourceServerInfo(models, tenantId);
 
   return {
-    adapter: createAdapterFactory(models, tenantId, undefined, fapi2 ? fapi2ClientMetadata : undefined, registration),
+    adapter: createAdapterFactory(models, tenantId, undefined, fapi2 ? fapi2ClientMetadata : undefined, registration, deps.grantEnded),
     // The built-in client of the user's own ledger page (issue 18, account/): first-party, public, PKCE. Not in a
     // FAPI 2.0 tenant (no public clients there): its users reach the page with a session from an application.
     clients: deps.accountRedirectUri && !fapi2 ? [accountClientMetadata(deps.accountRedirectUri)] : [],

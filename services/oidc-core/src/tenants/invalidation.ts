@@ -18,6 +18,7 @@ export function providerHolds(kind: InvalidationKindName): boolean {
     case 'policy':
     case 'user':
     case 'group':
+    case 'grant':
       return false;
     default: {
       const unknown: never = kind;

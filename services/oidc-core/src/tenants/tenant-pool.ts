@@ -4,6 +4,7 @@ import type { Models, TenantDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
+import type { GrantEnded } from '../provider/adapter';
 import { oauthAnswers, pinPublicOrigin, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
@@ -46,6 +47,8 @@ export interface TenantPoolOptions {
   negativeTtlMs: number;
   /** Runs customizeUserInfoClaims scripts for every tenant (one pool, fair per tenant, with breakers); default: the shared one. */
   customClaims?: CustomClaimsRunner;
+  /** Told when a grant ends (ProviderDeps.grantEnded). */
+  grantEnded?: GrantEnded;
   /** Outbound requests of the providers (Client ID Metadata Documents, jwks_uri): CAs, resolver, time bound (tests). */
   outbound?: OutboundOptions;
 }
@@ -116,7 +119,7 @@ export class TenantPool {
     const claims = new ClaimsResolver({ models, tenant, keys: keys.signing, customClaims: this.options.customClaims });
     const provider = new Provider(
       issuer,
-      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound, accountRedirectUri: `${issuer}/account/callback` }),
+      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound, accountRedirectUri: `${issuer}/account/callback`, ...(this.options.grantEnded ? { grantEnded: this.options.grantEnded } : {}) }),
     );
     // X-Forwarded-For only: the origin of every URL the provider writes or checks is the configured one.
     provider.proxy = this.options.trustProxy;
