@@ -4,7 +4,7 @@ import { connectDatabase, type Database } from '@idp/db';
 import { createLogger } from '@idp/logger';
 import { openTestDatabase, seedDelegationTenant, startNatsServer, type RunningServer, type SeededTenant } from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
-import { browserlessLogin } from './clients/browserless-login';
+import { basicAuth, browserlessLogin, type LoginOptions, type TokenSet } from './clients/browserless-login';
 import { startTopology, type Topology } from './topology';
 
 export interface Harness {
@@ -64,9 +64,9 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   }
 }
 
-/** The seeded user's access token for the seeded resource server (authorization code + PKCE, by form posts). */
-export async function seededUserToken(h: Harness): Promise<string> {
-  const tokens = await browserlessLogin({
+/** The seeded user's tokens for the seeded resource server (authorization code + PKCE, by form posts). */
+export function seededUserLogin(h: Harness, o: Pick<LoginOptions, 'scope' | 'prompt'> = {}): Promise<TokenSet> {
+  return browserlessLogin({
     baseUrl: h.topology.baseUrl,
     tenantId: h.tenant.tenantId,
     clientId: h.tenant.client.clientId,
@@ -75,6 +75,28 @@ export async function seededUserToken(h: Harness): Promise<string> {
     username: h.tenant.user.username,
     password: h.tenant.user.password,
     resource: h.tenant.resource,
+    ...o,
   });
-  return tokens.access_token;
+}
+
+/** The seeded user's access token for the seeded resource server. */
+export async function seededUserToken(h: Harness): Promise<string> {
+  return (await seededUserLogin(h)).access_token;
+}
+
+/** The spec's NHE token exchange of `subjectToken` by the seeded client for the seeded NHE (`orders:read`), through the router. */
+export function postNheExchange(h: Harness, subjectToken: string): Promise<Response> {
+  return fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    body: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: subjectToken,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: h.tenant.nhe.identifier,
+      actor_token_type: 'urn:vendor:token-type:nhe-id',
+      resource: h.tenant.resource,
+      scope: 'orders:read',
+    }),
+  });
 }

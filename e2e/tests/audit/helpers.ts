@@ -1,31 +1,13 @@
 /** Shared helpers of the audit e2e tests: issuing NHE tokens through the whole stack, reading rows back. */
 import { decodeJwt } from 'jose';
-import { basicAuth } from '../../src/clients/browserless-login';
-import type { Harness } from '../../src/harness';
-
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+import { postNheExchange, type Harness } from '../../src/harness';
 
 export { seededUserToken as userToken } from '../../src/harness';
 
 /** One token exchange through the router, oidc-core and the sidecar: the issued token's jti, or the HTTP status. */
 export async function exchange(h: Harness, subjectToken: string): Promise<{ jti: string } | { status: number }> {
   try {
-    const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
-      },
-      body: new URLSearchParams({
-        grant_type: TOKEN_EXCHANGE,
-        subject_token: subjectToken,
-        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-        actor_token: h.tenant.nhe.identifier,
-        actor_token_type: 'urn:vendor:token-type:nhe-id',
-        resource: h.tenant.resource,
-        scope: 'orders:read',
-      }),
-    });
+    const res = await postNheExchange(h, subjectToken);
     const body = (await res.json()) as { access_token?: string };
     if (res.status !== 200 || !body.access_token) return { status: res.status };
     return { jti: String(decodeJwt(body.access_token).jti) };

@@ -7,8 +7,8 @@
  */
 import { connectNats, publishInvalidation } from '@idp/events';
 import { createLogger } from '@idp/logger';
-import { basicAuth, browserlessLogin, type TokenSet } from '../../src/clients/browserless-login';
-import { startHarness, type Harness } from '../../src/harness';
+import { basicAuth } from '../../src/clients/browserless-login';
+import { postNheExchange, seededUserLogin, startHarness, type Harness } from '../../src/harness';
 
 const ENDED = 'subject_token was issued under a grant that has ended (revoked or signed out)';
 
@@ -22,34 +22,8 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const login = (scope?: string, prompt?: string): Promise<TokenSet> =>
-  browserlessLogin({
-    baseUrl: h.topology.baseUrl,
-    tenantId: h.tenant.tenantId,
-    clientId: h.tenant.client.clientId,
-    clientSecret: h.tenant.client.clientSecret,
-    redirectUri: h.tenant.client.redirectUri,
-    username: h.tenant.user.username,
-    password: h.tenant.user.password,
-    resource: h.tenant.resource,
-    ...(scope ? { scope } : {}),
-    ...(prompt ? { prompt } : {}),
-  });
-
 async function exchange(subjectToken: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
-    body: new URLSearchParams({
-      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-      subject_token: subjectToken,
-      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-      actor_token: h.tenant.nhe.identifier,
-      actor_token_type: 'urn:vendor:token-type:nhe-id',
-      resource: h.tenant.resource,
-      scope: 'orders:read',
-    }),
-  });
+  const res = await postNheExchange(h, subjectToken);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -62,7 +36,7 @@ async function deleteGrantSilently(token: string): Promise<void> {
 }
 
 test('a grant is read once and then served from the cache: ended without an event, it still exchanges within the TTL', async () => {
-  const tokens = await login();
+  const tokens = await seededUserLogin(h);
   expect((await exchange(tokens.access_token)).status).toBe(200);
   await deleteGrantSilently(tokens.access_token);
   // The cache answers; without it (GRANT_CACHE_TTL_MS=0, the default) this is invalid_grant (oidc-core's tests).
@@ -70,7 +44,7 @@ test('a grant is read once and then served from the cache: ended without an even
 });
 
 test('a grant ended through oidc-core (refresh token revoked) is refused at once', async () => {
-  const tokens = await login('openid offline_access', 'consent');
+  const tokens = await seededUserLogin(h, { scope: 'openid offline_access', prompt: 'consent' });
   expect(tokens.refresh_token).toEqual(expect.any(String));
   expect((await exchange(tokens.access_token)).status).toBe(200);
   const issuer = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;
@@ -86,7 +60,7 @@ test('a grant ended through oidc-core (refresh token revoked) is refused at once
 });
 
 test("any other invalidation of the tenant drops the tenant's cached grants; another tenant's does not", async () => {
-  const tokens = await login();
+  const tokens = await seededUserLogin(h);
   expect((await exchange(tokens.access_token)).status).toBe(200);
   await deleteGrantSilently(tokens.access_token);
   const nats = await connectNats(h.nats.url, createLogger({ service: 'e2e', level: 'silent' }), 'e2e-grant-cache');
