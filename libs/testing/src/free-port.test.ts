@@ -1,6 +1,6 @@
 import { connect, createServer, type Server } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { freePort } from './infra';
+import { FETCH_BLOCKED_PORTS, freePort } from './infra';
 
 const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
 
@@ -34,4 +34,24 @@ test('outgoing connections never take such a port: their local ports are in the 
   } finally {
     await new Promise((r) => server.close(r));
   }
+});
+
+test('never a port that fetch refuses ("bad port"), such as 10080 in the first slice', async () => {
+  const size = Math.floor((low - 10_000) / 8);
+  const worker = process.env.JEST_WORKER_ID;
+  process.env.JEST_WORKER_ID = '1';
+  // The first draw lands on 10080; later draws are random again.
+  const random = jest.spyOn(Math, 'random').mockReturnValueOnce((10_080 - 10_000 + 0.5) / size);
+  try {
+    const port = await freePort();
+    expect(random).toHaveBeenCalled();
+    expect(port).not.toBe(10_080);
+    expect(FETCH_BLOCKED_PORTS.has(port)).toBe(false);
+  } finally {
+    random.mockRestore();
+    if (worker === undefined) delete process.env.JEST_WORKER_ID;
+    else process.env.JEST_WORKER_ID = worker;
+  }
+  // fetch itself refuses it, which is why.
+  await expect(fetch('http://127.0.0.1:10080/')).rejects.toThrow('fetch failed');
 });

@@ -62,6 +62,17 @@ function ephemeralLow(): number | undefined {
   }
 }
 
+/**
+ * Ports that fetch refuses to connect to ("bad port", WHATWG Fetch, section "port blocking"), as Chromium does
+ * (ERR_UNSAFE_PORT): a server on one of them cannot be reached by the tests' clients. 10080 lies in the first
+ * worker's slice below.
+ */
+export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135,
+  137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719,
+  1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 const FREE_PORT_BASE = 10_000;
 const FREE_PORT_SLICES = 8;
 /** Ports this process handed out recently (a topology asks for several before it binds any). */
@@ -73,8 +84,9 @@ const handedOut = new Map<number, number>();
  * that range, so a port learnt from `listen(0)` could be taken by one of the many connections a test opens before
  * its server binds it (a clean-clone run: `EADDRINUSE` on a topology's router port, bound after all of its services
  * had started). Each jest worker draws from a slice of its own (JEST_WORKER_ID), so two workers never race for one
- * port, and a process never hands out the same port twice within ten minutes. Falls back to the kernel's choice
- * where the range is unknown or too low.
+ * port, and a process never hands out the same port twice within ten minutes. Never a port fetch refuses
+ * (FETCH_BLOCKED_PORTS: a clean-clone run drew 10080 for a router, and every request to it failed with "bad port").
+ * Falls back to the kernel's choice where the range is unknown or too low.
  */
 export async function freePort(): Promise<number> {
   const low = ephemeralLow();
@@ -86,7 +98,7 @@ export async function freePort(): Promise<number> {
   for (const [port, at] of handedOut) if (now - at > 10 * 60_000) handedOut.delete(port);
   for (let i = 0; i < 64; i++) {
     const port = start + Math.floor(Math.random() * size);
-    if (handedOut.has(port) || !(await canListen(port))) continue;
+    if (FETCH_BLOCKED_PORTS.has(port) || handedOut.has(port) || !(await canListen(port))) continue;
     handedOut.set(port, now);
     return port;
   }
