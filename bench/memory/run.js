@@ -4,7 +4,7 @@
  * 10% of its RSS after the first hundred thousand; every cache bounded"):
  *
  *   npx tsc -b tsconfig.build.json
- *   node bench/memory/run.js [--exchanges 1000000] [--connections 32] [--segment 20]
+ *   node bench/memory/run.js [--exchanges 1000000] [--connections 32] [--segment 20] [--sidecar-env GRANT_CACHE_TTL_MS=5000]
  *
  * Starts this product as bench/peers/ours.js does (every service as a process, FerretDB, nats-server; a real grant
  * read per exchange) and sends the spec's NHE exchange in segments of `--segment` seconds until `--exchanges` have
@@ -15,7 +15,7 @@
  */
 const { readFileSync } = require('node:fs');
 const { cpus, loadavg } = require('node:os');
-const { arg, load } = require('../common');
+const { arg, load, sidecarEnvArg } = require('../common');
 const { startOurs } = require('../peers/ours');
 
 const exchanges = Number(arg('exchanges', '1000000'));
@@ -37,7 +37,7 @@ const rssMiB = (/** @type {number | undefined} */ pid) => statusMiB(pid);
 async function main() {
   const say = (/** @type {string} */ s) => process.stderr.write(`${s}\n`);
   say(`memory: starting the topology (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)})`);
-  const ours = await startOurs();
+  const ours = await startOurs({ sidecarEnv: sidecarEnvArg() });
   try {
     const g = ours.tokenExchange;
     const sample = () => Object.fromEntries(Object.entries(ours.pids).map(([k, pid]) => [k, rssMiB(pid)]));
@@ -83,7 +83,7 @@ async function main() {
     // countDocuments with a filter makes FerretDB read every row (minutes at 250,000): count the collection instead.
     const audited = await ours.auditRowsTotal();
     out(`audit rows: ${audited} for ${done} exchanges answered 200 (warm-up check included)`);
-    out(JSON.stringify({ bench: 'memory', node: process.version, exchanges: done, failed, connections, checkpointAt, rss: table, auditRows: audited, segments }));
+    out(JSON.stringify({ bench: 'memory', node: process.version, sidecarEnv: sidecarEnvArg(), exchanges: done, failed, connections, checkpointAt, rss: table, auditRows: audited, segments }));
   } finally {
     await ours.stop();
   }
