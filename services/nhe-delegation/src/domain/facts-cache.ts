@@ -22,7 +22,8 @@ export interface FactsCache {
  * cut off from invalidations issues nothing anyway. A load in flight when its tenant is invalidated is not kept:
  * its entry is dropped with the others, and requests after the invalidation start a new load.
  */
-export function factsCache(loader: Loader, ttlMs: number, maxEntries = 10_000, now: () => number = Date.now): FactsCache {
+/** `now` is a monotonic clock (milliseconds): a wall clock stepped back would make old entries look fresh. */
+export function factsCache(loader: Loader, ttlMs: number, maxEntries = 10_000, now: () => number = () => performance.now()): FactsCache {
   const byTenant = new Map<number, Map<string, { at: number; facts: Promise<DelegationFacts | null> }>>();
   let size = 0;
   // A hand-on (issue 19 section 2) also loads its parent chain's NHEs and policies: the chain is part of the key.
