@@ -65,7 +65,7 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
 }
 
 /** The seeded user's tokens for the seeded resource server (authorization code + PKCE, by form posts). */
-export function seededUserLogin(h: { topology: { baseUrl: string }; tenant: SeededTenant }, o: Pick<LoginOptions, 'scope' | 'prompt'> = {}): Promise<TokenSet> {
+export function seededUserLogin(h: Harness, o: Pick<LoginOptions, 'scope' | 'prompt'> = {}): Promise<TokenSet> {
   return browserlessLogin({
     baseUrl: h.topology.baseUrl,
     tenantId: h.tenant.tenantId,
@@ -84,19 +84,11 @@ export async function seededUserToken(h: Harness): Promise<string> {
   return (await seededUserLogin(h)).access_token;
 }
 
-/**
- * The spec's NHE token exchange of `subjectToken` by the seeded client for the seeded NHE (`orders:read`), through
- * the router of either harness (this one or the HA one).
- */
-export function postNheExchange(
-  h: { topology: { baseUrl: string }; tenant: SeededTenant },
-  subjectToken: string,
-  init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
-): Promise<Response> {
+/** The spec's NHE token exchange of `subjectToken` by the seeded client for the seeded NHE (`orders:read`), through the router. */
+export function postNheExchange(h: Harness, subjectToken: string): Promise<Response> {
   return fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret), ...init.headers },
-    ...(init.signal ? { signal: init.signal } : {}),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
     body: new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: subjectToken,

@@ -2,13 +2,24 @@
 import { decodeJwt } from 'jose';
 import { AUDIT_STREAM, connectNats } from '@idp/events';
 import { createLogger } from '@idp/logger';
+import { basicAuth, browserlessLogin } from '../../src/clients/browserless-login';
 import type { HaHarness } from '../../src/ha/ha-harness';
-import { postNheExchange, seededUserLogin } from '../../src/harness';
 
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function userToken(h: HaHarness): Promise<string> {
-  return (await seededUserLogin(h)).access_token;
+  const tokens = await browserlessLogin({
+    baseUrl: h.topology.baseUrl,
+    tenantId: h.tenant.tenantId,
+    clientId: h.tenant.client.clientId,
+    clientSecret: h.tenant.client.clientSecret,
+    redirectUri: h.tenant.client.redirectUri,
+    username: h.tenant.user.username,
+    password: h.tenant.user.password,
+    resource: h.tenant.resource,
+  });
+  return tokens.access_token;
 }
 
 export type ExchangeResult = { jti: string } | { status: number; error?: string };
@@ -16,7 +27,24 @@ export type ExchangeResult = { jti: string } | { status: number; error?: string 
 /** One token exchange through the router (one oidc replica and its sidecar): the token's jti, or the status and error. */
 export async function exchange(h: HaHarness, subjectToken: string, extraHeaders: Record<string, string> = {}): Promise<ExchangeResult> {
   try {
-    const res = await postNheExchange(h, subjectToken, { headers: extraHeaders, signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+        ...extraHeaders,
+      },
+      body: new URLSearchParams({
+        grant_type: TOKEN_EXCHANGE,
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        actor_token: h.tenant.nhe.identifier,
+        actor_token_type: 'urn:vendor:token-type:nhe-id',
+        resource: h.tenant.resource,
+        scope: 'orders:read',
+      }),
+      signal: AbortSignal.timeout(15_000),
+    });
     const body = (await res.json().catch(() => ({}))) as { access_token?: string; error?: string };
     if (res.status !== 200 || !body.access_token) return { status: res.status, error: body.error };
     return { jti: String(decodeJwt(body.access_token).jti) };
