@@ -63,7 +63,7 @@ export interface AccessTokenOptions extends JwtAccessTokenOptions {
    * The request's DPoP context. Without it the resource accepts Bearer tokens only: a DPoP-bound token is refused.
    */
   dpop?: DpopRequest & {
-    /** Accepted proof algorithms (default: every asymmetric JWS algorithm); also the `algs` of the challenge. */
+    /** Accepted proof algorithms (default: `DEFAULT_DPOP_ALGORITHMS`, those the provider accepts); also the `algs` of the challenge. */
     algorithms?: readonly string[];
     /** How far a proof's `iat` may be from now, in seconds (default 60). */
     maxAge?: number;

@@ -13,8 +13,14 @@ export const ASYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set([
   'Ed25519',
 ]);
 
-/** DPoP proof algorithms accepted unless the caller narrows them. */
-export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
+/**
+ * DPoP proof algorithms accepted unless the caller sets others: the ones this identity provider accepts in DPoP
+ * proofs at its token endpoint (its `dpop_signing_alg_values_supported`: ES256, Ed25519 and EdDSA for a standard
+ * tenant; PS256, ES256 and EdDSA for a FAPI 2.0 tenant). A client proves possession of the key the provider bound
+ * its token to (`cnf.jkt`) with the same algorithm, so an API that accepted or advertised (RFC 9728, the challenge's
+ * `algs`) more would send clients to keys the provider never binds a token to.
+ */
+export const DEFAULT_DPOP_ALGORITHMS: readonly string[] = ['ES256', 'EdDSA', 'Ed25519', 'PS256'];
 
 /** Access-token algorithms accepted unless the caller narrows them (this identity provider signs ES256 or RS256). */
 export const DEFAULT_ACCESS_TOKEN_ALGORITHMS: readonly string[] = ['ES256', 'RS256'];

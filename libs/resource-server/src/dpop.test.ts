@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { base64url, calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { isCanonicalBase64url, isCanonicalCompactJws } from './compact-jws';
+import { DEFAULT_DPOP_ALGORITHMS } from './algorithms';
 import { accessTokenHash, verifyDpopProof, type DpopProofOptions } from './dpop';
 import { ResourceServerError } from './errors';
 import { memoryReplayStore } from './replay';
@@ -60,6 +61,22 @@ describe('verifyDpopProof', () => {
   it('accepts a valid proof and returns its key thumbprint and claims', async () => {
     const v = await verifyDpopProof(await proof(), opts());
     expect(v).toMatchObject({ jkt: key.jkt, htm: 'POST', htu: HTU, alg: 'ES256' });
+  });
+
+  it('by default accepts the algorithms the provider accepts in DPoP proofs, and refuses the others', async () => {
+    // The provider's dpop_signing_alg_values_supported: ES256, Ed25519, EdDSA (standard), PS256, ES256, EdDSA (FAPI 2.0).
+    expect(DEFAULT_DPOP_ALGORITHMS).toEqual(['ES256', 'EdDSA', 'Ed25519', 'PS256']);
+    const signedWith = async (alg: string) => {
+      const k = await generateKeyPair(alg, { extractable: true });
+      const payload = { htm: 'POST', htu: HTU, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) };
+      return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk: await exportJWK(k.publicKey) })
+        .sign(k.privateKey);
+    };
+    for (const alg of ['ES256', 'EdDSA', 'Ed25519', 'PS256']) await expect(verifyDpopProof(await signedWith(alg), opts())).resolves.toMatchObject({ alg });
+    for (const alg of ['ES384', 'RS256', 'PS512']) {
+      expect([alg, (await refusal(verifyDpopProof(await signedWith(alg), opts()))).message]).toEqual([alg, 'DPoP proof alg is not supported']);
+    }
   });
 
   it('a string iat is reported as an iat problem, not as a bad signature', async () => {

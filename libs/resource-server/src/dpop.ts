@@ -29,7 +29,7 @@ export interface DpopProofOptions {
   accessToken?: string;
   /** The JWK SHA-256 thumbprint the proof's key must have (the access token's `cnf.jkt`). */
   jkt?: string;
-  /** Accepted proof algorithms (asymmetric only). Default: every asymmetric JWS algorithm. */
+  /** Accepted proof algorithms (asymmetric only). Default: `DEFAULT_DPOP_ALGORITHMS` (those the provider accepts). */
   algorithms?: readonly string[];
   /** How far `iat` may be from now, in seconds (default 60). */
   maxAge?: number;
