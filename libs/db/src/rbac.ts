@@ -43,10 +43,11 @@ export interface UserMemberships {
   roles: Array<{ name: string; resourceServer: string }>;
 }
 
-export async function userMemberships(models: Models, tenantId: number, user: { roleIds: string[]; groupIds: string[] }): Promise<UserMemberships> {
-  const groupIds = user.groupIds.map(toObjectId).filter((x) => x !== undefined);
+/** The user may come from a read that applied no schema default (the driver's, not mongoose's): absent lists are empty. */
+export async function userMemberships(models: Models, tenantId: number, user: { roleIds?: string[]; groupIds?: string[] }): Promise<UserMemberships> {
+  const groupIds = (user.groupIds ?? []).map(toObjectId).filter((x) => x !== undefined);
   const groups = groupIds.length ? await models.Group.find({ tenantId, _id: { $in: groupIds } }, { name: 1, roleIds: 1 }).lean() : [];
-  const roleIds = [...new Set([...user.roleIds, ...groups.flatMap((g) => g.roleIds)])].map(toObjectId).filter((x) => x !== undefined);
+  const roleIds = [...new Set([...(user.roleIds ?? []), ...groups.flatMap((g) => g.roleIds)])].map(toObjectId).filter((x) => x !== undefined);
   const roles = roleIds.length ? await models.Role.find({ tenantId, _id: { $in: roleIds } }, { name: 1, resourceServer: 1 }).lean() : [];
   return {
     groups: groups.map((g) => g.name).sort(),

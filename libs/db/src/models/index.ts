@@ -45,6 +45,7 @@ import {
   type TokenAuditDoc,
   type UserDoc,
 } from './schemas';
+import { leanDefaults } from './lean-defaults';
 
 export * from './schemas';
 
@@ -72,6 +73,15 @@ export interface Models {
   WorkloadIssuer: Model<WorkloadIssuerDoc>;
   AgentOptOut: Model<AgentOptOutDoc>;
 }
+
+const SCHEMAS: Array<import('mongoose').Schema<any>> = [
+  tenantSchema, deletedTenantSchema, clientSchema, resourceServerSchema, roleSchema, groupSchema, userSchema, loginFailureSchema,
+  nheSchema, delegationPolicySchema, tokenAuditSchema, signingKeySchema, oidcPayloadSchema, counterSchema, auditChainAnchorSchema,
+  jobSchema, jobRunSchema, customClaimsScriptStateSchema, initialAccessTokenSchema, initialAccessTokenUseSchema, workloadIssuerSchema,
+  agentOptOutSchema,
+];
+// Once per schema, before any model is compiled from it (createModels runs once per connection).
+for (const schema of SCHEMAS) schema.plugin(leanDefaults);
 
 /** Models bound to one connection (never mongoose's global registry, so tests can hold several). */
 export function createModels(connection: Connection): Models {
