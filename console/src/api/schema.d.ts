@@ -906,7 +906,7 @@ export interface paths {
         put?: never;
         /**
          * Create a resource server
-         * @description The identifier is an absolute URI without a fragment (RFC 8707). One that equals a built-in audience (`urn:idp:management`) after normalisation (scheme and host case, URN namespace case, trailing slash, empty query or fragment) is refused with 400 naming `body.identifier`; a scope beginning with `auth.` (the management API's prefix) is refused with 400 naming `body.scopes.<i>`. `metadataUrl` records where the API publishes its RFC 9728 Protected Resource Metadata (https, or http on a loopback host, at the `/.well-known/oauth-protected-resource` path); the `@idp/resource-server` package serves that document.
+         * @description The identifier is an absolute URI without a fragment (RFC 8707). One that equals a built-in audience (`urn:idp:management`) after normalisation (scheme and host case, URN namespace case, trailing slash, empty query or fragment) is refused with 400 naming `body.identifier`; a scope beginning with `auth.` (the management API's prefix) is refused with 400 naming `body.scopes.<i>`. `metadataUrl` records where the API publishes its RFC 9728 Protected Resource Metadata (https, or http on a loopback host, at the `/.well-known/oauth-protected-resource` path); the `@idp/resource-server` package serves that document. `introspectionClientIds` names the confidential clients (usually the API's own) that may introspect its access tokens; an unknown or public client is refused with 400 naming `body.introspectionClientIds.<i>`.
          *
          *     Requires the scope `auth.resource-servers.create`.
          *
@@ -948,7 +948,7 @@ export interface paths {
         head?: never;
         /**
          * Update a resource server (the identifier is immutable)
-         * @description A scope beginning with `auth.` (the management API's prefix) is refused with 400 naming `body.scopes.<i>`.
+         * @description A scope beginning with `auth.` (the management API's prefix) is refused with 400 naming `body.scopes.<i>`; an unknown or public client in `introspectionClientIds` with 400 naming `body.introspectionClientIds.<i>`.
          *
          *     Requires the scope `auth.resource-servers.update`.
          *
@@ -1851,6 +1851,8 @@ export interface components {
             createdAt: string;
             id: string;
             identifier: string;
+            /** @description client_ids that may introspect this API's access tokens besides the token's own client (empty when none) */
+            introspectionClientIds: string[];
             /** @description URL of the API's RFC 9728 Protected Resource Metadata (null when not recorded) */
             metadataUrl: string | null;
             name: string;
@@ -1916,10 +1918,9 @@ export interface components {
                         visaLifetimeSeconds: number;
                     };
                 };
-                /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 2.5 s bound), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
+                /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
                 clientIdMetadataDocuments: {
                     allowedHosts: string[];
-                    allowLoopback: boolean;
                     cacheMaxSeconds: number;
                     enabled: boolean;
                     maxDocumentBytes: number;
@@ -1935,7 +1936,7 @@ export interface components {
                     requireActorProof: boolean;
                     requireDpop: boolean;
                 };
-                /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
+                /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section 4.4), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
                 registration: {
                     grantTypes: string[];
                     /** @enum {string} */
@@ -2708,11 +2709,11 @@ export interface operations {
                                 visaLifetimeSeconds?: number;
                             };
                         };
-                        /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 2.5 s bound), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
+                        /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
                         clientIdMetadataDocuments?: {
                             /** @description Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host */
                             allowedHosts?: string[];
-                            /** @description DEVELOPMENT ONLY: documents on loopback hosts (localhost, 127.0.0.1, ::1) are fetched. Default false */
+                            /** @description Not a tenant setting: only false is accepted (and changes nothing). Whether documents and key sets on loopback hosts are fetched is the operator's choice for the whole platform (oidc-core's CIMD_ALLOW_LOOPBACK, development only) */
                             allowLoopback?: boolean;
                             /** @description Longest a document is cached, whatever its Cache-Control says; default 3600 */
                             cacheMaxSeconds?: number;
@@ -2735,7 +2736,7 @@ export interface operations {
                             requireActorProof?: boolean;
                             requireDpop?: boolean;
                         };
-                        /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
+                        /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section 4.4), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
                         registration?: {
                             /** @description Grant types a registered client may have; default authorization_code, refresh_token */
                             grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
@@ -3006,11 +3007,11 @@ export interface operations {
                                 visaLifetimeSeconds?: number;
                             };
                         };
-                        /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 2.5 s bound), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
+                        /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
                         clientIdMetadataDocuments?: {
                             /** @description Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host */
                             allowedHosts?: string[];
-                            /** @description DEVELOPMENT ONLY: documents on loopback hosts (localhost, 127.0.0.1, ::1) are fetched. Default false */
+                            /** @description Not a tenant setting: only false is accepted (and changes nothing). Whether documents and key sets on loopback hosts are fetched is the operator's choice for the whole platform (oidc-core's CIMD_ALLOW_LOOPBACK, development only) */
                             allowLoopback?: boolean;
                             /** @description Longest a document is cached, whatever its Cache-Control says; default 3600 */
                             cacheMaxSeconds?: number;
@@ -3033,7 +3034,7 @@ export interface operations {
                             requireActorProof?: boolean;
                             requireDpop?: boolean;
                         };
-                        /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
+                        /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section 4.4), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
                         registration?: {
                             /** @description Grant types a registered client may have; default authorization_code, refresh_token */
                             grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
@@ -6967,6 +6968,8 @@ export interface operations {
                         };
                     };
                     identifier: string;
+                    /** @description client_ids of confidential clients of this tenant that may introspect this API's access tokens (RFC 7662 section 4), usually the API's own client; the client a token was issued to may always introspect it, every other caller is answered {"active": false}. A PATCH replaces the list */
+                    introspectionClientIds?: string[];
                     /** @description URL of the API's OAuth 2.0 Protected Resource Metadata (RFC 9728), e.g. https://api.example/.well-known/oauth-protected-resource/orders; https, or http on a loopback host */
                     metadataUrl?: string;
                     name: string;
@@ -7239,6 +7242,8 @@ export interface operations {
                             requireDelegationTokens?: boolean;
                         };
                     };
+                    /** @description client_ids of confidential clients of this tenant that may introspect this API's access tokens (RFC 7662 section 4), usually the API's own client; the client a token was issued to may always introspect it, every other caller is answered {"active": false}. A PATCH replaces the list */
+                    introspectionClientIds?: string[];
                     /** @description null removes it */
                     metadataUrl?: string | null;
                     name?: string;

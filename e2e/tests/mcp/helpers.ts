@@ -28,7 +28,8 @@ export interface McpWorld {
 
 export async function startMcpWorld(label: string): Promise<McpWorld> {
   const docs = await startMetadataDocumentServer();
-  const h = await startHarness(label, { oidcEnv: { NODE_EXTRA_CA_CERTS: docs.caFile } });
+  // The operator allows oidc-core's outbound fetches to reach loopback (development only): the documents are served here.
+  const h = await startHarness(label, { oidcEnv: { NODE_EXTRA_CA_CERTS: docs.caFile, CIMD_ALLOW_LOOPBACK: 'true' } });
   const T = h.tenant.tenantId;
   const issuer = `${h.topology.baseUrl}/auth/${T}`;
   const admin = (await clientCredentialsToken(h.topology.baseUrl, T, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management')).access_token;
@@ -47,11 +48,11 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
     return res.body;
   };
 
-  // The operator's settings: metadata documents from loopback (development only) and open registration.
+  // The tenant's settings: metadata documents from the documents' host and open registration.
   await must(
     200,
     manage('PATCH', '', {
-      settings: { clientIdMetadataDocuments: { enabled: true, allowLoopback: true, allowedHosts: ['127.0.0.1'] }, registration: { mode: 'open' } },
+      settings: { clientIdMetadataDocuments: { enabled: true, allowedHosts: ['127.0.0.1'] }, registration: { mode: 'open' } },
     }),
   );
   const port = await freePort();

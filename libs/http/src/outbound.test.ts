@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { addressProblem, checkOutboundUrl, guardedLookup, OutboundUrlError, outboundRequest } from './outbound';
 
 describe('addressProblem', () => {
@@ -64,6 +65,18 @@ describe('checkOutboundUrl', () => {
     expect(() => checkOutboundUrl(url)).toThrow(message);
   });
 
+  it.each(['https://localhost.:8443/rx', 'https://LOCALHOST./rx', 'https://rx.localhost./', 'https://localhost../rx', 'https://127.0.0.1.:8443/rx'])(
+    'refuses %s: a fully qualified loopback name (trailing dot) is the same loopback host',
+    (url) => {
+      expect(() => checkOutboundUrl(url)).toThrow(/loopback/);
+      expect(() => checkOutboundUrl(url.replace('https:', 'http:'), { allowLoopback: false })).toThrow(OutboundUrlError);
+    },
+  );
+
+  it('treats a trailing-dot loopback name as loopback where loopback is allowed (http included)', () => {
+    expect(checkOutboundUrl('http://localhost.:8080/rx', { allowLoopback: true }).hostname).toBe('localhost.');
+  });
+
   it('allows http only to a loopback host, and only with allowLoopback', () => {
     expect(checkOutboundUrl('http://127.0.0.1:8080/rx', { allowLoopback: true }).port).toBe('8080');
     expect(checkOutboundUrl('http://localhost:8080/rx', { allowLoopback: true }).hostname).toBe('localhost');
@@ -96,5 +109,27 @@ describe('guardedLookup', () => {
   it('outboundRequest connects only after the check: a public-looking name that resolves to loopback is refused', async () => {
     const resolve = fakeResolver([{ address: '127.0.0.1', family: 4 }]);
     await expect(outboundRequest('https://rebind.example.com/', { resolve, timeoutMs: 2000 })).rejects.toThrow(/refused address/);
+  });
+});
+
+describe('outboundRequest deadlines', () => {
+  it('gives up on a host that accepts the connection and never answers: at the connect deadline when the TLS handshake never completes, at the total deadline otherwise', async () => {
+    // A tarpit: accepts every connection, never writes a byte.
+    const sockets = new Set<Socket>();
+    const tarpit = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((r) => tarpit.listen(0, '127.0.0.1', r));
+    const port = (tarpit.address() as AddressInfo).port;
+    try {
+      let started = performance.now();
+      await expect(outboundRequest(`https://127.0.0.1:${port}/`, { policy: { allowLoopback: true }, timeoutMs: 5000, connectTimeoutMs: 300 })).rejects.toThrow(/not established within 300 ms/);
+      expect(performance.now() - started).toBeLessThan(2000);
+      // Plain http: the TCP connection is made at once, so the total deadline is what ends the wait.
+      started = performance.now();
+      await expect(outboundRequest(`http://127.0.0.1:${port}/`, { policy: { allowLoopback: true }, timeoutMs: 600, connectTimeoutMs: 300 })).rejects.toThrow(/timed out after 600 ms/);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(550);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => tarpit.close(r));
+    }
   });
 });

@@ -92,7 +92,15 @@ export function addressProblem(address: string, policy: OutboundPolicy = {}): st
   return undefined;
 }
 
-const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+/**
+ * Whether a host name is a loopback name (RFC 6761 section 6.3: localhost and every name below it). A trailing dot
+ * only marks the name as fully qualified (`localhost.` is `localhost`, and resolves to loopback as well), so it is
+ * ignored here; IP literals need nothing of the kind, the URL parser already writes `127.0.0.1.` as `127.0.0.1`.
+ */
+const isLoopbackName = (host: string) => {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+};
 
 /** The URL, parsed, when its form may be called under `policy`; throws OutboundUrlError otherwise. */
 export function checkOutboundUrl(raw: string, policy: OutboundPolicy = {}): URL {
@@ -106,14 +114,14 @@ export function checkOutboundUrl(raw: string, policy: OutboundPolicy = {}): URL 
   if (url.hash) throw new OutboundUrlError('the URL must not carry a fragment');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) !== 0;
-  const loopbackHost = literal ? addressProblem(host, { allowLoopback: true }) === undefined && addressProblem(host, {}) !== undefined : isLoopbackName(host.toLowerCase());
+  const loopbackHost = literal ? addressProblem(host, { allowLoopback: true }) === undefined && addressProblem(host, {}) !== undefined : isLoopbackName(host);
   if (url.protocol !== 'https:') {
     if (!(url.protocol === 'http:' && policy.allowLoopback && loopbackHost)) throw new OutboundUrlError('the URL must use https');
   }
   if (literal) {
     const problem = addressProblem(host, policy);
     if (problem) throw new OutboundUrlError(problem);
-  } else if (isLoopbackName(host.toLowerCase()) && !policy.allowLoopback) {
+  } else if (isLoopbackName(host) && !policy.allowLoopback) {
     throw new OutboundUrlError(`${host} is a loopback host`);
   }
   return url;
@@ -145,6 +153,11 @@ export interface OutboundRequest {
   body?: string | Buffer;
   /** Whole exchange, connect to last body byte (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Bound on establishing the connection: name resolved, TCP connected and, for https, the TLS handshake done (default:
+   * only timeoutMs). A host that accepts connections and never answers is given up on this early.
+   */
+  connectTimeoutMs?: number;
   /** Longest response body kept; the rest is discarded (default 64 KiB). */
   maxResponseBytes?: number;
   policy?: OutboundPolicy;
@@ -215,6 +228,13 @@ export function outboundRequest(raw: string, o: OutboundRequest = {}): Promise<O
       },
     );
     const timer = setTimeout(() => req.destroy(new Error(`request to ${url.origin} timed out after ${timeoutMs} ms`)), timeoutMs);
+    const connectTimeoutMs = o.connectTimeoutMs;
+    if (connectTimeoutMs !== undefined && connectTimeoutMs < timeoutMs) {
+      const connectTimer = setTimeout(() => req.destroy(new Error(`connection to ${url.origin} not established within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      const established = () => clearTimeout(connectTimer);
+      req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', established));
+      req.once('close', established);
+    }
     req.on('error', (err) => {
       clearTimeout(timer);
       reject(err);

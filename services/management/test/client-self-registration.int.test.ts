@@ -26,7 +26,7 @@ describe('tenant settings', () => {
   it('are off by default', async () => {
     const res = await h.call('get', t(h.tenants.b), sys);
     expect(res.status).toBe(200);
-    expect(res.body.settings.clientIdMetadataDocuments).toEqual({ enabled: false, allowedHosts: [], allowLoopback: false, cacheMaxSeconds: 3600, maxDocumentBytes: 5120 });
+    expect(res.body.settings.clientIdMetadataDocuments).toEqual({ enabled: false, allowedHosts: [], cacheMaxSeconds: 3600, maxDocumentBytes: 5120 });
     expect(res.body.settings.registration).toEqual({
       mode: 'off',
       grantTypes: ['authorization_code', 'refresh_token'],
@@ -41,15 +41,46 @@ describe('tenant settings', () => {
       settings: { clientIdMetadataDocuments: { enabled: true, allowedHosts: ['mcp.example.com', '*.agents.example'] }, registration: { mode: 'initial-access-token', rateLimit: { maxPerWindow: 5 } } },
     });
     expect(res.status).toBe(200);
-    expect(res.body.settings.clientIdMetadataDocuments).toEqual({ enabled: true, allowedHosts: ['mcp.example.com', '*.agents.example'], allowLoopback: false, cacheMaxSeconds: 3600, maxDocumentBytes: 5120 });
+    expect(res.body.settings.clientIdMetadataDocuments).toEqual({ enabled: true, allowedHosts: ['mcp.example.com', '*.agents.example'], cacheMaxSeconds: 3600, maxDocumentBytes: 5120 });
     expect(res.body.settings.registration).toMatchObject({ mode: 'initial-access-token', rateLimit: { maxPerWindow: 5, windowSeconds: 3600 } });
     expect(h.invalidations).toEqual([{ tenantId: h.tenants.a, kind: 'tenant', id: String(h.tenants.a) }]);
     const stored = (await h.db.models.Tenant.findById(h.tenants.a).lean())!.settings;
     expect(stored.clientIdMetadataDocuments).toMatchObject({ enabled: true, allowedHosts: ['mcp.example.com', '*.agents.example'] });
     expect(stored.registration).toMatchObject({ mode: 'initial-access-token', rateLimit: { maxPerWindow: 5 } });
-    // Loopback documents only when asked for explicitly.
-    const loopback = await h.call('patch', t(h.tenants.a), adminA, { settings: { clientIdMetadataDocuments: { allowLoopback: true } } });
-    expect(loopback.body.settings.clientIdMetadataDocuments).toMatchObject({ enabled: true, allowLoopback: true, allowedHosts: ['mcp.example.com', '*.agents.example'] });
+  });
+
+  it("refuses allowLoopback: true from a tenant admin and from a system admin alike (the operator's setting); false changes nothing", async () => {
+    for (const [tenantId, token] of [
+      [h.tenants.a, adminA],
+      [h.tenants.a, sys],
+      [h.tenants.system, sys],
+    ] as const) {
+      const before = (await h.call('get', t(tenantId), sys)).body.settings;
+      const res = await h.call('patch', t(tenantId), token, { settings: { clientIdMetadataDocuments: { allowLoopback: true } } });
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(invalidNames(res)).toEqual(['body.settings.clientIdMetadataDocuments.allowLoopback']);
+      expect(JSON.stringify(res.body)).toMatch(/CIMD_ALLOW_LOOPBACK/);
+      expect((await h.call('get', t(tenantId), sys)).body.settings).toEqual(before);
+    }
+    const stored = (await h.db.models.Tenant.findById(h.tenants.a).lean())!.settings?.clientIdMetadataDocuments as unknown as Record<string, unknown>;
+    expect(stored.allowLoopback).toBeUndefined();
+    // What a client read and writes back is accepted, and stores nothing.
+    const same = await h.call('patch', t(h.tenants.a), adminA, { settings: { clientIdMetadataDocuments: { allowLoopback: false, enabled: true } } });
+    expect(same.status).toBe(200);
+    expect(same.body.settings.clientIdMetadataDocuments).not.toHaveProperty('allowLoopback');
+    expect(((await h.db.models.Tenant.findById(h.tenants.a).lean())!.settings?.clientIdMetadataDocuments as unknown as Record<string, unknown>).allowLoopback).toBeUndefined();
+  });
+
+  it('shows no allowLoopback that an earlier version stored, and reads the tenant as usual', async () => {
+    await h.db.models.Tenant.updateOne({ _id: h.tenants.b }, { $set: { 'settings.clientIdMetadataDocuments.allowLoopback': true } });
+    try {
+      const res = await h.call('get', t(h.tenants.b), sys);
+      expect(res.status).toBe(200);
+      expect(res.body.settings.clientIdMetadataDocuments).toEqual({ enabled: false, allowedHosts: [], cacheMaxSeconds: 3600, maxDocumentBytes: 5120 });
+    } finally {
+      await h.db.models.Tenant.updateOne({ _id: h.tenants.b }, { $unset: { 'settings.clientIdMetadataDocuments': 1 } });
+    }
   });
 
   it.each([
@@ -65,11 +96,27 @@ describe('tenant settings', () => {
     [{ registration: { grantTypes: [] } }, 'body.settings.registration.grantTypes'],
     [{ registration: { tokenEndpointAuthMethods: ['client_secret_basic'] } }, 'body.settings.registration.tokenEndpointAuthMethods.0'],
     [{ registration: { rateLimit: { maxPerWindow: 0 } } }, 'body.settings.registration.rateLimit.maxPerWindow'],
+    [{ registration: { grantTypes: ['authorization_code', 'client_credentials'], tokenEndpointAuthMethods: ['none'] } }, 'body.settings.registration.grantTypes'],
   ])('400 for %j, naming the field; nothing changes', async (settings, name) => {
     const before = (await h.call('get', t(h.tenants.b), sys)).body.settings;
     const res = await h.call('patch', t(h.tenants.b), sys, { settings });
     expect([res.status, invalidNames(res)]).toEqual([400, [name]]);
     expect((await h.call('get', t(h.tenants.b), sys)).body.settings).toEqual(before);
+  });
+
+  it('a policy may allow client_credentials beside public clients, never without a confidential method (RFC 6749 section 4.4)', async () => {
+    const both = await h.call('patch', t(h.tenants.b), sys, { settings: { registration: { grantTypes: ['authorization_code', 'client_credentials'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] } } });
+    expect(both.status).toBe(200);
+    expect(both.body.settings.registration).toMatchObject({ grantTypes: ['authorization_code', 'client_credentials'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] });
+    try {
+      // Checked against the merged settings: dropping the last confidential method alone is refused too.
+      const onlyNone = await h.call('patch', t(h.tenants.b), sys, { settings: { registration: { tokenEndpointAuthMethods: ['none'] } } });
+      expect([onlyNone.status, invalidNames(onlyNone)]).toEqual([400, ['body.settings.registration.tokenEndpointAuthMethods']]);
+      expect(JSON.stringify(onlyNone.body.invalid_params)).toMatch(/confidential/);
+    } finally {
+      const reset = await h.call('patch', t(h.tenants.b), sys, { settings: { registration: { grantTypes: ['authorization_code', 'refresh_token'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] } } });
+      expect(reset.status).toBe(200);
+    }
   });
 
   it('the system tenant accepts no self-introduced clients', async () => {

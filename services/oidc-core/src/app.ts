@@ -26,6 +26,8 @@ export interface AppDeps {
   tenants: TenantResolver;
   readiness: ReadinessCheck[];
   trustProxy: boolean;
+  /** Proxies in front that append to X-Forwarded-For (TRUST_PROXY_HOPS); default 1, the ingress. */
+  trustProxyHops?: number;
   /** Key-encryption key: opens the users' sealed TOTP secrets. */
   kek: KeyEncryptionKey;
   /** Failed sign-in limits (per account and per IP); defaults apply when absent. */
@@ -49,7 +51,7 @@ function serveDiscovery(req: Request, res: Response): void {
   const alias = req.originalUrl.startsWith('/_api/') ? '/_api' : '';
   req.url = '/.well-known/openid-configuration';
   req.originalUrl = `${alias}/auth/${tenant.tenantId}${req.url}`;
-  holdSlotUntil(req, tenant.callback(req, res));
+  holdSlotUntil(req, () => tenant.callback(req, res));
 }
 
 export function createApp(deps: AppDeps) {
@@ -57,9 +59,10 @@ export function createApp(deps: AppDeps) {
     service: 'oidc-core',
     logger: deps.logger,
     readiness: deps.readiness,
-    // Exactly one trusted hop (the ingress, or the dev router): the client address is the one it appended, so a
-    // client anywhere, private networks included, cannot choose its address by sending X-Forwarded-For.
-    trustProxy: deps.trustProxy ? 1 : false,
+    // Exactly the trusted hops (the ingress, or the dev router; TRUST_PROXY_HOPS): the client address is the one the
+    // outermost of them appended, so a client anywhere, private networks included, cannot choose its address by
+    // sending X-Forwarded-For.
+    trustProxy: deps.trustProxy ? (deps.trustProxyHops ?? 1) : false,
     // Pages set their own CSP (views/pages.ts); provider-rendered responses (form_post, device, logout) need theirs.
     contentSecurityPolicy: false,
   });
@@ -86,7 +89,7 @@ export function createApp(deps: AppDeps) {
     admit(req, res, String(tenant.tenantId), next, next);
   });
   const toProvider = (req: Request, res: Response) => {
-    holdSlotUntil(req, (req as Request & { tenant: TenantContext }).tenant.callback(req, res));
+    holdSlotUntil(req, () => (req as Request & { tenant: TenantContext }).tenant.callback(req, res));
   };
   const pageHeaders = providerPageHeaders(PROVIDER_CSP);
   // RFC 8414 metadata: the same document as OpenID discovery, at the tenant-relative path many clients try.
@@ -138,7 +141,7 @@ export function createApp(deps: AppDeps) {
             req,
             res,
             String(tenant.tenantId),
-            () => holdSlotUntil(req, tenant.callback(req, res)),
+            () => holdSlotUntil(req, () => tenant.callback(req, res)),
             (err) => errors(err, req as Request, res as Response, () => undefined),
           );
         },

@@ -23,6 +23,8 @@ export const configSchema = z.object({
   SIDECAR_SECRET: secretEnv(32),
   /** Trust X-Forwarded-For (the client address) and X-Forwarded-Proto (our pages' cookies) from the ingress. Enable only behind a proxy that overwrites them. URLs never follow forwarded headers. */
   TRUST_PROXY: boolEnv(false),
+  /** With TRUST_PROXY: how many proxies in front of the service append to X-Forwarded-For (1: the ingress controller; 2: a load balancer that appends too, in front of it). The client address is the entry that many places from the right, never one the client wrote; every per-address limit and audit row uses it. */
+  TRUST_PROXY_HOPS: intEnv(1, 1, 10),
   /** Most tenants whose providers stay in memory at once. */
   TENANT_POOL_SIZE: intEnv(500, 1),
   /** Seconds before a cached tenant provider is rebuilt from the database. */
@@ -51,6 +53,10 @@ export const configSchema = z.object({
   TENANT_MAX_IN_FLIGHT_ALONE: intEnv(32, 1, 10_000),
   /** Requests of one tenant waiting for a slot; one more is answered 503 temporarily_unavailable with Retry-After. */
   TENANT_MAX_QUEUED: intEnv(512, 0, 100_000),
+  /** Outbound fetches (Client ID Metadata Documents, clients' jwks_uri) of one tenant in flight at once in this process; one more is refused at once with invalid_client "try again later". A request waiting on a fetch holds none of its tenant's admission slots. */
+  OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT: intEnv(4, 1, 1000),
+  /** DEVELOPMENT ONLY: outbound fetches (Client ID Metadata Documents, clients' jwks_uri) may reach loopback hosts, over http too, for every tenant. An operator's choice: no tenant setting can allow it. */
+  CIMD_ALLOW_LOOPBACK: boolEnv(false),
 });
 
 /** An http(s) URL that is an origin only (what urlEnv leaves once trailing slashes are dropped). */

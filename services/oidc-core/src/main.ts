@@ -43,11 +43,13 @@ async function main(): Promise<void> {
     clientSecretPepper: config.CLIENT_SECRET_PEPPER,
     forwardTokenExchange: sidecarForwarder(config.SIDECAR_URL, config.SIDECAR_SECRET, logger),
     trustProxy: config.TRUST_PROXY,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
     maxTenants: config.TENANT_POOL_SIZE,
     ttlMs: config.TENANT_CACHE_TTL_SECONDS * 1000,
     negativeTtlMs: 5000,
     logoutPromptSeconds: config.LOGOUT_PROMPT_SECONDS,
     customClaims,
+    outbound: { allowLoopback: config.CIMD_ALLOW_LOOPBACK, maxInFlightPerTenant: config.OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT },
     grantEnded: grantEndedPublisher(() => nats?.nc, (err) => logger.warn({ err }, 'grant invalidation not published; sidecar grant caches expire it')),
   });
   const loginThrottle = new LoginThrottle(db.models, {
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
     models: db.models,
     tenants: pool,
     trustProxy: config.TRUST_PROXY,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
     readiness: [{ name: 'mongodb', check: db.ping }],
     kek,
     loginThrottle,

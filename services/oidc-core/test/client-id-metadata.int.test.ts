@@ -2,8 +2,9 @@
  * Client ID Metadata Documents (issue 17, section 1), against oidc-core in-process with documents served by a local
  * https server: a code flow through openid-client with a document client (the host and same-origin logo on the
  * consent page, a first-party claim in the document ignored, any loopback port for a native client), and the
- * refusals: loopback and private addresses (literal, by name, through a resolver that points names at them), a
- * redirect to another host, an oversize or slow document, a mismatched client_id, secrets, inline keys, http
+ * refusals: loopback and private addresses (literal, by name, through a resolver that points names at them; loopback
+ * is the operator's choice, CIMD_ALLOW_LOOPBACK, and a tenant's stored allowLoopback widens nothing), a redirect to
+ * another host, an oversize or slow document, a mismatched client_id, secrets, inline keys, http
  * redirect URIs of a web client, hosts outside the allowed patterns, a logo from another origin, and the admin
  * audiences.
  */
@@ -14,11 +15,14 @@ import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import { startDocServer, testResolver, type DocServer } from './doc-server';
 import { Browser, PEPPER, startPagesApp, type PagesApp } from './pages-app';
 
+/** oidc-core as a developer runs it: the operator allows loopback fetches (CIMD_ALLOW_LOOPBACK). */
 let app: PagesApp;
+/** oidc-core as deployed: loopback refused, whatever a tenant's settings say. */
+let strictApp: PagesApp;
 let docs: DocServer;
-/** Loopback documents allowed, hosts localhost and *.test, 2 KiB documents. */
+/** Hosts localhost and *.test, 2 KiB documents (in `app`). */
 let devTenant: number;
-/** Defaults: loopback refused, any public host. */
+/** Defaults, any public host (in `strictApp`); its stored settings still say allowLoopback: true (an earlier version's). */
 let strictTenant: number;
 /** Client ID Metadata Documents off (the default). */
 let offTenant: number;
@@ -27,16 +31,14 @@ const CALLBACK = 'http://127.0.0.1:8733/callback';
 
 beforeAll(async () => {
   docs = await startDocServer();
-  app = await startPagesApp('cimd', { outbound: { ca: docs.ca, resolve: testResolver, timeoutMs: 1000 } });
+  app = await startPagesApp('cimd', { outbound: { ca: docs.ca, resolve: testResolver, timeoutMs: 1000, allowLoopback: true } });
+  strictApp = await startPagesApp('cimd-strict', { outbound: { ca: docs.ca, resolve: testResolver, timeoutMs: 1000 } });
   const m = app.db.models;
   devTenant = app.tenant.tenantId;
-  await m.Tenant.updateOne(
-    { _id: devTenant },
-    { $set: { 'settings.clientIdMetadataDocuments': { enabled: true, allowLoopback: true, allowedHosts: ['localhost', '*.test'], maxDocumentBytes: 2048, cacheMaxSeconds: 600 } } },
-  );
-  strictTenant = randomInt(1_000_001, 2_000_000);
-  await seedDelegationTenant(m, app.keyStore, { tenantId: strictTenant, tenantName: 'Strict', clientSecretPepper: PEPPER });
-  await m.Tenant.updateOne({ _id: strictTenant }, { $set: { 'settings.clientIdMetadataDocuments': { enabled: true } } });
+  await m.Tenant.updateOne({ _id: devTenant }, { $set: { 'settings.clientIdMetadataDocuments': { enabled: true, allowedHosts: ['localhost', '*.test'], maxDocumentBytes: 2048, cacheMaxSeconds: 600 } } });
+  strictTenant = strictApp.tenant.tenantId;
+  await strictApp.db.models.Tenant.updateOne({ _id: strictTenant }, { $set: { 'settings.clientIdMetadataDocuments': { enabled: true, allowLoopback: true } } });
+  strictApp.pool.clear();
   offTenant = randomInt(2_000_001, 3_000_000);
   await seedDelegationTenant(m, app.keyStore, { tenantId: offTenant, tenantName: 'Off', clientSecretPepper: PEPPER });
   app.pool.clear();
@@ -44,8 +46,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
+  await strictApp?.stop();
   await docs?.stop();
 });
+
+/** The app serving `tenantId`'s requests. */
+const baseOf = (tenantId: number) => (tenantId === strictTenant ? strictApp.baseUrl : app.baseUrl);
 
 /** A valid public native client document for `url`. */
 const doc = (url: string, extra: Record<string, unknown> = {}) => ({
@@ -60,7 +66,7 @@ const doc = (url: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /** The first step of an authorization request (no session): the provider's error page or the redirect to login. */
-async function authorizeStart(tenantId: number, clientId: string, extra: Record<string, string> = {}, browser = new Browser(app.baseUrl)) {
+async function authorizeStart(tenantId: number, clientId: string, extra: Record<string, string> = {}, browser = new Browser(baseOf(tenantId))) {
   const params = new URLSearchParams({
     client_id: clientId,
     response_type: 'code',
@@ -102,7 +108,7 @@ async function consentPage(tenantId: number, clientId: string, redirectUri = CAL
 
 describe('discovery', () => {
   it('advertises client_id_metadata_document_supported only where the tenant enables it', async () => {
-    const get = async (t: number) => (await (await fetch(`${app.baseUrl}/auth/${t}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    const get = async (t: number) => (await (await fetch(`${baseOf(t)}/auth/${t}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect((await get(devTenant)).client_id_metadata_document_supported).toBe(true);
     expect((await get(strictTenant)).client_id_metadata_document_supported).toBe(true);
     expect((await get(offTenant)).client_id_metadata_document_supported).toBeUndefined();
@@ -194,7 +200,7 @@ describe('a code flow with a metadata document client (openid-client)', () => {
 });
 
 describe('SSRF: documents on addresses the tenant does not allow are never fetched', () => {
-  it('refuses a literal loopback address when loopback is not allowed (the default)', async () => {
+  it("refuses a literal loopback address when the operator does not allow loopback (the default), whatever the tenant's stored settings say", async () => {
     const url = docs.url('/ssrf/literal.json', '127.0.0.1');
     docs.json('/ssrf/literal.json', doc(url));
     await expectRefused(strictTenant, url);
@@ -206,6 +212,13 @@ describe('SSRF: documents on addresses the tenant does not allow are never fetch
     docs.json('/ssrf/localhost.json', doc(url));
     await expectRefused(strictTenant, url, /loopback/);
     expect(docs.hits.get('/ssrf/localhost.json')).toBeUndefined();
+  });
+
+  it('refuses localhost written as a fully qualified name (localhost.)', async () => {
+    const url = docs.url('/ssrf/fqdn.json', 'localhost.');
+    docs.json('/ssrf/fqdn.json', doc(url));
+    await expectRefused(strictTenant, url, /loopback/);
+    expect(docs.hits.get('/ssrf/fqdn.json')).toBeUndefined();
   });
 
   it('refuses a name that resolves to a loopback address (checked at connect time, not by the name)', async () => {
@@ -239,8 +252,8 @@ describe('SSRF: documents on addresses the tenant does not allow are never fetch
     });
     docs.json('/ssrf/target.json', doc(url));
     await expectRefused(devTenant, url);
-    // Asked (the provider looks the client up more than once while refusing it), never followed.
-    expect(docs.hits.get('/ssrf/redirect.json')).toBeGreaterThanOrEqual(1);
+    // Asked once (the provider's second look-up on its error path reuses the answer), never followed.
+    expect(docs.hits.get('/ssrf/redirect.json')).toBe(1);
     expect(docs.hits.get('/ssrf/target.json')).toBeUndefined();
   });
 

@@ -73,8 +73,6 @@ export interface ClientIdMetadataDocumentSettings {
   enabled: boolean;
   /** Host patterns documents may be fetched from (`mcp.example.com`, `*.example.com`); empty: any public host. */
   allowedHosts: string[];
-  /** Documents on loopback hosts (development only; refused unless set explicitly). */
-  allowLoopback: boolean;
   /** Upper bound of how long a document is cached, whatever its caching headers say (seconds). */
   cacheMaxSeconds: number;
   /** Largest document accepted (bytes). */
@@ -84,7 +82,6 @@ export interface ClientIdMetadataDocumentSettings {
 export const CIMD_SETTINGS_DEFAULTS: ClientIdMetadataDocumentSettings = {
   enabled: false,
   allowedHosts: [],
-  allowLoopback: false,
   cacheMaxSeconds: 3600,
   maxDocumentBytes: 5120,
 };
@@ -163,6 +160,8 @@ export const tenantSchema = new Schema<TenantDoc>(
           {
             enabled: { type: Boolean },
             allowedHosts: { type: [String], default: undefined },
+            // Written by earlier versions, read by nothing: whether any outbound fetch may reach a loopback host is
+            // the operator's choice (oidc-core's CIMD_ALLOW_LOOPBACK), never a tenant's.
             allowLoopback: { type: Boolean },
             cacheMaxSeconds: { type: Number },
             maxDocumentBytes: { type: Number },
@@ -290,6 +289,11 @@ export interface ResourceServerDoc {
    * name it (optional; https, or http on loopback).
    */
   metadataUrl?: string;
+  /**
+   * client_ids of the clients that may introspect this API's access tokens (RFC 7662 section 4), usually the
+   * API's own client; the client a token was issued to may always introspect it. Absent: none.
+   */
+  introspectionClientIds?: string[];
   config: {
     accessToken: { lifetime: number };
     nhe: { acceptDelegationTokens: boolean; requireDelegationTokens: boolean; allowedNheTypes: string[] };
@@ -304,6 +308,7 @@ export const resourceServerSchema = new Schema<ResourceServerDoc>(
     scopes: { type: [String], default: [] },
     scopeDescriptions: { type: [{ _id: false, scope: { type: String, required: true }, description: { type: String, required: true } }], default: undefined },
     metadataUrl: { type: String },
+    introspectionClientIds: { type: [String], default: undefined },
     config: {
       accessToken: { lifetime: { type: Number, default: 3600 } },
       nhe: {

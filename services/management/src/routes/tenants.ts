@@ -68,7 +68,8 @@ const hostPattern = z
 const CIMD_DESCRIPTION =
   'Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document ' +
   '(SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, ' +
-  'no redirects, size cap, 2.5 s bound), cached within cacheMaxSeconds, validated (client_id equals the URL; ' +
+  'no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered ' +
+  'for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; ' +
   'token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native ' +
   'clients, https otherwise). Such a client is always a third party: consent page with the document\'s name and the ' +
   'URL\'s host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant.';
@@ -80,7 +81,11 @@ const cimdSettingsPatch = z
       .array(hostPattern)
       .max(100)
       .describe('Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host'),
-    allowLoopback: z.boolean().describe('DEVELOPMENT ONLY: documents on loopback hosts (localhost, 127.0.0.1, ::1) are fetched. Default false'),
+    allowLoopback: z
+      .boolean()
+      .describe(
+        'Not a tenant setting: only false is accepted (and changes nothing). Whether documents and key sets on loopback hosts are fetched is the operator\'s choice for the whole platform (oidc-core\'s CIMD_ALLOW_LOOPBACK, development only)',
+      ),
     cacheMaxSeconds: z.number().int().min(60).max(86_400).describe('Longest a document is cached, whatever its Cache-Control says; default 3600'),
     maxDocumentBytes: z.number().int().min(1024).max(65_536).describe('Largest document accepted; default 5120'),
   })
@@ -93,7 +98,8 @@ const REGISTRATION_DESCRIPTION =
   '{issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by ' +
   'POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; ' +
   'WARNING: for development only. Registered clients get only the grant types and authentication methods listed ' +
-  'here (never a shared secret or token exchange), RFC 8252 redirect URIs for native clients and exact https ' +
+  'here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section ' +
+  '4.4), RFC 8252 redirect URIs for native clients and exact https ' +
   'otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available ' +
   'to the system tenant.';
 
@@ -154,7 +160,7 @@ export const tenantSchema = z
       }),
       security: z.object({ profile: z.enum(SECURITY_PROFILES).describe(SECURITY_PROFILE_DESCRIPTION) }),
       clientIdMetadataDocuments: z
-        .object({ enabled: z.boolean(), allowedHosts: z.array(z.string()), allowLoopback: z.boolean(), cacheMaxSeconds: z.number().int(), maxDocumentBytes: z.number().int() })
+        .object({ enabled: z.boolean(), allowedHosts: z.array(z.string()), cacheMaxSeconds: z.number().int(), maxDocumentBytes: z.number().int() })
         .describe(CIMD_DESCRIPTION),
       registration: z
         .object({
@@ -183,7 +189,7 @@ export function tenantView(doc: TenantDoc) {
         ga4ghPassport: { ...CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport, ...(claims?.ga4ghPassport ?? {}) },
       },
       security: { profile: doc.settings?.security?.profile ?? SECURITY_SETTINGS_DEFAULTS.profile },
-      clientIdMetadataDocuments: { ...CIMD_SETTINGS_DEFAULTS, ...definedOf(doc.settings?.clientIdMetadataDocuments) },
+      clientIdMetadataDocuments: cimdView(doc),
       registration: {
         ...REGISTRATION_SETTINGS_DEFAULTS,
         ...definedOf(doc.settings?.registration),
@@ -193,6 +199,13 @@ export function tenantView(doc: TenantDoc) {
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
+}
+
+/** settings.clientIdMetadataDocuments as stored, with defaults; an `allowLoopback` earlier versions stored is no setting (not shown). */
+function cimdView(doc: TenantDoc) {
+  const stored: Record<string, unknown> = { ...definedOf(doc.settings?.clientIdMetadataDocuments) };
+  delete stored.allowLoopback;
+  return { ...CIMD_SETTINGS_DEFAULTS, ...(stored as Partial<typeof CIMD_SETTINGS_DEFAULTS>) };
 }
 
 /** The members of a stored settings object that are set (absent ones take their defaults). */
@@ -209,7 +222,17 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   if (patch?.claims?.amrProfile !== undefined) set['settings.claims.amrProfile'] = patch.claims.amrProfile;
   for (const [k, v] of Object.entries(patch?.claims?.ga4ghPassport ?? {})) set[`settings.claims.ga4ghPassport.${k}`] = v;
   if (patch?.security?.profile !== undefined) set['settings.security.profile'] = patch.security.profile;
-  for (const [k, v] of Object.entries(patch?.clientIdMetadataDocuments ?? {})) set[`settings.clientIdMetadataDocuments.${k}`] = v;
+  // A tenant setting never widens the platform's outbound policy: loopback fetching is the operator's (oidc-core's
+  // CIMD_ALLOW_LOOPBACK). `false` is accepted as the nothing it is (a client writing back what it read before).
+  if (patch?.clientIdMetadataDocuments?.allowLoopback === true) {
+    throw problems.validation('loopback fetching is not a tenant setting', [
+      {
+        name: 'body.settings.clientIdMetadataDocuments.allowLoopback',
+        reason: "a tenant cannot widen the platform's outbound policy: whether documents and key sets on loopback hosts are fetched is the operator's choice (CIMD_ALLOW_LOOPBACK of oidc-core, for development only)",
+      },
+    ]);
+  }
+  for (const [k, v] of Object.entries(patch?.clientIdMetadataDocuments ?? {})) if (k !== 'allowLoopback') set[`settings.clientIdMetadataDocuments.${k}`] = v;
   for (const [k, v] of Object.entries(patch?.registration ?? {})) {
     if (k === 'rateLimit') for (const [rk, rv] of Object.entries(v as object)) set[`settings.registration.rateLimit.${rk}`] = rv;
     else set[`settings.registration.${k}`] = v;
@@ -229,6 +252,20 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   if (current?.system && patch?.security?.profile === 'fapi2') {
     throw problems.validation('settings.security is not available to the system tenant', [
       { name: 'body.settings.security.profile', reason: 'the system tenant cannot use the fapi2 profile (its bootstrap admin authenticates with a client secret)' },
+    ]);
+  }
+  // RFC 6749 section 4.4: client_credentials is for confidential clients. A policy may allow it beside public clients
+  // (a registration then asks for one or the other); one that allows it with no confidential method could never
+  // register such a client, so it is refused as contradictory (checked when a patch changes either list, so a policy
+  // stored before this rule does not block unrelated changes).
+  const registration = { ...REGISTRATION_SETTINGS_DEFAULTS, ...definedOf(current?.settings?.registration), ...definedOf(patch?.registration) };
+  const policyChanged = patch?.registration?.grantTypes !== undefined || patch?.registration?.tokenEndpointAuthMethods !== undefined;
+  if (policyChanged && registration.grantTypes.includes('client_credentials') && !registration.tokenEndpointAuthMethods.some((m) => m !== 'none')) {
+    throw problems.validation('settings.registration is inconsistent', [
+      {
+        name: patch?.registration?.grantTypes ? 'body.settings.registration.grantTypes' : 'body.settings.registration.tokenEndpointAuthMethods',
+        reason: 'client_credentials needs a confidential client (RFC 6749 section 4.4): allow private_key_jwt among tokenEndpointAuthMethods, or drop client_credentials',
+      },
     ]);
   }
   const merged = { ...NHE_SETTINGS_DEFAULTS, ...(current?.settings?.nhe ?? {}), ...(patch?.nhe ?? {}) };

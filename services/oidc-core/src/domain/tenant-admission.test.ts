@@ -224,6 +224,91 @@ describe('TenantAdmission (per-tenant fair admission of requests)', () => {
     });
   });
 
+  describe('a request waiting on an outbound fetch (suspend, resume)', () => {
+    it('gives its slot to the next waiting request while it waits, and takes one again in turn, behind the requests queued meanwhile', () => {
+      const { admission, started, enter } = harness(2, 10);
+      const [a0, a1, a2] = ['a0', 'a1', 'a2', 'a3'].map((name) => enter('A', name)!);
+      expect(started).toEqual(['a0', 'a1']);
+      a0!.suspend();
+      // a0's slot went to a2 at once.
+      expect(started).toEqual(['a0', 'a1', 'a2']);
+      expect(admission.inFlight('A')).toBe(2);
+      expect(admission.queued('A')).toBe(1);
+      a0!.resume(() => started.push('a0 again'));
+      // The tenant is at its cap and a3 waited first: a0 waits behind it.
+      expect(started).toEqual(['a0', 'a1', 'a2']);
+      expect(admission.queued('A')).toBe(2);
+      a1!.release();
+      expect(started).toEqual(['a0', 'a1', 'a2', 'a3']);
+      a2!.release();
+      expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'a0 again']);
+      expect(admission.inFlight('A')).toBe(2);
+      expect(admission.queued('A')).toBe(0);
+    });
+
+    it('resumes at once, synchronously, when the tenant is under its cap and nobody waits', () => {
+      const { admission, enter } = harness(2, 10);
+      const t = enter('A', 'a0')!;
+      t.suspend();
+      expect(admission.inFlight('A')).toBe(0);
+      let resumed = false;
+      t.resume(() => (resumed = true));
+      expect(resumed).toBe(true);
+      expect(admission.inFlight('A')).toBe(1);
+      t.release();
+      expect(admission.inFlight('A')).toBe(0);
+      expect(admission.tenants).toBe(1); // Z only
+    });
+
+    it('eight suspended requests hold no slot: another request of the tenant starts at once', () => {
+      const { admission, started, enter } = harness(2, 512);
+      const fetching = Array.from({ length: 8 }, (_, i) => enter('A', `fetch${i}`)!);
+      for (const t of fetching) t.suspend();
+      expect(admission.inFlight('A')).toBe(0);
+      expect(started).toContain('fetch7');
+      enter('A', 'token');
+      expect(started.at(-1)).toBe('token');
+      expect(admission.inFlight('A')).toBe(1);
+    });
+
+    it('resumes beyond maxQueued (the request was admitted already), and a released suspended request leaks nothing', () => {
+      const { admission, enter } = harness(1, 1);
+      const away = enter('A', 'a0')!;
+      away.suspend();
+      const a1 = enter('A', 'a1')!;
+      const a2 = enter('A', 'a2')!;
+      expect(enter('A', 'a3')).toBeUndefined();
+      let resumed = false;
+      away.resume(() => (resumed = true));
+      expect(admission.queued('A')).toBe(2);
+      a1.release();
+      a2.release();
+      expect(resumed).toBe(true);
+      away.release();
+      expect(admission.inFlight('A')).toBe(0);
+      const gone = enter('A', 'a4')!;
+      gone.suspend();
+      gone.release();
+      // Released while away: nothing held; resume then goes on at once and takes nothing.
+      let after = false;
+      gone.resume(() => (after = true));
+      expect(after).toBe(true);
+      expect(admission.inFlight('A')).toBe(0);
+      expect(admission.queued('A')).toBe(0);
+    });
+
+    it('suspend is nothing for a request that waits in the queue or is over', () => {
+      const { admission, enter } = harness(1, 10);
+      const a0 = enter('A', 'a0')!;
+      const a1 = enter('A', 'a1')!;
+      a1.suspend();
+      expect(admission.queued('A')).toBe(1);
+      a0.release();
+      a0.suspend();
+      expect(admission.inFlight('A')).toBe(1);
+    });
+  });
+
   it('rejects limits that would admit nothing', () => {
     expect(() => new TenantAdmission({ maxInFlight: 0, maxQueued: 10 })).toThrow(TypeError);
     expect(() => new TenantAdmission({ maxInFlight: 1, maxQueued: -1 })).toThrow(TypeError);

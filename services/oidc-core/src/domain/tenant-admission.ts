@@ -13,6 +13,10 @@
  * tenant turns up, the first one's new requests queue until it is back under `maxInFlight`; the newcomer's first
  * request waits beside at most `maxInFlightAlone` of the first tenant's, its later ones beside `maxInFlight`.
  *
+ * A request that waits on another server (an outbound fetch: a client's metadata document or key set) does no work
+ * here while it waits, so it gives its slot up for that time (`suspend`) and takes one again, in turn, when the answer
+ * is in (`resume`): a slow or silent server chosen by an outsider holds none of the tenant's slots.
+ *
  * Pure bookkeeping (an injected clock, no timers, no I/O), unit-tested directly.
  */
 
@@ -36,6 +40,18 @@ export interface Admission {
    * tenant's next waiting request, or leaves the queue. Idempotent: only the first call counts.
    */
   release(): void;
+  /**
+   * The request waits on something outside this process (an outbound fetch) and does no work meanwhile: its slot
+   * goes to the tenant's next waiting request. Only a request that is being handled; otherwise nothing.
+   */
+  suspend(): void;
+  /**
+   * The wait is over: `then` runs once the request holds a slot again, synchronously when the tenant is under its
+   * cap and nobody waits, otherwise after the requests queued before it (at the back of the tenant's queue: it has
+   * been away, and those requests have waited meanwhile). maxQueued does not apply: the request was admitted
+   * already and its connection is open either way. A request not suspended (released meanwhile) goes on at once.
+   */
+  resume(then: () => void): void;
 }
 
 interface Lane {
@@ -46,6 +62,8 @@ interface Lane {
 const WAITING = 0;
 const RUNNING = 1;
 const DONE = 2;
+/** Admitted, and away from its slot (Admission.suspend). */
+const SUSPENDED = 3;
 
 class Ticket implements Admission {
   state = WAITING;
@@ -53,11 +71,19 @@ class Ticket implements Admission {
   constructor(
     private readonly admission: TenantAdmission,
     readonly tenant: string,
-    readonly start: () => void,
+    public start: () => void,
   ) {}
 
   release(): void {
     this.admission.release(this);
+  }
+
+  suspend(): void {
+    this.admission.suspend(this);
+  }
+
+  resume(then: () => void): void {
+    this.admission.resume(this, then);
   }
 }
 
@@ -143,22 +169,65 @@ export class TenantAdmission {
     const was = ticket.state;
     if (was === DONE) return;
     ticket.state = DONE;
+    // A suspended request holds neither a slot nor a place in the queue.
+    if (was === SUSPENDED) return;
     const lane = this.lanes.get(ticket.tenant)!;
     if (was === WAITING) {
       const i = lane.queue.indexOf(ticket);
       if (i >= 0) lane.queue.splice(i, 1);
     } else {
       lane.running--;
-      // The oldest waiting requests take the freed slot (more than one when the tenant is alone again: its cap rose).
-      while (lane.queue.length && lane.running < this.cap(ticket.tenant)) {
-        const next = lane.queue.shift()!;
-        lane.running++;
-        next.state = RUNNING;
-        this.seen(ticket.tenant);
-        next.start();
-      }
+      this.startWaiting(ticket.tenant, lane);
     }
-    if (lane.running === 0 && lane.queue.length === 0 && this.lanes.get(ticket.tenant) === lane) this.lanes.delete(ticket.tenant);
+    this.dropIfIdle(ticket.tenant, lane);
+  }
+
+  /** @internal through Admission.suspend */
+  suspend(ticket: Ticket): void {
+    if (ticket.state !== RUNNING) return;
+    ticket.state = SUSPENDED;
+    const lane = this.lanes.get(ticket.tenant)!;
+    lane.running--;
+    this.startWaiting(ticket.tenant, lane);
+    this.dropIfIdle(ticket.tenant, lane);
+  }
+
+  /** @internal through Admission.resume */
+  resume(ticket: Ticket, then: () => void): void {
+    if (ticket.state !== SUSPENDED) {
+      then();
+      return;
+    }
+    let lane = this.lanes.get(ticket.tenant);
+    if (!lane) {
+      lane = { running: 0, queue: [] };
+      this.lanes.set(ticket.tenant, lane);
+    }
+    ticket.start = then;
+    if (lane.queue.length === 0 && lane.running < this.cap(ticket.tenant)) {
+      lane.running++;
+      ticket.state = RUNNING;
+      this.seen(ticket.tenant);
+      then();
+      return;
+    }
+    ticket.state = WAITING;
+    lane.queue.push(ticket);
+  }
+
+  /** The oldest waiting requests take the freed slots (more than one when the tenant is alone again: its cap rose). */
+  private startWaiting(tenant: string, lane: Lane): void {
+    while (lane.queue.length && lane.running < this.cap(tenant)) {
+      const next = lane.queue.shift()!;
+      lane.running++;
+      next.state = RUNNING;
+      this.seen(tenant);
+      next.start();
+    }
+  }
+
+  private dropIfIdle(tenant: string, lane: Lane): void {
+    if (lane.running === 0 && lane.queue.length === 0 && this.lanes.get(tenant) === lane) this.lanes.delete(tenant);
   }
 
   private cap(tenant: string): number {

@@ -10,10 +10,13 @@
  * `client_id_metadata_document_supported`. We use it as it is and extend it through its public configuration:
  * - `fetch`: every outbound request of the tenant's provider (documents, and the jwks_uri of private_key_jwt
  *   clients) goes through @idp/http's outboundRequest: the name is resolved once inside the socket's lookup and
- *   every address checked (no loopback unless the tenant allows it, never private, link-local, metadata or reserved
- *   addresses), the connection is made to the checked address, no redirect is followed, the body is capped and the
- *   exchange bounded in time;
- * - `allowFetch`: the tenant's allowed host patterns, and loopback hosts only where allowed;
+ *   every address checked (no loopback unless the operator allows it, CIMD_ALLOW_LOOPBACK, for development; never
+ *   private, link-local, metadata or reserved addresses), the connection is made to the checked address, no redirect
+ *   is followed, the body is capped and the exchange bounded in time (connection 1 s, whole exchange 2.5 s); and
+ *   under the limits of provider/outbound-fetches.ts (the request gives its admission slot up while it waits, a few
+ *   fetches per tenant at once, one per request and URL, failures remembered);
+ * - `allowFetch`: the tenant's allowed host patterns, loopback hosts only where the operator allows them, and the
+ *   limits above told early, with a description (`invalid_client`, "try again later");
  * - `allowClient`: only `none`, or `private_key_jwt` with keys at `jwks_uri`; authorization_code and refresh_token
  *   only; redirect URIs by domain/client-registration-policy.ts (RFC 8252 for native clients, exact https otherwise);
  * - `extraClientMetadata.validator`: a document cannot set our own client properties: its client is a third party
@@ -28,16 +31,31 @@ import { CIMD_SETTINGS_DEFAULTS, type ClientIdMetadataDocumentSettings, type Ten
 import { outboundRequest } from '@idp/http';
 import { clientPolicyProblem, hostAllowed } from '../domain/client-registration-policy';
 import { registrableScope } from './registration';
+import type { FetchedAnswer, OutboundFetches, OutboundFetchLimits } from './outbound-fetches';
 
-/** How outbound requests are made (tests pass a CA for their local https server and a resolver). */
-export interface OutboundOptions {
+/**
+ * How outbound requests are made: the operator's policy and limits (main.ts, from the environment), and for tests a
+ * CA for their local https server, a resolver and shorter deadlines.
+ */
+export interface OutboundOptions extends Partial<OutboundFetchLimits> {
+  /**
+   * Loopback hosts (127.0.0.0/8, ::1, localhost), over http too, for every outbound request of every tenant
+   * (CIMD_ALLOW_LOOPBACK): local development and tests only. Never a tenant's setting.
+   */
+  allowLoopback?: boolean;
   /** Trusted CAs instead of the default ones. */
   ca?: string | Buffer;
   /** DNS resolver (tests: names that resolve to private addresses). */
   resolve?: typeof dnsLookup;
   /** Whole exchange bound (ms); default 2500, node-oidc-provider's own. */
   timeoutMs?: number;
+  /** Bound on the connection: name resolved, TCP connected, TLS handshake done (ms); default 1000. */
+  connectTimeoutMs?: number;
 }
+
+/** Default deadlines of an outbound request (ms). */
+export const OUTBOUND_TIMEOUT_MS = 2500;
+export const OUTBOUND_CONNECT_TIMEOUT_MS = 1000;
 
 /** Largest answer of any outbound request (jwks_uri, sector identifier); documents have their own, smaller cap. */
 const MAX_OUTBOUND_BYTES = 256 * 1024;
@@ -45,12 +63,15 @@ const MAX_OUTBOUND_BYTES = 256 * 1024;
 const CIMD_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 const CIMD_AUTH_METHODS = ['none', 'private_key_jwt'] as const;
 
+/**
+ * The tenant's settings. An `allowLoopback` that earlier versions stored is not read: a tenant setting never widens
+ * the platform's outbound policy.
+ */
 export function cimdSettingsOf(tenant: Pick<TenantDoc, 'settings'>): ClientIdMetadataDocumentSettings {
   const s = tenant.settings?.clientIdMetadataDocuments;
   return {
     enabled: s?.enabled ?? CIMD_SETTINGS_DEFAULTS.enabled,
     allowedHosts: s?.allowedHosts ?? [...CIMD_SETTINGS_DEFAULTS.allowedHosts],
-    allowLoopback: s?.allowLoopback ?? CIMD_SETTINGS_DEFAULTS.allowLoopback,
     cacheMaxSeconds: s?.cacheMaxSeconds ?? CIMD_SETTINGS_DEFAULTS.cacheMaxSeconds,
     maxDocumentBytes: s?.maxDocumentBytes ?? CIMD_SETTINGS_DEFAULTS.maxDocumentBytes,
   };
@@ -61,34 +82,45 @@ export function isMetadataDocumentClientId(clientId: unknown): boolean {
   return typeof clientId === 'string' && clientId.startsWith('https://');
 }
 
-const LOOPBACK_NAMES = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+/** Loopback hosts by name or literal; a trailing dot (a fully qualified name) changes nothing. */
+const LOOPBACK_NAMES = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])\.*$/i;
 
-/** The `fetch` node-oidc-provider calls for every outbound request of the tenant's provider. */
-export function outboundFetch(policy: { allowLoopback: boolean }, o: OutboundOptions = {}): NonNullable<Configuration['fetch']> {
+/**
+ * The `fetch` node-oidc-provider calls for every outbound request of the tenant's provider: under the operator's
+ * policy (`o.allowLoopback`) and the process's limits (`fetches`).
+ */
+export function outboundFetch(tenantId: number, fetches: OutboundFetches, o: OutboundOptions = {}): NonNullable<Configuration['fetch']> {
   return (async (url: URL | string, init: { method?: string; headers?: Headers; body?: string } = {}) => {
+    const target = String(url);
+    const method = init.method ?? 'GET';
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, key) => {
       // node-oidc-provider sends an empty user-agent; leave it out.
       if (value !== '') headers[key] = value;
     });
-    const res = await outboundRequest(String(url), {
-      method: init.method ?? 'GET',
-      headers,
-      body: typeof init.body === 'string' ? init.body : undefined,
-      timeoutMs: o.timeoutMs ?? 2500,
-      maxResponseBytes: MAX_OUTBOUND_BYTES,
-      policy: { allowLoopback: policy.allowLoopback },
-      resolve: o.resolve,
-      ca: o.ca,
+    const answer = await fetches.fetch(tenantId, method, target, async (): Promise<FetchedAnswer> => {
+      const res = await outboundRequest(target, {
+        method,
+        headers,
+        body: typeof init.body === 'string' ? init.body : undefined,
+        timeoutMs: o.timeoutMs ?? OUTBOUND_TIMEOUT_MS,
+        connectTimeoutMs: o.connectTimeoutMs ?? OUTBOUND_CONNECT_TIMEOUT_MS,
+        maxResponseBytes: MAX_OUTBOUND_BYTES,
+        policy: { allowLoopback: o.allowLoopback === true },
+        resolve: o.resolve,
+        ca: o.ca,
+      });
+      if (res.truncated) throw new Error('response too large');
+      if (res.status < 200 || res.status > 599) throw new Error(`unexpected response status ${res.status}`);
+      const list: Array<[string, string]> = [];
+      for (const [k, v] of Object.entries(res.headers)) for (const one of [v ?? []].flat()) list.push([k, String(one)]);
+      return { status: res.status, headers: list, body: res.body };
     });
-    if (res.truncated) throw new Error('response too large');
-    const out = new Headers();
-    for (const [k, v] of Object.entries(res.headers)) for (const one of [v ?? []].flat()) out.append(k, String(one));
-    if (res.status < 200 || res.status > 599) throw new Error(`unexpected response status ${res.status}`);
-    const nullBody = res.status === 204 || res.status === 205 || res.status === 304;
-    const body = res.status === 200 && isMetadataDocumentClientId(String(url)) ? withRegistrableScope(String(url), res.body) : res.body;
-    if (body !== res.body) out.delete('content-length');
-    return new Response(nullBody ? null : body, { status: res.status, headers: out });
+    const out = new Headers(answer.headers);
+    const nullBody = answer.status === 204 || answer.status === 205 || answer.status === 304;
+    const body = answer.status === 200 && isMetadataDocumentClientId(target) ? withRegistrableScope(target, answer.body) : answer.body;
+    if (body !== answer.body) out.delete('content-length');
+    return new Response(nullBody ? null : body, { status: answer.status, headers: out });
   }) as unknown as NonNullable<Configuration['fetch']>;
 }
 
@@ -118,8 +150,11 @@ function refuse(description: string): never {
   throw err;
 }
 
-/** `features.clientIdMetadataDocument` for the tenant (disabled unless its settings enable it). */
-export function clientIdMetadataDocumentFeature(settings: ClientIdMetadataDocumentSettings) {
+/**
+ * `features.clientIdMetadataDocument` for the tenant (disabled unless its settings enable it). `outbound`: the
+ * operator's loopback rule, and the process's fetch limits with the tenant they count for.
+ */
+export function clientIdMetadataDocumentFeature(settings: ClientIdMetadataDocumentSettings, outbound: { allowLoopback: boolean; tenantId: number; fetches: OutboundFetches }) {
   return {
     enabled: settings.enabled,
     ...(settings.enabled ? { ack: 'draft-02' } : {}),
@@ -129,8 +164,11 @@ export function clientIdMetadataDocumentFeature(settings: ClientIdMetadataDocume
       const url = URL.parse(clientId);
       if (!url) return false;
       const host = url.hostname.toLowerCase();
-      if (LOOPBACK_NAMES.test(host) && !settings.allowLoopback) refuse('client_id metadata documents on loopback hosts are not allowed in this tenant');
+      if (LOOPBACK_NAMES.test(host) && !outbound.allowLoopback) refuse('client_id metadata documents on loopback hosts are not allowed');
       if (!hostAllowed(settings.allowedHosts, host)) refuse(`client_id metadata documents from ${host} are not allowed in this tenant`);
+      // The limits on outbound fetches, told here with a description (the fetch itself can only fail).
+      const refusal = await outbound.fetches.refusal(outbound.tenantId, clientId);
+      if (refusal) refuse(`client_id metadata document not fetched: ${refusal}`);
       return true;
     },
     async allowClient(_ctx: KoaContextWithOIDC, client: { metadata(): Record<string, unknown> }): Promise<boolean> {

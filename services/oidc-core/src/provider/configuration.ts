@@ -10,6 +10,7 @@ import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
 import { CLIENT_PROPS, isSelfIntroduced, pkceRequiredFor, selfIntroducedProps } from './client-metadata';
 import { cimdSettingsOf, clientIdMetadataDocumentFeature, isMetadataDocumentClientId, outboundFetch, type OutboundOptions } from './client-id-metadata';
+import { OutboundFetches } from './outbound-fetches';
 import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
 import { agentClientParams } from './agent-clients';
@@ -21,6 +22,7 @@ import { renderErrorPage } from '../views/pages';
 import { devicePages } from './device-pages';
 import { logoutSource, postLogoutSuccessSource } from './logout';
 import { accountClientMetadata } from '../account/account-client';
+import { corsOriginAllowed } from './cors';
 import { FAPI2_CLIENT_AUTH_METHODS, FAPI2_ID_TOKEN_ALGS, FAPI2_SIGNING_ALGS, fapi2ClientMetadata, isFapi2Tenant } from './fapi2';
 
 export interface ProviderDeps {
@@ -31,8 +33,10 @@ export interface ProviderDeps {
   logoutPromptSeconds?: number;
   /** The tenant's claims resolver, shared with the JWT UserInfo route (default: one built here). */
   claims?: ClaimsResolver;
-  /** Outbound requests (metadata documents, jwks_uri): trusted CAs, resolver and time bound (tests). */
+  /** Outbound requests (metadata documents, jwks_uri): the operator's policy and limits; trusted CAs, resolver and time bounds (tests). */
   outbound?: OutboundOptions;
+  /** The process's limits on outbound fetches, shared by every tenant's provider (default: one of this provider's own). */
+  fetches?: OutboundFetches;
   /** Where the user's ledger page receives its sign-in (`{issuer}/account/callback`): its built-in client (account/). */
   accountRedirectUri?: string;
   /** Told when a grant ends (the adapter): published as a `grant` invalidation for the sidecars' grant cache. */
@@ -72,6 +76,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   // in the system tenant (the management API refuses them there too).
   const cimd = { ...cimdSettingsOf(tenant), ...(tenant.system ? { enabled: false } : {}) };
   const registration = { ...registrationSettingsOf(tenant), ...(tenant.system ? { mode: 'off' as const } : {}) };
+  const fetches = deps.fetches ?? new OutboundFetches(deps.outbound);
   const resourceInfo = resourceServerInfo(models, tenantId);
 
   return {
@@ -108,10 +113,12 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         if (own) (metadata as Record<string, unknown>)[key] = own[key];
       },
     },
-    // Every outbound request (metadata documents, jwks_uri) through the SSRF-safe helper; documents capped by the tenant.
-    fetch: outboundFetch({ allowLoopback: cimd.enabled && cimd.allowLoopback }, deps.outbound),
+    // Every outbound request (metadata documents, jwks_uri) through the SSRF-safe helper, under the operator's policy
+    // and the process's fetch limits; documents capped by the tenant.
+    fetch: outboundFetch(tenantId, fetches, deps.outbound),
     fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxDocumentBytes, jwks_uri: 256 * 1024, sector_identifier_uri: 256 * 1024 },
     routes: { authorization: '/authorize', token: '/oidc/token' },
+    clientBasedCORS: (_ctx, origin, client) => corsOriginAllowed(origin, client),
     // Agent clients (issue 17 section 3; provider/agent-clients.ts): no offline_access at authorization. A request
     // naming APIs but no scope takes their scopes as its default (provider/default-resource-scope.ts).
     extraParams: { ...defaultResourceScopeParams(), ...agentClientParams(models, tenantId) },
@@ -156,7 +163,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         postLogoutSuccessSource: postLogoutSuccessSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
       },
       dPoP: { enabled: true },
-      clientIdMetadataDocument: clientIdMetadataDocumentFeature(cimd),
+      clientIdMetadataDocument: clientIdMetadataDocumentFeature(cimd, { allowLoopback: deps.outbound?.allowLoopback === true, tenantId, fetches }),
       ...registrationFeatures(registration),
       // FAPI 2.0 Security Profile for tenants that ask for it (provider/fapi2.ts); PAR for every client there.
       ...(fapi2 ? { fapi: { enabled: true, profile: '2.0' as const } } : {}),

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter } from 'prom-client';
 import { OAuthError } from '@idp/errors';
 import { TenantAdmission, type Admission, type TenantAdmissionLimits } from '../domain/tenant-admission';
+import { inRequestScope, type RequestScope } from '../tenants/request-scope';
 
 export const tenantRequestsQueued = new Counter({
   name: 'idp_tenant_requests_queued_total',
@@ -25,7 +26,8 @@ export const tenantRequestsQueueSeconds = new Counter({
  * Admits one request of a resolved tenant: `handle` runs now, or once a slot of the tenant frees up; `refuse` gets
  * the 503 when the tenant's queue is full. The slot is held until the response closes (answered, or the client
  * gone) and the work handed to `holdSlotUntil` is done; a request whose client leaves while it waits leaves the
- * queue.
+ * queue. While that work waits on another server (tenants/request-scope.ts outsideTenantSlot: outbound fetches), the
+ * slot is given up, and taken again in turn before the work goes on.
  */
 export type AdmitTenantRequest = (req: IncomingMessage, res: ServerResponse, tenantId: string, handle: () => void, refuse: (err: OAuthError) => void) => void;
 
@@ -33,15 +35,20 @@ export type AdmitTenantRequest = (req: IncomingMessage, res: ServerResponse, ten
 export const DEFAULT_TENANT_ADMISSION: TenantAdmissionLimits = { maxInFlight: 2, maxInFlightAlone: 32, maxQueued: 512 };
 
 const HOLD = Symbol('tenant admission hold');
-type Held = IncomingMessage & { [HOLD]?: (work: Promise<unknown>) => void };
+const SCOPE = Symbol('tenant admission request scope');
+type Held = IncomingMessage & { [HOLD]?: (work: Promise<unknown>) => void; [SCOPE]?: RequestScope };
 
 /**
- * Keeps the request's slot until `work` settles (the provider's handling of it), even if the client goes away
- * first: otherwise a client that aborts each request once admitted would leave its handling running without a slot,
- * and one tenant could run any number of them at once. Nothing for a request that was not admitted.
+ * Runs `work` (the provider's handling of the request) in the request's scope (tenants/request-scope.ts) and keeps
+ * the request's slot until it settles, even if the client goes away first: otherwise a client that aborts each
+ * request once admitted would leave its handling running without a slot, and one tenant could run any number of them
+ * at once. The slot is not held while the work waits on another server (outsideTenantSlot). A request that was not
+ * admitted only runs.
  */
-export function holdSlotUntil(req: IncomingMessage, work: Promise<unknown>): void {
-  (req as Held)[HOLD]?.(work);
+export function holdSlotUntil(req: IncomingMessage, work: () => Promise<unknown>): void {
+  const held = req as Held;
+  const running = inRequestScope(held[SCOPE] ?? { fetched: new Map() }, work);
+  held[HOLD]?.(running);
 }
 
 /**
@@ -94,12 +101,38 @@ export function tenantAdmission(limits: TenantAdmissionLimits = DEFAULT_TENANT_A
       holds++;
       work.then(drop, drop);
     };
+    // Waits on other servers, counted: the slot is given up when the first starts and taken again (in turn, at the
+    // back of the tenant's queue) once the last is over; every wait that ends goes on only with the slot back.
+    let outside = 0;
+    let slotBack: Promise<void> = Promise.resolve();
+    let takeSlotBack = () => {};
+    const outsideSlot = async <T>(wait: () => Promise<T>): Promise<T> => {
+      if (outside++ === 0) {
+        await slotBack;
+        ticket?.suspend();
+        slotBack = new Promise<void>((resolve) => (takeSlotBack = resolve));
+      }
+      try {
+        return await wait();
+      } finally {
+        if (--outside === 0) {
+          if (ticket) ticket.resume(takeSlotBack);
+          else takeSlotBack();
+        }
+        await slotBack;
+      }
+    };
+    // The request's own scope, also for its start: a queued request is started by another request's release, whose
+    // asynchronous context it must not inherit.
+    const scope: RequestScope = { outsideSlot, fetched: new Map() };
+    (req as Held)[SCOPE] = scope;
     ticket = admission.enter(tenantId, () => {
       if (queuedAt) tenantRequestsQueueSeconds.inc({ tenant: tenantId }, (performance.now() - queuedAt) / 1000);
-      handle();
+      inRequestScope(scope, handle);
     });
     if (!ticket) {
       delete (req as Held)[HOLD];
+      delete (req as Held)[SCOPE];
       tenantRequestsRejected.inc({ tenant: tenantId });
       refuse(
         new OAuthError('temporarily_unavailable', 'too many concurrent requests for this tenant, retry later', 503, {

@@ -17,6 +17,7 @@ import { registerIntrospection } from '../provider/introspection';
 import { advertiseLogoutConfirmation } from '../provider/logout';
 import { isFapi2Tenant } from '../provider/fapi2';
 import type { OutboundOptions } from '../provider/client-id-metadata';
+import { OutboundFetches } from '../provider/outbound-fetches';
 import { registerClientRegistration, registrationSettingsOf } from '../provider/registration';
 
 export interface TenantContext {
@@ -39,6 +40,8 @@ export interface TenantPoolOptions {
   forwardTokenExchange: TokenExchangeForwarder;
   /** Honour X-Forwarded-For (set when running behind the ingress); URLs never follow X-Forwarded-Host or -Proto. */
   trustProxy: boolean;
+  /** Proxies in front that append to X-Forwarded-For (TRUST_PROXY_HOPS; default 1): only that many right-most entries are read. */
+  trustProxyHops?: number;
   /** At most this many tenants' providers are kept in memory. */
   maxTenants: number;
   /** A provider is rebuilt after this long, so configuration changes apply even without an invalidation event. */
@@ -49,7 +52,7 @@ export interface TenantPoolOptions {
   customClaims?: CustomClaimsRunner;
   /** Told when a grant ends (ProviderDeps.grantEnded). */
   grantEnded?: GrantEnded;
-  /** Outbound requests of the providers (Client ID Metadata Documents, jwks_uri): CAs, resolver, time bound (tests). */
+  /** Outbound requests of the providers (Client ID Metadata Documents, jwks_uri): the operator's policy and limits; CAs, resolver, time bounds (tests). */
   outbound?: OutboundOptions;
 }
 
@@ -67,8 +70,11 @@ export class UnknownTenantError extends Error {
 export class TenantPool {
   private readonly cache: LRUCache<number, Promise<TenantContext>>;
   private readonly unknown: LRUCache<string, true>;
+  /** The limits on outbound fetches, per tenant across its provider's rebuilds. */
+  private readonly fetches: OutboundFetches;
 
   constructor(private readonly options: TenantPoolOptions) {
+    this.fetches = new OutboundFetches(options.outbound);
     this.cache = new LRUCache({ max: options.maxTenants, ttl: options.ttlMs, updateAgeOnGet: false });
     this.unknown = new LRUCache({ max: 10_000, ttl: options.negativeTtlMs });
   }
@@ -119,10 +125,13 @@ export class TenantPool {
     const claims = new ClaimsResolver({ models, tenant, keys: keys.signing, customClaims: this.options.customClaims });
     const provider = new Provider(
       issuer,
-      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound, accountRedirectUri: `${issuer}/account/callback`, ...(this.options.grantEnded ? { grantEnded: this.options.grantEnded } : {}) }),
+      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound, fetches: this.fetches, accountRedirectUri: `${issuer}/account/callback`, ...(this.options.grantEnded ? { grantEnded: this.options.grantEnded } : {}) }),
     );
     // X-Forwarded-For only: the origin of every URL the provider writes or checks is the configured one.
     provider.proxy = this.options.trustProxy;
+    // Koa's ctx.ip is the left-most X-Forwarded-For entry, which the client writes; read only the entries the trusted
+    // hops appended, so that ctx.ip is the address express resolves (clientAddress) wherever the provider uses it.
+    provider.maxIpsCount = this.options.trustProxy ? (this.options.trustProxyHops ?? 1) : 0;
     pinPublicOrigin(provider, this.options.publicBaseUrl);
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
