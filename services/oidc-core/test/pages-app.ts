@@ -49,6 +49,8 @@ export async function startPagesApp(
     tenants?: (pool: TenantPool) => TenantResolver;
     /** The ledger page's kill switch (default: the app's, store only). */
     account?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => AppDeps['account'];
+    /** The providers trust the proxy as the app does (main.ts passes TRUST_PROXY to both); default: only the app. */
+    providersTrustProxy?: boolean;
   } = {},
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
@@ -82,7 +84,7 @@ export async function startPagesApp(
       : async () => {
           throw new Error('not used');
         },
-    trustProxy: false,
+    trustProxy: o.providersTrustProxy ?? false,
     maxTenants: 10,
     ttlMs: 60_000,
     negativeTtlMs: 1000,

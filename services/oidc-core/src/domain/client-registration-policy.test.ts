@@ -1,4 +1,4 @@
-import { clientPolicyProblem, hostAllowed, redirectUriProblem } from './client-registration-policy';
+import { clientPolicyProblem, hostAllowed, redirectUriProblem, registrableMetadata } from './client-registration-policy';
 
 describe('redirectUriProblem', () => {
   it.each([
@@ -46,6 +46,44 @@ describe('clientPolicyProblem', () => {
   });
   it('needs a redirect URI for the code flow', () => expect(clientPolicyProblem({ ...ok, redirect_uris: [] }, policy)).toMatch(/redirect_uris/));
   it('takes a client without application_type as web', () => expect(clientPolicyProblem({ ...ok, application_type: undefined }, policy)).toMatch(/https/));
+  it('refuses client_credentials for a public client even where the policy allows both (RFC 6749 section 4.4)', () => {
+    const both = { grantTypes: ['authorization_code', 'client_credentials'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] };
+    expect(clientPolicyProblem({ ...ok, grant_types: ['client_credentials'], redirect_uris: [] }, both)).toMatch(/confidential client/);
+    expect(clientPolicyProblem({ ...ok, grant_types: ['client_credentials'], redirect_uris: [], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } }, both)).toBeUndefined();
+  });
+});
+
+describe('registrableMetadata', () => {
+  const policy = { grantTypes: ['authorization_code', 'refresh_token'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] };
+
+  it.each([[['http://127.0.0.1:5000/cb']], [['http://localhost/cb']], [['http://[::1]:1/cb', 'http://127.0.0.1/cb']]])('makes a client of loopback redirects %j native', (uris) => {
+    const body: Record<string, unknown> = { redirect_uris: uris, token_endpoint_auth_method: 'none' };
+    expect(registrableMetadata(body, policy)).toEqual({ application_type: 'native' });
+    expect(body.application_type).toBe('native');
+  });
+
+  it.each([
+    ['an explicit web client', { application_type: 'web', redirect_uris: ['http://127.0.0.1/cb'] }],
+    ['https redirects', { redirect_uris: ['https://app.example.com/cb'] }],
+    ['a mix', { redirect_uris: ['http://127.0.0.1/cb', 'https://app.example.com/cb'] }],
+    ['no redirect URIs', { redirect_uris: [] }],
+    ['https on loopback', { redirect_uris: ['https://127.0.0.1/cb'] }],
+  ])('leaves the application type of %s', (_what, body) => {
+    expect(registrableMetadata({ ...body, token_endpoint_auth_method: 'none' }, policy).application_type).toBeUndefined();
+  });
+
+  it.each([undefined, 'client_secret_basic', 'client_secret_post', 'client_secret_jwt'])('replaces the secret-based or absent method %s by none', (method) => {
+    const body: Record<string, unknown> = { redirect_uris: ['https://app.example.com/cb'], ...(method ? { token_endpoint_auth_method: method } : {}) };
+    expect(registrableMetadata(body, policy)).toEqual({ token_endpoint_auth_method: 'none' });
+    expect(body.token_endpoint_auth_method).toBe('none');
+  });
+
+  it('keeps the method for client_credentials, a client secret of its own, private_key_jwt, or a policy without none', () => {
+    expect(registrableMetadata({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic' }, policy)).toEqual({});
+    expect(registrableMetadata({ token_endpoint_auth_method: 'client_secret_basic', client_secret: 'x' }, policy)).toEqual({});
+    expect(registrableMetadata({ token_endpoint_auth_method: 'private_key_jwt' }, policy)).toEqual({});
+    expect(registrableMetadata({ token_endpoint_auth_method: 'client_secret_post' }, { ...policy, tokenEndpointAuthMethods: ['private_key_jwt'] })).toEqual({});
+  });
 });
 
 describe('hostAllowed', () => {

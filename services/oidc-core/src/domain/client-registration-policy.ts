@@ -76,13 +76,18 @@ export function clientPolicyProblem(m: ClientMetadataView, policy: SelfIntroduce
     return `token_endpoint_auth_method ${method} is not allowed; use ${policy.tokenEndpointAuthMethods.join(' or ')}`;
   }
   if (m.client_secret !== undefined) return 'a client secret is not allowed';
+  const grants = strings(m.grant_types);
   if (method === 'private_key_jwt') {
     if (o.requireJwksUri && m.jwks !== undefined) return 'private_key_jwt keys must be published at jwks_uri, not inline';
     if (o.requireJwksUri ? m.jwks_uri === undefined : m.jwks_uri === undefined && m.jwks === undefined) return `private_key_jwt needs ${o.requireJwksUri ? 'jwks_uri' : 'jwks_uri or jwks'}`;
   }
-  const grants = strings(m.grant_types);
   const forbidden = grants.filter((g) => !policy.grantTypes.includes(g));
   if (forbidden.length) return `grant_types ${forbidden.join(', ')} not allowed; allowed: ${policy.grantTypes.join(', ')}`;
+  // RFC 6749 section 4.4: the client credentials grant is for confidential clients only; a public client would mint
+  // tokens for the tenant's APIs without authenticating.
+  if (method === 'none' && grants.includes('client_credentials')) {
+    return 'client_credentials needs a confidential client (RFC 6749 section 4.4): token_endpoint_auth_method none cannot use it; use private_key_jwt';
+  }
   for (const r of strings(m.response_types)) if (r !== 'code') return `response_types ${r} is not allowed`;
   const redirects = strings(m.redirect_uris);
   if (grants.includes('authorization_code') && !redirects.length) return 'redirect_uris must name at least one URI';
@@ -92,6 +97,47 @@ export function clientPolicyProblem(m: ClientMetadataView, policy: SelfIntroduce
     if (problem) return problem;
   }
   return undefined;
+}
+
+/** Client authentication methods that need a secret shared with the server: registration issues none. */
+const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
+
+/** Whether `uri` is an http redirect URI on a loopback host (RFC 8252 sections 7.3 and 8.3; any port). */
+function isLoopbackHttp(uri: unknown): boolean {
+  if (typeof uri !== 'string') return false;
+  try {
+    const u = new URL(uri);
+    return u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What the server records for a registration request body (RFC 7591 section 3.2.1: the server may replace requested
+ * values, and the client uses those of the answer), before node-oidc-provider reads it. Returns the values replaced.
+ * - A request that names no `application_type` and whose redirect URIs are all http on a loopback host is a native
+ *   client (RFC 8252: loopback redirects are what native apps use, section 7.3; `localhost` works like them though
+ *   it is not recommended, section 8.3), so its redirects match on any port at request time. node-oidc-provider
+ *   would default it to `web`, whose redirect URIs must be https here.
+ * - A secret-based `token_endpoint_auth_method` (client_secret_basic/post/jwt), or none at all (RFC 7591's default
+ *   is client_secret_basic), becomes `none` where the policy allows public clients: registration issues no secrets,
+ *   so such a client is public, and the answer tells it so. Not for a request asking for client_credentials, which
+ *   needs a confidential client (RFC 6749 section 4.4): it is refused as it asked.
+ */
+export function registrableMetadata(body: Record<string, unknown>, policy: SelfIntroducedClientPolicy): Partial<Record<'application_type' | 'token_endpoint_auth_method', string>> {
+  const replaced: Partial<Record<'application_type' | 'token_endpoint_auth_method', string>> = {};
+  const redirects = body.redirect_uris;
+  if (body.application_type === undefined && Array.isArray(redirects) && redirects.length > 0 && redirects.every(isLoopbackHttp)) {
+    replaced.application_type = body.application_type = 'native';
+  }
+  const method = body.token_endpoint_auth_method;
+  const grants = Array.isArray(body.grant_types) ? body.grant_types : [];
+  const secretBased = method === undefined || (typeof method === 'string' && SECRET_METHODS.has(method));
+  if (secretBased && body.client_secret === undefined && policy.tokenEndpointAuthMethods.includes('none') && !grants.includes('client_credentials')) {
+    replaced.token_endpoint_auth_method = body.token_endpoint_auth_method = 'none';
+  }
+  return replaced;
 }
 
 /**

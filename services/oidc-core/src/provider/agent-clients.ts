@@ -22,6 +22,7 @@ import type { Models } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
 import { LOGIN_SCOPES } from './claims';
 import { userinfoAudience } from './claims-userinfo';
+import { clientAddress } from './client-address';
 import { CLIENT_PROPS } from './client-metadata';
 import type { TokenExchangeResponse } from './grants/token-exchange';
 
@@ -104,7 +105,7 @@ export function registerAgentClientTokens(provider: Provider, tenantId: number, 
       consentedScopes: consented,
       grantType: grantType as ForwardedAgentToken['grantType'],
       ...(at.jkt ? { jkt: at.jkt } : {}),
-      sourceIp: (ctx.req as { ip?: string }).ip ?? ctx.ip,
+      sourceIp: clientAddress(ctx),
     });
     ctx.set('Cache-Control', 'no-store');
     if (result.status !== 200 || typeof result.body.access_token !== 'string') {

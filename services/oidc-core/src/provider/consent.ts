@@ -143,3 +143,20 @@ export function recordResourceConsent(grant: Grant, scopes: ConsentScopes): void
     if (reject.length) grant.rejectResourceScope(resource, reject.join(' '));
   }
 }
+
+/**
+ * Why the authorization request ends with nothing granted once this consent is recorded, or undefined when something
+ * is. node-oidc-provider ends such a request with a bare access_denied (its reason, "no scope was granted", only in
+ * its log); the client and the user get the reason instead: most often a user who holds no role on the API asked for
+ * (an MCP client asks for the MCP server's scopes only, no OpenID scope). The same test as the provider's: no
+ * requested OpenID scope and no requested scope of any resource of the request in the grant.
+ */
+export function nothingGrantedReason(grant: Pick<Grant, 'getOIDCScopeFiltered' | 'getResourceScopeFiltered'>, requestedScope: string, scopes: ConsentScopes, userinfo: string): string | undefined {
+  const requested = new Set(requestedScope.split(' ').filter(Boolean));
+  if (grant.getOIDCScopeFiltered(requested)) return undefined;
+  const resources = Object.keys(scopes.carried);
+  if (resources.some((r) => grant.getResourceScopeFiltered(r, requested))) return undefined;
+  const apis = resources.filter((r) => r !== userinfo);
+  if (!apis.length) return 'nothing the client asked for can be granted';
+  return `the user holds no role that grants a scope of ${apis.join(', ')} (an administrator gives an API's scopes to users through roles)`;
+}

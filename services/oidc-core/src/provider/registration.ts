@@ -19,7 +19,10 @@
  *   registration otherwise. A client's API scopes are not the client's to register here (they are decided per
  *   request by the resource server's scopes, the user's roles and consent), so the value is replaced (RFC 7591
  *   section 3.2.1) by its OpenID scopes before the provider parses the body: the answer's `scope` tells the client
- *   what was registered, and no `scope` (every OpenID scope) when none is left.
+ *   what was registered, and no `scope` (every OpenID scope) when none is left;
+ * - what stock clients send (MCP hosts: loopback http redirect URIs without `application_type`, and a secret-based
+ *   or no `token_endpoint_auth_method`): a native client, and `none` in place of a secret method, replaced the same
+ *   way before the provider parses the body (domain/client-registration-policy.ts, registrableMetadata).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -27,7 +30,8 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Types } from 'mongoose';
 import { REGISTRATION_SETTINGS_DEFAULTS, type ClientDoc, type Models, type RegistrationSettings, type TenantDoc } from '@idp/db';
-import { clientPolicyProblem } from '../domain/client-registration-policy';
+import { clientPolicyProblem, registrableMetadata } from '../domain/client-registration-policy';
+import { clientAddress } from './client-address';
 import { LOGIN_SCOPES } from './claims';
 
 export function registrationSettingsOf(tenant: Pick<TenantDoc, 'settings'>): RegistrationSettings {
@@ -155,9 +159,13 @@ export function registrableScope(scope: unknown): string | undefined {
 
 /**
  * Reads a registration's JSON body (bounded) and hands it to the provider already parsed, its `scope` replaced by
- * registrableScope (node-oidc-provider reads a consumed request's `req.body`). False when the body was answered here.
+ * registrableScope and its application type and authentication method by registrableMetadata (node-oidc-provider
+ * reads a consumed request's `req.body`). False when the body was answered here.
  */
-async function withRegistrableScope(ctx: { req: Readable & { body?: unknown }; is(t: string): string | false | null; status: number; body: unknown; set(k: string, v: string): void }): Promise<boolean> {
+async function withRegistrableMetadata(
+  ctx: { req: Readable & { body?: unknown }; is(t: string): string | false | null; status: number; body: unknown; set(k: string, v: string): void },
+  settings: RegistrationSettings,
+): Promise<boolean> {
   if (!ctx.is('application/json')) return true;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -177,11 +185,14 @@ async function withRegistrableScope(ctx: { req: Readable & { body?: unknown }; i
     answer(ctx, 400, 'invalid_request', 'failed to parse the request body');
     return false;
   }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'scope' in parsed) {
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
     const body = parsed as Record<string, unknown>;
-    const scope = registrableScope(body.scope);
-    if (scope === undefined) delete body.scope;
-    else body.scope = scope;
+    if ('scope' in body) {
+      const scope = registrableScope(body.scope);
+      if (scope === undefined) delete body.scope;
+      else body.scope = scope;
+    }
+    registrableMetadata(body, settings);
   }
   ctx.req.body = parsed;
   return true;
@@ -198,7 +209,8 @@ export function registerClientRegistration(provider: Provider, tenantId: number,
     if (!match) return next();
     let spent: { release(): Promise<void> } | undefined;
     if (!match[1] && ctx.method === 'POST') {
-      const wait = await overRateLimit(models, tenantId, ctx.ip, settings.rateLimit);
+      // The address under the trusted hop count: a client that writes X-Forwarded-For still counts as itself.
+      const wait = await overRateLimit(models, tenantId, clientAddress(ctx), settings.rateLimit);
       if (wait !== undefined) return answer(ctx, 429, 'temporarily_unavailable', `too many client registrations from this address; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
       if (settings.mode === 'initial-access-token') {
         const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(ctx.get('authorization'));
@@ -210,7 +222,7 @@ export function registerClientRegistration(provider: Provider, tenantId: number,
     }
     try {
       if ((ctx.method === 'POST' && !match[1]) || (ctx.method === 'PUT' && match[1])) {
-        if (!(await withRegistrableScope(ctx as never))) return;
+        if (!(await withRegistrableMetadata(ctx as never, settings))) return;
       }
       await next();
     } finally {

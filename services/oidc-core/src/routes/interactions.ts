@@ -9,7 +9,7 @@ import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { CHECK_ESSENTIAL_ACR } from '../provider/acr-policy';
 import { LOGIN_SCOPES } from '../provider/claims';
-import { consentScopesIn, recordResourceConsent } from '../provider/consent';
+import { consentScopesIn, nothingGrantedReason, recordResourceConsent } from '../provider/consent';
 import { CLIENT_PROPS } from '../provider/client-metadata';
 import { isMetadataDocumentClientId } from '../provider/client-id-metadata';
 import { findResourceServer } from '../provider/resource-servers';
@@ -361,7 +361,13 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       // Exactly the API scopes the page showed, computed when the interaction began and stored with it (not
       // recomputed here, not taken from the form). An interaction without them grants no API scope: the provider
       // then asks again with a fresh page.
-      recordResourceConsent(grant, consentScopesIn(details.prompt.details) ?? { carried: {}, withheld: {} });
+      const consented = consentScopesIn(details.prompt.details) ?? { carried: {}, withheld: {} };
+      recordResourceConsent(grant, consented);
+      const nothing = nothingGrantedReason(grant, typeof details.params.scope === 'string' ? details.params.scope : '', consented, userinfoAudience(provider.issuer));
+      if (nothing) {
+        await provider.interactionFinished(req, res, { error: 'access_denied', error_description: nothing }, { mergeWithLastSubmission: false });
+        return;
+      }
       const grantId = await grant.save();
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
     } catch (err) {

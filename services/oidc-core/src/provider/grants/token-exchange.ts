@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ForwardedExchange } from '@idp/delegation';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
+import { clientAddress } from '../client-address';
 import { CLIENT_PROPS } from '../client-metadata';
 import { FAPI2_SIGNING_ALGS } from '../fapi2';
 
@@ -61,9 +62,8 @@ export function registerTokenExchange(
     // configured public origin (never Host or X-Forwarded-Host, see pinPublicOrigin) and the mount the request came
     // in on (/auth/{t} or /_api/auth/{t}).
     const htu = ctx.oidc.urlFor('token');
-    // The client address as express resolved it from the trusted proxy chain (koa's ctx.ip would trust the
-    // left-most X-Forwarded-For entry, which the client controls).
-    const sourceIp = (ctx.req as { ip?: string }).ip ?? ctx.ip;
+    // The client address under the trusted hop count, never the left-most X-Forwarded-For entry.
+    const sourceIp = clientAddress(ctx);
     const result = await forward({
       tenantId,
       clientId: client.clientId,
