@@ -1,7 +1,7 @@
 /**
  * Issue 24 item 9 in real headless Chromium through the dev router: a relying party that signs out the standard way
- * (openid-client's buildEndSessionUrl, from discovery alone) reaches the logout confirmation, which asks whenever
- * id_token_hint is absent and follows showLogoutPrompt when it is present; a bad id_token_hint or an unregistered
+ * (openid-client's buildEndSessionUrl, from discovery alone) reaches the logout confirmation, which asks unless the
+ * client opted out (showLogoutPrompt false: signed out at once, with or without id_token_hint); a bad id_token_hint or an unregistered
  * post_logout_redirect_uri is an error page that redirects nowhere. Also (item 2) the form POSTs a relying party on
  * another site sends to the authorization and end-session endpoints carry the person's session.
  */
@@ -106,20 +106,34 @@ describe("openid-client's buildEndSessionUrl, from discovery", () => {
     await context.close();
   });
 
-  it('without id_token_hint the person is asked even for a client whose showLogoutPrompt is false', async () => {
+  it('without id_token_hint a client that has not opted out asks; Stay signed in returns state and logout=cancelled', async () => {
     const context = await newContext();
-    await signIn(context, secondApp, SECOND_APP);
+    await signIn(context, demo, APP);
     const { page } = await newProbedPage(context);
-    const url = oidc.buildEndSessionUrl(secondApp, { post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'bye-2' });
-    expect(url.searchParams.get('client_id')).toBe('second-app');
+    const url = oidc.buildEndSessionUrl(demo, { post_logout_redirect_uri: POST_LOGOUT, state: 'bye-2' });
+    expect(url.searchParams.get('client_id')).toBe(h.tenant.client.clientId);
     await page.goto(url.toString());
-    expect(await heading(page)).toBe('Sign out of Second App?');
+    expect(await heading(page)).toBe('Sign out of Demo App?');
     await screenshots(page, 'logout-advertised-no-hint');
     await page.getByRole('link', { name: 'Stay signed in' }).click();
-    await page.waitForURL(`${SECOND_APP}/bye?**`);
+    await page.waitForURL(`${POST_LOGOUT}?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('bye-2');
     expect(new URL(page.url()).searchParams.get('logout')).toBe('cancelled');
     expect(await hasSession(context)).toBe(true);
+    await context.close();
+  });
+
+  it('without id_token_hint a client whose showLogoutPrompt is false signs out at once (spec: straight to /session/end)', async () => {
+    const context = await newContext();
+    await signIn(context, secondApp, SECOND_APP);
+    const { page } = await newProbedPage(context);
+    const url = oidc.buildEndSessionUrl(secondApp, { post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'bye-2b' });
+    expect(url.searchParams.get('client_id')).toBe('second-app');
+    await page.goto(url.toString());
+    await page.waitForURL(`${SECOND_APP}/bye?**`);
+    expect(new URL(page.url()).searchParams.get('state')).toBe('bye-2b');
+    expect(new URL(page.url()).searchParams.has('logout')).toBe(false);
+    expect(await hasSession(context)).toBe(false);
     await context.close();
   });
 

@@ -1,8 +1,8 @@
 /**
  * Every page a person sees, in real headless Chromium through the dev router: login (with and without TOTP),
  * consent, the device flow finished from a second browser context, and the logout confirmation (sign out, stay
- * signed in, the default 30-second countdown, show_prompt both ways with an id_token_hint and no skipping without
- * one, the other applications of the session, both buttons without JavaScript). Each page is captured at 1280x800 and 390x844 into test-output/browser/
+ * signed in, the default 30-second countdown, show_prompt both ways with an id_token_hint and without one, the
+ * other applications of the session, both buttons without JavaScript). Each page is captured at 1280x800 and 390x844 into test-output/browser/
  * and checked with axe-core (no serious or critical violations) and for CSP violations.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -399,13 +399,17 @@ describe('logout confirmation', () => {
     await context.close();
   });
 
-  it('without an id_token_hint the page is shown even for show_prompt=false and showLogoutPrompt=false', async () => {
+  it('without an id_token_hint too: show_prompt=true shows the page, show_prompt=false signs out at once', async () => {
     const context = await newContext();
     await signInAlice(context);
     const { page } = await newProbedPage(context);
-    await page.goto(confirmUrl({ client_id: second.clientId, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p4', show_prompt: 'false' }));
+    await page.goto(confirmUrl({ client_id: second.clientId, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p4', show_prompt: 'true' }));
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out of Second App?');
     expect(await hasSession(context)).toBe(true);
+    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'p5', show_prompt: 'false' }));
+    await page.waitForURL(`${POST_LOGOUT}?**`);
+    expect(new URL(page.url()).searchParams.get('state')).toBe('p5');
+    expect(await hasSession(context)).toBe(false);
     await context.close();
   });
 

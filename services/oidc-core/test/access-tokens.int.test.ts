@@ -5,11 +5,14 @@
  *   an RFC 9068 JWT access token by a strict, independent check (libs/testing rfc9068.ts): `typ: at+jwt`, and
  *   iss, exp, aud, sub, client_id, iat, jti; the delegation token carries client_id beside the spec's numeric azp;
  * - introspection (RFC 7662) answers every kind: active with the token's claims, and inactive when it expired, was
- *   signed by another tenant, its user or NHE was disabled, its client deleted, or its grant revoked.
+ *   signed by another tenant, its user or NHE was disabled, its client deleted, or its grant revoked;
+ * - only to the token's own client and to the clients its API registers as introspecting for it (RFC 7662 section
+ *   4); any other client, a management token's included, gets { active: false }.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import { basicAuth, createClient, expectRfc9068AccessToken, seedDelegationTenant } from '@idp/testing';
+import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import { CLAIM_GRANT_ID } from '../src/provider/introspection';
 import { exchangeSidecar } from './exchange-sidecar';
 import { PEPPER, startPagesApp, type PagesApp } from './pages-app';
@@ -30,7 +33,7 @@ let jwks: JSONWebKeySet;
 /** First-party confidential client registered for every grant (and client roles for client credentials). */
 let tokensApp: TestClient;
 let tokensAppNumericId: number;
-/** Another confidential client: introspects tokens issued to tokensApp. */
+/** Another confidential client, registered as introspecting for ORDERS and SHORT: introspects tokensApp's tokens. */
 let auditor: TestClient;
 /** A public client: may introspect only its own tokens. */
 let spa: { clientId: string };
@@ -78,7 +81,8 @@ beforeAll(async () => {
   T = app.tenant.tenantId;
   issuer = `${app.baseUrl}/auth/${T}`;
   const clerk = await models.Role.findOne({ tenantId: T, name: 'orders-clerk' }).lean();
-  await models.ResourceServer.create({ tenantId: T, identifier: SHORT, name: 'Short', scopes: ['short:read'], config: { accessToken: { lifetime: 1 }, nhe: { acceptDelegationTokens: false, requireDelegationTokens: false, allowedNheTypes: [] } } });
+  await models.ResourceServer.create({ tenantId: T, identifier: SHORT, name: 'Short', scopes: ['short:read'], introspectionClientIds: ['auditor'], config: { accessToken: { lifetime: 1 }, nhe: { acceptDelegationTokens: false, requireDelegationTokens: false, allowedNheTypes: [] } } });
+  await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor'] } });
   const shortRole = await models.Role.create({ tenantId: T, name: 'short-reader', resourceServer: SHORT, permissions: ['short:read'] });
   const roleIds = [String(clerk!._id), String(shortRole._id)];
   const c = await createClient(models, PEPPER, {
@@ -131,6 +135,47 @@ describe('every kind of access token is an RFC 9068 JWT access token (strict che
   });
 });
 
+describe('who may introspect (RFC 7662 section 4): the token\'s client and its API\'s registered introspectors', () => {
+  let stranger: TestClient;
+  beforeAll(async () => {
+    stranger = { ...(await createClient(app.db.models, PEPPER, { tenantId: T, clientId: 'stranger', name: 'Stranger', grantTypes: ['client_credentials'] })), redirectUri: REDIRECT };
+  });
+
+  it.each(KINDS)("%s: the token's own client and the API's registered introspector see it active; another confidential client does not", async (kind) => {
+    const own = await introspect(tokens[kind], { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret });
+    expect(own.body).toEqual({ ...decodeJwt(tokens[kind]), active: true, token_type: 'Bearer' });
+    expect((await introspect(tokens[kind], auditor)).body.active).toBe(true);
+    expect(await introspect(tokens[kind], stranger)).toEqual({ status: 200, body: { active: false } });
+  });
+
+  it("an API's introspector sees only that API's tokens", async () => {
+    const { models } = app.db;
+    await models.ResourceServer.create({ tenantId: T, identifier: 'https://api.other.example', name: 'Other', scopes: ['other:read'], introspectionClientIds: ['stranger'] });
+    const role = await models.Role.create({ tenantId: T, name: 'other-reader', resourceServer: 'https://api.other.example', permissions: ['other:read'] });
+    await models.Client.updateOne({ tenantId: T, clientId: 'tokens-app' }, { $push: { roleIds: String(role._id) } });
+    app.pool.evict(T);
+    const other = ok(await clientCredentials(app, tokensApp, { resource: 'https://api.other.example' })).access_token!;
+    expect((await introspect(other, stranger)).body.active).toBe(true);
+    expect((await introspect(other, auditor)).body).toEqual({ active: false });
+    expect((await introspect(tokens.client_credentials, stranger)).body).toEqual({ active: false });
+  });
+
+  it('a management API token: only the client it was issued to (another client of the tenant learns nothing)', async () => {
+    const admin = app.tenant.admin;
+    const management = ok(await clientCredentials(app, admin, { resource: MANAGEMENT_AUDIENCE })).access_token!;
+    expect((await introspect(management, admin)).body).toMatchObject({ active: true, client_id: admin.clientId, aud: MANAGEMENT_AUDIENCE });
+    for (const caller of [auditor, tokensApp, stranger]) expect({ caller: caller.clientId, body: (await introspect(management, caller)).body }).toEqual({ caller: caller.clientId, body: { active: false } });
+  });
+
+  it("an opaque token (no API: UserInfo only) and a refresh token: only the token's own client", async () => {
+    const res = ok(await authCodeFlow(app, tokensApp, { scope: 'openid offline_access', prompt: 'consent' }));
+    for (const token of [res.access_token!, res.refresh_token!]) {
+      expect((await introspect(token, { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret })).body.active).toBe(true);
+      expect((await introspect(token, auditor)).body).toEqual({ active: false });
+    }
+  });
+});
+
 describe('introspection of each kind (RFC 7662): one path for every access token', () => {
   it.each(KINDS)('%s is active, with its claims', async (kind) => {
     const res = await introspect(tokens[kind]);
@@ -168,9 +213,16 @@ describe('introspection of each kind (RFC 7662): one path for every access token
     expect((await introspect(foreign)).body).toEqual({ active: false });
   });
 
-  it('a public client may introspect only its own tokens; a confidential client any token of the tenant', async () => {
-    for (const kind of KINDS) expect({ kind, body: (await introspect(tokens[kind], spa)).body }).toEqual({ kind, body: { active: false } });
-    expect((await introspect(tokens.code, { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret })).body.active).toBe(true);
+  it('a public client may introspect only its own tokens, even when an API lists it (it proves no identity)', async () => {
+    const { models } = app.db;
+    await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor', 'spa'] } });
+    app.pool.evict(T);
+    try {
+      for (const kind of KINDS) expect({ kind, body: (await introspect(tokens[kind], spa)).body }).toEqual({ kind, body: { active: false } });
+    } finally {
+      await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor'] } });
+      app.pool.evict(T);
+    }
   });
 
   it('a disabled user makes the user tokens and the delegation token inactive; enabled again, they are active', async () => {

@@ -140,6 +140,8 @@ beforeAll(async () => {
     { tenantId: T, nheId: ids.bobHelper, target: { type: 'user', id: ids.bob }, allowedScopes: ['orders:read'] },
   ]);
   auditor = await createClient(models, PEPPER, { tenantId: T, clientId: 'auditor', name: 'Auditor', grantTypes: ['client_credentials'] });
+  // The Orders API's introspecting client (RFC 7662 section 4): the NHE tokens were issued to demo-app.
+  await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor'] } });
   await createClient(models, PEPPER, { tenantId: T, clientId: 'agent-app', name: 'Agent App', grantTypes: ['authorization_code'], redirectUris: ['http://127.0.0.1:8409/cb'] });
 
   users.alice = await signInAs('alice', app.tenant.user.password);

@@ -3,8 +3,11 @@
  * (unregistered post_logout_redirect_uri, unknown client, tampered / alg-none / foreign-tenant id_token_hint),
  * show_prompt and showLogoutPrompt decide between the page and an immediate logout, the provider's xsrf
  * protects the sign-out, state comes back untouched, and /session/end always logs out at once.
- * Issue 24 item 9: /logout/confirm is the advertised end_session_endpoint; it takes GET and form POST, asks
- * whenever id_token_hint is absent or not of the session, and passes ui_locales on.
+ * Issue 24 item 9: /logout/confirm is the advertised end_session_endpoint; it takes GET and form POST and passes
+ * ui_locales on. It asks by default; show_prompt=false, or a client with showLogoutPrompt false, goes straight to
+ * /session/end with or without id_token_hint (spec: the hint only names the client when client_id is absent). The
+ * query is parsed as a URL's: a `?` inside it is data (state=a?b comes back whole; a post_logout_redirect_uri with
+ * an extra query is not the registered one).
  */
 import { randomInt } from 'node:crypto';
 import { SignJWT, importJWK, decodeJwt } from 'jose';
@@ -82,6 +85,13 @@ describe('refused requests: error page, no redirect', () => {
     await expectRefused({ id_token_hint: idToken, client_id: app.second.clientId }, /not issued to client_id/);
   });
 
+  it('a post_logout_redirect_uri with an extra query written unencoded (?foo=bar) is not the registered one', async () => {
+    const raw = `/auth/${t}/logout/confirm?client_id=${app.tenant.client.clientId}&post_logout_redirect_uri=${app.postLogoutUri}?foo=bar&state=s`;
+    const res = await new Browser(app.baseUrl).go(raw);
+    expect([res.status, res.location]).toEqual([400, undefined]);
+    expect(res.text).toMatch(/post_logout_redirect_uri is not registered/);
+  });
+
   it('repeated or malformed parameters', async () => {
     const res = await new Browser(app.baseUrl).go(`/auth/${t}/logout/confirm?client_id=demo-app&client_id=demo-app`);
     expect(res.status).toBe(400);
@@ -121,14 +131,25 @@ describe('prompt or immediate logout', () => {
     return 'signed out at once';
   }
 
-  it('without id_token_hint the person is always asked: show_prompt=false and showLogoutPrompt=false do not skip the page', async () => {
+  it('without id_token_hint: asked by default; show_prompt=false or showLogoutPrompt=false signs out at once', async () => {
     await app.db.models.Client.updateOne({ tenantId: t, clientId: app.second.clientId }, { $set: { showLogoutPrompt: false } });
     app.pool.evict(t); // what the management API's invalidation event does
     const { b } = await sessionWithHint(app.tenant.client);
-    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe('asked');
+    expect(await outcome(b, { client_id: app.tenant.client.clientId })).toBe('asked');
+    expect(await outcome(b, {})).toBe('asked');
+    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe('signed out at once');
     const second = await sessionWithHint(app.second);
-    expect(await outcome(second.b, { client_id: app.second.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' })).toBe('asked');
-    expect(await outcome(second.b, {})).toBe('asked');
+    expect(await outcome(second.b, { client_id: app.second.clientId, show_prompt: 'true' })).toBe('asked');
+    expect(await outcome(second.b, { client_id: app.second.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' })).toBe('signed out at once');
+    const third = await sessionWithHint(app.tenant.client);
+    expect(await outcome(third.b, { show_prompt: 'false' })).toBe('signed out at once');
+  });
+
+  it('a marker cookie left by an earlier request that asked does not make a show_prompt=false request ask', async () => {
+    const { b } = await sessionWithHint(app.tenant.client);
+    const asked = await b.go(confirmUrl({ client_id: app.tenant.client.clientId }));
+    expect([asked.status, b.hasCookie(logoutPromptCookie(t))]).toEqual([303, true]);
+    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe('signed out at once');
   });
 
   it('with an id_token_hint of the session: show_prompt=false overrides the client setting; show_prompt=true overrides showLogoutPrompt=false', async () => {
@@ -141,15 +162,29 @@ describe('prompt or immediate logout', () => {
     expect(await outcome(second.b, { id_token_hint: second.idToken, client_id: app.second.clientId })).toBe('signed out at once');
   });
 
-  it('an id_token_hint that is not of the session is asked about, whatever show_prompt says', async () => {
+  it('the hint only names the client: one not of this session asks by default and signs out at once with show_prompt=false', async () => {
     // The session signed in to Second App only; the hint was issued to Demo App (in another session).
     const second = await sessionWithHint(app.second);
-    expect(await outcome(second.b, { id_token_hint: idToken, show_prompt: 'false' })).toBe('asked');
+    expect(await outcome(second.b, { id_token_hint: idToken })).toBe('asked');
+    expect(await outcome(second.b, { id_token_hint: idToken, show_prompt: 'false' })).toBe('signed out at once');
     // Another End-User's ID token for the same client.
     await app.db.models.User.create({ tenantId: t, username: 'carol', passwordHash: (await app.db.models.User.findOne({ tenantId: t, username: 'alice' }).lean())!.passwordHash, claims: { name: 'Carol' } });
     const carol = await sessionWithHint(app.second, 'carol');
-    expect(await outcome(second.b, { id_token_hint: carol.idToken, show_prompt: 'false' })).toBe('asked');
-    expect(await outcome(carol.b, { id_token_hint: carol.idToken, show_prompt: 'false' })).toBe('signed out at once');
+    const alice = await sessionWithHint(app.second);
+    expect(await outcome(alice.b, { id_token_hint: carol.idToken, show_prompt: 'true' })).toBe('asked');
+    expect(await outcome(alice.b, { id_token_hint: carol.idToken, show_prompt: 'false' })).toBe('signed out at once');
+  });
+
+  it('a `?` inside the query is data: state=a?b comes back as a?b', async () => {
+    const b = new Browser(app.baseUrl);
+    const first = await b.go(`/auth/${t}/logout/confirm?client_id=${app.tenant.client.clientId}&post_logout_redirect_uri=${encodeURIComponent(app.postLogoutUri)}&state=a?b`);
+    expect(first.status).toBe(303);
+    expect(new URL(first.location!, app.baseUrl).searchParams.get('state')).toBe('a?b');
+    const end = await b.go(first.location!);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(end.text)![1]!;
+    const done = await b.go(`/auth/${t}/session/end/confirm`, { form: { xsrf, logout: 'yes' } });
+    expect(done.status).toBe(303);
+    expect(new URL(done.location!).searchParams.get('state')).toBe('a?b');
   });
 
   it('with no session: immediate logout, state returned untouched', async () => {

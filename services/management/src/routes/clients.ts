@@ -489,6 +489,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         await revokeClientGrants(models, tenantId, existing.clientId);
         // So is the sandbox's record of its script (a later client of the same clientId starts without it).
         await models.CustomClaimsScriptState.deleteMany({ tenantId, clientId: existing.clientId });
+        // And its right to introspect APIs' tokens (a later client of the same clientId is not their introspector).
+        await models.ResourceServer.updateMany({ tenantId, introspectionClientIds: existing.clientId }, { $pull: { introspectionClientIds: existing.clientId } });
         await models.Client.deleteOne({ _id: existing._id });
         audit({ clientId: params.clientId });
         invalidate('client', params.clientId);

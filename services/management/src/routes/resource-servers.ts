@@ -1,7 +1,7 @@
 /**
  * Resource servers (APIs): identifier, permissions (with optional descriptions, shown on the consent page),
- * accessToken.lifetime and config.nhe. Identifiers that normalise to a built-in audience, and scopes under the
- * management API's `auth.` prefix, are refused (domain/reserved-identifiers.ts).
+ * accessToken.lifetime, config.nhe and the clients that may introspect its tokens. Identifiers that normalise to a
+ * built-in audience, and scopes under the management API's `auth.` prefix, are refused (domain/reserved-identifiers.ts).
  */
 import { z } from 'zod';
 import type { ResourceServerDoc } from '@idp/db';
@@ -10,6 +10,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import { isReservedScope, reservedAudienceOf, RESERVED_SCOPE_PREFIX } from '../domain/reserved-identifiers';
 import { defineRoute, type RouteDef } from '../openapi/route';
+import { clientIdSchema } from './clients';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, scopeList, scopeString, tenantParams } from '../openapi/schemas';
 import { idOr404, nheSettingsOf, loadTenant, pageOf, type RouteDeps } from './deps';
 
@@ -91,13 +92,34 @@ const config = z
   .partial()
   .strict();
 
+/**
+ * Clients that may introspect this API's access tokens (RFC 7662 section 4): confidential clients of the tenant,
+ * usually the API's own. The client a token was issued to may always introspect it; any other caller is answered
+ * `{ "active": false }`.
+ */
+const introspectionClientIds = z
+  .array(clientIdSchema)
+  .max(20)
+  .describe(
+    "client_ids of confidential clients of this tenant that may introspect this API's access tokens (RFC 7662 section 4), usually the API's own client; " +
+      'the client a token was issued to may always introspect it, every other caller is answered {"active": false}. A PATCH replaces the list',
+  );
+
 /** What the consent page says for a scope (optional, per scope). */
 const scopeDescriptions = z
   .record(scopeString, z.string().min(1).max(200))
   .describe('Scope → what the consent page says for it, e.g. {"orders:read": "See your orders"}; every key must be one of `scopes`. A PATCH replaces the whole map; a PATCH of `scopes` alone drops the descriptions of scopes it removes');
 
 const createBody = z
-  .object({ identifier, name: z.string().min(1).max(128), scopes: rsScopes.default([]), scopeDescriptions: scopeDescriptions.optional(), metadataUrl: metadataUrl.optional(), config: config.optional() })
+  .object({
+    identifier,
+    name: z.string().min(1).max(128),
+    scopes: rsScopes.default([]),
+    scopeDescriptions: scopeDescriptions.optional(),
+    metadataUrl: metadataUrl.optional(),
+    introspectionClientIds: introspectionClientIds.optional(),
+    config: config.optional(),
+  })
   .strict();
 const patchBody = z
   .object({
@@ -105,6 +127,7 @@ const patchBody = z
     scopes: rsScopes.optional(),
     scopeDescriptions: scopeDescriptions.optional(),
     metadataUrl: metadataUrl.nullable().optional().describe('null removes it'),
+    introspectionClientIds: introspectionClientIds.optional(),
     config: config.optional(),
   })
   .strict();
@@ -117,6 +140,7 @@ export const resourceServerSchema = z
     scopes: z.array(z.string()),
     scopeDescriptions: z.record(z.string(), z.string()).describe('Scope → what the consent page says for it (empty when none)'),
     metadataUrl: z.string().nullable().describe("URL of the API's RFC 9728 Protected Resource Metadata (null when not recorded)"),
+    introspectionClientIds: z.array(z.string()).describe("client_ids that may introspect this API's access tokens besides the token's own client (empty when none)"),
     config: z.object({
       accessToken: z.object({ lifetime: z.number().int() }),
       nhe: z.object({ acceptDelegationTokens: z.boolean(), requireDelegationTokens: z.boolean(), allowedNheTypes: z.array(z.string()) }),
@@ -136,6 +160,7 @@ export function resourceServerView(doc: Row) {
     scopes: doc.scopes ?? [],
     scopeDescriptions: Object.fromEntries((doc.scopeDescriptions ?? []).map((d) => [d.scope, d.description])),
     metadataUrl: doc.metadataUrl ?? null,
+    introspectionClientIds: doc.introspectionClientIds ?? [],
     config: {
       accessToken: { lifetime: doc.config?.accessToken?.lifetime ?? 3600 },
       nhe: {
@@ -171,6 +196,22 @@ function descriptionsFor(scopes: string[], given: Record<string, string> | undef
   return Object.entries(given).map(([scope, description]) => ({ scope, description }));
 }
 
+/**
+ * Each introspecting client exists in the tenant and is confidential: a public client proves no identity, so naming
+ * one would let anyone introspect the API's tokens. Duplicates are dropped.
+ */
+async function checkIntrospectionClients(models: RouteDeps['models'], tenantId: number, clientIds: string[]): Promise<string[]> {
+  const unique = [...new Set(clientIds)];
+  const found = await models.Client.find({ tenantId, clientId: { $in: unique } }, { clientId: 1, tokenEndpointAuthMethod: 1 }).lean<Array<{ clientId: string; tokenEndpointAuthMethod?: string }>>();
+  const invalid = unique.flatMap((clientId) => {
+    const client = found.find((c) => c.clientId === clientId);
+    const reason = !client ? 'no client with this client_id in the tenant' : client.tokenEndpointAuthMethod === 'none' ? 'a public client (tokenEndpointAuthMethod none) cannot introspect' : undefined;
+    return reason ? [{ name: `body.introspectionClientIds.${clientIds.indexOf(clientId)}`, reason }] : [];
+  });
+  if (invalid.length) throw problems.validation('introspectionClientIds names clients that cannot introspect', invalid);
+  return unique;
+}
+
 /** A resource server cannot require delegated tokens while refusing them. */
 function checkNhe(merged: { acceptDelegationTokens: boolean; requireDelegationTokens: boolean }) {
   if (merged.requireDelegationTokens && !merged.acceptDelegationTokens) {
@@ -201,7 +242,9 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
         'after normalisation (scheme and host case, URN namespace case, trailing slash, empty query or fragment) is refused with 400 ' +
         'naming `body.identifier`; a scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`. ' +
         '`metadataUrl` records where the API publishes its RFC 9728 Protected Resource Metadata (https, or http on a loopback host, at the ' +
-        '`/.well-known/oauth-protected-resource` path); the `@idp/resource-server` package serves that document.',
+        '`/.well-known/oauth-protected-resource` path); the `@idp/resource-server` package serves that document. ' +
+        '`introspectionClientIds` names the confidential clients (usually the API\'s own) that may introspect its access tokens; an unknown ' +
+        'or public client is refused with 400 naming `body.introspectionClientIds.<i>`.',
       tag: TAG,
       scope: 'auth.resource-servers.create',
       params: tenantParams,
@@ -213,6 +256,7 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
         checkNhe({ acceptDelegationTokens: body.config?.nhe?.acceptDelegationTokens ?? false, requireDelegationTokens: body.config?.nhe?.requireDelegationTokens ?? false });
         if (await models.ResourceServer.exists({ tenantId, identifier: body.identifier })) throw problems.conflict('a resource server with this identifier already exists');
         const descriptions = descriptionsFor(body.scopes, body.scopeDescriptions);
+        const introspectors = body.introspectionClientIds ? await checkIntrospectionClients(models, tenantId, body.introspectionClientIds) : [];
         const created = await models.ResourceServer.create({
           tenantId,
           identifier: body.identifier,
@@ -220,6 +264,7 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
           scopes: body.scopes,
           ...(descriptions.length ? { scopeDescriptions: descriptions } : {}),
           ...(body.metadataUrl !== undefined ? { metadataUrl: body.metadataUrl } : {}),
+          ...(introspectors.length ? { introspectionClientIds: introspectors } : {}),
         }).catch((err: unknown) => {
           throw isDuplicateKeyError(err) ? problems.conflict('a resource server with this identifier already exists') : err;
         });
@@ -271,7 +316,9 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:resourceServerId`,
       operationId: 'updateResourceServer',
       summary: 'Update a resource server (the identifier is immutable)',
-      description: 'A scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`.',
+      description:
+        'A scope beginning with `auth.` (the management API\'s prefix) is refused with 400 naming `body.scopes.<i>`; an unknown or public ' +
+        'client in `introspectionClientIds` with 400 naming `body.introspectionClientIds.<i>`.',
       tag: TAG,
       scope: 'auth.resource-servers.update',
       params: rsParams,
@@ -286,6 +333,7 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
           ...(typeof body.metadataUrl === 'string' ? { metadataUrl: body.metadataUrl } : {}),
+          ...(body.introspectionClientIds !== undefined ? { introspectionClientIds: await checkIntrospectionClients(models, tenantId, body.introspectionClientIds) } : {}),
         };
         if (body.scopes !== undefined || body.scopeDescriptions !== undefined) {
           set.scopeDescriptions = descriptionsFor(body.scopes ?? existing.scopes ?? [], body.scopeDescriptions, existing.scopeDescriptions);

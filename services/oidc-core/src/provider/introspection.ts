@@ -7,6 +7,7 @@ import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT } from '@idp/delegation';
 import { verifyJwtAccessToken } from '@idp/resource-server';
 import { CLAIM_GRANT_ID, CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID } from '@idp/tokens';
 import { CLIENT_PROPS } from './client-metadata';
+import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
 /**
  * The grant a user's JWT access token was issued under (node-oidc-provider's grant id). JWT access tokens are not
@@ -53,13 +54,15 @@ const INACTIVE = { active: false } as const;
  *     logging out or deleting the client's grants ends it); a client-credentials token has no grant.
  *   Anything failing, a token of another tenant included, is `{ active: false }`; an active answer is the token's
  *   claims with `active` and `token_type`.
- * Who may introspect what: node-oidc-provider's rule for every kind, a confidential client may introspect any
- * token of the tenant and a public client only tokens issued to it (for an NHE token: its numeric `azp`).
+ * Who may introspect what (RFC 7662 section 4, one rule for every kind, `mayIntrospectFor`): the client the token was
+ * issued to (`client_id`; for an NHE token its numeric `azp`), and a confidential client that a resource server
+ * named by the token's `aud` lists in its introspectionClientIds (the API that receives the token). Any other
+ * caller gets `{ active: false }`, as for a token that is not active: the answer tells it nothing.
  */
 export function registerIntrospection(provider: Provider, tenantId: number, deps: IntrospectionDeps): void {
   const jwks = createLocalJWKSet(deps.publicJwks);
   const store = deps.revocations ?? revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION));
-  const checks: Checks = { provider, tenantId, jwks, models: deps.models, store };
+  const checks: Checks = { provider, tenantId, jwks, models: deps.models, store, introspectors: introspectorsOf(deps.models, tenantId) };
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.method !== 'POST' || !ctx.path.endsWith('/token/introspection')) return;
@@ -68,7 +71,7 @@ export function registerIntrospection(provider: Provider, tenantId: number, deps
     const token = oidc?.params?.token;
     // Without an authenticated caller the provider's error (invalid_client, invalid_request) stands.
     if (!caller || typeof token !== 'string') return;
-    const body = ctx.body as { active?: boolean; error?: string; client_id?: unknown; sub?: unknown } | undefined;
+    const body = ctx.body as { active?: boolean; error?: string; client_id?: unknown; sub?: unknown; aud?: unknown } | undefined;
     if (ctx.status === 400 && body?.error === 'unsupported_token_type') {
       // The provider refuses every JWT: answer it here.
       ctx.status = 200;
@@ -76,7 +79,8 @@ export function registerIntrospection(provider: Provider, tenantId: number, deps
       return;
     }
     if (ctx.status === 200 && body?.active === true) {
-      const alive = await opaqueStillActive(body, checks).catch(() => false);
+      const allowed = body.client_id === caller.clientId || (await mayIntrospectFor(caller, body.aud, checks).catch(() => false));
+      const alive = allowed && (await opaqueStillActive(body, checks).catch(() => false));
       if (!alive) ctx.body = INACTIVE;
     }
   });
@@ -88,6 +92,30 @@ interface Checks {
   jwks: ReturnType<typeof createLocalJWKSet>;
   models: Models;
   store: RevocationStore;
+  /** The introspectionClientIds of the resource server an audience names (none for built-in audiences). */
+  introspectors: (audience: string) => Promise<readonly string[]>;
+}
+
+/** Read-through (RECORD_CACHE_MS) lookup of a resource server's introspecting clients, by its identifier. */
+function introspectorsOf(models: Models, tenantId: number): Checks['introspectors'] {
+  const records = recordCache<readonly string[]>(RECORD_CACHE_MS);
+  return (audience) =>
+    records(audience, async () => {
+      const rs = await models.ResourceServer.findOne({ tenantId, identifier: audience }, { introspectionClientIds: 1 }).lean<{ introspectionClientIds?: string[] }>();
+      return rs?.introspectionClientIds ?? [];
+    });
+}
+
+/**
+ * A caller other than the token's client: a confidential client (a public one proves no identity) that a resource
+ * server the token is for (any of its `aud`) lists as introspecting for it. The management API, the Shared Signals
+ * transmitter and the UserInfo audience have no such record: their tokens are introspected by their own client only.
+ */
+async function mayIntrospectFor(caller: Client, aud: unknown, c: Checks): Promise<boolean> {
+  if (caller.clientAuthMethod === 'none') return false;
+  const audiences = (Array.isArray(aud) ? aud : [aud]).filter((a): a is string => typeof a === 'string');
+  for (const audience of audiences) if ((await c.introspectors(audience)).includes(caller.clientId)) return true;
+  return false;
 }
 
 async function clientEnabled(c: Checks, clientId: unknown): Promise<boolean> {
@@ -118,14 +146,14 @@ async function introspectJwt(token: string, caller: Client, c: Checks): Promise<
   // RFC 9068 section 2.2's required claims (jose checks exp only when present).
   if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string') return undefined;
   if (payload.aud === undefined || payload[CLAIM_TENANT_ID] !== c.tenantId) return undefined;
-  const isPublicCaller = caller.clientAuthMethod === 'none';
   if (payload[CLAIM_NHE_DELEGATION] === true) {
-    // A public client may introspect only its own tokens (node-oidc-provider's default policy for its tokens).
-    if (isPublicCaller && payload.azp !== Number(caller[CLIENT_PROPS.numericId])) return undefined;
+    // The spec's numeric azp names the client an NHE token was issued to.
+    const own = typeof payload.azp === 'number' && payload.azp === Number(caller[CLIENT_PROPS.numericId]);
+    if (!own && !(await mayIntrospectFor(caller, payload.aud, c))) return undefined;
     return activeNheToken(payload, c);
   }
   if (typeof payload.client_id !== 'string' || payload.act !== undefined) return undefined;
-  if (isPublicCaller && payload.client_id !== caller.clientId) return undefined;
+  if (payload.client_id !== caller.clientId && !(await mayIntrospectFor(caller, payload.aud, c))) return undefined;
   return activeAccessToken(payload, c);
 }
 

@@ -4,10 +4,8 @@
  * and redirects to post_logout_redirect_uri with state.
  *
  * /session/end always logs out at once (spec): `logoutSource` submits the confirmation form itself. Only when the
- * browser arrives from /logout/confirm (routes/logout.ts sets a short-lived marker cookie, read and cleared
- * here) does it render the confirmation page with the countdown instead: always for the marker PROMPT_ALWAYS, and
- * for PROMPT_UNLESS_HINT_MATCHES only when the id_token_hint does not belong to this session (RP-Initiated Logout
- * 1.0 section 2: the OP MUST ask when the ID token is not of the current session with the RP or of its End-User).
+ * browser arrives from /logout/confirm and that request asked for the prompt (routes/logout.ts sets a short-lived
+ * marker cookie, read and cleared here) does it render the confirmation page with the countdown instead.
  *
  * /logout/confirm, not /session/end, is the end_session_endpoint that discovery advertises
  * (advertiseLogoutConfirmation), so a relying party's standard logout call reaches the confirmation.
@@ -18,9 +16,8 @@ import { newNonce, pageCsp, renderLogoutAutoSubmit, renderLogoutPrompt, renderSi
 
 export const logoutPromptCookie = (tenantId: number): string => `_logout_prompt_${tenantId}`;
 
-/** Marker values (routes/logout.ts writes them): ask in any case, or only for a hint not of this session. */
-export const PROMPT_ALWAYS = '1';
-export const PROMPT_UNLESS_HINT_MATCHES = 'hint';
+/** The marker's value (routes/logout.ts writes it): the logout request asked for the confirmation page. */
+export const PROMPT_MARKER = '1';
 
 /** The confirmation page's path under the tenant's mount, advertised as end_session_endpoint. */
 export const LOGOUT_CONFIRM_PATH = '/logout/confirm';
@@ -36,19 +33,6 @@ export function advertiseLogoutConfirmation(provider: Provider): void {
     const body = ctx.body as { end_session_endpoint?: unknown } | undefined;
     if (typeof body?.end_session_endpoint === 'string') body.end_session_endpoint = body.end_session_endpoint.replace(/\/session\/end$/, LOGOUT_CONFIRM_PATH);
   });
-}
-
-/**
- * Whether the verified id_token_hint (the provider checked it before rendering) belongs to this session: the same
- * End-User, a client the session has signed in to, and the session's sid for that client when the token names one.
- */
-function hintMatchesSession(ctx: KoaContextWithOIDC): boolean {
-  const hint = (ctx.oidc.entities as { IdTokenHint?: { payload?: { sub?: unknown; aud?: unknown; sid?: unknown } } }).IdTokenHint?.payload;
-  const session = ctx.oidc.session;
-  if (!hint || !session?.accountId || typeof hint.aud !== 'string') return false;
-  if (hint.sub !== session.accountId) return false;
-  if (!session.authorizations?.[hint.aud]) return false;
-  return hint.sid === undefined || hint.sid === session.sidFor(hint.aud);
 }
 
 /** Query parameter "Stay signed in" adds next to state, so the application knows nothing was signed out. */
@@ -94,7 +78,7 @@ export function logoutSource(o: LogoutPageOptions) {
     const cookieName = logoutPromptCookie(o.tenantId);
     const marker = ctx.cookies.get(cookieName, { signed: false });
     if (marker) ctx.cookies.set(cookieName, null, { path: `${base}/session/end`, signed: false });
-    const prompt = marker === PROMPT_ALWAYS || (marker === PROMPT_UNLESS_HINT_MATCHES && !hintMatchesSession(ctx));
+    const prompt = marker === PROMPT_MARKER;
     const targets = state.postLogoutRedirectUri ? [state.postLogoutRedirectUri] : [];
     securityHeaders(ctx, pageCsp({ nonce, formTargets: targets }));
     if (!prompt) {

@@ -13,17 +13,17 @@
  *   ui_locales                accepted and passed on (the pages are in English)
  *   show_prompt               true / false overrides showLogoutPrompt
  *
- * Whether the person is asked (RP-Initiated Logout 1.0 section 2: the OP MUST ask when there is no id_token_hint,
- * or when the hint is not of the current session):
- *   no id_token_hint          always asked, whatever show_prompt and showLogoutPrompt say
- *   id_token_hint             show_prompt, else the client's showLogoutPrompt (default true); when neither asks,
- *                             the person is still asked if the hint's End-User or client is not the session's
+ * Whether the person is asked (spec "Logout confirmation"): show_prompt, else the client's showLogoutPrompt
+ * (default true, also when no client is named); false goes straight to /session/end, which signs out at once,
+ * with or without id_token_hint. Asking by default is what RP-Initiated Logout 1.0 section 2 requires of an OP
+ * when no id_token_hint is given; a client that opts out takes that choice on itself (a link to /session/end
+ * signs out at once anyway).
  */
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { CLIENT_PROPS } from '../provider/client-metadata';
-import { LOGOUT_CONFIRM_PATH, PROMPT_ALWAYS, PROMPT_UNLESS_HINT_MATCHES, logoutPromptCookie } from '../provider/logout';
+import { LOGOUT_CONFIRM_PATH, PROMPT_MARKER, logoutPromptCookie } from '../provider/logout';
 import { PAGE_CSP, renderErrorPage, renderStillSignedInPage } from '../views/pages';
 
 const PARAMS = ['client_id', 'post_logout_redirect_uri', 'id_token_hint', 'state', 'ui_locales', 'show_prompt'] as const;
@@ -44,9 +44,22 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' }).type('html').send(html);
 }
 
-/** The request's parameters: the query of a GET, the form body of a POST (as at the provider's endpoints). */
+function queryOf(requestTarget: string): URLSearchParams {
+  try {
+    // Only the query is read: the base stands in for the origin the request target is relative to.
+    return new URL(requestTarget, 'http://request.invalid').searchParams;
+  } catch {
+    throw new LogoutRequestError('the request URL could not be read');
+  }
+}
+
+/**
+ * The request's parameters: the query of a GET, the form body of a POST (as at the provider's endpoints). The
+ * query is everything after the first `?` (RFC 3986 section 3.4: a later `?` is data), read by the WHATWG URL
+ * parser, so `state=a?b` stays `a?b` and a post_logout_redirect_uri with a query of its own is compared whole.
+ */
 function readParams(req: Request): Params {
-  const source = req.method === 'POST' ? new URLSearchParams(typeof req.body === 'string' ? req.body : '') : new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  const source = req.method === 'POST' ? new URLSearchParams(typeof req.body === 'string' ? req.body : '') : queryOf(req.originalUrl);
   const out: Params = {};
   for (const name of PARAMS) {
     const all = source.getAll(name);
@@ -121,17 +134,12 @@ export function logoutRoutes(): Router {
           throw new LogoutRequestError('post_logout_redirect_uri is not registered for this client');
         }
       }
-      // Without an id_token_hint the person is always asked; with one, show_prompt or showLogoutPrompt decide, and
-      // the provider still asks when the hint is not of the session (provider/logout.ts).
-      let marker = PROMPT_ALWAYS;
-      if (p.id_token_hint !== undefined) {
-        let showPrompt = true;
-        if (p.show_prompt !== undefined) showPrompt = p.show_prompt === 'true';
-        else if (client) showPrompt = client[CLIENT_PROPS.showLogoutPrompt] !== false;
-        if (!showPrompt) marker = PROMPT_UNLESS_HINT_MATCHES;
-      }
+      // show_prompt overrides the client's showLogoutPrompt (default true); whether a hint was sent does not matter.
+      let showPrompt = true;
+      if (p.show_prompt !== undefined) showPrompt = p.show_prompt === 'true';
+      else if (client) showPrompt = client[CLIENT_PROPS.showLogoutPrompt] !== false;
 
-      // The provider validates these again (the same rules), and keeps the hint for the session check.
+      // The provider validates these again (the same rules).
       const target = new URLSearchParams();
       if (p.client_id !== undefined) target.set('client_id', p.client_id);
       if (p.id_token_hint !== undefined) target.set('id_token_hint', p.id_token_hint);
@@ -141,7 +149,9 @@ export function logoutRoutes(): Router {
 
       const cookie = logoutPromptCookie(tenant.tenantId);
       const cookieOptions = { path: `${req.baseUrl}/session/end`, httpOnly: true, sameSite: 'lax' as const, secure: req.secure };
-      res.cookie(cookie, marker, { ...cookieOptions, maxAge: 120_000 });
+      // Without the marker /session/end signs out at once (provider/logout.ts); an older marker must not ask now.
+      if (showPrompt) res.cookie(cookie, PROMPT_MARKER, { ...cookieOptions, maxAge: 120_000 });
+      else res.clearCookie(cookie, cookieOptions);
       res.set('Cache-Control', 'no-store');
       const query = target.toString();
       res.redirect(303, `${req.baseUrl}/session/end${query ? `?${query}` : ''}`);
