@@ -20,6 +20,8 @@ export interface BannerInput {
   nodeVersion?: string;
   /** The admin console's sign-in: a person in the system tenant holding the system-admin role (dev.ts makes one). */
   console?: { systemTenantId: number; username: string; password: string };
+  /** The MCP demo (demo/mcp-demo.ts): the sample servers' table lines, and its steps after the others. */
+  mcp?: { lines: string[]; steps: DemoStep[] };
 }
 
 /** One line on what a first run prints that is expected (issue 18): nothing on Node 22 or later. */
@@ -70,6 +72,7 @@ export function demoSteps(i: BannerInput): DemoStep[] {
         `${curl} -H "Authorization: Bearer $ADMIN_TOKEN" ${b}/auth/admin/tenants/${t}/non-human-entities/token-audit`,
       ].join('\n'),
     },
+    ...(i.mcp?.steps ?? []),
   ];
 }
 
@@ -105,6 +108,12 @@ function tlsLines(i: BannerInput): string[] {
   ];
 }
 
+/** The demo application's RP-Initiated Logout request: the confirmation page, then back to the app with its state. */
+export function signOutUrl(i: BannerInput): string {
+  const q = new URLSearchParams({ client_id: i.demo.client.clientId, post_logout_redirect_uri: i.demo.client.postLogoutRedirectUri ?? '', state: 'signed-out-demo' });
+  return `${i.baseUrl}/auth/${i.demo.tenantId}/logout/confirm?${q}`;
+}
+
 export function banner(i: BannerInput): string {
   const b = i.baseUrl;
   const t = i.demo.tenantId;
@@ -117,9 +126,14 @@ export function banner(i: BannerInput): string {
     `  Management API            ${b}/auth/admin`,
     ...(i.console ? [`  Admin console             ${b}/auth/admin/console/  (tenant ${i.console.systemTenantId}, ${i.console.username} / ${i.console.password})`] : []),
     `  Shared Signals (SSF)      ${b}/.well-known/ssf-configuration/auth/${t}`,
-    `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
-    `  MCP sample server         e2e/mcp-server (MCP SDK server on the SDK: MCP_ISSUER=${b}/auth/${t} MCP_RESOURCE=<its /mcp URL>; e2e/tests/mcp)`,
+    ...(i.mcp?.lines ?? [
+      `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
+      `  MCP sample server         e2e/mcp-server (MCP SDK server on the SDK: MCP_ISSUER=${b}/auth/${t} MCP_RESOURCE=<its /mcp URL>; e2e/tests/mcp)`,
+    ]),
     `  Your agents (user ledger) ${b}/auth/${t}/account/agents   (sign in as the demo user)`,
+    ...(i.demo.client.postLogoutRedirectUri
+      ? [`  Sign out (demo app)       ${signOutUrl(i)}`]
+      : []),
     ...(i.listen !== b ? [`  Dev router listens on     ${i.listen}`] : []),
     `  System admin client       ${i.admin.clientId} / ${i.admin.clientSecret}`,
     `  Demo app client           ${i.demo.client.clientId} / ${i.demo.client.clientSecret}`,

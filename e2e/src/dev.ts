@@ -2,7 +2,8 @@
  * `npm start`: the whole system on this machine. Starts the MongoDB-compatible store and NATS (unless
  * MONGODB_URI / NATS_URL are set), every service as its own process with its container environment, the dev
  * router (plain http on 127.0.0.1:8080 by default; https when PUBLIC_BASE_URL is https, see dev-config.ts),
- * creates a demo tenant, and prints credentials and curl commands. Ctrl-C stops everything.
+ * creates a demo tenant, runs the sample MCP server and Orders API beside it (demo/mcp-demo.ts), and prints
+ * credentials and the demo's commands. Ctrl-C stops everything.
  */
 import { ConfigError } from '@idp/config';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +12,7 @@ import { createLogger } from '@idp/logger';
 import { repoRoot, seedDelegationTenant } from '@idp/testing';
 import { hashPassword, KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { banner } from './dev-banner';
+import { DEMO_OIDC_CORE_ENV, startMcpDemo, type McpDemo } from './demo/mcp-demo';
 import { readDevConfig } from './dev-config';
 import { routerCertificate } from './dev-tls';
 import { startHaTopology } from './ha/ha-topology';
@@ -18,28 +20,33 @@ import { startLocalInfra } from './local-infra';
 import { startTopology } from './topology';
 
 const DEMO_TENANT_ID = 1001;
+/** Where the demo application (at 127.0.0.1:8400, like its redirect URI) gets the browser back after sign-out. */
+const DEMO_POST_LOGOUT_REDIRECT_URI = 'http://127.0.0.1:8400/signed-out';
 
 async function main(): Promise<void> {
   const config = readDevConfig(process.env, repoRoot());
   const certificate = config.tls.kind === 'none' ? undefined : await routerCertificate(config.tls);
   const ha = config.topology === 'ha';
-  const infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha });
+  const infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha, ownProcessGroup: true });
   const mongoUri = infra.mongoUri;
   const natsUrl = infra.natsUrl;
-  const common = { mongoUri, natsUrl, routerPort: config.listenPort, routerHost: config.bindAddress, publicBaseUrl: config.publicBaseUrl, logLevel: config.logLevel, stdio: 'inherit' as const };
+  const common = { mongoUri, natsUrl, routerPort: config.listenPort, routerHost: config.bindAddress, publicBaseUrl: config.publicBaseUrl, logLevel: config.logLevel, stdio: 'inherit' as const, extraEnv: { 'oidc-core': { ...DEMO_OIDC_CORE_ENV } } };
   const topology = await (ha
     ? startHaTopology({ ...common, natsCluster: infra.natsCluster })
-    : startTopology({ ...common, tls: certificate && { cert: certificate.cert, key: certificate.key } })
+    : startTopology({ ...common, ownProcessGroup: true, tls: certificate && { cert: certificate.cert, key: certificate.key } })
   ).catch(async (err: unknown) => {
     await infra.stop();
     throw err;
   });
+  let mcpDemo: McpDemo | undefined;
   const stopAll = async () => {
+    await mcpDemo?.stop();
     await topology.stop();
     await infra.stop();
   };
   let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // SIGHUP: the terminal closed. What we started is out of its process group and must be stopped by us.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       if (stopping) return;
       stopping = true;
@@ -54,8 +61,10 @@ async function main(): Promise<void> {
     tenantId: DEMO_TENANT_ID,
     tenantName: 'demo',
     clientSecretPepper: topology.secrets.clientSecretPepper,
+    postLogoutRedirectUri: DEMO_POST_LOGOUT_REDIRECT_URI,
   });
   const consoleAdmin = await ensureConsoleAdmin(db.models, topology.systemTenantId);
+  mcpDemo = await startMcpDemo({ models: db.models, demo, baseUrl: topology.baseUrl, clientSecretPepper: topology.secrets.clientSecretPepper, caFile: certificate?.generated ? certificate.trustFile : undefined });
   await db.close();
 
   const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
@@ -74,23 +83,24 @@ async function main(): Promise<void> {
       tlsUpstream: !certificate && topology.baseUrl.startsWith('https:'),
       nodeVersion: process.versions.node,
       console: { systemTenantId: topology.systemTenantId, ...consoleAdmin },
+      mcp: mcpDemo,
     }),
   );
 }
 
 /**
- * A person who signs in to the admin console (issue 18): `console-admin` in the system tenant with the system-admin
- * role that management's bootstrap keeps, and a password made for this run (printed in the banner).
+ * A person who signs in to the admin console: `console-admin` in the system tenant with the system-admin role that
+ * management's bootstrap keeps, and a password made for this run (printed in the banner). Written through the model,
+ * as the management API writes users, so the stored account has every field a reader expects.
  */
 async function ensureConsoleAdmin(models: Models, systemTenantId: number): Promise<{ username: string; password: string }> {
   const username = 'console-admin';
   const password = randomBytes(12).toString('base64url');
   const role = await models.Role.findOne({ tenantId: systemTenantId, name: 'system-admin' }, { _id: 1 }).lean<{ _id: unknown }>();
-  await models.User.updateOne(
-    { tenantId: systemTenantId, username },
-    { $set: { passwordHash: await hashPassword(password), enabled: true, ...(role ? { roleIds: [String(role._id)] } : {}) }, $setOnInsert: { tenantId: systemTenantId, username, claims: { name: 'Console administrator' } } },
-    { upsert: true },
-  );
+  const fields = { passwordHash: await hashPassword(password), enabled: true, ...(role ? { roleIds: [String(role._id)] } : {}) };
+  const existing = await models.User.findOne({ tenantId: systemTenantId, username });
+  if (existing) await existing.set(fields).save();
+  else await models.User.create({ tenantId: systemTenantId, username, claims: { name: 'Console administrator' }, ...fields });
   return { username, password };
 }
 

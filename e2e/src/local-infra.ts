@@ -18,15 +18,17 @@ export interface LocalInfra {
 }
 
 /**
+ * `ownProcessGroup: true` (`npm start`): the servers are out of the terminal's process group, so Ctrl-C reaches only
+ * the services and `npm start`, which stops the servers after the services.
  * `natsCluster: true` (the HA topology) starts a 3-node JetStream cluster (ha/nats-cluster.ts) instead of one
  * nats-server, and natsUrl lists its three servers; NATS_URL, when set, is used as it is either way.
  */
-export async function startLocalInfra(databaseName: string, env: NodeJS.ProcessEnv = process.env, options: { natsCluster?: boolean } = {}): Promise<LocalInfra> {
+export async function startLocalInfra(databaseName: string, env: NodeJS.ProcessEnv = process.env, options: { natsCluster?: boolean; ownProcessGroup?: boolean } = {}): Promise<LocalInfra> {
   const servers: LocalInfra['servers'] = {};
   if (!env.MONGODB_URI || !env.NATS_URL) ensureTools('ferretdb', 'nats-server');
   let mongoBase = env.MONGODB_URI;
   if (!mongoBase) {
-    const s = await startFerretDb({ quiet: true });
+    const s = await startFerretDb({ quiet: true, ownProcessGroup: options.ownProcessGroup });
     servers.ferretdb = s;
     mongoBase = s.url;
   }
@@ -36,7 +38,7 @@ export async function startLocalInfra(databaseName: string, env: NodeJS.ProcessE
     natsCluster = await startNatsCluster();
     natsUrl = natsCluster.url;
   } else if (!natsUrl) {
-    const s = await startNatsServer({ quiet: true });
+    const s = await startNatsServer({ quiet: true, ownProcessGroup: options.ownProcessGroup });
     servers['nats-server'] = s;
     natsUrl = s.url;
   }

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { freePort, repoRoot, waitForPort } from '@idp/testing';
 import { startDevRouter } from './dev-router';
+import { groupOption, killOnExit } from './own-process-group';
 import { loadRouteTable } from './route-table';
 
 export type ServiceName = 'oidc-core' | 'nhe-delegation' | 'management' | 'audit-writer' | 'signals';
@@ -43,6 +44,8 @@ export interface TopologyOptions {
   systemTenantId?: number;
   /** Extra environment per service (test knobs such as LOGOUT_PROMPT_SECONDS); wins over the defaults. */
   extraEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Each service in a process group of its own (`npm start`: own-process-group.ts). */
+  ownProcessGroup?: boolean;
 }
 
 export interface RunningService {
@@ -141,6 +144,8 @@ export function serviceEnvs(
       SIDECAR_URL: `http://127.0.0.1:${ports['nhe-delegation']}`,
       SIDECAR_SECRET: secrets.sidecarSecret,
       TRUST_PROXY: 'true',
+      // The dev router is the one hop in front, as the ingress controller is in the chart (trustProxyHops 1).
+      TRUST_PROXY_HOPS: '1',
     },
     management: {
       ...common,
@@ -187,7 +192,9 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     const child = spawn(process.execPath, [entry(name)], {
       env: { PATH: process.env.PATH ?? '', ...envs[name] },
       stdio: ['ignore', o.stdio ?? 'ignore', o.stdio ?? 'ignore'],
+      ...groupOption(o.ownProcessGroup),
     });
+    if (o.ownProcessGroup) killOnExit(child);
     services[name] = { name, port: ports[name], env: envs[name], process: child };
     await waitReady(ports[name], child, name);
   };

@@ -20,7 +20,9 @@ export async function connectDatabase(uri: string, logger: Logger, options: { ap
     autoCreate: false,
   });
   await connection.asPromise();
-  connection.on('disconnected', () => logger.warn('mongodb disconnected'));
+  // A disconnection we asked for (close() at shutdown) is no news; one we did not is.
+  let closing = false;
+  connection.on('disconnected', () => (closing ? logger.info('mongodb connection closed') : logger.warn('mongodb disconnected')));
   connection.on('reconnected', () => logger.info('mongodb reconnected'));
   const models = createModels(connection);
   return {
@@ -32,7 +34,10 @@ export async function connectDatabase(uri: string, logger: Logger, options: { ap
       await db.admin().command({ ping: 1 });
     },
     syncIndexes: () => createIndexes(models, logger),
-    close: () => connection.close(),
+    close: () => {
+      closing = true;
+      return connection.close();
+    },
   };
 }
 

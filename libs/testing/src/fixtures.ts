@@ -16,6 +16,8 @@ export interface SeedOptions {
   clientSecretPepper: string;
   /** Redirect URI of the demo application. */
   redirectUri?: string;
+  /** Post-logout redirect URI of the demo application (RP-Initiated Logout); none when absent. */
+  postLogoutRedirectUri?: string;
   nheEnabled?: boolean;
   password?: string;
 }
@@ -25,7 +27,7 @@ export interface SeededTenant {
   tenantName: string;
   resource: string;
   user: { id: string; username: string; password: string };
-  client: { clientId: string; clientSecret: string; numericId: number; redirectUri: string };
+  client: { clientId: string; clientSecret: string; numericId: number; redirectUri: string; postLogoutRedirectUri?: string };
   admin: { clientId: string; clientSecret: string };
   nhe: { id: string; identifier: string };
   policyId: string;
@@ -112,6 +114,7 @@ export async function seedDelegationTenant(models: Models, keyStore: KeyStore, o
     name: 'Demo App',
     grantTypes: ['authorization_code', 'refresh_token', GRANT_TYPE_TOKEN_EXCHANGE],
     redirectUris: [redirectUri],
+    ...(o.postLogoutRedirectUri ? { postLogoutRedirectUris: [o.postLogoutRedirectUri] } : {}),
     firstParty: true,
     delegationEnabled: true,
   });
@@ -142,7 +145,7 @@ export async function seedDelegationTenant(models: Models, keyStore: KeyStore, o
     tenantName,
     resource,
     user: { id: String(user._id), username: 'alice', password },
-    client: { ...client, redirectUri },
+    client: { ...client, redirectUri, ...(o.postLogoutRedirectUri ? { postLogoutRedirectUri: o.postLogoutRedirectUri } : {}) },
     admin,
     nhe: { id: String(nhe._id), identifier: 'orders-agent' },
     policyId: String(policy._id),

@@ -136,6 +136,19 @@ export interface RunningServer {
   dispose: () => Promise<void>;
 }
 
+const killedOnExit = new Set<ChildProcess>();
+let exitListener = false;
+
+/** A child in a process group of its own is stopped by nobody but us: make sure our own exit does. */
+export function killOnExit(child: ChildProcess): ChildProcess {
+  // One 'exit' listener for all of them (one each would pass Node's listener warning at ten children).
+  if (!exitListener) process.once('exit', () => killedOnExit.forEach((c) => c.kill('SIGKILL')));
+  exitListener = true;
+  killedOnExit.add(child);
+  child.once('exit', () => killedOnExit.delete(child));
+  return child;
+}
+
 function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((res) => {
@@ -153,12 +166,13 @@ async function startServer(
   bin: string,
   args: (port: number, dataDir: string) => string[],
   url: (port: number) => string,
-  options: { port?: number; dataDir?: string; quiet?: boolean } = {},
+  options: ServerOptions = {},
 ): Promise<RunningServer> {
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `idp-${name}-`));
   const launch = async () => {
-    const child = spawn(bin, args(port, dataDir), { stdio: ['ignore', 'ignore', options.quiet === false ? 'inherit' : 'ignore'] });
+    const child = spawn(bin, args(port, dataDir), { stdio: ['ignore', 'ignore', options.quiet === false ? 'inherit' : 'ignore'], detached: options.ownProcessGroup === true });
+    if (options.ownProcessGroup) killOnExit(child);
     await waitForPort(port, 30_000, child);
     return child;
   };
@@ -180,7 +194,19 @@ async function startServer(
   return server;
 }
 
-export function startFerretDb(options: { port?: number; dataDir?: string; quiet?: boolean } = {}): Promise<RunningServer> {
+export interface ServerOptions {
+  port?: number;
+  dataDir?: string;
+  quiet?: boolean;
+  /**
+   * Starts the server in a process group of its own. A terminal's Ctrl-C sends SIGINT to its whole foreground
+   * group: `npm start` stops its services first and the store and NATS after them, which it cannot do if they got
+   * the same SIGINT (the services' shutdown then fails on a NATS that is already gone).
+   */
+  ownProcessGroup?: boolean;
+}
+
+export function startFerretDb(options: ServerOptions = {}): Promise<RunningServer> {
   return startServer(
     'ferretdb',
     toolPath('ferretdb'),
@@ -190,7 +216,7 @@ export function startFerretDb(options: { port?: number; dataDir?: string; quiet?
   );
 }
 
-export function startNatsServer(options: { port?: number; dataDir?: string; quiet?: boolean } = {}): Promise<RunningServer> {
+export function startNatsServer(options: ServerOptions = {}): Promise<RunningServer> {
   return startServer(
     'nats',
     toolPath('nats-server'),

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { DEFAULT_DPOP_ALGORITHMS } from '@idp/resource-server';
 import { basicAuth, createClient } from '@idp/testing';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from '../src/provider/claims';
 import { PEPPER, startPagesApp, type PagesApp } from './pages-app';
@@ -81,6 +82,9 @@ describe('the document', () => {
     // The spec's scope table, and every claim it releases plus the provider's own.
     expect(scopes_supported).toEqual(SUPPORTED_SCOPES);
     expect(sorted(claims_supported)).toEqual([...new Set(['sub', 'sid', 'auth_time', 'acr', ...Object.values(SCOPE_CLAIMS).flat()])].sort());
+    // A DPoP-bound token's key proves itself at an API with an algorithm the provider accepted: the resource-server
+    // SDK's default accepts every one of them.
+    expect(DEFAULT_DPOP_ALGORITHMS).toEqual(expect.arrayContaining(rest.dpop_signing_alg_values_supported as string[]));
   });
 
   it('is the same document at the RFC 8414 locations', async () => {

@@ -7,6 +7,7 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import * as oidc from 'openid-client';
+import { DEFAULT_DPOP_ALGORITHMS } from '@idp/resource-server';
 import { basicAuth, createClient, seedDelegationTenant, type SeededTenant } from '@idp/testing';
 import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { exchangeSidecar } from './exchange-sidecar';
@@ -144,6 +145,9 @@ describe('discovery of a FAPI 2.0 tenant', () => {
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: ['ES256'],
     });
+    // A DPoP-bound token's key proves itself at an API with an algorithm the provider accepted: the resource-server
+    // SDK's default accepts every one of them.
+    expect(DEFAULT_DPOP_ALGORITHMS).toEqual(expect.arrayContaining(doc.dpop_signing_alg_values_supported as string[]));
   });
 });
 

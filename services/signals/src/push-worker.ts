@@ -148,12 +148,15 @@ export function startPushWorker(deps: PushDeps, intervalMs: number, signal: Abor
     while (!signal.aborted) {
       await pushPass(deps).catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'push pass failed'));
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, intervalMs);
-        wake = () => {
+        // One abort listener per wait, removed when the wait ends: left behind, one would pile up per pass.
+        const end = () => {
           clearTimeout(timer);
+          signal.removeEventListener('abort', end);
           resolve();
         };
-        signal.addEventListener('abort', wake, { once: true });
+        const timer = setTimeout(end, intervalMs);
+        wake = end;
+        signal.addEventListener('abort', end, { once: true });
       });
     }
   })();
