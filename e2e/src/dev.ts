@@ -12,11 +12,11 @@ import { createLogger } from '@idp/logger';
 import { repoRoot, seedDelegationTenant } from '@idp/testing';
 import { hashPassword, KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { banner } from './dev-banner';
-import { DEMO_OIDC_CORE_ENV, startMcpDemo, type McpDemo } from './demo/mcp-demo';
+import { demoOidcCoreEnv, startMcpDemo, type McpDemo } from './demo/mcp-demo';
 import { readDevConfig } from './dev-config';
 import { routerCertificate } from './dev-tls';
 import { startHaTopology } from './ha/ha-topology';
-import { startLocalInfra } from './local-infra';
+import { startLocalInfra, type LocalInfra } from './local-infra';
 import { startTopology } from './topology';
 
 const DEMO_TENANT_ID = 1001;
@@ -27,62 +27,69 @@ async function main(): Promise<void> {
   const config = readDevConfig(process.env, repoRoot());
   const certificate = config.tls.kind === 'none' ? undefined : await routerCertificate(config.tls);
   const ha = config.topology === 'ha';
-  const infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha, ownProcessGroup: true });
-  const mongoUri = infra.mongoUri;
-  const natsUrl = infra.natsUrl;
-  const common = { mongoUri, natsUrl, routerPort: config.listenPort, routerHost: config.bindAddress, publicBaseUrl: config.publicBaseUrl, logLevel: config.logLevel, stdio: 'inherit' as const, extraEnv: { 'oidc-core': { ...DEMO_OIDC_CORE_ENV } } };
-  const topology = await (ha
-    ? startHaTopology({ ...common, natsCluster: infra.natsCluster })
-    : startTopology({ ...common, ownProcessGroup: true, tls: certificate && { cert: certificate.cert, key: certificate.key } })
-  ).catch(async (err: unknown) => {
-    await infra.stop();
-    throw err;
-  });
+  // What is running, stopped in the reverse order of its start (sample APIs, services, then the store and NATS).
+  let infra: LocalInfra | undefined;
+  let topology: Awaited<ReturnType<typeof startTopology>> | Awaited<ReturnType<typeof startHaTopology>> | undefined;
   let mcpDemo: McpDemo | undefined;
+  let stopping = false;
   const stopAll = async () => {
     await mcpDemo?.stop();
-    await topology.stop();
-    await infra.stop();
+    await topology?.stop();
+    await infra?.stop();
   };
-  let stopping = false;
-  // SIGHUP: the terminal closed. What we started is out of its process group and must be stopped by us.
+  // Handled from the start: what we start is out of the terminal's process group, so a signal that killed us would
+  // leave it running. A signal during start-up stops what has started (anything starting then is killed as we
+  // exit); a second Ctrl-C while stopping does not cut the stop short. SIGHUP: the terminal closed.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       if (stopping) return;
       stopping = true;
       process.stdout.write('\nstopping every process...\n');
-      void stopAll().then(() => process.exit(0));
+      void stopAll().finally(() => process.exit(0));
     });
   }
 
+  infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha, ownProcessGroup: true });
+  const mongoUri = infra.mongoUri;
+  const natsUrl = infra.natsUrl;
+  const common = { mongoUri, natsUrl, routerPort: config.listenPort, routerHost: config.bindAddress, publicBaseUrl: config.publicBaseUrl, logLevel: config.logLevel, stdio: 'inherit' as const, extraEnv: { 'oidc-core': demoOidcCoreEnv(config.bindAddress) } };
+  const started = await (ha
+    ? startHaTopology({ ...common, natsCluster: infra.natsCluster })
+    : startTopology({ ...common, ownProcessGroup: true, tls: certificate && { cert: certificate.cert, key: certificate.key } })
+  ).catch(async (err: unknown) => {
+    await infra?.stop();
+    throw err;
+  });
+  topology = started;
+
   const db = await connectDatabase(mongoUri, createLogger({ service: 'dev', level: 'silent' }));
-  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
+  const keyStore = new KeyStore(db.models, new KeyEncryptionKey(started.secrets.keyEncryptionKey));
   const demo = await seedDelegationTenant(db.models, keyStore, {
     tenantId: DEMO_TENANT_ID,
     tenantName: 'demo',
-    clientSecretPepper: topology.secrets.clientSecretPepper,
+    clientSecretPepper: started.secrets.clientSecretPepper,
     postLogoutRedirectUri: DEMO_POST_LOGOUT_REDIRECT_URI,
   });
-  const consoleAdmin = await ensureConsoleAdmin(db.models, topology.systemTenantId);
-  mcpDemo = await startMcpDemo({ models: db.models, demo, baseUrl: topology.baseUrl, clientSecretPepper: topology.secrets.clientSecretPepper, caFile: certificate?.generated ? certificate.trustFile : undefined });
+  const consoleAdmin = await ensureConsoleAdmin(db.models, started.systemTenantId);
+  mcpDemo = await startMcpDemo({ models: db.models, demo, baseUrl: started.baseUrl, clientSecretPepper: started.secrets.clientSecretPepper, caFile: certificate?.generated ? certificate.trustFile : undefined });
   await db.close();
 
   const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
-  if (ha && 'replicas' in topology) {
+  if (ha && 'replicas' in started) {
     process.stdout.write(
-      `\nHA topology: NATS_URL=${natsUrl}; replicas ${topology.replicas.map((r) => r.name).join(', ')} behind a round-robin router\n`,
+      `\nHA topology: NATS_URL=${natsUrl}; replicas ${started.replicas.map((r) => r.name).join(', ')} behind a round-robin router\n`,
     );
   }
   process.stdout.write(
     banner({
-      baseUrl: topology.baseUrl,
+      baseUrl: started.baseUrl,
       listen: `${certificate ? 'https' : 'http'}://${listenHost}:${config.listenPort}`,
       demo,
-      admin: { clientId: topology.secrets.bootstrapAdminClientId, clientSecret: topology.secrets.bootstrapAdminClientSecret },
+      admin: { clientId: started.secrets.bootstrapAdminClientId, clientSecret: started.secrets.bootstrapAdminClientSecret },
       certificate,
-      tlsUpstream: !certificate && topology.baseUrl.startsWith('https:'),
+      tlsUpstream: !certificate && started.baseUrl.startsWith('https:'),
       nodeVersion: process.versions.node,
-      console: { systemTenantId: topology.systemTenantId, ...consoleAdmin },
+      console: { systemTenantId: started.systemTenantId, ...consoleAdmin },
       mcp: mcpDemo,
     }),
   );

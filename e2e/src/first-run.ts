@@ -4,7 +4,7 @@
  * own process group with the environment of a shell, on a free port, its stdout and stderr kept whole. `interrupt()`
  * is Ctrl-C in the terminal: SIGINT to every process of the group at once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, repoRoot } from '@idp/testing';
 
@@ -17,8 +17,23 @@ export interface FirstRun {
   banner: string;
   /** Ctrl-C: SIGINT to the whole process group; resolves with the exit code once `npm start` has exited. */
   interrupt: (timeoutMs?: number) => Promise<number | null>;
-  /** Stops whatever is left (SIGKILL to the group). */
-  kill: () => void;
+  /** The processes `npm start` started (its children: services, sample APIs, the store, NATS), by pid. */
+  children: () => number[];
+  /**
+   * Stops whatever is left: SIGTERM to `npm start` (which stops what it started, in order), SIGKILL to its group
+   * after `timeoutMs`. What it started is in process groups of its own, so a SIGKILL alone would leave it running.
+   */
+  stop: (timeoutMs?: number) => Promise<void>;
+}
+
+/** Whether a process is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const BANNER_START = 'Identity provider running';
@@ -74,7 +89,15 @@ export async function startFirstRun(env: Record<string, string> = {}, timeoutMs 
       clearTimeout(timer);
       return code;
     },
-    kill: () => group('SIGKILL'),
+    children: () =>
+      execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((pid) => pid > 0),
+    stop: async (ms = 30_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => group('SIGKILL'), ms);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }
 

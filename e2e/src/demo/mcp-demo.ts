@@ -23,6 +23,16 @@ export const DEMO_SSF_POLL_INTERVAL_MS = 2000;
  */
 export const DEMO_OIDC_CORE_ENV = { CIMD_ALLOW_LOOPBACK: 'true' } as const;
 
+/**
+ * The demo's oidc-core environment for a router bound to `bindAddress`: loopback fetching only while nobody but this
+ * machine can reach the provider (a router on another interface would let anyone on that network make oidc-core
+ * fetch this machine's loopback ports).
+ */
+export function demoOidcCoreEnv(bindAddress: string): Record<string, string> {
+  const loopbackOnly = bindAddress === 'localhost' || bindAddress === '::1' || /^127\./.test(bindAddress);
+  return loopbackOnly ? { ...DEMO_OIDC_CORE_ENV } : {};
+}
+
 export interface McpDemo {
   /** The MCP endpoint (its resource identifier). */
   mcpUrl: string;

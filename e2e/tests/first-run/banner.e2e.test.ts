@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '@idp/testing';
 import { launchChromium, newProbedPage } from '../../src/clients/browser';
-import { bannerSteps, bannerValue, startFirstRun, type FirstRun } from '../../src/first-run';
+import { alive, bannerSteps, bannerValue, startFirstRun, type FirstRun } from '../../src/first-run';
 import { startAll } from '../../src/start-all';
 
 jest.setTimeout(240_000);
@@ -31,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  run?.kill();
+  await run?.stop();
 });
 
 /** `label   id / secret` in the banner's table. */
@@ -166,9 +166,13 @@ it('printed nothing that looks like an error, and the browser pages had no faile
   expect(failedResponses).toEqual([]);
 });
 
-it('Ctrl-C stops every process in order: exit 0 and no error on the way', async () => {
+it('Ctrl-C stops every process in order: exit 0, no error on the way, nothing left running', async () => {
   const before = run.output().length;
+  const children = run.children();
+  // The services, the sample APIs, the store and NATS.
+  expect(children.length).toBeGreaterThanOrEqual(9);
   expect(await run.interrupt()).toBe(0);
+  expect(children.filter(alive)).toEqual([]);
   const tail = run.output().slice(before);
   expect(tail).toContain('stopping every process');
   expect(complaints(tail)).toEqual([]);

@@ -137,12 +137,21 @@ export interface RunningServer {
 }
 
 const killedOnExit = new Set<ChildProcess>();
+
+/** SIGKILL to the child's process group (it leads one of its own), or to the child alone when it does not. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
 let exitListener = false;
 
 /** A child in a process group of its own is stopped by nobody but us: make sure our own exit does. */
 export function killOnExit(child: ChildProcess): ChildProcess {
   // One 'exit' listener for all of them (one each would pass Node's listener warning at ten children).
-  if (!exitListener) process.once('exit', () => killedOnExit.forEach((c) => c.kill('SIGKILL')));
+  if (!exitListener) process.once('exit', () => killedOnExit.forEach(killGroup));
   exitListener = true;
   killedOnExit.add(child);
   child.once('exit', () => killedOnExit.delete(child));

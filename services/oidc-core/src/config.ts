@@ -53,6 +53,8 @@ export const configSchema = z.object({
   TENANT_MAX_IN_FLIGHT_ALONE: intEnv(32, 1, 10_000),
   /** Requests of one tenant waiting for a slot; one more is answered 503 temporarily_unavailable with Retry-After. */
   TENANT_MAX_QUEUED: intEnv(512, 0, 100_000),
+  /** Requests of one tenant waiting on outbound fetches at once (away from their admission slots); one more is refused at once with invalid_client "try again later". A request whose fetch is over takes its slot back at once, so this also bounds how far above TENANT_MAX_IN_FLIGHT a tenant can briefly be. */
+  TENANT_MAX_AWAY: intEnv(16, 0, 10_000),
   /** Outbound fetches (Client ID Metadata Documents, clients' jwks_uri) of one tenant in flight at once in this process; one more is refused at once with invalid_client "try again later". A request waiting on a fetch holds none of its tenant's admission slots. */
   OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT: intEnv(4, 1, 1000),
   /** DEVELOPMENT ONLY: outbound fetches (Client ID Metadata Documents, clients' jwks_uri) may reach loopback hosts, over http too, for every tenant. An operator's choice: no tenant setting can allow it. */

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
     kek,
     loginThrottle,
-    admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE, maxQueued: config.TENANT_MAX_QUEUED },
+    admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE, maxQueued: config.TENANT_MAX_QUEUED, maxAway: config.TENANT_MAX_AWAY },
     account: { revocations, revoke: ledgerRevoker({ nc: () => nats?.nc, store: revocations }), invalidateUser: userInvalidator(() => nats?.nc) },
   });
   // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { basicAuth } from '@idp/testing';
 import { startDocServer, testResolver, type DocServer } from './doc-server';
 import { startPagesApp, type PagesApp } from './pages-app';
@@ -57,24 +57,29 @@ beforeAll(async () => {
     },
   );
   app.pool.clear();
-  const { privateKey } = await generateKeyPair('ES256');
+  jwtClient = await registerJwtClient('Key set on a tarpit', docs.url('/silent/jwks.json'));
+}, 60_000);
+
+/** Registers a private_key_jwt client (client_credentials) whose keys are at `jwksUri`; its key pair. */
+async function registerJwtClient(name: string, jwksUri: string): Promise<{ clientId: string; key: CryptoKey; publicJwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
   const reg = await fetch(`${app.baseUrl}/auth/${T}/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      client_name: 'Key set on a tarpit',
+      client_name: name,
       grant_types: ['client_credentials'],
       response_types: [],
       redirect_uris: [],
       token_endpoint_auth_method: 'private_key_jwt',
       token_endpoint_auth_signing_alg: 'ES256',
-      jwks_uri: docs.url('/silent/jwks.json'),
+      jwks_uri: jwksUri,
     }),
   });
   const body = (await reg.json()) as Record<string, unknown>;
   if (reg.status !== 201) throw new Error(`registration: ${reg.status} ${JSON.stringify(body)}`);
-  jwtClient = { clientId: String(body.client_id), key: privateKey };
-}, 60_000);
+  return { clientId: String(body.client_id), key: privateKey, publicJwk: { ...(await exportJWK(publicKey)), alg: 'ES256', use: 'sig' } };
+}
 
 afterAll(async () => {
   for (const s of tarpit?.sockets ?? []) s.destroy();
@@ -95,18 +100,18 @@ async function authorize(clientId: string): Promise<{ status: number; text: stri
   return { status: res.status, text, ms: performance.now() - started };
 }
 
-/** A client_credentials request of the private_key_jwt client (its key set has to be fetched to check it). */
-async function jwtClientToken(): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+/** A client_credentials request of a private_key_jwt client (its key set has to be fetched to check it). */
+async function jwtClientToken(client: { clientId: string; key: CryptoKey } = jwtClient): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
   const assertion = await new SignJWT({})
     .setProtectedHeader({ alg: 'ES256' })
-    .setIssuer(jwtClient.clientId)
-    .setSubject(jwtClient.clientId)
+    .setIssuer(client.clientId)
+    .setSubject(client.clientId)
     .setAudience(`${app.baseUrl}/auth/${T}`)
     .setJti(randomUUID())
     .setIssuedAt()
     .setExpirationTime('1m')
-    .sign(jwtClient.key);
+    .sign(client.key);
   const res = await fetch(`${app.baseUrl}/auth/${T}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -148,7 +153,6 @@ it('eight tarpit lookups at /authorize and a private_key_jwt client whose jwks_u
   expect(token.ms).toBeLessThan(1500);
   // The requests waiting on the hanging fetches hold none of the tenant's slots.
   await until('no request of the tenant holds a slot', () => app.admission.inFlight(String(T)) === 0);
-  expect(tarpit.sockets.size).toBeGreaterThan(0);
   // Every attacking request ended with invalid_client, within the deadlines (once each: 1 s to connect, 2.5 s in all).
   for (const res of await Promise.all(lookups)) {
     expect(res.status).toBe(400);
@@ -171,8 +175,9 @@ it('refuses a fetch beyond the tenant limit at once, with invalid_client and "tr
   expect(refused.text).toMatch(/too many outbound fetches in progress for this tenant; try again later/);
   expect(refused.ms).toBeLessThan(500);
   expect(docs.hits.get('/limit/4.json')).toBeUndefined();
-  // A key set that would be a fifth fetch: the client is refused at once too.
-  const key = await jwtClientToken();
+  // A key set that would be a fifth fetch (a client whose key set was never fetched): refused at once too.
+  docs.route('/limit/jwks.json', () => undefined);
+  const key = await jwtClientToken(await registerJwtClient('Fifth fetch', docs.url('/limit/jwks.json')));
   expect([key.status, key.body.error]).toEqual([401, 'invalid_client']);
   expect(key.ms).toBeLessThan(500);
   await Promise.all(hanging);
@@ -213,3 +218,32 @@ it("fetches a URL once per request: the provider's second look-up on its error p
   expect(res.text).toContain('invalid_client');
   expect(docs.hits.get('/once/client.json')).toBe(1);
 });
+
+it("requests of one client that await its key-set refresh hold no slot either: with the tenant's two slots taken by them, the refresh still completes and every request is answered", async () => {
+  // A key set that takes a while to come, then is right: node-oidc-provider fetches it once for the client, and the
+  // client's other requests await that refresh. Holding slots, two of them would keep the fetching request from
+  // going on once its answer is in, and the tenant would stall for good.
+  let slowKeys: JWK | undefined;
+  docs.route('/slow/jwks.json', (_req, res) => {
+    setTimeout(() => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [slowKeys] }));
+    }, 800);
+  });
+  const client = await registerJwtClient('Slow key set', docs.url('/slow/jwks.json'));
+  slowKeys = client.publicJwk;
+  const hits = docs.hits.get('/slow/jwks.json') ?? 0;
+  const requests = Array.from({ length: 4 }, () => jwtClientToken(client));
+  let answered = false;
+  void Promise.all(requests).then(() => (answered = true));
+  // While the key set is being fetched, none of the four holds a slot (the one fetching, the three awaiting it).
+  await until('the key set is being fetched', () => docs.hits.get('/slow/jwks.json') === hits + 1);
+  await until('no request holds a slot while the key set is fetched', () => app.admission.inFlight(String(T)) === 0);
+  expect(answered).toBe(false);
+  const answers = await Promise.race([Promise.all(requests), new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 15_000))]);
+  expect(answers).not.toBe('stalled');
+  for (const res of answers as Array<{ status: number; body: Record<string, unknown> }>) expect([res.status, res.body.token_type]).toEqual([200, 'Bearer']);
+  expect((docs.hits.get('/slow/jwks.json') ?? 0) - hits).toBe(1);
+  expect((await adminToken()).status).toBe(200);
+  await until('no request of the tenant holds a slot', () => app.admission.inFlight(String(T)) === 0);
+}, 30_000);

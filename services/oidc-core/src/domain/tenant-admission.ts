@@ -14,8 +14,12 @@
  * request waits beside at most `maxInFlightAlone` of the first tenant's, its later ones beside `maxInFlight`.
  *
  * A request that waits on another server (an outbound fetch: a client's metadata document or key set) does no work
- * here while it waits, so it gives its slot up for that time (`suspend`) and takes one again, in turn, when the answer
- * is in (`resume`): a slow or silent server chosen by an outsider holds none of the tenant's slots.
+ * here while it waits, so it gives its slot up for that time (`suspend`): a slow or silent server chosen by an
+ * outsider holds none of the tenant's slots. At most `maxAway` requests of a tenant are away at once (one more is
+ * refused, and its request fails fast), and a request whose wait is over takes its slot back at once (`resume`),
+ * even above the cap: it was admitted already, and making it queue could make it wait on requests that wait on it
+ * (requests of one client share one key-set refresh, made by whichever came first). The tenant's new requests then
+ * queue until it is back under its cap, so the excess is bounded by `maxAway`.
  *
  * Pure bookkeeping (an injected clock, no timers, no I/O), unit-tested directly.
  */
@@ -29,6 +33,8 @@ export interface TenantAdmissionLimits {
   maxQueued: number;
   /** Milliseconds after its last admitted request that a tenant still counts as active (default 1000). */
   activeWindowMs?: number;
+  /** Requests of one tenant away from their slots at once, waiting on other servers (default 16). */
+  maxAway?: number;
 }
 
 /** One admitted or waiting request. */
@@ -42,21 +48,22 @@ export interface Admission {
   release(): void;
   /**
    * The request waits on something outside this process (an outbound fetch) and does no work meanwhile: its slot
-   * goes to the tenant's next waiting request. Only a request that is being handled; otherwise nothing.
+   * goes to the tenant's next waiting request. False, and nothing changes, when `maxAway` of the tenant's requests
+   * are away already (the caller refuses the request). Nothing (true) for a request not being handled.
    */
-  suspend(): void;
+  suspend(): boolean;
   /**
-   * The wait is over: `then` runs once the request holds a slot again, synchronously when the tenant is under its
-   * cap and nobody waits, otherwise after the requests queued before it (at the back of the tenant's queue: it has
-   * been away, and those requests have waited meanwhile). maxQueued does not apply: the request was admitted
-   * already and its connection is open either way. A request not suspended (released meanwhile) goes on at once.
+   * The wait is over: the request holds a slot again, at once, even when that puts the tenant above its cap (the
+   * tenant's queued requests start only once it is back under). Nothing for a request not suspended.
    */
-  resume(then: () => void): void;
+  resume(): void;
 }
 
 interface Lane {
   running: number;
   queue: Ticket[];
+  /** Suspended requests (Admission.suspend). */
+  away: number;
 }
 
 const WAITING = 0;
@@ -78,12 +85,12 @@ class Ticket implements Admission {
     this.admission.release(this);
   }
 
-  suspend(): void {
-    this.admission.suspend(this);
+  suspend(): boolean {
+    return this.admission.suspend(this);
   }
 
-  resume(then: () => void): void {
-    this.admission.resume(this, then);
+  resume(): void {
+    this.admission.resume(this);
   }
 }
 
@@ -101,6 +108,7 @@ export class TenantAdmission {
   private previous: Seen | undefined;
   private readonly windowMs: number;
   private readonly aloneCap: number;
+  private readonly maxAway: number;
 
   constructor(
     private readonly limits: TenantAdmissionLimits,
@@ -112,6 +120,8 @@ export class TenantAdmission {
     this.aloneCap = Math.max(limits.maxInFlight, limits.maxInFlightAlone ?? limits.maxInFlight);
     this.windowMs = limits.activeWindowMs ?? 1000;
     if (!(this.windowMs >= 0)) throw new TypeError('activeWindowMs must be at least 0');
+    this.maxAway = limits.maxAway ?? 16;
+    if (!(Number.isInteger(this.maxAway) && this.maxAway >= 0)) throw new TypeError('maxAway must be an integer of at least 0');
   }
 
   /**
@@ -122,7 +132,7 @@ export class TenantAdmission {
   enter(tenant: string, start: () => void): Admission | undefined {
     let lane = this.lanes.get(tenant);
     if (!lane) {
-      lane = { running: 0, queue: [] };
+      lane = { running: 0, queue: [], away: 0 };
       this.lanes.set(tenant, lane);
     }
     const ticket = new Ticket(this, tenant, start);
@@ -134,7 +144,7 @@ export class TenantAdmission {
       return ticket;
     }
     if (lane.queue.length >= this.limits.maxQueued) {
-      if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(tenant);
+      this.dropIfIdle(tenant, lane);
       return undefined;
     }
     ticket.waited = true;
@@ -169,10 +179,11 @@ export class TenantAdmission {
     const was = ticket.state;
     if (was === DONE) return;
     ticket.state = DONE;
-    // A suspended request holds neither a slot nor a place in the queue.
-    if (was === SUSPENDED) return;
     const lane = this.lanes.get(ticket.tenant)!;
-    if (was === WAITING) {
+    if (was === SUSPENDED) {
+      // Away, it held no slot and no place in the queue.
+      lane.away--;
+    } else if (was === WAITING) {
       const i = lane.queue.indexOf(ticket);
       if (i >= 0) lane.queue.splice(i, 1);
     } else {
@@ -183,36 +194,25 @@ export class TenantAdmission {
   }
 
   /** @internal through Admission.suspend */
-  suspend(ticket: Ticket): void {
-    if (ticket.state !== RUNNING) return;
-    ticket.state = SUSPENDED;
+  suspend(ticket: Ticket): boolean {
+    if (ticket.state !== RUNNING) return true;
     const lane = this.lanes.get(ticket.tenant)!;
+    if (lane.away >= this.maxAway) return false;
+    ticket.state = SUSPENDED;
+    lane.away++;
     lane.running--;
     this.startWaiting(ticket.tenant, lane);
-    this.dropIfIdle(ticket.tenant, lane);
+    return true;
   }
 
   /** @internal through Admission.resume */
-  resume(ticket: Ticket, then: () => void): void {
-    if (ticket.state !== SUSPENDED) {
-      then();
-      return;
-    }
-    let lane = this.lanes.get(ticket.tenant);
-    if (!lane) {
-      lane = { running: 0, queue: [] };
-      this.lanes.set(ticket.tenant, lane);
-    }
-    ticket.start = then;
-    if (lane.queue.length === 0 && lane.running < this.cap(ticket.tenant)) {
-      lane.running++;
-      ticket.state = RUNNING;
-      this.seen(ticket.tenant);
-      then();
-      return;
-    }
-    ticket.state = WAITING;
-    lane.queue.push(ticket);
+  resume(ticket: Ticket): void {
+    if (ticket.state !== SUSPENDED) return;
+    const lane = this.lanes.get(ticket.tenant)!;
+    lane.away--;
+    lane.running++;
+    ticket.state = RUNNING;
+    this.seen(ticket.tenant);
   }
 
   /** The oldest waiting requests take the freed slots (more than one when the tenant is alone again: its cap rose). */
@@ -227,7 +227,7 @@ export class TenantAdmission {
   }
 
   private dropIfIdle(tenant: string, lane: Lane): void {
-    if (lane.running === 0 && lane.queue.length === 0 && this.lanes.get(tenant) === lane) this.lanes.delete(tenant);
+    if (lane.running === 0 && lane.queue.length === 0 && lane.away === 0 && this.lanes.get(tenant) === lane) this.lanes.delete(tenant);
   }
 
   private cap(tenant: string): number {

@@ -48,3 +48,11 @@ it('maps the record\'s DPoP and PAR settings to the provider\'s client metadata'
   expect(clientMetadata(doc({}))).toMatchObject({ dpop_bound_access_tokens: false, require_pushed_authorization_requests: false });
   expect(clientMetadata(doc({ requireDpop: true, requirePushedAuthorizationRequests: true }))).toMatchObject({ dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
 });
+
+describe('a dynamically registered public client stored with the client credentials grant', () => {
+  it('loses that grant when read, and keeps its others; a confidential one keeps it', () => {
+    const registeredMetadata = (method: string) => JSON.stringify({ token_endpoint_auth_method: method, grant_types: ['authorization_code', 'client_credentials'], redirect_uris: ['http://127.0.0.1/cb'] });
+    expect(clientMetadata(doc({ registration: 'dynamic', registeredMetadata: registeredMetadata('none') })).grant_types).toEqual(['authorization_code']);
+    expect(clientMetadata(doc({ registration: 'dynamic', registeredMetadata: registeredMetadata('private_key_jwt') })).grant_types).toEqual(['authorization_code', 'client_credentials']);
+  });
+});

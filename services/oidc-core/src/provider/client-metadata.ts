@@ -47,6 +47,11 @@ function dynamicClientMetadata(doc: ClientDoc): Record<string, unknown> {
   const registered = JSON.parse(doc.registeredMetadata ?? '{}') as Record<string, unknown>;
   for (const key of Object.keys(registered)) if (key.startsWith('idp_')) delete registered[key];
   delete registered.client_secret;
+  // Registered before public clients were refused the client credentials grant (RFC 6749 section 4.4): such a client
+  // keeps its other grants, never that one (the token endpoint then answers unauthorized_client).
+  if (registered.token_endpoint_auth_method === 'none' && Array.isArray(registered.grant_types)) {
+    registered.grant_types = (registered.grant_types as unknown[]).filter((g) => g !== 'client_credentials');
+  }
   return { ...registered, client_id: doc.clientId, ...selfIntroducedProps('dynamic', doc.numericId) };
 }
 

@@ -2,7 +2,9 @@
  * The only place that reaches past node-oidc-provider's documented API. oidc-provider is pinned exactly
  * (9.13.3) in package.json because of this file.
  */
+import { errors } from 'oidc-provider';
 import type Provider from 'oidc-provider';
+import { outsideTenantSlot, TenantBusy } from '../tenants/request-scope';
 import { clientSecretDigest, constantTimeEqual } from '@idp/tokens';
 
 /**
@@ -16,6 +18,35 @@ export function useDigestedClientSecrets(provider: Provider, pepper: string): vo
   ClientClass.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string): boolean {
     if (typeof this.clientSecret !== 'string' || typeof actual !== 'string') return false;
     return constantTimeEqual(this.clientSecret, clientSecretDigest(pepper, actual));
+  };
+}
+
+/** A client's key set as node-oidc-provider keeps it (its ClientKeyStore): fresh, or refreshed from its jwks_uri. */
+interface ClientKeySet {
+  fresh(): boolean;
+  refresh(): Promise<void>;
+}
+
+/**
+ * Every request that waits on a client's key-set refresh (its `jwks_uri`) does so away from its tenant's admission
+ * slot, as the request that fetches does (routes/tenant-admission.ts). node-oidc-provider makes the first request
+ * that finds the key set stale fetch it and the client's other requests await the same refresh; left holding their
+ * slots, a few of them would hold all of a tenant's slots for as long as the client's server takes to answer.
+ *
+ * Each provider has a key-set class of its own, reached through a client it builds: a probe client with no keys,
+ * never stored nor used. A request refused for having too many of its tenant's requests away fails as an
+ * `invalid_client` that says to try again later.
+ */
+export function keySetRefreshAwayFromSlot(provider: Provider): void {
+  const ClientClass = provider.Client as unknown as new (metadata: Record<string, unknown>) => { asymmetricKeyStore: ClientKeySet };
+  const probe = new ClientClass({ client_id: 'key-set-probe', token_endpoint_auth_method: 'none', redirect_uris: ['https://key-set-probe.invalid/cb'], grant_types: ['authorization_code'], response_types: ['code'] });
+  const keySets = Object.getPrototypeOf(probe.asymmetricKeyStore) as ClientKeySet;
+  const refresh = keySets.refresh;
+  keySets.refresh = function refreshAwayFromSlot(this: ClientKeySet): Promise<void> {
+    if (this.fresh()) return refresh.call(this);
+    return outsideTenantSlot(() => refresh.call(this)).catch((err: unknown) => {
+      throw err instanceof TenantBusy ? new errors.InvalidClient(err.message) : err;
+    });
   };
 }
 

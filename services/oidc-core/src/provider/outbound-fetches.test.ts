@@ -1,4 +1,4 @@
-import { inRequestScope } from '../tenants/request-scope';
+import { inRequestScope, TenantBusy } from '../tenants/request-scope';
 import { OutboundFetches, OutboundFetchRefused, type FetchedAnswer } from './outbound-fetches';
 
 const ok: FetchedAnswer = { status: 200, headers: [['content-type', 'application/json']], body: '{}' };
@@ -105,7 +105,24 @@ describe('OutboundFetches', () => {
         return ok;
       }),
     );
-    expect(events).toEqual(['fetching', 'slot given up', 'slot taken again']);
+    // The slot is given up before the fetch starts, and taken back once its answer is in.
+    expect(events).toEqual(['slot given up', 'fetching', 'slot taken again']);
+  });
+
+  it('a request the tenant cannot let away (too many waiting already) is refused without fetching', async () => {
+    const fetches = new OutboundFetches({ maxInFlightPerTenant: 4 });
+    let fetched = false;
+    const outsideSlot = (): Promise<never> => Promise.reject(new TenantBusy());
+    await inRequestScope({ outsideSlot, fetched: new Map() }, async () => {
+      const refused = fetches.fetch(1, 'GET', 'https://a.example/doc', async () => {
+        fetched = true;
+        return ok;
+      });
+      await expect(refused).rejects.toBeInstanceOf(OutboundFetchRefused);
+      await expect(refused).rejects.toThrow(/try again later/);
+    });
+    expect(fetched).toBe(false);
+    expect(fetches.inFlightOf(1)).toBe(0);
   });
 
   it('rejects a limit that would allow no fetch', () => {

@@ -4,7 +4,8 @@
  * someone outside the tenant's control (a client_id URL in an authorization request, a registered client's
  * metadata), so a slow or silent server there must cost the tenant as little as possible:
  * - a request waiting on a fetch does not hold its tenant's admission slot (tenants/request-scope.ts
- *   outsideTenantSlot), and takes one again, in turn, once the answer is in;
+ *   outsideTenantSlot), and takes it back once the answer is in; at most TENANT_MAX_AWAY requests of a tenant wait
+ *   so at once, one more is refused at once;
  * - at most `maxInFlightPerTenant` fetches of one tenant are in flight at once; one more is refused at once ("try
  *   again later") instead of waiting;
  * - one fetch per request and URL: node-oidc-provider looks a client up again on its error path, and that second
@@ -14,7 +15,7 @@
  *   refused without fetching for `failureTtlMs` (at most `maxFailures` URLs remembered, least recently used first).
  */
 import { LRUCache } from 'lru-cache';
-import { outsideTenantSlot, requestScope } from '../tenants/request-scope';
+import { outsideTenantSlot, requestScope, TenantBusy } from '../tenants/request-scope';
 
 export interface OutboundFetchLimits {
   /** Fetches of one tenant in flight at once in this process (OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT). */
@@ -74,7 +75,10 @@ export class OutboundFetches {
     const k = key(tenantId, 'GET', url);
     if (requestScope()?.fetched.has(k)) return undefined;
     const shared = this.pending.get(k);
-    if (shared) await outsideTenantSlot(() => shared.then(noop, noop));
+    if (shared) {
+      const busy = await outsideTenantSlot(() => shared.then(noop, noop)).then(noop, (err: unknown) => (err instanceof TenantBusy ? err.message : undefined));
+      if (busy) return busy;
+    }
     const failed = this.failures.get(k);
     if (failed !== undefined) return failedLately(failed, this.limits.failureTtlMs);
     if (!this.pending.has(k) && this.inFlightOf(tenantId) >= this.limits.maxInFlightPerTenant) return tooMany();
@@ -87,7 +91,7 @@ export class OutboundFetches {
    */
   fetch(tenantId: number, method: string, url: string, exchange: () => Promise<FetchedAnswer>): Promise<FetchedAnswer> {
     const k = key(tenantId, method, url);
-    if (method.toUpperCase() !== 'GET') return outsideTenantSlot(() => this.limited(tenantId, k, exchange));
+    if (method.toUpperCase() !== 'GET') return refusedWhenBusy(outsideTenantSlot(() => this.limited(tenantId, k, exchange)));
     const scope = requestScope();
     const earlier = scope?.fetched.get(k) as Promise<FetchedAnswer> | undefined;
     if (earlier) return earlier;
@@ -101,15 +105,20 @@ export class OutboundFetches {
   private async shared(tenantId: number, k: string, exchange: () => Promise<FetchedAnswer>): Promise<FetchedAnswer> {
     const failed = this.failures.get(k);
     if (failed !== undefined) throw new OutboundFetchRefused(failedLately(failed, this.limits.failureTtlMs));
-    const inFlight = this.pending.get(k);
-    if (inFlight) return outsideTenantSlot(() => inFlight);
-    const answer = this.limited(tenantId, k, exchange);
-    this.pending.set(k, answer);
-    try {
-      return await outsideTenantSlot(() => answer);
-    } finally {
-      if (this.pending.get(k) === answer) this.pending.delete(k);
-    }
+    // Away from the slot before the fetch starts: a request refused for that starts nothing.
+    return refusedWhenBusy(
+      outsideTenantSlot(() => {
+        const inFlight = this.pending.get(k);
+        if (inFlight) return inFlight;
+        const answer = this.limited(tenantId, k, exchange);
+        this.pending.set(k, answer);
+        const forget = () => {
+          if (this.pending.get(k) === answer) this.pending.delete(k);
+        };
+        answer.then(forget, forget);
+        return answer;
+      }),
+    );
   }
 
   private async limited(tenantId: number, k: string, exchange: () => Promise<FetchedAnswer>): Promise<FetchedAnswer> {
@@ -132,6 +141,13 @@ export class OutboundFetches {
 }
 
 function noop(): void {}
+
+/** The tenant had too many requests away from their slots: the fetch is refused like any other over a limit. */
+function refusedWhenBusy<T>(p: Promise<T>): Promise<T> {
+  return p.catch((err: unknown) => {
+    throw err instanceof TenantBusy ? new OutboundFetchRefused(err.message) : err;
+  });
+}
 
 /** What a failed exchange is remembered as: told in later refusals, so nothing about the network beyond its kind. */
 function failure(err: unknown): string {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter } from 'prom-client';
 import { OAuthError } from '@idp/errors';
 import { TenantAdmission, type Admission, type TenantAdmissionLimits } from '../domain/tenant-admission';
-import { inRequestScope, type RequestScope } from '../tenants/request-scope';
+import { inRequestScope, TenantBusy, type RequestScope } from '../tenants/request-scope';
 
 export const tenantRequestsQueued = new Counter({
   name: 'idp_tenant_requests_queued_total',
@@ -27,7 +27,7 @@ export const tenantRequestsQueueSeconds = new Counter({
  * the 503 when the tenant's queue is full. The slot is held until the response closes (answered, or the client
  * gone) and the work handed to `holdSlotUntil` is done; a request whose client leaves while it waits leaves the
  * queue. While that work waits on another server (tenants/request-scope.ts outsideTenantSlot: outbound fetches), the
- * slot is given up, and taken again in turn before the work goes on.
+ * slot is given up, and taken back at once when the wait is over (domain/tenant-admission.ts).
  */
 export type AdmitTenantRequest = (req: IncomingMessage, res: ServerResponse, tenantId: string, handle: () => void, refuse: (err: OAuthError) => void) => void;
 
@@ -101,25 +101,16 @@ export function tenantAdmission(limits: TenantAdmissionLimits = DEFAULT_TENANT_A
       holds++;
       work.then(drop, drop);
     };
-    // Waits on other servers, counted: the slot is given up when the first starts and taken again (in turn, at the
-    // back of the tenant's queue) once the last is over; every wait that ends goes on only with the slot back.
+    // Waits on other servers, counted (a request may wait on several at once): the slot is given up when the first
+    // starts and taken back, at once, when the last is over. Refused when the tenant has too many requests away.
     let outside = 0;
-    let slotBack: Promise<void> = Promise.resolve();
-    let takeSlotBack = () => {};
     const outsideSlot = async <T>(wait: () => Promise<T>): Promise<T> => {
-      if (outside++ === 0) {
-        await slotBack;
-        ticket?.suspend();
-        slotBack = new Promise<void>((resolve) => (takeSlotBack = resolve));
-      }
+      if (outside === 0 && ticket && !ticket.suspend()) throw new TenantBusy();
+      outside++;
       try {
         return await wait();
       } finally {
-        if (--outside === 0) {
-          if (ticket) ticket.resume(takeSlotBack);
-          else takeSlotBack();
-        }
-        await slotBack;
+        if (--outside === 0) ticket?.resume();
       }
     };
     // The request's own scope, also for its start: a queued request is started by another request's release, whose

@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 export interface RequestScope {
-  /** Runs `wait` without the request's admission slot, and takes one again before going on; absent: keeps it. */
+  /** Runs `wait` without the request's admission slot, and takes it back after; absent: keeps it. */
   outsideSlot?: <T>(wait: () => Promise<T>) => Promise<T>;
   /** The request's outbound fetches, by method and URL. */
   readonly fetched: Map<string, Promise<unknown>>;
@@ -28,7 +28,15 @@ export function requestScope(): RequestScope | undefined {
   return storage.getStore();
 }
 
-/** Runs `wait` outside the current request's admission slot, if it holds one. */
+/** Too many of the tenant's requests wait on other servers already: this one is refused instead of waiting too. */
+export class TenantBusy extends Error {
+  constructor() {
+    super('too many requests of this tenant are waiting on outbound fetches; try again later');
+    this.name = 'TenantBusy';
+  }
+}
+
+/** Runs `wait` outside the current request's admission slot, if it holds one; rejects with TenantBusy when refused. */
 export function outsideTenantSlot<T>(wait: () => Promise<T>): Promise<T> {
   const outside = storage.getStore()?.outsideSlot;
   return outside ? outside(wait) : wait();

@@ -5,7 +5,7 @@ import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
 import type { GrantEnded } from '../provider/adapter';
-import { oauthAnswers, pinPublicOrigin, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
+import { keySetRefreshAwayFromSlot, oauthAnswers, pinPublicOrigin, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
 import { registerProviderEvents } from '../provider/events';
@@ -135,6 +135,7 @@ export class TenantPool {
     pinPublicOrigin(provider, this.options.publicBaseUrl);
     useDigestedClientSecrets(provider, this.options.clientSecretPepper);
     releaseRequestAfterResponse(provider);
+    keySetRefreshAwayFromSlot(provider);
     oauthAnswers(provider);
     if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
