@@ -52,7 +52,13 @@ function load(o) {
 }
 
 /** @param {any} r */
-const summary = (r) => ({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+const summary = (r) => ({
+  rps: Math.round(r.requests.average),
+  p50: r.latency.p50,
+  p99: r.latency.p99,
+  non2xx: r.non2xx,
+  errors: r.errors,
+});
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux). */
 const USER_HZ = 100;
@@ -91,7 +97,8 @@ function cpuTimes(pids) {
 function cpuPerRequest(before, after, requests) {
   /** @type {Record<string, number>} */
   const out = {};
-  for (const name of Object.keys(after)) out[name] = requests ? +((after[name] - (before[name] ?? 0)) / requests).toFixed(3) : 0;
+  for (const name of Object.keys(after))
+    out[name] = requests ? +((after[name] - (before[name] ?? 0)) / requests).toFixed(3) : 0;
   return out;
 }
 
@@ -120,15 +127,23 @@ async function startReference(file, env = process.env) {
  */
 async function compare(o) {
   for (const url of [o.ours, o.ceiling]) {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: o.auth }, body: o.body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: o.auth },
+      body: o.body,
+    });
     if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
   }
   const rows = [];
   for (const connections of o.connectionSets) {
-    const point = (/** @type {string} */ url, /** @type {number} */ seconds) => load({ url, auth: o.auth, body: o.body, connections, seconds });
+    const point = (/** @type {string} */ url, /** @type {number} */ seconds) =>
+      load({ url, auth: o.auth, body: o.body, connections, seconds });
     await point(o.ours, 2);
     await point(o.ceiling, 2);
-    const measured = async (/** @type {string} */ url, /** @type {Record<string, number | undefined> | undefined} */ pids) => {
+    const measured = async (
+      /** @type {string} */ url,
+      /** @type {Record<string, number | undefined> | undefined} */ pids,
+    ) => {
       const before = pids && cpuTimes(pids);
       const r = await point(url, o.seconds);
       const s = summary(r);
@@ -148,13 +163,23 @@ async function compare(o) {
  */
 function printComparison(bench, title, labels, seconds, rows) {
   const w = labels.map((l) => Math.max(l.length + 4, 14));
-  const cell = (/** @type {any} */ s, /** @type {number} */ width) => `${String(s.rps).padStart(width)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)}`;
-  const env = Object.entries(oidcEnvArg()).map(([k, v]) => `${k}=${v}`).join(' ');
-  process.stdout.write(`\n${title}, ${seconds}s per point (node ${process.version}, ${cpus().length} cores${env ? `, oidc-core ${env}` : ''})\n`);
-  process.stdout.write(`connections | ${labels[0].padStart(w[0])}  p50  p99 | ${labels[1].padStart(w[1])}  p50  p99 | ratio\n`);
+  const cell = (/** @type {any} */ s, /** @type {number} */ width) =>
+    `${String(s.rps).padStart(width)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)}`;
+  const env = Object.entries(oidcEnvArg())
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  process.stdout.write(
+    `\n${title}, ${seconds}s per point (node ${process.version}, ${cpus().length} cores${env ? `, oidc-core ${env}` : ''})\n`,
+  );
+  process.stdout.write(
+    `connections | ${labels[0].padStart(w[0])}  p50  p99 | ${labels[1].padStart(w[1])}  p50  p99 | ratio\n`,
+  );
   for (const r of rows) {
-    process.stdout.write(`${String(r.connections).padStart(11)} | ${cell(r.ours, w[0])} | ${cell(r.ceiling, w[1])} | ${r.ratio}\n`);
-    if (r.ours.non2xx || r.ceiling.non2xx || r.ours.errors) process.stdout.write(`  non-2xx: ours ${r.ours.non2xx} (errors ${r.ours.errors}), ceiling ${r.ceiling.non2xx}\n`);
+    process.stdout.write(
+      `${String(r.connections).padStart(11)} | ${cell(r.ours, w[0])} | ${cell(r.ceiling, w[1])} | ${r.ratio}\n`,
+    );
+    if (r.ours.non2xx || r.ceiling.non2xx || r.ours.errors)
+      process.stdout.write(`  non-2xx: ours ${r.ours.non2xx} (errors ${r.ours.errors}), ceiling ${r.ceiling.non2xx}\n`);
   }
   printCpu(rows);
   process.stdout.write(`${JSON.stringify({ bench, seconds, rows })}\n`);
@@ -171,13 +196,20 @@ function printCpu(rows) {
   process.stdout.write('\nCPU ms per request, by process (user + system from /proc; load generator = this process):\n');
   for (const r of rows) {
     const busiest = (/** @type {Record<string, number>} */ cpu) =>
-      Object.entries(cpu).filter(([name]) => name !== 'load generator').reduce((a, b) => (b[1] > a[1] ? b : a), ['none', 0]);
-    const fmt = (/** @type {Record<string, number>} */ cpu) => Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(', ');
+      Object.entries(cpu)
+        .filter(([name]) => name !== 'load generator')
+        .reduce((a, b) => (b[1] > a[1] ? b : a), ['none', 0]);
+    const fmt = (/** @type {Record<string, number>} */ cpu) =>
+      Object.entries(cpu)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
     const [oursName, oursMs] = busiest(r.ours.cpuMsPerRequest);
     const [, ceilingMs] = busiest(r.ceiling.cpuMsPerRequest);
     const perCore = (/** @type {number} */ ms) => (ms ? Math.round(1000 / ms) : 0);
     process.stdout.write(`  ${r.connections} connection(s): ours: ${fmt(r.ours.cpuMsPerRequest)}\n`);
-    process.stdout.write(`  ${' '.repeat(String(r.connections).length)}                 ceiling: ${fmt(r.ceiling.cpuMsPerRequest)}\n`);
+    process.stdout.write(
+      `  ${' '.repeat(String(r.connections).length)}                 ceiling: ${fmt(r.ceiling.cpuMsPerRequest)}\n`,
+    );
     process.stdout.write(
       `  ${' '.repeat(String(r.connections).length)}                 one core per process: ours ${perCore(oursMs)} req/s (bound by ${oursName}), ceiling ${perCore(ceilingMs)} req/s, ratio ${ceilingMs && oursMs ? +(ceilingMs / oursMs).toFixed(2) : 0}\n`,
     );
@@ -187,4 +219,15 @@ function printCpu(rows) {
 /** `--sidecar-env KEY=VALUE,...` (see oidcEnvArg). */
 const sidecarEnvArg = () => oidcEnvArg('sidecar-env');
 
-module.exports = { arg, oidcEnvArg, sidecarEnvArg, load, summary, startReference, compare, printComparison, cpuTimes, cpuPerRequest };
+module.exports = {
+  arg,
+  oidcEnvArg,
+  sidecarEnvArg,
+  load,
+  summary,
+  startReference,
+  compare,
+  printComparison,
+  cpuTimes,
+  cpuPerRequest,
+};

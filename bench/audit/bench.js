@@ -13,7 +13,14 @@ const { randomUUID } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { chainTail, connectDatabase, linkRows } = require('@idp/db');
-const { AUDIT_STREAM, AUDIT_WRITER_DURABLE, auditSubject, connectNats, ensureAuditConsumer, ensureAuditStream } = require('@idp/events');
+const {
+  AUDIT_STREAM,
+  AUDIT_WRITER_DURABLE,
+  auditSubject,
+  connectNats,
+  ensureAuditConsumer,
+  ensureAuditStream,
+} = require('@idp/events');
 const { createLogger } = require('@idp/logger');
 const { ensureTools, startFerretDb, startNatsServer, withDatabase } = require('@idp/testing');
 const { runConsumerLoop } = require('@idp/audit-writer/dist/consumer-loop');
@@ -29,9 +36,19 @@ const logger = createLogger({ service: 'bench', level: 'silent' });
 
 function event(tenantId, i) {
   return {
-    type: 'nhe.token.issued', jti: `bench-${randomUUID()}`, tenantId, userId: `user-${i % 50}`, nheId: 'nhe-1', nheIdentifier: 'orders-agent',
-    clientId: 'demo-app', clientNumericId: 42, resourceServer: 'https://api.orders.example', scopes: ['orders:read'], ttl: 300,
-    sourceIp: '203.0.113.7', issuedAt: new Date(Date.now() - (WRITER_ROWS - i)).toISOString(),
+    type: 'nhe.token.issued',
+    jti: `bench-${randomUUID()}`,
+    tenantId,
+    userId: `user-${i % 50}`,
+    nheId: 'nhe-1',
+    nheIdentifier: 'orders-agent',
+    clientId: 'demo-app',
+    clientNumericId: 42,
+    resourceServer: 'https://api.orders.example',
+    scopes: ['orders:read'],
+    ttl: 300,
+    sourceIp: '203.0.113.7',
+    issuedAt: new Date(Date.now() - (WRITER_ROWS - i)).toISOString(),
   };
 }
 
@@ -61,8 +78,12 @@ async function main() {
     return db;
   };
   try {
-    console.log(`store: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'local FerretDB (SQLite)'}; nats: ${process.env.NATS_URL ? 'NATS_URL' : 'local nats-server'}`);
-    console.log(`writer: ${fmt(WRITER_ROWS)} events over ${TENANTS} tenants, batch ${BATCH}; retention: ${fmt(RETENTION_ROWS)} rows, batch ${RETENTION_BATCH}`);
+    console.log(
+      `store: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'local FerretDB (SQLite)'}; nats: ${process.env.NATS_URL ? 'NATS_URL' : 'local nats-server'}`,
+    );
+    console.log(
+      `writer: ${fmt(WRITER_ROWS)} events over ${TENANTS} tenants, batch ${BATCH}; retention: ${fmt(RETENTION_ROWS)} rows, batch ${RETENTION_BATCH}`,
+    );
 
     // 1. The writer: events pre-loaded in JetStream, then drained by one writer (fetch -> chain append -> ack).
     const writerDb = await open('writer');
@@ -73,7 +94,11 @@ async function main() {
     await ensureAuditConsumer(jsm, 1000);
     const events = Array.from({ length: WRITER_ROWS }, (_, i) => event(1000 + (i % TENANTS), i));
     for (let i = 0; i < events.length; i += 500) {
-      await Promise.all(events.slice(i, i + 500).map((e) => nats.js.publish(auditSubject(e.tenantId), JSON.stringify(e), { msgID: e.jti })));
+      await Promise.all(
+        events
+          .slice(i, i + 500)
+          .map((e) => nats.js.publish(auditSubject(e.tenantId), JSON.stringify(e), { msgID: e.jti })),
+      );
     }
     const consumer = await nats.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
     const stop = new AbortController();
@@ -82,7 +107,19 @@ async function main() {
     const t0 = performance.now();
     const loop = runConsumerLoop(
       consumer,
-      (msgs) => writeBatch({ models: writerDb.models, js: nats.js, logger, tails, onOutcome: (o, n) => { if (o === 'written') written += n; } }, msgs),
+      (msgs) =>
+        writeBatch(
+          {
+            models: writerDb.models,
+            js: nats.js,
+            logger,
+            tails,
+            onOutcome: (o, n) => {
+              if (o === 'written') written += n;
+            },
+          },
+          msgs,
+        ),
       { batchSize: BATCH, fetchExpiresMs: 1000 },
       logger,
       stop.signal,
@@ -98,23 +135,36 @@ async function main() {
     const rows = events.map(toAuditRow);
     const t1 = performance.now();
     for (let i = 0; i < rows.length; i += BATCH) {
-      await rawDb.models.TokenAudit.collection.insertMany(rows.slice(i, i + BATCH).map((r) => ({ ...r })), { ordered: false, writeConcern: { w: 'majority' } });
+      await rawDb.models.TokenAudit.collection.insertMany(
+        rows.slice(i, i + BATCH).map((r) => ({ ...r })),
+        { ordered: false, writeConcern: { w: 'majority' } },
+      );
     }
     const rawMs = performance.now() - t1;
-    console.log(`writer (JetStream fetch + hash chain + insert + ack): ${fmt((WRITER_ROWS / writerMs) * 1000)} rows/s (${fmt(writerMs)} ms)`);
-    console.log(`raw insertMany of the same rows:                    ${fmt((WRITER_ROWS / rawMs) * 1000)} rows/s (${fmt(rawMs)} ms)`);
+    console.log(
+      `writer (JetStream fetch + hash chain + insert + ack): ${fmt((WRITER_ROWS / writerMs) * 1000)} rows/s (${fmt(writerMs)} ms)`,
+    );
+    console.log(
+      `raw insertMany of the same rows:                    ${fmt((WRITER_ROWS / rawMs) * 1000)} rows/s (${fmt(rawMs)} ms)`,
+    );
     console.log(`writer / raw: ${((rawMs / writerMs) * 100).toFixed(1)} %`);
 
     // 3. Retention over RETENTION_ROWS chained rows of one tenant, all past the cutoff.
     const retDb = await open('retention');
     const tenantId = 2000;
-    await retDb.models.Tenant.create({ _id: tenantId, name: 'bench', settings: { nhe: { enabled: true, auditRetentionDays: 30 } } });
+    await retDb.models.Tenant.create({
+      _id: tenantId,
+      name: 'bench',
+      settings: { nhe: { enabled: true, auditRetentionDays: 30 } },
+    });
     const old = Date.now() - 100 * 86_400_000;
     const ts = performance.now();
     // The chain tail is carried in memory: asking the store for it per chunk is a full scan on FerretDB.
     let tail = await chainTail(retDb.models, tenantId);
     for (let i = 0; i < RETENTION_ROWS; i += 10_000) {
-      const chunk = Array.from({ length: Math.min(10_000, RETENTION_ROWS - i) }, (_, j) => toAuditRow({ ...event(tenantId, i + j), issuedAt: new Date(old + i + j).toISOString() }));
+      const chunk = Array.from({ length: Math.min(10_000, RETENTION_ROWS - i) }, (_, j) =>
+        toAuditRow({ ...event(tenantId, i + j), issuedAt: new Date(old + i + j).toISOString() }),
+      );
       const linked = linkRows(chunk, tail);
       tail = { seq: linked.at(-1).seq, hash: linked.at(-1).hash };
       await retDb.models.TokenAudit.collection.insertMany(linked, { ordered: false });
@@ -139,15 +189,25 @@ async function main() {
       if (storePid) storePeak = Math.max(storePeak, storeRss());
     }, 25);
     const t2 = performance.now();
-    const [outcome] = await runRetention(retDb.models, logger, { batchSize: RETENTION_BATCH, maxRowsPerTenant: 1_000_000, dryRun: false, now: new Date() });
+    const [outcome] = await runRetention(retDb.models, logger, {
+      batchSize: RETENTION_BATCH,
+      maxRowsPerTenant: 1_000_000,
+      dryRun: false,
+      now: new Date(),
+    });
     const retMs = performance.now() - t2;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const mib = (n) => (n / 1048576).toFixed(1);
     if (outcome.status !== 'pruned') throw new Error(`retention: ${JSON.stringify(outcome)}`);
-    console.log(`retention: ${fmt(outcome.deleted)} rows in ${outcome.batches} batches, ${fmt((outcome.deleted / retMs) * 1000)} rows/s (${fmt(retMs)} ms)`);
-    console.log(`retention peak RSS (job process): ${mib(peak)} MiB (before the run ${mib(rssBefore)} MiB, +${mib(peak - rssBefore)} MiB)`);
-    if (storePid) console.log(`FerretDB peak RSS during retention: ${mib(storePeak)} MiB (before ${mib(storeBefore)} MiB)`);
+    console.log(
+      `retention: ${fmt(outcome.deleted)} rows in ${outcome.batches} batches, ${fmt((outcome.deleted / retMs) * 1000)} rows/s (${fmt(retMs)} ms)`,
+    );
+    console.log(
+      `retention peak RSS (job process): ${mib(peak)} MiB (before the run ${mib(rssBefore)} MiB, +${mib(peak - rssBefore)} MiB)`,
+    );
+    if (storePid)
+      console.log(`FerretDB peak RSS during retention: ${mib(storePeak)} MiB (before ${mib(storeBefore)} MiB)`);
   } finally {
     for (const db of dbs) {
       await db.connection.dropDatabase().catch(() => undefined);

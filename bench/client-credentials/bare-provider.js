@@ -15,7 +15,15 @@ async function main() {
   const provider = new Provider('http://127.0.0.1/bare', {
     jwks: { keys: [jwk] },
     clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['client_credentials'], response_types: [] },
-    clients: [{ client_id: 'bench', client_secret: process.env.CLIENT_SECRET ?? 'bench-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] }],
+    clients: [
+      {
+        client_id: 'bench',
+        client_secret: process.env.CLIENT_SECRET ?? 'bench-secret',
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+    ],
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -23,7 +31,12 @@ async function main() {
         enabled: true,
         defaultResource: async () => resource,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async () => ({ scope: 'orders:read orders:write', accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: 'ES256' } } }),
+        getResourceServerInfo: async () => ({
+          scope: 'orders:read orders:write',
+          accessTokenFormat: 'jwt',
+          accessTokenTTL: 3600,
+          jwt: { sign: { alg: 'ES256' } },
+        }),
       },
     },
     routes: { token: '/oidc/token' },

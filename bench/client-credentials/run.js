@@ -24,11 +24,20 @@ const connectionSets = arg('connections', '1,32').split(',').map(Number);
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_cc_${Date.now()}`);
-  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': oidcEnvArg() } });
+  const topology = await startTopology({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    logLevel: 'warn',
+    stdio: 'ignore',
+    extraEnv: { 'oidc-core': oidcEnvArg() },
+  });
   const db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+    const tenant = await seedDelegationTenant(db.models, keyStore, {
+      tenantId: TENANT,
+      clientSecretPepper: topology.secrets.clientSecretPepper,
+    });
     const role = await db.models.Role.findOne({ tenantId: TENANT, name: 'orders-clerk' }).lean();
     const svc = await createClient(db.models, topology.secrets.clientSecretPepper, {
       tenantId: TENANT,
@@ -37,7 +46,11 @@ async function main() {
       grantTypes: ['client_credentials'],
       roleIds: [String(role?._id)],
     });
-    const bare = await startReference(join(__dirname, 'bare-provider.js'), { ...process.env, CLIENT_SECRET: svc.clientSecret, RESOURCE: tenant.resource });
+    const bare = await startReference(join(__dirname, 'bare-provider.js'), {
+      ...process.env,
+      CLIENT_SECRET: svc.clientSecret,
+      RESOURCE: tenant.resource,
+    });
     const rows = await compare({
       ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
       ceiling: `http://127.0.0.1:${bare.port}/oidc/token`,
@@ -45,10 +58,22 @@ async function main() {
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: tenant.resource }).toString(),
       connectionSets,
       seconds,
-      pids: { ours: () => ({ 'oidc-core': topology.services['oidc-core'].process.pid, ferretdb: infra.servers.ferretdb?.process.pid }), ceiling: { 'bare provider': bare.pid } },
+      pids: {
+        ours: () => ({
+          'oidc-core': topology.services['oidc-core'].process.pid,
+          ferretdb: infra.servers.ferretdb?.process.pid,
+        }),
+        ceiling: { 'bare provider': bare.pid },
+      },
     });
     bare.kill();
-    printComparison('client-credentials', 'client_credentials tokens/s', ['oidc-core rps', 'bare provider rps'], seconds, rows);
+    printComparison(
+      'client-credentials',
+      'client_credentials tokens/s',
+      ['oidc-core rps', 'bare provider rps'],
+      seconds,
+      rows,
+    );
   } finally {
     await db.connection.dropDatabase().catch(() => undefined);
     await db.close();

@@ -15,12 +15,20 @@ const cpuMs = () => {
   return Math.round((u.user + u.system) / 1000);
 };
 autocannon(
-  { url, method: 'GET', connections: Number(connections), duration: Number(seconds), headers: { authorization: `Bearer ${token}` } },
+  {
+    url,
+    method: 'GET',
+    connections: Number(connections),
+    duration: Number(seconds),
+    headers: { authorization: `Bearer ${token}` },
+  },
   (err, r) => {
     if (err) {
       process.stderr.write(`${err.stack}\n`);
       process.exit(1);
     }
-    process.stdout.write(`${JSON.stringify({ requests: r.requests.total, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuMs: cpuMs() })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ requests: r.requests.total, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuMs: cpuMs() })}\n`,
+    );
   },
 );

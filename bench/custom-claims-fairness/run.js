@@ -49,7 +49,8 @@ const HARMLESS = 'return { ok: true };';
 const MAPPER = 'return { dept: input.user.custom_claims.dept, tenant: input.context.tenantId };';
 
 /** @param {number[]} xs @param {number} q */
-const pct = (xs, q) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((q / 100) * xs.length) - 1)] : 0);
+const pct = (xs, q) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((q / 100) * xs.length) - 1)] : 0;
 const r1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
 
 /**
@@ -74,12 +75,23 @@ async function bystander(url, token, ms, loops, expected) {
       }
     }),
   );
-  return { calls: latencies.length, p50: r1(pct(latencies, 50)), p99: r1(pct(latencies, 99)), max: r1(Math.max(...latencies)), lost, non200 };
+  return {
+    calls: latencies.length,
+    p50: r1(pct(latencies, 50)),
+    p99: r1(pct(latencies, 99)),
+    max: r1(Math.max(...latencies)),
+    lost,
+    non200,
+  };
 }
 
 /** Tenant A's flood in a child process (flood.js). @param {string} url @param {string} token */
 function flood(url, token) {
-  const child = spawn(process.execPath, [join(__dirname, 'flood.js'), url, token, String(connections), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(__dirname, 'flood.js'), url, token, String(connections), String(seconds)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -96,7 +108,8 @@ async function scriptCounters(port) {
   /** @type {Record<string, number>} */
   const out = { timeout: 0, memory: 0, busy: 0, skipped: 0, aQueued: 0, aRejected: 0, bQueued: 0 };
   for (const line of text.split('\n')) {
-    if (line.startsWith(`idp_tenant_requests_queued_total{`) && line.includes(`tenant="${TENANT_B}"`)) out.bQueued += Number(line.split(' ').at(-1));
+    if (line.startsWith(`idp_tenant_requests_queued_total{`) && line.includes(`tenant="${TENANT_B}"`))
+      out.bQueued += Number(line.split(' ').at(-1));
     if (!line.includes(`tenant="${TENANT_A}"`)) continue;
     const value = Number(line.split(' ').at(-1));
     if (line.startsWith('idp_custom_claims_script_skipped_total')) out.skipped += value;
@@ -130,7 +143,9 @@ async function phase(label, port, t) {
   const elapsed = performance.now() - started;
   const cpuAfter = cpuTimes(watched);
   // Share of one CPU each process used during the phase (1.0 = a whole core).
-  const cpu = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, +((cpuAfter[k] - (cpuBefore[k] ?? 0)) / elapsed).toFixed(2)]));
+  const cpu = Object.fromEntries(
+    Object.keys(cpuAfter).map((k) => [k, +((cpuAfter[k] - (cpuBefore[k] ?? 0)) / elapsed).toFixed(2)]),
+  );
   if (a?.cpuMs !== undefined) cpu["A's flood"] = +(a.cpuMs / elapsed).toFixed(2);
   const scripts = delta(before, await scriptCounters(port));
   // Let A's last queued scripts and the breaker settle before the next phase.
@@ -140,7 +155,13 @@ async function phase(label, port, t) {
 
 async function main() {
   const infra = await startLocalInfra(`idp_bench_ccf_${Date.now()}`);
-  const topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': oidcEnv } });
+  const topology = await startTopology({
+    mongoUri: infra.mongoUri,
+    natsUrl: infra.natsUrl,
+    logLevel: 'warn',
+    stdio: 'ignore',
+    extraEnv: { 'oidc-core': oidcEnv },
+  });
   const db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let second;
@@ -154,16 +175,32 @@ async function main() {
       [TENANT_B, { scripted: MAPPER }],
     ])) {
       const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId, clientSecretPepper: pepper });
-      await db.models.User.updateOne({ tenantId, _id: tenant.user.id }, { $set: { customClaims: { dept: `dept-${tenantId}` } } });
+      await db.models.User.updateOne(
+        { tenantId, _id: tenant.user.id },
+        { $set: { customClaims: { dept: `dept-${tenantId}` } } },
+      );
       const keys = await keyStore.load(tenantId);
       const jwk = keys.signing.find((k) => k.alg === 'ES256');
       if (!jwk) throw new Error('no ES256 key');
       const issuer = `${topology.baseUrl}/auth/${tenantId}`;
       for (const [clientId, script] of Object.entries(clients)) {
-        await createClient(db.models, pepper, { tenantId, clientId, name: clientId, grantTypes: ['authorization_code'], redirectUris: ['https://app.example/cb'], firstParty: true });
-        await db.models.Client.updateOne({ tenantId, clientId }, { $set: { 'config.customizeUserInfoClaims': script } });
+        await createClient(db.models, pepper, {
+          tenantId,
+          clientId,
+          name: clientId,
+          grantTypes: ['authorization_code'],
+          redirectUris: ['https://app.example/cb'],
+          firstParty: true,
+        });
+        await db.models.Client.updateOne(
+          { tenantId, clientId },
+          { $set: { 'config.customizeUserInfoClaims': script } },
+        );
         const now = Math.floor(Date.now() / 1000);
-        tokens[clientId] = await new SignJWT({ client_id: clientId, 'org.vendor.userinfo.scope': 'openid email custom_claims' })
+        tokens[clientId] = await new SignJWT({
+          client_id: clientId,
+          'org.vendor.userinfo.scope': 'openid email custom_claims',
+        })
           .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
           .setIssuer(issuer)
           .setSubject(tenant.user.id)
@@ -178,15 +215,28 @@ async function main() {
 
     // The second oidc-core: same environment, its own port, a breaker that never opens.
     const secondPort = await freePort();
-    const env = { ...topology.services['oidc-core'].env, PORT: String(secondPort), CUSTOM_CLAIMS_BREAKER_FAILURES: '1000' };
-    second = spawn(process.execPath, [join(repoRoot(), 'services', 'oidc-core', 'dist', 'main.js')], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+    const env = {
+      ...topology.services['oidc-core'].env,
+      PORT: String(secondPort),
+      CUSTOM_CLAIMS_BREAKER_FAILURES: '1000',
+    };
+    second = spawn(process.execPath, [join(repoRoot(), 'services', 'oidc-core', 'dist', 'main.js')], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: 'ignore',
+    });
     await waitForPort(secondPort, 30_000, second);
 
     const mainPort = topology.services['oidc-core'].port;
-    Object.assign(watched, { 'oidc-core': topology.services['oidc-core'].process.pid, 'oidc-core 2': second.pid, ferretdb: infra.servers.ferretdb?.process.pid });
+    Object.assign(watched, {
+      'oidc-core': topology.services['oidc-core'].process.pid,
+      'oidc-core 2': second.pid,
+      ferretdb: infra.servers.ferretdb?.process.pid,
+    });
     for (const port of [mainPort, secondPort]) {
       // Warm-up: the tenants' providers built, the sandbox workers started, the JIT warm.
-      const res = await fetch(`http://127.0.0.1:${port}/auth/${TENANT_B}/me`, { headers: { authorization: `Bearer ${tokens.scripted}` } });
+      const res = await fetch(`http://127.0.0.1:${port}/auth/${TENANT_B}/me`, {
+        headers: { authorization: `Bearer ${tokens.scripted}` },
+      });
       if (res.status !== 200) throw new Error(`UserInfo answered ${res.status}: ${await res.text()}`);
       await bystander(`http://127.0.0.1:${port}/auth/${TENANT_B}/me`, tokens.scripted, 2000, bConnections, expected);
     }
@@ -196,22 +246,43 @@ async function main() {
       await phase('B + A flooding, harmless script', mainPort, { b: tokens.scripted, a: tokens.harmless, expected }),
       await phase('B + A flooding, while(true){}', mainPort, { b: tokens.scripted, a: tokens.looping, expected }),
       await phase('B alone (breaker never opens)', secondPort, { b: tokens.scripted, expected }),
-      await phase('B + A flooding, while(true){} (breaker never opens)', secondPort, { b: tokens.scripted, a: tokens.looping, expected }),
+      await phase('B + A flooding, while(true){} (breaker never opens)', secondPort, {
+        b: tokens.scripted,
+        a: tokens.looping,
+        expected,
+      }),
     ];
 
     process.stdout.write(
-      `\ncustomizeUserInfoClaims fairness, ${seconds}s per phase, A at ${connections} connections, B at ${bConnections} (node ${process.version}, ${cpus().length} cores, availableParallelism ${availableParallelism()}, oidc-core defaults${Object.keys(oidcEnv).length ? ` but ${Object.entries(oidcEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''})\n`,
+      `\ncustomizeUserInfoClaims fairness, ${seconds}s per phase, A at ${connections} connections, B at ${bConnections} (node ${process.version}, ${cpus().length} cores, availableParallelism ${availableParallelism()}, oidc-core defaults${
+        Object.keys(oidcEnv).length
+          ? ` but ${Object.entries(oidcEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      })\n`,
     );
-    process.stdout.write('phase                                                |  B calls  p50 ms  p99 ms  max ms  lost  non-200 |  A req/s  A p99 | A scripts: timeout memory busy skipped | queued A/B, A refused\n');
+    process.stdout.write(
+      'phase                                                |  B calls  p50 ms  p99 ms  max ms  lost  non-200 |  A req/s  A p99 | A scripts: timeout memory busy skipped | queued A/B, A refused\n',
+    );
     for (const r of rows) {
-      const a = r.a ? `${String(r.a.rps).padStart(8)} ${String(r.a.p99).padStart(6)}` : `${'-'.padStart(8)} ${'-'.padStart(6)}`;
+      const a = r.a
+        ? `${String(r.a.rps).padStart(8)} ${String(r.a.p99).padStart(6)}`
+        : `${'-'.padStart(8)} ${'-'.padStart(6)}`;
       const s = r.scripts;
       process.stdout.write(
         `${r.label.padEnd(52)} | ${String(r.b.calls).padStart(8)} ${String(r.b.p50).padStart(7)} ${String(r.b.p99).padStart(7)} ${String(r.b.max).padStart(7)} ${String(r.b.lost).padStart(5)} ${String(r.b.non200).padStart(8)} | ${a} | ${s.timeout} ${s.memory} ${s.busy} ${s.skipped} | ${s.aQueued}/${s.bQueued}, ${s.aRejected}\n`,
       );
     }
-    process.stdout.write('\nCPU used per phase, in cores (oidc-core 2: the process whose breaker never opens; load generator: B\'s loop; A\'s flood: its own process, autocannon):\n');
-    for (const r of rows) process.stdout.write(`  ${r.label.padEnd(52)} ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+    process.stdout.write(
+      "\nCPU used per phase, in cores (oidc-core 2: the process whose breaker never opens; load generator: B's loop; A's flood: its own process, autocannon):\n",
+    );
+    for (const r of rows)
+      process.stdout.write(
+        `  ${r.label.padEnd(52)} ${Object.entries(r.cpu)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}\n`,
+      );
     const verdict = (/** @type {any} */ alone, /** @type {any} */ attacked) => ({
       p99Ratio: alone.b.p99 ? +(attacked.b.p99 / alone.b.p99).toFixed(2) : 0,
       p50Ratio: alone.b.p50 ? +(attacked.b.p50 / alone.b.p50).toFixed(2) : 0,
@@ -222,10 +293,18 @@ async function main() {
     const reference = verdict(rows[0], rows[1]);
     const ok = (/** @type {any} */ v) => (v.p99Ratio <= 2 && v.lost === 0 ? 'met' : 'NOT met');
     process.stdout.write(`\ntarget (B's p99 under attack <= 2x alone, no custom_claims lost):\n`);
-    process.stdout.write(`  production defaults:  p99 x${prod.p99Ratio} (p50 x${prod.p50Ratio}), lost ${prod.lost}: ${ok(prod)}\n`);
-    process.stdout.write(`  breaker never opens:  p99 x${sched.p99Ratio} (p50 x${sched.p50Ratio}), lost ${sched.lost}: ${ok(sched)}\n`);
-    process.stdout.write(`  reference, A's harmless flood (HTTP load only): p99 x${reference.p99Ratio} (p50 x${reference.p50Ratio})\n`);
-    process.stdout.write(`${JSON.stringify({ bench: 'custom-claims-fairness', seconds, connections, bConnections, env: oidcEnv, cores: cpus().length, rows, targets: { production: prod, breakerNeverOpens: sched, harmlessReference: reference } })}\n`);
+    process.stdout.write(
+      `  production defaults:  p99 x${prod.p99Ratio} (p50 x${prod.p50Ratio}), lost ${prod.lost}: ${ok(prod)}\n`,
+    );
+    process.stdout.write(
+      `  breaker never opens:  p99 x${sched.p99Ratio} (p50 x${sched.p50Ratio}), lost ${sched.lost}: ${ok(sched)}\n`,
+    );
+    process.stdout.write(
+      `  reference, A's harmless flood (HTTP load only): p99 x${reference.p99Ratio} (p50 x${reference.p50Ratio})\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'custom-claims-fairness', seconds, connections, bConnections, env: oidcEnv, cores: cpus().length, rows, targets: { production: prod, breakerNeverOpens: sched, harmlessReference: reference } })}\n`,
+    );
   } finally {
     second?.kill('SIGTERM');
     await db.connection.dropDatabase().catch(() => undefined);

@@ -36,7 +36,10 @@ async function exchangeRequest(mongoUri, topology) {
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+    const tenant = await seedDelegationTenant(db.models, keyStore, {
+      tenantId: TENANT,
+      clientSecretPepper: topology.secrets.clientSecretPepper,
+    });
     const keys = await keyStore.load(TENANT);
     const jwk = keys.signing.find((/** @type {any} */ k) => k.alg === 'ES256');
     if (!jwk) throw new Error('no ES256 key');
@@ -73,14 +76,22 @@ async function exchangeRequest(mongoUri, topology) {
  * @param {{ url: string, auth: string, body: string }} req @param {() => Record<string, number | undefined>} pids
  */
 async function measure(req, pids) {
-  const first = await fetch(req.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: req.auth }, body: req.body });
+  const first = await fetch(req.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: req.auth },
+    body: req.body,
+  });
   if (first.status !== 200) throw new Error(`${req.url} answered ${first.status}: ${await first.text()}`);
   const rows = [];
   for (const connections of connectionSets) {
     await load({ ...req, connections, seconds: 2 });
     const before = cpuTimes(pids());
     const r = await load({ ...req, connections, seconds });
-    rows.push({ connections, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes(pids()), r.requests.total) });
+    rows.push({
+      connections,
+      ...summary(r),
+      cpuMsPerRequest: cpuPerRequest(before, cpuTimes(pids()), r.requests.total),
+    });
   }
   return rows;
 }
@@ -99,11 +110,20 @@ async function main() {
       try {
         const req = await exchangeRequest(mongoUri, topology);
         const pids = () => ({
-          ...Object.fromEntries(Object.values(topology.services).map((s) => [s.name === 'nhe-delegation' ? 'sidecar' : s.name, s.process.pid])),
+          ...Object.fromEntries(
+            Object.values(topology.services).map((s) => [
+              s.name === 'nhe-delegation' ? 'sidecar' : s.name,
+              s.process.pid,
+            ]),
+          ),
           'nats-server': nats.process.pid,
           ferretdb: ferret?.process.pid,
         });
-        results.push({ topology: 'single', replicas: { oidc: 1, management: 1, 'audit-writer': 1, signals: 1, nats: 1, streamReplicas: 1 }, rows: await measure(req, pids) });
+        results.push({
+          topology: 'single',
+          replicas: { oidc: 1, management: 1, 'audit-writer': 1, signals: 1, nats: 1, streamReplicas: 1 },
+          rows: await measure(req, pids),
+        });
       } finally {
         await topology.stop();
         await nats.dispose();
@@ -112,7 +132,13 @@ async function main() {
     if (only !== 'single') {
       const cluster = await startNatsCluster();
       const mongoUri = withDatabase(mongoBase, `idp_bench_ha_ha_${Date.now()}`);
-      const topology = await startHaTopology({ mongoUri, natsUrl: cluster.url, natsCluster: cluster, logLevel: 'warn', stdio: 'ignore' });
+      const topology = await startHaTopology({
+        mongoUri,
+        natsUrl: cluster.url,
+        natsCluster: cluster,
+        logLevel: 'warn',
+        stdio: 'ignore',
+      });
       try {
         const req = await exchangeRequest(mongoUri, topology);
         const pids = () => ({
@@ -122,7 +148,11 @@ async function main() {
         /** @type {Record<string, number>} */
         const replicas = {};
         for (const r of topology.replicas) replicas[r.workload] = (replicas[r.workload] ?? 0) + 1;
-        results.push({ topology: 'ha', replicas: { ...replicas, nats: cluster.nodes.length, streamReplicas: 3 }, rows: await measure(req, pids) });
+        results.push({
+          topology: 'ha',
+          replicas: { ...replicas, nats: cluster.nodes.length, streamReplicas: 3 },
+          rows: await measure(req, pids),
+        });
       } finally {
         await topology.stop();
         await cluster.stop();
@@ -132,8 +162,12 @@ async function main() {
     await ferret?.dispose();
   }
 
-  process.stdout.write(`\nToken exchanges through the router, single vs HA topology, ${seconds}s per point (node ${process.version}, ${cpus().length} cores)\n`);
-  process.stdout.write('topology | replicas (oidc pairs, writers, NATS nodes) | connections |  req/s |  p50 |  p99 | non-2xx\n');
+  process.stdout.write(
+    `\nToken exchanges through the router, single vs HA topology, ${seconds}s per point (node ${process.version}, ${cpus().length} cores)\n`,
+  );
+  process.stdout.write(
+    'topology | replicas (oidc pairs, writers, NATS nodes) | connections |  req/s |  p50 |  p99 | non-2xx\n',
+  );
   for (const t of results) {
     for (const r of t.rows) {
       process.stdout.write(
@@ -144,8 +178,14 @@ async function main() {
   process.stdout.write('\nCPU ms per request, by process (user + system from /proc; load generator = this process):\n');
   for (const t of results) {
     for (const r of t.rows) {
-      const total = Object.entries(r.cpuMsPerRequest).filter(([k]) => k !== 'load generator').reduce((a, [, v]) => a + v, 0);
-      process.stdout.write(`  ${t.topology} at ${r.connections}: ${Object.entries(r.cpuMsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ')}; servers in all ${+total.toFixed(3)}\n`);
+      const total = Object.entries(r.cpuMsPerRequest)
+        .filter(([k]) => k !== 'load generator')
+        .reduce((a, [, v]) => a + v, 0);
+      process.stdout.write(
+        `  ${t.topology} at ${r.connections}: ${Object.entries(r.cpuMsPerRequest)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}; servers in all ${+total.toFixed(3)}\n`,
+      );
     }
   }
   process.stdout.write(`${JSON.stringify({ bench: 'ha', seconds, cores: cpus().length, results })}\n`);

@@ -60,9 +60,21 @@ async function main() {
       // writer did (a duplicate or a retry re-reads rows by jti and the chain's tail: queries FerretDB scans).
       const storeAnonFile = [statusMiB(ours.pids.ferretdb, 'RssAnon'), statusMiB(ours.pids.ferretdb, 'RssFile')];
       const writer = await ours.writerOutcomes().catch(() => ({}));
-      segments.push({ exchanges: done, rps: Math.round(r.requests.average), p99: r.latency.p99, settleMs, rss, storeAnonFile, writer });
+      segments.push({
+        exchanges: done,
+        rps: Math.round(r.requests.average),
+        p99: r.latency.p99,
+        settleMs,
+        rss,
+        storeAnonFile,
+        writer,
+      });
       say(
-        `  ${done} exchanges (${Math.round(r.requests.average)}/s, p99 ${r.latency.p99} ms, ${failed} failed, settled in ${settleMs} ms): RSS MiB ${Object.entries(rss).map(([k, v]) => `${k} ${v}`).join(', ')}` +
+        `  ${done} exchanges (${Math.round(r.requests.average)}/s, p99 ${r.latency.p99} ms, ${failed} failed, settled in ${settleMs} ms): RSS MiB ${Object.entries(
+          rss,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}` +
           ` (store anon ${storeAnonFile[0]}, file ${storeAnonFile[1]}); writer ${JSON.stringify(writer)}`,
       );
       if (!checkpoint && done >= exchanges / 10) {
@@ -72,18 +84,40 @@ async function main() {
     }
     const end = segments[segments.length - 1]?.rss ?? {};
     const out = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);
-    out(`\n${done} token exchanges at ${connections} connections in ${Math.round((Date.now() - started) / 1000)} s (${failed} not answered 200); RSS (MiB) at the start, after ${checkpointAt}, after ${done}, end/checkpoint (target <= 1.10):`);
+    out(
+      `\n${done} token exchanges at ${connections} connections in ${Math.round((Date.now() - started) / 1000)} s (${failed} not answered 200); RSS (MiB) at the start, after ${checkpointAt}, after ${done}, end/checkpoint (target <= 1.10):`,
+    );
     /** @type {Record<string, { start: number, checkpoint: number, end: number, ratio: number }>} */
     const table = {};
     for (const k of Object.keys(end)) {
       const c = checkpoint?.[k] ?? 0;
-      table[k] = { start: atStart[k] ?? 0, checkpoint: c, end: end[k] ?? 0, ratio: c ? +((end[k] ?? 0) / c).toFixed(3) : 0 };
-      out(`  ${k.padEnd(14)} ${String(table[k].start).padStart(8)} ${String(c).padStart(8)} ${String(end[k]).padStart(8)}  ${table[k].ratio}${table[k].ratio > 1.1 ? '  OVER' : ''}`);
+      table[k] = {
+        start: atStart[k] ?? 0,
+        checkpoint: c,
+        end: end[k] ?? 0,
+        ratio: c ? +((end[k] ?? 0) / c).toFixed(3) : 0,
+      };
+      out(
+        `  ${k.padEnd(14)} ${String(table[k].start).padStart(8)} ${String(c).padStart(8)} ${String(end[k]).padStart(8)}  ${table[k].ratio}${table[k].ratio > 1.1 ? '  OVER' : ''}`,
+      );
     }
     // countDocuments with a filter makes FerretDB read every row (minutes at 250,000): count the collection instead.
     const audited = await ours.auditRowsTotal();
     out(`audit rows: ${audited} for ${done} exchanges answered 200 (warm-up check included)`);
-    out(JSON.stringify({ bench: 'memory', node: process.version, sidecarEnv: sidecarEnvArg(), exchanges: done, failed, connections, checkpointAt, rss: table, auditRows: audited, segments }));
+    out(
+      JSON.stringify({
+        bench: 'memory',
+        node: process.version,
+        sidecarEnv: sidecarEnvArg(),
+        exchanges: done,
+        failed,
+        connections,
+        checkpointAt,
+        rss: table,
+        auditRows: audited,
+        segments,
+      }),
+    );
   } finally {
     await ours.stop();
   }

@@ -52,7 +52,11 @@ async function measureProduct(o) {
   const answered = Object.fromEntries(o.grants.map((g) => [g.name, 0]));
   /** @type {Record<string, number>} */
   const sent = Object.fromEntries(o.grants.map((g) => [g.name, 0]));
-  const loadCounted = async (/** @type {Grant} */ g, /** @type {number} */ connections, /** @type {number} */ seconds) => {
+  const loadCounted = async (
+    /** @type {Grant} */ g,
+    /** @type {number} */ connections,
+    /** @type {number} */ seconds,
+  ) => {
     const r = await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds });
     answered[g.name] += r['2xx'] ?? 0;
     sent[g.name] += r.requests.sent ?? 0;
@@ -60,8 +64,13 @@ async function measureProduct(o) {
   };
   try {
     for (const g of o.grants) {
-      const res = await fetch(g.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: g.auth }, body: g.body });
-      if (res.status !== 200) throw new Error(`${o.product} ${g.name}: ${g.url} answered ${res.status}: ${await res.text()}`);
+      const res = await fetch(g.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: g.auth },
+        body: g.body,
+      });
+      if (res.status !== 200)
+        throw new Error(`${o.product} ${g.name}: ${g.url} answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
       answered[g.name] += 1;
       sent[g.name] += 1;
@@ -69,7 +78,9 @@ async function measureProduct(o) {
     const maxConnections = Math.max(...o.connectionSets);
     for (const g of o.grants) {
       if (o.warmupSeconds <= 0) break;
-      say(`  ${o.product}: warming up ${g.name}, ${o.warmupSeconds}s at ${maxConnections} connections (load average ${loadavg()[0].toFixed(2)})`);
+      say(
+        `  ${o.product}: warming up ${g.name}, ${o.warmupSeconds}s at ${maxConnections} connections (load average ${loadavg()[0].toFixed(2)})`,
+      );
       const r = await loadCounted(g, maxConnections, o.warmupSeconds);
       if (r.non2xx || r.errors) say(`  ${o.product}: warm-up of ${g.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     }
@@ -83,10 +94,23 @@ async function measureProduct(o) {
         const r = await loadCounted(g, connections, o.seconds);
         const settleMs = (await o.settle?.()) ?? 0;
         const cpu = cpuPerRequest(before, cpuTimes(o.pids), r.requests.total);
-        const total = Object.entries(cpu).filter(([name]) => name !== 'load generator').reduce((sum, [, ms]) => sum + ms, 0);
-        const row = { product: o.product, grant: g.name, connections, ...summary(r), requests: r.requests.total, cpuMsPerRequest: cpu, cpuMsTotal: +total.toFixed(3), ...(o.settle ? { settleMs } : {}) };
+        const total = Object.entries(cpu)
+          .filter(([name]) => name !== 'load generator')
+          .reduce((sum, [, ms]) => sum + ms, 0);
+        const row = {
+          product: o.product,
+          grant: g.name,
+          connections,
+          ...summary(r),
+          requests: r.requests.total,
+          cpuMsPerRequest: cpu,
+          cpuMsTotal: +total.toFixed(3),
+          ...(o.settle ? { settleMs } : {}),
+        };
         rows.push(row);
-        say(`  ${o.product}: ${g.name}, ${connections} connection(s): ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuMsTotal} CPU-ms/request${o.settle ? ` (CPU read ${settleMs} ms after the load, once the backlog was stored)` : ''} (load average ${loadavg()[0].toFixed(2)})`);
+        say(
+          `  ${o.product}: ${g.name}, ${connections} connection(s): ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuMsTotal} CPU-ms/request${o.settle ? ` (CPU read ${settleMs} ms after the load, once the backlog was stored)` : ''} (load average ${loadavg()[0].toFixed(2)})`,
+        );
       }
     }
     return { rows, answered, sent };
@@ -107,21 +131,37 @@ async function measureProduct(o) {
 function printTable(rows, names) {
   const w = Math.max(...rows.map((r) => r.product.length), 7);
   const out = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);
-  out(`${'grant'.padEnd(18)} ${'conns'.padStart(5)}  ${'product'.padEnd(w)} ${'req/s'.padStart(7)} ${'p50'.padStart(5)} ${'p99'.padStart(5)} ${'CPU-ms/req'.padStart(10)}  per process (CPU-ms/request)`);
+  out(
+    `${'grant'.padEnd(18)} ${'conns'.padStart(5)}  ${'product'.padEnd(w)} ${'req/s'.padStart(7)} ${'p50'.padStart(5)} ${'p99'.padStart(5)} ${'CPU-ms/req'.padStart(10)}  per process (CPU-ms/request)`,
+  );
   for (const r of rows) {
-    const per = Object.entries(r.cpuMsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ');
+    const per = Object.entries(r.cpuMsPerRequest)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
     const bad = r.non2xx || r.errors ? `  [non-2xx ${r.non2xx}, errors ${r.errors}]` : '';
-    out(`${r.grant.padEnd(18)} ${String(r.connections).padStart(5)}  ${r.product.padEnd(w)} ${String(r.rps).padStart(7)} ${String(r.p50).padStart(5)} ${String(r.p99).padStart(5)} ${String(r.cpuMsTotal).padStart(10)}  ${per}${bad}`);
+    out(
+      `${r.grant.padEnd(18)} ${String(r.connections).padStart(5)}  ${r.product.padEnd(w)} ${String(r.rps).padStart(7)} ${String(r.p50).padStart(5)} ${String(r.p99).padStart(5)} ${String(r.cpuMsTotal).padStart(10)}  ${per}${bad}`,
+    );
   }
   const ratios = [];
   for (const r of rows.filter((x) => x.product === names.ours)) {
     const peer = rows.find((x) => x.product === names.peer && x.grant === r.grant && x.connections === r.connections);
     if (!peer || !peer.cpuMsTotal || !r.cpuMsTotal) continue;
-    ratios.push({ grant: r.grant, connections: r.connections, ours: r.cpuMsTotal, peer: peer.cpuMsTotal, ratio: +(r.cpuMsTotal / peer.cpuMsTotal).toFixed(3), peerOverOurs: +(peer.cpuMsTotal / r.cpuMsTotal).toFixed(2) });
+    ratios.push({
+      grant: r.grant,
+      connections: r.connections,
+      ours: r.cpuMsTotal,
+      peer: peer.cpuMsTotal,
+      ratio: +(r.cpuMsTotal / peer.cpuMsTotal).toFixed(3),
+      peerOverOurs: +(peer.cpuMsTotal / r.cpuMsTotal).toFixed(2),
+    });
   }
   if (ratios.length) {
     out(`\nCPU-ms per request, ${names.ours} summed over its processes (load generator excluded) / ${names.peer}'s:`);
-    for (const x of ratios) out(`  ${x.grant.padEnd(18)} ${String(x.connections).padStart(3)} connection(s): ${x.ours} / ${x.peer} = ${x.ratio} (1/${x.peerOverOurs} of ${names.peer}'s CPU)`);
+    for (const x of ratios)
+      out(
+        `  ${x.grant.padEnd(18)} ${String(x.connections).padStart(3)} connection(s): ${x.ours} / ${x.peer} = ${x.ratio} (1/${x.peerOverOurs} of ${names.peer}'s CPU)`,
+      );
   }
   return ratios;
 }

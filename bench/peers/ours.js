@@ -45,10 +45,19 @@ async function startOurs(o = {}) {
     await infra.stop();
   };
   try {
-    topology = await startTopology({ mongoUri: infra.mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': o.oidcEnv ?? {}, 'nhe-delegation': o.sidecarEnv ?? {} } });
+    topology = await startTopology({
+      mongoUri: infra.mongoUri,
+      natsUrl: infra.natsUrl,
+      logLevel: 'warn',
+      stdio: 'ignore',
+      extraEnv: { 'oidc-core': o.oidcEnv ?? {}, 'nhe-delegation': o.sidecarEnv ?? {} },
+    });
     db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+    const tenant = await seedDelegationTenant(db.models, keyStore, {
+      tenantId: TENANT,
+      clientSecretPepper: topology.secrets.clientSecretPepper,
+    });
     const role = await db.models.Role.findOne({ tenantId: TENANT, name: 'orders-clerk' }).lean();
     const svc = await createClient(db.models, topology.secrets.clientSecretPepper, {
       tenantId: TENANT,
@@ -67,10 +76,21 @@ async function startOurs(o = {}) {
       _id: `${TENANT}:Grant:${grantId}`,
       tenantId: TENANT,
       model: 'Grant',
-      payload: JSON.stringify({ jti: grantId, kind: 'Grant', clientId: tenant.client.clientId, accountId: tenant.user.id, iat: now, exp: now + 7200 }),
+      payload: JSON.stringify({
+        jti: grantId,
+        kind: 'Grant',
+        clientId: tenant.client.clientId,
+        accountId: tenant.user.id,
+        iat: now,
+        exp: now + 7200,
+      }),
       expiresAt: new Date((now + 7200) * 1000),
     });
-    const subjectToken = await new SignJWT({ scope: 'orders:read orders:write', client_id: tenant.client.clientId, ...(process.env.BENCH_NO_GRANT ? {} : { 'org.vendor.grant.id': grantId }) })
+    const subjectToken = await new SignJWT({
+      scope: 'orders:read orders:write',
+      client_id: tenant.client.clientId,
+      ...(process.env.BENCH_NO_GRANT ? {} : { 'org.vendor.grant.id': grantId }),
+    })
       .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
       .setIssuer(`${topology.baseUrl}/auth/${TENANT}`)
       .setSubject(tenant.user.id)
@@ -79,9 +99,14 @@ async function startOurs(o = {}) {
       .setExpirationTime(now + 3600)
       .setJti('bench-peers-subject')
       .sign(await importJWK(jwk, 'ES256'));
-    const basic = (/** @type {string} */ id, /** @type {string} */ secret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const basic = (/** @type {string} */ id, /** @type {string} */ secret) =>
+      `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
     const tokenUrl = `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`;
-    const clientCredentials = { url: tokenUrl, auth: basic('bench-cc', svc.clientSecret), body: new URLSearchParams({ grant_type: 'client_credentials', resource: tenant.resource }).toString() };
+    const clientCredentials = {
+      url: tokenUrl,
+      auth: basic('bench-cc', svc.clientSecret),
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: tenant.resource }).toString(),
+    };
     const tokenExchange = {
       url: tokenUrl,
       auth: basic(tenant.client.clientId, tenant.client.clientSecret),
@@ -115,7 +140,8 @@ async function startOurs(o = {}) {
       const started = Date.now();
       for (;;) {
         const info = await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
-        if ((info.num_pending === 0 && info.num_ack_pending === 0) || Date.now() - started > 60_000) return Date.now() - started;
+        if ((info.num_pending === 0 && info.num_ack_pending === 0) || Date.now() - started > 60_000)
+          return Date.now() - started;
         await new Promise((r) => setTimeout(r, 100));
       }
     };
@@ -124,10 +150,23 @@ async function startOurs(o = {}) {
       const text = await (await fetch(`http://127.0.0.1:${topology.services['audit-writer'].port}/metrics`)).text();
       /** @type {Record<string, number>} */
       const out = {};
-      for (const m of text.matchAll(/^audit_writer_messages_total\{outcome="([a-z-]+)"[^}]*\} (\d+)/gm)) out[m[1]] = Number(m[2]);
+      for (const m of text.matchAll(/^audit_writer_messages_total\{outcome="([a-z-]+)"[^}]*\} (\d+)/gm))
+        out[m[1]] = Number(m[2]);
       return out;
     };
-    return { mongoUri: infra.mongoUri, clientCredentials, tokenExchange, pids, serverPids, auditRows, auditRowsTotal, settle, writerOutcomes, external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] }, stop };
+    return {
+      mongoUri: infra.mongoUri,
+      clientCredentials,
+      tokenExchange,
+      pids,
+      serverPids,
+      auditRows,
+      auditRowsTotal,
+      settle,
+      writerOutcomes,
+      external: { store: !infra.servers.ferretdb, nats: !infra.servers['nats-server'] },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

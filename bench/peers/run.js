@@ -31,7 +31,9 @@ async function runPeers(defaults = {}) {
   const warmupSeconds = Number(arg('warmup', '30'));
   const connectionSets = arg('connections', '1,32').split(',').map(Number);
   const only = arg('only', defaults.only ?? 'all');
-  const order = arg('order', `${KEYCLOAK},${OURS}`).split(',').filter((p) => only === 'all' || p === only);
+  const order = arg('order', `${KEYCLOAK},${OURS}`)
+    .split(',')
+    .filter((p) => only === 'all' || p === only);
   const serverCpu = arg('server-cpu', '1');
   const loadCpu = arg('load-cpu', '0');
   const oidcEnv = oidcEnvArg();
@@ -55,7 +57,9 @@ async function runPeers(defaults = {}) {
       say(`keycloak ${versions.keycloak} (Java ${versions.java}): starting (start-dev)...`);
       const kc = await startKeycloak();
       try {
-        say(`  started in ${(kc.startupMs / 1000).toFixed(1)}s at ${kc.baseUrl}; configuring the realm through the admin REST API`);
+        say(
+          `  started in ${(kc.startupMs / 1000).toFixed(1)}s at ${kc.baseUrl}; configuring the realm through the admin REST API`,
+        );
         const grants = await configureRealm(kc);
         const javaPid = kc.javaPid();
         if (!javaPid) throw new Error('no java process under kc.sh');
@@ -115,17 +119,48 @@ async function runPeers(defaults = {}) {
   out(
     `\n${[versions.keycloak && `Keycloak ${versions.keycloak} (Java ${versions.java}, start-dev)`, order.includes(OURS) && `this product (node ${process.version})`].filter(Boolean).join(' vs ')}, ${cpus().length} CPUs (${model}); ` +
       `server on CPU ${serverCpu}, load generator on CPU ${loadCpu}; ${warmupSeconds}s warm-up per grant, then 2s + ${seconds}s per point; ` +
-      `load average ${loadAverages.start.join(' ')} at the start, ${loadAverages.end?.join(' ')} at the end${Object.keys(oidcEnv).length ? `; oidc-core ${Object.entries(oidcEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}${Object.keys(sidecarEnv).length ? `; sidecar ${Object.entries(sidecarEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`,
+      `load average ${loadAverages.start.join(' ')} at the start, ${loadAverages.end?.join(' ')} at the end${
+        Object.keys(oidcEnv).length
+          ? `; oidc-core ${Object.entries(oidcEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      }${
+        Object.keys(sidecarEnv).length
+          ? `; sidecar ${Object.entries(sidecarEnv)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      }`,
   );
   const ratios = printTable(rows, { ours: OURS, peer: KEYCLOAK });
-  const audit = /** @type {{ answered: number, sent: number, rows: number, consistent: boolean } | undefined} */ (notes.audit);
+  const audit = /** @type {{ answered: number, sent: number, rows: number, consistent: boolean } | undefined} */ (
+    notes.audit
+  );
   if (audit) {
     out(
       `our token exchanges in this run (warm-up included): ${audit.answered} answered 200, ${audit.sent} sent; audit rows: ${audit.rows} ` +
         `(${audit.consistent ? 'between the two: one per token issued' : 'NOT between the two: rows missing or extra'})`,
     );
   }
-  out(JSON.stringify({ bench: 'peers', versions, sidecarEnv, cpus: cpus().length, cpuModel: model, serverCpu, loadCpu, warmupSeconds, seconds, connectionSets, loadAverages, rows, ratios, ...notes }));
+  out(
+    JSON.stringify({
+      bench: 'peers',
+      versions,
+      sidecarEnv,
+      cpus: cpus().length,
+      cpuModel: model,
+      serverCpu,
+      loadCpu,
+      warmupSeconds,
+      seconds,
+      connectionSets,
+      loadAverages,
+      rows,
+      ratios,
+      ...notes,
+    }),
+  );
 }
 
 module.exports = { runPeers };

@@ -27,11 +27,23 @@ async function main() {
   const row = () => {
     n += 1;
     return {
-      tenantId: 4260, jti: `jti-${n}-${Math.random().toString(36).slice(2)}`, chainKey: `4260:${n}`, seq: n,
-      issuedAt: new Date(), expiresAt: new Date(Date.now() + 3600e3), userId: 'u-123456', nheId: 'nhe-abcdef', clientId: 'agent-client',
-      resourceServer: 'https://api.orders.example', grantType: 'urn:ietf:params:oauth:grant-type:token-exchange', scope: 'orders:read',
-      actorChain: [{ sub: 'nhe-abcdef', client_id: 'agent-client' }], decision: { policyId: 'p-1', reason: 'allowed' },
-      prevHash: 'x'.repeat(43), hash: 'y'.repeat(43), eventId: `ev-${n}`,
+      tenantId: 4260,
+      jti: `jti-${n}-${Math.random().toString(36).slice(2)}`,
+      chainKey: `4260:${n}`,
+      seq: n,
+      issuedAt: new Date(),
+      expiresAt: new Date(Date.now() + 3600e3),
+      userId: 'u-123456',
+      nheId: 'nhe-abcdef',
+      clientId: 'agent-client',
+      resourceServer: 'https://api.orders.example',
+      grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      scope: 'orders:read',
+      actorChain: [{ sub: 'nhe-abcdef', client_id: 'agent-client' }],
+      decision: { policyId: 'p-1', reason: 'allowed' },
+      prevHash: 'x'.repeat(43),
+      hash: 'y'.repeat(43),
+      eventId: `ev-${n}`,
     };
   };
   try {
@@ -40,16 +52,23 @@ async function main() {
       if (indexed) {
         await coll.createIndex({ jti: 1 }, { unique: true });
         await coll.createIndex({ chainKey: 1 }, { unique: true, sparse: true });
-        for (const f of ['_id', 'userId', 'nheId', 'clientId', 'resourceServer']) await coll.createIndex({ tenantId: 1, ...(f === '_id' ? { issuedAt: -1, _id: -1 } : { [f]: 1, issuedAt: -1 }) });
+        for (const f of ['_id', 'userId', 'nheId', 'clientId', 'resourceServer'])
+          await coll.createIndex({
+            tenantId: 1,
+            ...(f === '_id' ? { issuedAt: -1, _id: -1 } : { [f]: 1, issuedAt: -1 }),
+          });
         await coll.createIndex({ tenantId: 1, seq: 1 });
       }
       for (const batch of [1, 20, 200]) {
         await coll.insertMany(Array.from({ length: batch }, row), { ordered: true, writeConcern: { w: 'majority' } });
         const before = cpuMs(server.process.pid ?? 0);
         const t = Date.now();
-        for (let i = 0; i < rows / batch; i++) await coll.insertMany(Array.from({ length: batch }, row), { ordered: true, writeConcern: { w: 'majority' } });
+        for (let i = 0; i < rows / batch; i++)
+          await coll.insertMany(Array.from({ length: batch }, row), { ordered: true, writeConcern: { w: 'majority' } });
         const ms = cpuMs(server.process.pid ?? 0) - before;
-        process.stdout.write(`${indexed ? '9 indexes' : 'no index '}  batch ${String(batch).padStart(3)}: FerretDB ${(ms / rows).toFixed(3)} CPU-ms per row, ${Math.round((rows * 1000) / (Date.now() - t))} rows/s\n`);
+        process.stdout.write(
+          `${indexed ? '9 indexes' : 'no index '}  batch ${String(batch).padStart(3)}: FerretDB ${(ms / rows).toFixed(3)} CPU-ms per row, ${Math.round((rows * 1000) / (Date.now() - t))} rows/s\n`,
+        );
       }
     }
   } finally {

@@ -60,7 +60,12 @@ topologyModule.startTopology = (/** @type {any} */ o) => {
     }
     const dir = join(outDir, label);
     mkdirSync(dir, { recursive: true });
-    extraEnv[service] = { ...(extraEnv[service] ?? {}), NODE_OPTIONS: `${nodeOptions} --require ${join(__dirname, 'cpu-prof.js')}`.trim(), CPU_PROF_DIR: dir, CPU_PROF_INTERVAL: String(interval) };
+    extraEnv[service] = {
+      ...(extraEnv[service] ?? {}),
+      NODE_OPTIONS: `${nodeOptions} --require ${join(__dirname, 'cpu-prof.js')}`.trim(),
+      CPU_PROF_DIR: dir,
+      CPU_PROF_INTERVAL: String(interval),
+    };
   }
   return original({ ...o, extraEnv });
 };
@@ -80,7 +85,10 @@ function threadTimes(/** @type {number | undefined} */ pid) {
   for (const tid of tids) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main (JS) thread' : `other threads (${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, 'N')})`;
+      const name =
+        tid === String(pid)
+          ? 'main (JS) thread'
+          : `other threads (${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, 'N')})`;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out[name] = (out[name] ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / 100;
     } catch {
@@ -96,7 +104,11 @@ async function main() {
   const g = grantName === 'cc' ? ours.clientCredentials : ours.tokenExchange;
   const pinning = cpus().length >= 2;
   try {
-    const res = await fetch(g.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: g.auth }, body: g.body });
+    const res = await fetch(g.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: g.auth },
+      body: g.body,
+    });
     if (res.status !== 200) throw new Error(`${g.url} answered ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
     if (pinning) {
@@ -105,10 +117,16 @@ async function main() {
       for (const pid of ours.serverPids) pin(pid, alonePid ? (pid === alonePid ? '1' : '0') : '1');
       pin(process.pid, '0');
     }
-    process.stderr.write(`warming up ${warmup}s at ${connections} connections (load average ${loadavg()[0].toFixed(2)})\n`);
+    process.stderr.write(
+      `warming up ${warmup}s at ${connections} connections (load average ${loadavg()[0].toFixed(2)})\n`,
+    );
     if (warmup > 0) await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds: warmup });
     await load({ url: g.url, auth: g.auth, body: g.body, connections, seconds: 2 });
-    const nodePids = { 'oidc-core': ours.pids['oidc-core'], sidecar: ours.pids.sidecar, 'audit-writer': ours.pids['audit-writer'] };
+    const nodePids = {
+      'oidc-core': ours.pids['oidc-core'],
+      sidecar: ours.pids.sidecar,
+      'audit-writer': ours.pids['audit-writer'],
+    };
     // No audit backlog at the start; the backlog the window leaves is stored before the CPU is read (bench/peers/ours.js).
     await ours.settle();
     const threadsBefore = Object.fromEntries(Object.entries(nodePids).map(([k, pid]) => [k, threadTimes(pid)]));
@@ -121,10 +139,20 @@ async function main() {
     const threadsAfter = Object.fromEntries(Object.entries(nodePids).map(([k, pid]) => [k, threadTimes(pid)]));
     const n = r.requests.total;
     const s = summary(r);
-    const total = Object.entries(cpu).filter(([k]) => k !== 'load generator').reduce((a, [, v]) => a + v, 0);
+    const total = Object.entries(cpu)
+      .filter(([k]) => k !== 'load generator')
+      .reduce((a, [, v]) => a + v, 0);
     const out = (/** @type {string} */ l) => process.stdout.write(`${l}\n`);
-    out(`\n${grantName}, ${connections} connections, ${duration} s, profiler ${profile ? `on (${interval} µs)` : 'off'}, ${alone ? `${alone} alone on CPU 1, the rest on CPU 0` : 'the server on CPU 1, the load on CPU 0'}: ${s.rps} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, ${n} requests, non-2xx ${s.non2xx}, errors ${s.errors}; load average ${loadavg()[0].toFixed(2)}`);
-    out(`CPU-ms per request from /proc (all threads, read ${settleMs} ms after the load once the audit backlog was stored): ${Object.entries(cpu).map(([k, v]) => `${k} ${v}`).join(', ')}; summed (load generator excluded) ${total.toFixed(3)}`);
+    out(
+      `\n${grantName}, ${connections} connections, ${duration} s, profiler ${profile ? `on (${interval} µs)` : 'off'}, ${alone ? `${alone} alone on CPU 1, the rest on CPU 0` : 'the server on CPU 1, the load on CPU 0'}: ${s.rps} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, ${n} requests, non-2xx ${s.non2xx}, errors ${s.errors}; load average ${loadavg()[0].toFixed(2)}`,
+    );
+    out(
+      `CPU-ms per request from /proc (all threads, read ${settleMs} ms after the load once the audit backlog was stored): ${Object.entries(
+        cpu,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; summed (load generator excluded) ${total.toFixed(3)}`,
+    );
     for (const [k, after] of Object.entries(threadsAfter)) {
       const b = threadsBefore[k];
       const parts = Object.entries(after)
@@ -134,27 +162,54 @@ async function main() {
       out(`  ${k} by thread (CPU-ms/request): ${parts.map(([t, v]) => `${t} ${Number(v).toFixed(3)}`).join(', ')}`);
     }
     /** @type {any} */
-    const json = { bench: 'profile', alone: alone || undefined, grant: grantName, connections, duration, profile, interval, ...s, requests: n, cpuMsPerRequest: cpu, cpuMsTotal: +total.toFixed(3), settleMs, window: { from, to }, profiles: {} };
+    const json = {
+      bench: 'profile',
+      alone: alone || undefined,
+      grant: grantName,
+      connections,
+      duration,
+      profile,
+      interval,
+      ...s,
+      requests: n,
+      cpuMsPerRequest: cpu,
+      cpuMsTotal: +total.toFixed(3),
+      settleMs,
+      window: { from, to },
+      profiles: {},
+    };
     await ours.stop();
     if (pinning) pin(process.pid, `0-${cpus().length - 1}`);
     if (profile) {
       for (const label of Object.values(PROFILED)) {
         const dir = join(outDir, label);
-        const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
+        const files = readdirSync(dir)
+          .filter((f) => f.endsWith('.cpuprofile'))
+          .map((f) => join(dir, f));
         if (!files.length) {
           out(`\n${label}: no profile written`);
           continue;
         }
         const p = summarize(files, { from, to });
         // Group shares from the profile, in CPU-ms per request of the process's JS thread measured from /proc.
-        const jsThread = ((threadsAfter[label]?.['main (JS) thread'] ?? 0) - (threadsBefore[label]?.['main (JS) thread'] ?? 0)) / n;
-        out(`\n${label}: ${p.totalMs.toFixed(0)} ms sampled on the JS thread in ${p.wallMs.toFixed(0)} ms (${(p.totalMs / n).toFixed(4)} ms/request; /proc says ${jsThread.toFixed(4)}); shares below in /proc's CPU-ms/request (${files.join(' ')})`);
+        const jsThread =
+          ((threadsAfter[label]?.['main (JS) thread'] ?? 0) - (threadsBefore[label]?.['main (JS) thread'] ?? 0)) / n;
+        out(
+          `\n${label}: ${p.totalMs.toFixed(0)} ms sampled on the JS thread in ${p.wallMs.toFixed(0)} ms (${(p.totalMs / n).toFixed(4)} ms/request; /proc says ${jsThread.toFixed(4)}); shares below in /proc's CPU-ms/request (${files.join(' ')})`,
+        );
         const groups = [...p.byGroup.entries()].sort((a, b) => b[1] - a[1]);
         const ms = (/** @type {number} */ x) => ((x / p.totalMs) * jsThread).toFixed(4);
-        for (const [grp, v] of groups) out(`  ${(((v / p.totalMs) * 100).toFixed(1) + '%').padStart(6)}  ${ms(v)} ms/req  ${grp}`);
+        for (const [grp, v] of groups)
+          out(`  ${(((v / p.totalMs) * 100).toFixed(1) + '%').padStart(6)}  ${ms(v)} ms/req  ${grp}`);
         out(`  top ${top} frames by self time:`);
-        for (const [k, v] of [...p.byFunction.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, top)) out(`  ${(((v.ms / p.totalMs) * 100).toFixed(1) + '%').padStart(6)}  ${ms(v.ms)} ms/req  ${k}  [${v.group}]`);
-        json.profiles[label] = { files, sampledMsPerRequest: +(p.totalMs / n).toFixed(4), jsThreadCpuMsPerRequest: +jsThread.toFixed(4), groups: Object.fromEntries(groups.map(([grp, v]) => [grp, +ms(v)])) };
+        for (const [k, v] of [...p.byFunction.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, top))
+          out(`  ${(((v.ms / p.totalMs) * 100).toFixed(1) + '%').padStart(6)}  ${ms(v.ms)} ms/req  ${k}  [${v.group}]`);
+        json.profiles[label] = {
+          files,
+          sampledMsPerRequest: +(p.totalMs / n).toFixed(4),
+          jsThreadCpuMsPerRequest: +jsThread.toFixed(4),
+          groups: Object.fromEntries(groups.map(([grp, v]) => [grp, +ms(v)])),
+        };
       }
     }
     out(JSON.stringify(json));

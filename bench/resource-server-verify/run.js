@@ -58,7 +58,12 @@ async function main() {
     'org.vendor.tenant.name': 'acme',
     'org.vendor.tenant.id': 42,
     act: { sub: 'nhe:invoice-bot' },
-    agent: { id: 'invoice-bot', type: 'llm-autonomous', operator: 'acme-ops', model: { name: 'model-x', version: '1', provider: 'vendor' } },
+    agent: {
+      id: 'invoice-bot',
+      type: 'llm-autonomous',
+      operator: 'acme-ops',
+      model: { name: 'model-x', version: '1', provider: 'vendor' },
+    },
     'org.vendor.nhe.delegation': true,
   })
     .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
@@ -75,7 +80,10 @@ async function main() {
   const raw = () => jwtVerify(token, local, rawOptions);
 
   /** @type {Record<string, unknown>} */
-  const documents = { [`${ISSUER}/.well-known/openid-configuration`]: { issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` }, [`${ISSUER}/jwks`]: jwks };
+  const documents = {
+    [`${ISSUER}/.well-known/openid-configuration`]: { issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` },
+    [`${ISSUER}/jwks`]: jwks,
+  };
   let fetches = 0;
   const verifier = createVerifier({
     issuer: ISSUER,
@@ -115,15 +123,35 @@ async function main() {
     const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const rawRate = mean(rawRates);
     const pkgRate = mean(pkgRates);
-    rows.push({ concurrency: c, raw: Math.round(rawRate), package: Math.round(pkgRate), ratio: Math.round((pkgRate / rawRate) * 1000) / 1000, rawRounds: rawRates.map(Math.round), packageRounds: pkgRates.map(Math.round) });
+    rows.push({
+      concurrency: c,
+      raw: Math.round(rawRate),
+      package: Math.round(pkgRate),
+      ratio: Math.round((pkgRate / rawRate) * 1000) / 1000,
+      rawRounds: rawRates.map(Math.round),
+      packageRounds: pkgRates.map(Math.round),
+    });
   }
 
-  console.log(`resource-server verify: createVerifier vs raw jwtVerify, ES256 NHE token (${token.length} chars), ${rounds} x ${seconds} s per side, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`);
+  console.log(
+    `resource-server verify: createVerifier vs raw jwtVerify, ES256 NHE token (${token.length} chars), ${rounds} x ${seconds} s per side, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`,
+  );
   console.log('| in flight | raw jwtVerify verifies/s | createVerifier verifies/s | ratio (target ≥ 0.9) |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.concurrency} | ${r.raw} | ${r.package} | ${r.ratio.toFixed(3)} |`);
   console.log(`fetches during the whole run (discovery + JWKS): ${fetches}`);
-  console.log(JSON.stringify({ bench: 'resource-server-verify', node: process.version, tokenLength: token.length, seconds, rounds, fetches, rows, pass: rows.every((r) => r.ratio >= 0.9) }));
+  console.log(
+    JSON.stringify({
+      bench: 'resource-server-verify',
+      node: process.version,
+      tokenLength: token.length,
+      seconds,
+      rounds,
+      fetches,
+      rows,
+      pass: rows.every((r) => r.ratio >= 0.9),
+    }),
+  );
 }
 
 main().catch((err) => {

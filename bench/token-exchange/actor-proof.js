@@ -58,7 +58,9 @@ function load(o) {
         connections: o.connections,
         duration: o.seconds,
         headers,
-        ...(typeof next === 'function' ? { requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, body: next() }) }] } : { body: next }),
+        ...(typeof next === 'function'
+          ? { requests: [{ setupRequest: (/** @type {any} */ req) => ({ ...req, body: next() }) }] }
+          : { body: next }),
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
@@ -75,18 +77,26 @@ async function main() {
     natsUrl: infra.natsUrl,
     logLevel: 'warn',
     stdio: 'ignore',
-    ...(cpuProfDir ? { extraEnv: { 'nhe-delegation': { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } } } : {}),
+    ...(cpuProfDir
+      ? { extraEnv: { 'nhe-delegation': { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } } }
+      : {}),
   });
   const db = await connectDatabase(infra.mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+    const tenant = await seedDelegationTenant(db.models, keyStore, {
+      tenantId: TENANT,
+      clientSecretPepper: topology.secrets.clientSecretPepper,
+    });
     const issuer = `${topology.baseUrl}/auth/${TENANT}`;
 
     // The NHE's own key, registered inline (the sidecar imports it once and keeps it).
     const agent = await generateKeyPair('ES256', { extractable: true });
     const agentJwk = { ...(await exportJWK(agent.publicKey)), kid: 'agent-1', alg: 'ES256', use: 'sig' };
-    await db.models.Nhe.updateOne({ tenantId: TENANT, identifier: tenant.nhe.identifier }, { $set: { jwks: { keys: [agentJwk] } } });
+    await db.models.Nhe.updateOne(
+      { tenantId: TENANT, identifier: tenant.nhe.identifier },
+      { $set: { jwks: { keys: [agentJwk] } } },
+    );
 
     const keys = await keyStore.load(TENANT);
     const jwk = keys.signing.find((k) => k.alg === 'ES256');
@@ -149,7 +159,13 @@ async function main() {
       const to = Number(process.hrtime.bigint() / 1000n);
       const cpu = cpuPerRequest(before, cpuTimes(pids()), r.requests.total);
       const server = +SERVER.reduce((sum, name) => sum + (cpu[name] ?? 0), 0).toFixed(3);
-      return { ...summary(r), total: r.requests.total, cpuMsPerRequest: { ...cpu, server }, load1: +loadavg()[0].toFixed(1), ...(cpuProfDir ? { window: [from, to] } : {}) };
+      return {
+        ...summary(r),
+        total: r.requests.total,
+        cpuMsPerRequest: { ...cpu, server },
+        load1: +loadavg()[0].toFixed(1),
+        ...(cpuProfDir ? { window: [from, to] } : {}),
+      };
     }
 
     const rows = [];
@@ -159,7 +175,11 @@ async function main() {
       await topology.stopService('nhe-delegation');
       await topology.startService('nhe-delegation');
       for (const body of [plainBody, (await actorBodies(1))[0]]) {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth }, body });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: auth },
+          body,
+        });
         if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
       }
       for (const connections of connectionSets) {
@@ -173,7 +193,10 @@ async function main() {
           const pool = await actorBodies(Math.ceil(p.rps * seconds * 1.5) + 500);
           let i = 0;
           const q = await point(() => pool[i++ % pool.length], connections);
-          if (i > pool.length) process.stdout.write(`(pool of ${pool.length} actor JWTs reused: the later requests were refused as replays)\n`);
+          if (i > pool.length)
+            process.stdout.write(
+              `(pool of ${pool.length} actor JWTs reused: the later requests were refused as replays)\n`,
+            );
           proof.push(q);
         }
         const pick = (/** @type {any[]} */ xs) => xs.find((x) => x.rps === median(xs.map((y) => y.rps)));
@@ -201,18 +224,27 @@ async function main() {
     for (let i = 0; i < n; i++) await jwtVerify(token, verifyKey, { algorithms: ['ES256'] });
     const verifyMs = Number(process.hrtime.bigint() - t0) / 1e6 / n;
 
-    process.stdout.write(`\nNHE token exchange, nhe-id (plain) vs actor JWT (proof), through oidc-core + sidecar, ${seconds}s per point, median of ${rounds} round(s)\n`);
-    process.stdout.write('jti store | connections | plain rps  p50  p99 load | proof rps  p50  p99 load | rps ratio | server CPU ms/req plain / proof (delta) ratio | sidecar CPU ms/req plain / proof (delta)\n');
+    process.stdout.write(
+      `\nNHE token exchange, nhe-id (plain) vs actor JWT (proof), through oidc-core + sidecar, ${seconds}s per point, median of ${rounds} round(s)\n`,
+    );
+    process.stdout.write(
+      'jti store | connections | plain rps  p50  p99 load | proof rps  p50  p99 load | rps ratio | server CPU ms/req plain / proof (delta) ratio | sidecar CPU ms/req plain / proof (delta)\n',
+    );
     for (const r of rows) {
-      const cell = (/** @type {any} */ s) => `${String(s.rps).padStart(9)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)} ${String(s.load1).padStart(4)}`;
+      const cell = (/** @type {any} */ s) =>
+        `${String(s.rps).padStart(9)} ${String(s.p50).padStart(4)} ${String(s.p99).padStart(4)} ${String(s.load1).padStart(4)}`;
       const c = (/** @type {any} */ s) => s.cpuMsPerRequest;
       process.stdout.write(
         `${r.store.padStart(9)} | ${String(r.connections).padStart(11)} | ${cell(r.plain)} | ${cell(r.proof)} | ${String(r.ratio).padStart(9)} | ${c(r.plain).server} / ${c(r.proof).server} (+${r.serverCpuDeltaMs}) ${r.cpuRatio} | ${c(r.plain).sidecar} / ${c(r.proof).sidecar} (+${r.sidecarCpuDeltaMs})${r.proof.non2xx ? `, proof non-2xx ${r.proof.non2xx}` : ''}\n`,
       );
     }
-    process.stdout.write('CPU ratio = plain / proof server CPU ms per exchange (1.0: the proof costs nothing), the throughput the CPU allows\n');
+    process.stdout.write(
+      'CPU ratio = plain / proof server CPU ms per exchange (1.0: the proof costs nothing), the throughput the CPU allows\n',
+    );
     process.stdout.write(`one ES256 jwtVerify in this process: ${verifyMs.toFixed(3)} ms\n`);
-    process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/actor-proof', seconds, rounds, verifyMs: +verifyMs.toFixed(3), rows })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'token-exchange/actor-proof', seconds, rounds, verifyMs: +verifyMs.toFixed(3), rows })}\n`,
+    );
   } finally {
     await db.connection.dropDatabase().catch(() => undefined);
     await db.close();

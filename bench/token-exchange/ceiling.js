@@ -34,7 +34,12 @@ async function main() {
       .setJti(randomUUID())
       .sign(privateKey);
     res.set('Cache-Control', 'no-store');
-    res.json({ access_token: jwt, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 300 });
+    res.json({
+      access_token: jwt,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      token_type: 'Bearer',
+      expires_in: 300,
+    });
   });
   serve(app);
 }

@@ -28,7 +28,16 @@ const { run } = require('../reference-server');
 const { arg, cpuPerRequest, cpuTimes, load, oidcEnvArg, sidecarEnvArg, startReference, summary } = require('../common');
 const { startOurs } = require('../peers/ours');
 
-const LAYOUT = { 'load generator': 0, ceiling: 1, 'oidc-core': 2, sidecar: 3, 'audit-writer': 4, 'nats-server': 5, ferretdb: 6, idle: 7 };
+const LAYOUT = {
+  'load generator': 0,
+  ceiling: 1,
+  'oidc-core': 2,
+  sidecar: 3,
+  'audit-writer': 4,
+  'nats-server': 5,
+  ferretdb: 6,
+  idle: 7,
+};
 /** The issue's targets at 32 connections, each process on its own core. */
 const TARGET = { throughput: 0.8, p99: 1.5 };
 
@@ -67,9 +76,17 @@ async function main() {
     for (const [name, pid] of Object.entries(ours.pids)) pin(pid, cpu(/** @type {keyof typeof LAYOUT} */ (name)));
     for (const pid of topologyIdle) pin(pid, cpu('idle'));
     const pipelineRequest = ours.tokenExchange;
-    const ceilingRequest = { url: `http://127.0.0.1:${ceiling.port}/token`, auth: pipelineRequest.auth, body: pipelineRequest.body };
+    const ceilingRequest = {
+      url: `http://127.0.0.1:${ceiling.port}/token`,
+      auth: pipelineRequest.auth,
+      body: pipelineRequest.body,
+    };
     for (const r of [pipelineRequest, ceilingRequest]) {
-      const res = await fetch(r.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: r.auth }, body: r.body });
+      const res = await fetch(r.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: r.auth },
+        body: r.body,
+      });
       if (res.status !== 200) throw new Error(`${r.url} answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     }
@@ -98,36 +115,98 @@ async function main() {
         const before = cpuTimes(pids);
         const r = await counted(connections, seconds);
         const settleMs = await ours.settle();
-        pipeline.push({ ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes(pids), r.requests.total), settleMs });
+        pipeline.push({
+          ...summary(r),
+          cpuMsPerRequest: cpuPerRequest(before, cpuTimes(pids), r.requests.total),
+          settleMs,
+        });
         await load({ ...ceilingRequest, connections, seconds: 2 });
         const cBefore = cpuTimes({ ceiling: ceiling.pid });
         const c = await load({ ...ceilingRequest, connections, seconds });
-        ceil.push({ ...summary(c), cpuMsPerRequest: cpuPerRequest(cBefore, cpuTimes({ ceiling: ceiling.pid }), c.requests.total) });
+        ceil.push({
+          ...summary(c),
+          cpuMsPerRequest: cpuPerRequest(cBefore, cpuTimes({ ceiling: ceiling.pid }), c.requests.total),
+        });
         const p = pipeline[round];
-        say(`  ${connections} connections, round ${round + 1}: pipeline ${p.rps} req/s p99 ${p.p99} ms (settled in ${p.settleMs} ms); ceiling ${ceil[round].rps} req/s p99 ${ceil[round].p99} ms`);
+        say(
+          `  ${connections} connections, round ${round + 1}: pipeline ${p.rps} req/s p99 ${p.p99} ms (settled in ${p.settleMs} ms); ceiling ${ceil[round].rps} req/s p99 ${ceil[round].p99} ms`,
+        );
       }
-      const row = (/** @type {any[]} */ xs) => ({ ...xs.find((x) => x.rps === median(xs.map((y) => y.rps))), p99: median(xs.map((x) => x.p99)), rounds: xs.map((x) => ({ rps: x.rps, p50: x.p50, p99: x.p99 })) });
+      const row = (/** @type {any[]} */ xs) => ({
+        ...xs.find((x) => x.rps === median(xs.map((y) => y.rps))),
+        p99: median(xs.map((x) => x.p99)),
+        rounds: xs.map((x) => ({ rps: x.rps, p50: x.p50, p99: x.p99 })),
+      });
       const p = row(pipeline);
       const c = row(ceil);
       const throughput = +(p.rps / c.rps).toFixed(2);
       const p99 = +(p.p99 / c.p99).toFixed(2);
-      results.push({ connections, pipeline: p, ceiling: c, throughput, p99, met: { throughput: throughput >= TARGET.throughput, p99: p99 <= TARGET.p99 } });
+      results.push({
+        connections,
+        pipeline: p,
+        ceiling: c,
+        throughput,
+        p99,
+        met: { throughput: throughput >= TARGET.throughput, p99: p99 <= TARGET.p99 },
+      });
     }
     const audit = await ours.auditRows();
     const model = cpus()[0]?.model ?? '?';
     const out = (/** @type {string} */ s) => process.stdout.write(`${s}\n`);
-    out(`\nThe exchange pipeline, each process on its own core, vs the express+jose ceiling (node ${process.version}, ${n} CPUs, ${model}); ${warmup}s warm-up, ${rounds} interleaved rounds of 2s + ${seconds}s; GOMAXPROCS ${process.env.GOMAXPROCS ?? 'unset'}${Object.keys(sidecarEnvArg()).length ? `; sidecar ${Object.entries(sidecarEnvArg()).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}; load average ${start.join(' ')} at the start`);
-    if (n < 8) out(`  NOTE: ${n} CPUs, fewer than the layout's 8: processes share CPUs (modulo ${n}), so these are not one-core-each figures`);
-    out(`  layout: ${Object.entries(LAYOUT).map(([k, v]) => `${k} ${v % n}`).join(', ')}`);
+    out(
+      `\nThe exchange pipeline, each process on its own core, vs the express+jose ceiling (node ${process.version}, ${n} CPUs, ${model}); ${warmup}s warm-up, ${rounds} interleaved rounds of 2s + ${seconds}s; GOMAXPROCS ${process.env.GOMAXPROCS ?? 'unset'}${
+        Object.keys(sidecarEnvArg()).length
+          ? `; sidecar ${Object.entries(sidecarEnvArg())
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''
+      }; load average ${start.join(' ')} at the start`,
+    );
+    if (n < 8)
+      out(
+        `  NOTE: ${n} CPUs, fewer than the layout's 8: processes share CPUs (modulo ${n}), so these are not one-core-each figures`,
+      );
+    out(
+      `  layout: ${Object.entries(LAYOUT)
+        .map(([k, v]) => `${k} ${v % n}`)
+        .join(', ')}`,
+    );
     for (const r of results) {
-      out(`  ${r.connections} connections: pipeline ${r.pipeline.rps} req/s, p50 ${r.pipeline.p50} ms, p99 ${r.pipeline.p99} ms | ceiling ${r.ceiling.rps} req/s, p50 ${r.ceiling.p50} ms, p99 ${r.ceiling.p99} ms`);
-      out(`    throughput ${r.throughput} of the ceiling's (target >= ${TARGET.throughput}: ${r.met.throughput ? 'met' : 'NOT met'}); p99 ${r.p99}x the ceiling's (target <= ${TARGET.p99}: ${r.met.p99 ? 'met' : 'NOT met'})`);
-      out(`    rounds, req/s / p99 ms: pipeline ${r.pipeline.rounds.map((x) => `${x.rps}/${x.p99}`).join(', ')}; ceiling ${r.ceiling.rounds.map((x) => `${x.rps}/${x.p99}`).join(', ')}`);
-      const busy = Object.entries(r.pipeline.cpuMsPerRequest).map(([k, v]) => `${k} ${v} (${Math.round((v * r.pipeline.rps) / 10)}% of a core)`);
-      out(`    CPU-ms per exchange (and each process's use of its core): ${busy.join(', ')}; ceiling ${r.ceiling.cpuMsPerRequest.ceiling}`);
+      out(
+        `  ${r.connections} connections: pipeline ${r.pipeline.rps} req/s, p50 ${r.pipeline.p50} ms, p99 ${r.pipeline.p99} ms | ceiling ${r.ceiling.rps} req/s, p50 ${r.ceiling.p50} ms, p99 ${r.ceiling.p99} ms`,
+      );
+      out(
+        `    throughput ${r.throughput} of the ceiling's (target >= ${TARGET.throughput}: ${r.met.throughput ? 'met' : 'NOT met'}); p99 ${r.p99}x the ceiling's (target <= ${TARGET.p99}: ${r.met.p99 ? 'met' : 'NOT met'})`,
+      );
+      out(
+        `    rounds, req/s / p99 ms: pipeline ${r.pipeline.rounds.map((x) => `${x.rps}/${x.p99}`).join(', ')}; ceiling ${r.ceiling.rounds.map((x) => `${x.rps}/${x.p99}`).join(', ')}`,
+      );
+      const busy = Object.entries(r.pipeline.cpuMsPerRequest).map(
+        ([k, v]) => `${k} ${v} (${Math.round((v * r.pipeline.rps) / 10)}% of a core)`,
+      );
+      out(
+        `    CPU-ms per exchange (and each process's use of its core): ${busy.join(', ')}; ceiling ${r.ceiling.cpuMsPerRequest.ceiling}`,
+      );
     }
-    out(`  exchanges this run: ${answered} answered 200, ${sent} sent; audit rows ${audit} (${audit >= answered && audit <= sent ? 'one per token issued' : 'NOT between the two'})`);
-    out(JSON.stringify({ bench: 'token-exchange/cores', node: process.version, gomaxprocs: process.env.GOMAXPROCS ?? null, sidecarEnv: sidecarEnvArg(), cpus: n, cpuModel: model, layout: LAYOUT, seconds, warmup, rounds, results, audit: { answered, sent, rows: audit } }));
+    out(
+      `  exchanges this run: ${answered} answered 200, ${sent} sent; audit rows ${audit} (${audit >= answered && audit <= sent ? 'one per token issued' : 'NOT between the two'})`,
+    );
+    out(
+      JSON.stringify({
+        bench: 'token-exchange/cores',
+        node: process.version,
+        gomaxprocs: process.env.GOMAXPROCS ?? null,
+        sidecarEnv: sidecarEnvArg(),
+        cpus: n,
+        cpuModel: model,
+        layout: LAYOUT,
+        seconds,
+        warmup,
+        rounds,
+        results,
+        audit: { answered, sent, rows: audit },
+      }),
+    );
   } finally {
     ceiling.kill();
     await ours.stop();

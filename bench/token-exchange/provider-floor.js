@@ -9,7 +9,16 @@
 const { run, serve } = require('../reference-server');
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const PARAMS = ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope', 'audience', 'requested_token_type'];
+const PARAMS = [
+  'subject_token',
+  'subject_token_type',
+  'actor_token',
+  'actor_token_type',
+  'resource',
+  'scope',
+  'audience',
+  'requested_token_type',
+];
 
 async function main() {
   const { default: Provider } = await import('oidc-provider');

@@ -22,7 +22,17 @@ const { KeyEncryptionKey, KeyStore } = require('@idp/tokens');
 const { startLocalInfra } = require('../../e2e/dist/local-infra');
 const { startTopology } = require('../../e2e/dist/topology');
 const { run } = require('../reference-server');
-const { arg, compare, cpuPerRequest, cpuTimes, load, oidcEnvArg, printComparison, startReference, summary } = require('../common');
+const {
+  arg,
+  compare,
+  cpuPerRequest,
+  cpuTimes,
+  load,
+  oidcEnvArg,
+  printComparison,
+  startReference,
+  summary,
+} = require('../common');
 
 const TENANT = 4243;
 const seconds = Number(arg('duration', '10'));
@@ -52,32 +62,56 @@ function pin(pid, cpu) {
  */
 async function stages(o) {
   const all = `0-${cpus().length - 1}`;
-  const others = [process.pid, o.infra.servers['nats-server']?.process.pid, o.infra.servers.ferretdb?.process.pid, ...Object.values(o.topology.services).map((s) => /** @type {any} */ (s).process.pid)];
+  const others = [
+    process.pid,
+    o.infra.servers['nats-server']?.process.pid,
+    o.infra.servers.ferretdb?.process.pid,
+    ...Object.values(o.topology.services).map((s) => /** @type {any} */ (s).process.pid),
+  ];
   const stub = await startReference(join(__dirname, 'stub-sidecar.js'));
   const port = await freePort();
   const core = spawn(process.execPath, [join(repoRoot(), 'services', 'oidc-core', 'dist', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', ...o.topology.services['oidc-core'].env, PORT: String(port), SIDECAR_URL: `http://127.0.0.1:${stub.port}` },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...o.topology.services['oidc-core'].env,
+      PORT: String(port),
+      SIDECAR_URL: `http://127.0.0.1:${stub.port}`,
+    },
     stdio: 'ignore',
   });
-  const wasWriterOn = o.topology.services['audit-writer'].process.exitCode === null && o.topology.services['audit-writer'].process.signalCode === null;
+  const wasWriterOn =
+    o.topology.services['audit-writer'].process.exitCode === null &&
+    o.topology.services['audit-writer'].process.signalCode === null;
   try {
     await waitForPort(port, 30_000, core);
     if (wasWriterOn) await o.topology.stopService('audit-writer');
     for (const pid of [...others, stub.pid, core.pid, o.ceiling.pid]) pin(pid, '0');
-    const measure = async (/** @type {string} */ name, /** @type {number | undefined} */ pid, /** @type {any} */ request) => {
+    const measure = async (
+      /** @type {string} */ name,
+      /** @type {number | undefined} */ pid,
+      /** @type {any} */ request,
+    ) => {
       pin(pid, '1');
       try {
         await load({ ...request, connections: o.connections, seconds: 2 });
         const before = cpuTimes({ [name]: pid });
         const r = await load({ ...request, connections: o.connections, seconds });
         if (r.non2xx) throw new Error(`${name} stage answered ${r.non2xx} non-2xx responses`);
-        return { stage: name, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes({ [name]: pid }), r.requests.total)[name] };
+        return {
+          stage: name,
+          ...summary(r),
+          cpuMsPerRequest: cpuPerRequest(before, cpuTimes({ [name]: pid }), r.requests.total)[name],
+        };
       } finally {
         pin(pid, '0');
       }
     };
     const targets = [
-      ['oidc-core', core.pid, { url: `http://127.0.0.1:${port}/auth/${TENANT}/oidc/token`, auth: o.auth, body: o.body }],
+      [
+        'oidc-core',
+        core.pid,
+        { url: `http://127.0.0.1:${port}/auth/${TENANT}/oidc/token`, auth: o.auth, body: o.body },
+      ],
       [
         'sidecar',
         o.topology.services['nhe-delegation'].process.pid,
@@ -99,7 +133,11 @@ async function stages(o) {
     const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
     const rows = targets.map(([name]) => {
       const all = runs[name];
-      return { ...all.find((r) => r.rps === median(all.map((x) => x.rps))), p99: median(all.map((x) => x.p99)), rounds: all.map((r) => ({ rps: r.rps, p50: r.p50, p99: r.p99 })) };
+      return {
+        ...all.find((r) => r.rps === median(all.map((x) => x.rps))),
+        p99: median(all.map((x) => x.p99)),
+        rounds: all.map((r) => ({ rps: r.rps, p50: r.p50, p99: r.p99 })),
+      };
     });
     const ceilingRow = rows[2];
     const slowest = rows.slice(0, 2).reduce((a, b) => (b.rps < a.rps ? b : a));
@@ -109,7 +147,12 @@ async function stages(o) {
     pin(oidcPid, '1');
     let pipeline;
     try {
-      const request = { url: `http://127.0.0.1:${o.topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`, auth: o.auth, body: o.body, connections: o.connections };
+      const request = {
+        url: `http://127.0.0.1:${o.topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
+        auth: o.auth,
+        body: o.body,
+        connections: o.connections,
+      };
       await load({ ...request, seconds: 2 });
       const pids = { 'oidc-core': oidcPid, sidecar: o.topology.services['nhe-delegation'].process.pid };
       const before = cpuTimes(pids);
@@ -119,16 +162,24 @@ async function stages(o) {
     } finally {
       pin(oidcPid, '0');
     }
-    process.stdout.write(`\nEach stage on a core of its own (stage pinned to CPU 1, load generator and the rest on CPU 0), ${o.connections} connections, ${seconds}s, median of ${stageRounds} interleaved rounds:\n`);
+    process.stdout.write(
+      `\nEach stage on a core of its own (stage pinned to CPU 1, load generator and the rest on CPU 0), ${o.connections} connections, ${seconds}s, median of ${stageRounds} interleaved rounds:\n`,
+    );
     for (const r of rows) {
       const each = r.rounds.map((/** @type {any} */ x) => `${x.rps}/${x.p99}`).join(', ');
-      process.stdout.write(`  ${r.stage.padEnd(9)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  CPU ${r.cpuMsPerRequest} ms/request   (rounds, req/s / p99 ms: ${each})\n`);
+      process.stdout.write(
+        `  ${r.stage.padEnd(9)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  CPU ${r.cpuMsPerRequest} ms/request   (rounds, req/s / p99 ms: ${each})\n`,
+      );
     }
-    process.stdout.write(`  pipeline bound (its slowest stage, ${slowest.stage}): ${slowest.rps} req/s vs the ceiling's ${ceilingRow.rps}: ratio ${+(slowest.rps / ceilingRow.rps).toFixed(2)}\n`);
+    process.stdout.write(
+      `  pipeline bound (its slowest stage, ${slowest.stage}): ${slowest.rps} req/s vs the ceiling's ${ceilingRow.rps}: ratio ${+(slowest.rps / ceilingRow.rps).toFixed(2)}\n`,
+    );
     process.stdout.write(
       `  pipeline measured (oidc-core on CPU 1; sidecar, load generator, nats-server, store on CPU 0): ${pipeline.rps} req/s  p50 ${pipeline.p50} ms  p99 ${pipeline.p99} ms  ratio ${+(pipeline.rps / ceilingRow.rps).toFixed(2)}\n`,
     );
-    process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/stages', seconds, connections: o.connections, rows, bound: +(slowest.rps / ceilingRow.rps).toFixed(2), pipeline })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'token-exchange/stages', seconds, connections: o.connections, rows, bound: +(slowest.rps / ceilingRow.rps).toFixed(2), pipeline })}\n`,
+    );
   } finally {
     for (const pid of [...others, stub.pid, core.pid, o.ceiling.pid]) {
       try {
@@ -146,7 +197,13 @@ async function stages(o) {
 async function main() {
   const infra = await startLocalInfra(`idp_bench_te_${Date.now()}`);
   const mongoUri = infra.mongoUri;
-  const topology = await startTopology({ mongoUri, natsUrl: infra.natsUrl, logLevel: 'warn', stdio: 'ignore', extraEnv: { 'oidc-core': oidcEnvArg() } });
+  const topology = await startTopology({
+    mongoUri,
+    natsUrl: infra.natsUrl,
+    logLevel: 'warn',
+    stdio: 'ignore',
+    extraEnv: { 'oidc-core': oidcEnvArg() },
+  });
   if (writer === 'off') await topology.stopService('audit-writer');
   const db = await connectDatabase(mongoUri, createLogger({ service: 'bench', level: 'silent' }));
   /** @type {{ port: number, pid: number | undefined, kill: () => void } | undefined} */
@@ -155,7 +212,10 @@ async function main() {
   let floor;
   try {
     const keyStore = new KeyStore(db.models, new KeyEncryptionKey(topology.secrets.keyEncryptionKey));
-    const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: TENANT, clientSecretPepper: topology.secrets.clientSecretPepper });
+    const tenant = await seedDelegationTenant(db.models, keyStore, {
+      tenantId: TENANT,
+      clientSecretPepper: topology.secrets.clientSecretPepper,
+    });
 
     // The user's access token (as oidc-core issues it after a login), valid for the whole run.
     const keys = await keyStore.load(TENANT);
@@ -184,24 +244,27 @@ async function main() {
       resource: tenant.resource,
       scope: 'orders:read',
     }).toString();
-    const rows = only === 'sidecar' ? [] : await compare({
-      ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
-      ceiling: `http://127.0.0.1:${ceiling.port}/token`,
-      auth,
-      body,
-      connectionSets,
-      seconds,
-      pids: {
-        ours: () => ({
-          'oidc-core': topology.services['oidc-core'].process.pid,
-          sidecar: topology.services['nhe-delegation'].process.pid,
-          'audit-writer': writer === 'off' ? undefined : topology.services['audit-writer'].process.pid,
-          'nats-server': infra.servers['nats-server']?.process.pid,
-          ferretdb: infra.servers.ferretdb?.process.pid,
-        }),
-        ceiling: { ceiling: ceiling.pid },
-      },
-    });
+    const rows =
+      only === 'sidecar'
+        ? []
+        : await compare({
+            ours: `http://127.0.0.1:${topology.services['oidc-core'].port}/auth/${TENANT}/oidc/token`,
+            ceiling: `http://127.0.0.1:${ceiling.port}/token`,
+            auth,
+            body,
+            connectionSets,
+            seconds,
+            pids: {
+              ours: () => ({
+                'oidc-core': topology.services['oidc-core'].process.pid,
+                sidecar: topology.services['nhe-delegation'].process.pid,
+                'audit-writer': writer === 'off' ? undefined : topology.services['audit-writer'].process.pid,
+                'nats-server': infra.servers['nats-server']?.process.pid,
+                ferretdb: infra.servers.ferretdb?.process.pid,
+              }),
+              ceiling: { ceiling: ceiling.pid },
+            },
+          });
     // The sidecar alone, called as oidc-core calls it (loopback, shared secret, the forwarded JSON): locates the cost.
     const sidecarBody = JSON.stringify({
       tenantId: TENANT,
@@ -226,11 +289,19 @@ async function main() {
         connections,
         seconds,
       });
-      sidecarOnly.push({ connections, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes(sidecarPids()), r.requests.total) });
+      sidecarOnly.push({
+        connections,
+        ...summary(r),
+        cpuMsPerRequest: cpuPerRequest(before, cpuTimes(sidecarPids()), r.requests.total),
+      });
     }
     // The floor of oidc-core's share: bare node-oidc-provider authenticating the same client and dispatching the same
     // grant to a handler that answers at once (provider-floor.js). No tuning of oidc-core can go below it.
-    floor = await startReference(join(__dirname, 'provider-floor.js'), { ...process.env, CLIENT_ID: tenant.client.clientId, CLIENT_SECRET: tenant.client.clientSecret });
+    floor = await startReference(join(__dirname, 'provider-floor.js'), {
+      ...process.env,
+      CLIENT_ID: tenant.client.clientId,
+      CLIENT_SECRET: tenant.client.clientSecret,
+    });
     const floorRows = [];
     for (const connections of only === 'sidecar' ? [] : connectionSets) {
       const url = `http://127.0.0.1:${floor.port}/oidc/token`;
@@ -238,14 +309,29 @@ async function main() {
       const before = cpuTimes({ provider: floor.pid });
       const r = await load({ url, auth, body, connections, seconds });
       if (r.non2xx) throw new Error(`provider floor answered ${r.non2xx} non-2xx responses`);
-      floorRows.push({ connections, ...summary(r), cpuMsPerRequest: cpuPerRequest(before, cpuTimes({ provider: floor.pid }), r.requests.total) });
+      floorRows.push({
+        connections,
+        ...summary(r),
+        cpuMsPerRequest: cpuPerRequest(before, cpuTimes({ provider: floor.pid }), r.requests.total),
+      });
     }
     const audited = await db.models.TokenAudit.countDocuments({ tenantId: TENANT });
 
-    if (rows.length) printComparison('token-exchange', `NHE token exchanges/s (audit-writer ${writer})`, ['oidc-core+sidecar rps', 'express+jose ceiling rps'], seconds, rows);
+    if (rows.length)
+      printComparison(
+        'token-exchange',
+        `NHE token exchanges/s (audit-writer ${writer})`,
+        ['oidc-core+sidecar rps', 'express+jose ceiling rps'],
+        seconds,
+        rows,
+      );
     for (const r of sidecarOnly) {
-      const cpu = Object.entries(r.cpuMsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ');
-      process.stdout.write(`sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}; CPU ms per request: ${cpu}\n`);
+      const cpu = Object.entries(r.cpuMsPerRequest)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      process.stdout.write(
+        `sidecar alone, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non2xx ? `, non-2xx ${r.non2xx}` : ''}; CPU ms per request: ${cpu}\n`,
+      );
     }
     process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/sidecar-alone', seconds, rows: sidecarOnly })}\n`);
     for (const r of floorRows) {
@@ -254,13 +340,15 @@ async function main() {
         `bare node-oidc-provider, same grant answered at once, ${r.connections} connection(s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; CPU ms per request: provider ${r.cpuMsPerRequest.provider}${ceilingMs ? ` (${+(r.cpuMsPerRequest.provider / ceilingMs).toFixed(2)} x the ceiling's)` : ''}\n`,
       );
     }
-    if (floorRows.length) process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/provider-floor', seconds, rows: floorRows })}\n`);
+    if (floorRows.length)
+      process.stdout.write(`${JSON.stringify({ bench: 'token-exchange/provider-floor', seconds, rows: floorRows })}\n`);
     if (stagesMode === 'on' && only !== 'sidecar') {
-      if (cpus().length < 2) process.stdout.write('\n(each stage on a core of its own: skipped, this machine has one CPU)\n');
-      else await stages({ topology, infra, ceiling, auth, body, sidecarBody, connections: Math.max(...connectionSets) });
+      if (cpus().length < 2)
+        process.stdout.write('\n(each stage on a core of its own: skipped, this machine has one CPU)\n');
+      else
+        await stages({ topology, infra, ceiling, auth, body, sidecarBody, connections: Math.max(...connectionSets) });
     }
     process.stdout.write(`audit rows written so far (writer is asynchronous): ${audited}\n`);
-
   } finally {
     ceiling?.kill();
     floor?.kill();

@@ -12,7 +12,8 @@ if (!input) {
 }
 const document = JSON.parse(readFileSync(input, 'utf8'));
 const ast = await openapiTS(document, { alphabetize: true });
-const header = '// Generated from the management API\'s OpenAPI document by console/scripts/generate-api-types.mjs: do not edit.\n// services/management/src/openapi/console-api-types.test.ts fails when it is stale (UPDATE_CONSOLE_API_TYPES=1 regenerates it).\n\n';
+const header =
+  "// Generated from the management API's OpenAPI document by console/scripts/generate-api-types.mjs: do not edit.\n// services/management/src/openapi/console-api-types.test.ts fails when it is stale (UPDATE_CONSOLE_API_TYPES=1 regenerates it).\n\n";
 const text = header + astToString(ast);
 if (output) writeFileSync(output, text);
 else process.stdout.write(text);

@@ -59,20 +59,50 @@ export function App() {
   }, []);
 
   if (!ready) return <p role="status">Loading…</p>;
-  if (!config) return <main><h1>Admin console</h1><p role="alert">{error ?? 'The console is not available.'}</p></main>;
+  if (!config)
+    return (
+      <main>
+        <h1>Admin console</h1>
+        <p role="alert">{error ?? 'The console is not available.'}</p>
+      </main>
+    );
   if (!session) return <SignIn config={config} error={error} />;
-  return <Console config={config} session={session} onSignOut={() => { signOut(); setSession(undefined); }} onExpired={() => { signOut(); setSession(undefined); setError('Your session has ended: sign in again.'); }} />;
+  return (
+    <Console
+      config={config}
+      session={session}
+      onSignOut={() => {
+        signOut();
+        setSession(undefined);
+      }}
+      onExpired={() => {
+        signOut();
+        setSession(undefined);
+        setError('Your session has ended: sign in again.');
+      }}
+    />
+  );
 }
 
 function SignIn(props: { config: ConsoleConfig; error: string | undefined }) {
-  const initial = new URLSearchParams(window.location.search).get('tenant') ?? localStorage.getItem('idp-console-tenant') ?? String(props.config.systemTenantId);
+  const initial =
+    new URLSearchParams(window.location.search).get('tenant') ??
+    localStorage.getItem('idp-console-tenant') ??
+    String(props.config.systemTenantId);
   const [tenant, setTenant] = useState(initial);
   const [busy, setBusy] = useState(false);
   return (
     <main className="signin">
       <h1>Admin console</h1>
-      <p>Sign in with your account in the tenant you administer. Administrators of the system tenant ({props.config.systemTenantId}) can work on every tenant.</p>
-      {props.error ? <p className="problem" role="alert">{props.error}</p> : null}
+      <p>
+        Sign in with your account in the tenant you administer. Administrators of the system tenant (
+        {props.config.systemTenantId}) can work on every tenant.
+      </p>
+      {props.error ? (
+        <p className="problem" role="alert">
+          {props.error}
+        </p>
+      ) : null}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -83,9 +113,18 @@ function SignIn(props: { config: ConsoleConfig; error: string | undefined }) {
       >
         <div className="field">
           <label htmlFor="signin-tenant">Tenant id</label>
-          <input id="signin-tenant" inputMode="numeric" pattern="[0-9]{1,15}" required value={tenant} onChange={(e) => setTenant(e.target.value)} />
+          <input
+            id="signin-tenant"
+            inputMode="numeric"
+            pattern="[0-9]{1,15}"
+            required
+            value={tenant}
+            onChange={(e) => setTenant(e.target.value)}
+          />
         </div>
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );
@@ -109,7 +148,9 @@ function Console(props: { config: ConsoleConfig; session: Session; onSignOut: ()
   }, []);
   const loadTenants = useCallback(async () => {
     if (!session.system || !scopes.has('auth.tenants.list')) return;
-    const page = await call(api.GET('/auth/admin/tenants', { params: { query: { limit: 200 } } })).catch(() => undefined);
+    const page = await call(api.GET('/auth/admin/tenants', { params: { query: { limit: 200 } } })).catch(
+      () => undefined,
+    );
     if (page) setTenants(page.items);
   }, [api, session, scopes]);
   useEffect(() => {
@@ -129,15 +170,31 @@ function Console(props: { config: ConsoleConfig; session: Session; onSignOut: ()
 
   return (
     <Ctx.Provider value={ctx}>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="top">
         <p className="brand">Admin console</p>
         <div className="who">
           {session.system ? (
             <span className="tenant-switch">
               <label htmlFor="tenant-switch">Tenant</label>
-              <select id="tenant-switch" value={tenantId} onChange={(e) => setTenantId(Number(e.target.value))} onFocus={() => void loadTenants()}>
-                {(tenants.some((t) => t.id === tenantId) ? tenants : [...tenants, { id: tenantId, name: tenantId === session.tenantId ? 'system' : String(tenantId) } as Schemas['Tenant']]).map((t) => (
+              <select
+                id="tenant-switch"
+                value={tenantId}
+                onChange={(e) => setTenantId(Number(e.target.value))}
+                onFocus={() => void loadTenants()}
+              >
+                {(tenants.some((t) => t.id === tenantId)
+                  ? tenants
+                  : [
+                      ...tenants,
+                      {
+                        id: tenantId,
+                        name: tenantId === session.tenantId ? 'system' : String(tenantId),
+                      } as Schemas['Tenant'],
+                    ]
+                ).map((t) => (
                   <option key={t.id} value={t.id}>
                     {t.id} · {t.name}
                   </option>
@@ -145,10 +202,14 @@ function Console(props: { config: ConsoleConfig; session: Session; onSignOut: ()
               </select>
             </span>
           ) : (
-            <span className="tenant-fixed" data-tenant={tenantId}>Tenant {tenantId}</span>
+            <span className="tenant-fixed" data-tenant={tenantId}>
+              Tenant {tenantId}
+            </span>
           )}
           <span className="subject">Signed in to tenant {session.tenantId}</span>
-          <button type="button" onClick={props.onSignOut}>Sign out</button>
+          <button type="button" onClick={props.onSignOut}>
+            Sign out
+          </button>
         </div>
       </header>
       <div className="layout">

@@ -39,7 +39,12 @@ export async function call<T>(p: Promise<{ data?: T; error?: unknown; response: 
   try {
     r = await p;
   } catch (err) {
-    throw new ApiProblem({ type: 'https://idp.dev/problems/service-unavailable', title: 'The management API could not be reached', status: 0, detail: (err as Error).message });
+    throw new ApiProblem({
+      type: 'https://idp.dev/problems/service-unavailable',
+      title: 'The management API could not be reached',
+      status: 0,
+      detail: (err as Error).message,
+    });
   }
   if (r.response.ok) return r.data as T;
   const e = r.error as Partial<Problem> | undefined;

@@ -40,7 +40,11 @@ export async function loadConfig(): Promise<ConsoleConfig> {
   return (await res.json()) as ConsoleConfig;
 }
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 const random = (n: number) => b64url(crypto.getRandomValues(new Uint8Array(n)));
 
 async function challengeOf(verifier: string): Promise<string> {
@@ -68,7 +72,9 @@ export async function signIn(config: ConsoleConfig, tenantId: number): Promise<v
 function decodePayload(jwt: string): Record<string, unknown> {
   const part = jwt.split('.')[1] ?? '';
   const json = atob(part.replace(/-/g, '+').replace(/_/g, '/'));
-  return JSON.parse(decodeURIComponent(Array.from(json, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join(''))) as Record<string, unknown>;
+  return JSON.parse(
+    decodeURIComponent(Array.from(json, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')),
+  ) as Record<string, unknown>;
 }
 
 /** On the redirect back: redeems the code (PKCE), keeps the session. Returns undefined when this is no callback. */
@@ -78,17 +84,40 @@ export async function completeSignIn(config: ConsoleConfig): Promise<Session | u
   const error = params.get('error');
   if (!code && !error) return undefined;
   window.history.replaceState(null, '', consoleUrl() + window.location.hash);
-  const pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') as { verifier: string; state: string; tenantId: number } | null;
+  const pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') as {
+    verifier: string;
+    state: string;
+    tenantId: number;
+  } | null;
   sessionStorage.removeItem(PENDING_KEY);
-  if (error) throw new Error(`sign-in refused: ${error}${params.get('error_description') ? ` (${params.get('error_description')})` : ''}`);
-  if (!pending || pending.state !== params.get('state')) throw new Error('sign-in failed: the answer does not belong to this sign-in (state)');
+  if (error)
+    throw new Error(
+      `sign-in refused: ${error}${params.get('error_description') ? ` (${params.get('error_description')})` : ''}`,
+    );
+  if (!pending || pending.state !== params.get('state'))
+    throw new Error('sign-in failed: the answer does not belong to this sign-in (state)');
   const res = await fetch(`${apiBase()}/auth/${pending.tenantId}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: consoleUrl(), code_verifier: pending.verifier, client_id: config.clientId, resource: MANAGEMENT_AUDIENCE }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: consoleUrl(),
+      code_verifier: pending.verifier,
+      client_id: config.clientId,
+      resource: MANAGEMENT_AUDIENCE,
+    }),
   });
-  const body = (await res.json()) as { access_token?: string; expires_in?: number; error?: string; error_description?: string };
-  if (!res.ok || !body.access_token) throw new Error(`sign-in failed: ${body.error ?? res.status}${body.error_description ? ` (${body.error_description})` : ''}`);
+  const body = (await res.json()) as {
+    access_token?: string;
+    expires_in?: number;
+    error?: string;
+    error_description?: string;
+  };
+  if (!res.ok || !body.access_token)
+    throw new Error(
+      `sign-in failed: ${body.error ?? res.status}${body.error_description ? ` (${body.error_description})` : ''}`,
+    );
   const claims = decodePayload(body.access_token);
   const session: Session = {
     accessToken: body.access_token,

@@ -29,7 +29,11 @@ export function useAction() {
     try {
       return await fn();
     } catch (err) {
-      setProblem(err instanceof ApiProblem ? err.problem : { type: 'https://idp.dev/problems/internal-error', title: (err as Error).message, status: 0 });
+      setProblem(
+        err instanceof ApiProblem
+          ? err.problem
+          : { type: 'https://idp.dev/problems/internal-error', title: (err as Error).message, status: 0 },
+      );
       return undefined;
     } finally {
       setBusy(false);
@@ -43,7 +47,13 @@ export function fieldError(problem: Problem | undefined, name: string): string |
   return problem?.invalid_params?.find((p) => p.name === name || p.name.startsWith(`${name}.`))?.reason;
 }
 
-export function Field(props: { label: string; name: string; problem: Problem | undefined; hint?: ReactNode; children: (a: { id: string; describedBy: string | undefined; invalid: boolean }) => ReactNode }) {
+export function Field(props: {
+  label: string;
+  name: string;
+  problem: Problem | undefined;
+  hint?: ReactNode;
+  children: (a: { id: string; describedBy: string | undefined; invalid: boolean }) => ReactNode;
+}) {
   const id = useId();
   const error = fieldError(props.problem, props.name);
   const hintId = props.hint ? `${id}-hint` : undefined;
@@ -67,7 +77,17 @@ export function Field(props: { label: string; name: string; problem: Problem | u
   );
 }
 
-export function TextField(props: { label: string; name: string; problem: Problem | undefined; value: string; onChange: (v: string) => void; hint?: ReactNode; type?: string; required?: boolean; autoComplete?: string }) {
+export function TextField(props: {
+  label: string;
+  name: string;
+  problem: Problem | undefined;
+  value: string;
+  onChange: (v: string) => void;
+  hint?: ReactNode;
+  type?: string;
+  required?: boolean;
+  autoComplete?: string;
+}) {
   return (
     <Field label={props.label} name={props.name} problem={props.problem} hint={props.hint}>
       {({ id, describedBy, invalid }) => (
@@ -86,12 +106,25 @@ export function TextField(props: { label: string; name: string; problem: Problem
   );
 }
 
-export function CheckField(props: { label: string; name: string; problem: Problem | undefined; checked: boolean; onChange: (v: boolean) => void; hint?: ReactNode }) {
+export function CheckField(props: {
+  label: string;
+  name: string;
+  problem: Problem | undefined;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  hint?: ReactNode;
+}) {
   const id = useId();
   const error = fieldError(props.problem, props.name);
   return (
     <div className="field field-check">
-      <input id={id} type="checkbox" checked={props.checked} onChange={(e) => props.onChange(e.target.checked)} aria-describedby={error ? `${id}-err` : props.hint ? `${id}-hint` : undefined} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={props.checked}
+        onChange={(e) => props.onChange(e.target.checked)}
+        aria-describedby={error ? `${id}-err` : props.hint ? `${id}-hint` : undefined}
+      />
       <label htmlFor={id}>{props.label}</label>
       {props.hint ? (
         <p className="hint" id={`${id}-hint`}>
@@ -108,7 +141,14 @@ export function CheckField(props: { label: string; name: string; problem: Proble
 }
 
 /** A button for an operation that needs `scope`: disabled, with the scope named, when the token lacks it. */
-export function ScopedButton(props: { scope: string; children: ReactNode; onClick?: () => void; type?: 'button' | 'submit'; busy?: boolean; className?: string }) {
+export function ScopedButton(props: {
+  scope: string;
+  children: ReactNode;
+  onClick?: () => void;
+  type?: 'button' | 'submit';
+  busy?: boolean;
+  className?: string;
+}) {
   const { can } = useConsole();
   const allowed = can(props.scope);
   const noteId = useId();
@@ -138,7 +178,9 @@ export function ProblemView(props: { problem: Problem | undefined; shownFields?:
   const p = props.problem;
   if (!p) return null;
   const shown = props.shownFields ?? [];
-  const others = (p.invalid_params ?? []).filter((ip) => !shown.some((n) => ip.name === n || ip.name.startsWith(`${n}.`)));
+  const others = (p.invalid_params ?? []).filter(
+    (ip) => !shown.some((n) => ip.name === n || ip.name.startsWith(`${n}.`)),
+  );
   return (
     <div className="problem" role="alert" data-status={p.status}>
       <p>
@@ -172,7 +214,13 @@ export function Busy(props: { busy: boolean; label?: string }) {
 }
 
 export const splitList = (s: string) => s.split(/[\s,]+/).filter(Boolean);
-export const fmtDate = (s: string | null | undefined) => (s ? new Date(s).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
+export const fmtDate = (s: string | null | undefined) =>
+  s
+    ? new Date(s)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z')
+    : '—';
 
 /** Delete with a second, explicit confirmation step (keyboard friendly, no browser dialog). */
 export function DeleteButton(props: { scope: string; what: string; onConfirm: () => Promise<unknown> }) {

@@ -40,7 +40,8 @@ export interface DemoStep {
 }
 
 /** Single-quotes a value for bash. */
-export const sh = (value: string): string => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+export const sh = (value: string): string =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** The demo steps; over https with a generated CA every curl trusts that CA (--cacert, CURL_CA_BUNDLE for the script). */
 export function demoSteps(i: BannerInput): DemoStep[] {
@@ -66,7 +67,8 @@ export function demoSteps(i: BannerInput): DemoStep[] {
       ].join('\n'),
     },
     {
-      title: 'Read the audit row back through the management API (audit-writer stores it asynchronously, within a second or so: if "items" is empty, run the command again):',
+      title:
+        'Read the audit row back through the management API (audit-writer stores it asynchronously, within a second or so: if "items" is empty, run the command again):',
       command: [
         `ADMIN_TOKEN=$(${curl} -u ${admin.clientId}:${sh(admin.clientSecret)} ${b}/auth/${t}/oidc/token -d grant_type=client_credentials -d resource=urn:idp:management | python3 -c 'import sys,json;print(json.load(sys.stdin)["access_token"])')`,
         `${curl} -H "Authorization: Bearer $ADMIN_TOKEN" ${b}/auth/admin/tenants/${t}/non-human-entities/token-audit`,
@@ -80,10 +82,16 @@ export function demoSteps(i: BannerInput): DemoStep[] {
 function tlsLines(i: BannerInput): string[] {
   const c = i.certificate;
   if (!c) {
-    return i.tlsUpstream ? ['', `TLS is terminated in front of the router (ROUTER_TLS=off); the router itself serves ${i.listen}.`] : [];
+    return i.tlsUpstream
+      ? ['', `TLS is terminated in front of the router (ROUTER_TLS=off); the router itself serves ${i.listen}.`]
+      : [];
   }
   if (!c.generated) {
-    return ['', `The router serves https with the given certificate ${c.certFile}`, `  (${c.trustSubject}, SHA-256 ${c.trustFingerprint256}); clients must trust its issuer.`];
+    return [
+      '',
+      `The router serves https with the given certificate ${c.certFile}`,
+      `  (${c.trustSubject}, SHA-256 ${c.trustFingerprint256}); clients must trust its issuer.`,
+    ];
   }
   const ca = sh(c.trustFile);
   return [
@@ -110,7 +118,11 @@ function tlsLines(i: BannerInput): string[] {
 
 /** The demo application's RP-Initiated Logout request: the confirmation page, then back to the app with its state. */
 export function signOutUrl(i: BannerInput): string {
-  const q = new URLSearchParams({ client_id: i.demo.client.clientId, post_logout_redirect_uri: i.demo.client.postLogoutRedirectUri ?? '', state: 'signed-out-demo' });
+  const q = new URLSearchParams({
+    client_id: i.demo.client.clientId,
+    post_logout_redirect_uri: i.demo.client.postLogoutRedirectUri ?? '',
+    state: 'signed-out-demo',
+  });
   return `${i.baseUrl}/auth/${i.demo.tenantId}/logout/confirm?${q}`;
 }
 
@@ -124,16 +136,18 @@ export function banner(i: BannerInput): string {
     `  Issuer (demo tenant)      ${b}/auth/${t}`,
     `  Discovery                 ${b}/auth/${t}/.well-known/openid-configuration`,
     `  Management API            ${b}/auth/admin`,
-    ...(i.console ? [`  Admin console             ${b}/auth/admin/console/  (tenant ${i.console.systemTenantId}, ${i.console.username} / ${i.console.password})`] : []),
+    ...(i.console
+      ? [
+          `  Admin console             ${b}/auth/admin/console/  (tenant ${i.console.systemTenantId}, ${i.console.username} / ${i.console.password})`,
+        ]
+      : []),
     `  Shared Signals (SSF)      ${b}/.well-known/ssf-configuration/auth/${t}`,
     ...(i.mcp?.lines ?? [
       `  Resource-server SDK       libs/resource-server (sample API: e2e/orders-api)`,
       `  MCP sample server         e2e/mcp-server (MCP SDK server on the SDK: MCP_ISSUER=${b}/auth/${t} MCP_RESOURCE=<its /mcp URL>; e2e/tests/mcp)`,
     ]),
     `  Your agents (user ledger) ${b}/auth/${t}/account/agents   (sign in as the demo user)`,
-    ...(i.demo.client.postLogoutRedirectUri
-      ? [`  Sign out (demo app)       ${signOutUrl(i)}`]
-      : []),
+    ...(i.demo.client.postLogoutRedirectUri ? [`  Sign out (demo app)       ${signOutUrl(i)}`] : []),
     ...(i.listen !== b ? [`  Dev router listens on     ${i.listen}`] : []),
     `  System admin client       ${i.admin.clientId} / ${i.admin.clientSecret}`,
     `  Demo app client           ${i.demo.client.clientId} / ${i.demo.client.clientSecret}`,

@@ -11,7 +11,10 @@ import { ConfigError, loadConfig, z, type Env } from '@idp/config';
 
 export const devConfigSchema = z.object({
   /** Public origin (scheme://host[:port]) users and clients reach the system at; every issuer is `{PUBLIC_BASE_URL}/auth/{tenantId}`. Default `http://127.0.0.1:{PUBLIC_PORT}`. */
-  PUBLIC_BASE_URL: z.string().refine(isOrigin, 'must be an http(s) origin (scheme://host[:port]) without path, query, fragment or credentials').optional(),
+  PUBLIC_BASE_URL: z
+    .string()
+    .refine(isOrigin, 'must be an http(s) origin (scheme://host[:port]) without path, query, fragment or credentials')
+    .optional(),
   /** Port the dev router listens on. Default: the port of PUBLIC_BASE_URL (its scheme's default when it names none), else 8080. */
   PUBLIC_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** Address the dev router binds to (0.0.0.0 to let containers such as the conformance suite reach it). */
@@ -31,7 +34,10 @@ export const devConfigSchema = z.object({
 });
 
 /** How the dev router serves: plain http, a certificate given in files, or one issued for loopback at start-up. */
-export type DevTls = { kind: 'none' } | { kind: 'given'; certFile: string; keyFile: string } | { kind: 'generated'; dir: string; hosts: string[] };
+export type DevTls =
+  | { kind: 'none' }
+  | { kind: 'given'; certFile: string; keyFile: string }
+  | { kind: 'generated'; dir: string; hosts: string[] };
 
 export interface DevConfig {
   /** The origin every service is configured with (oidc-core's and management's PUBLIC_BASE_URL). */
@@ -60,17 +66,31 @@ export function readDevConfig(env: Env, repoRoot: string): DevConfig {
   const listenPort = c.PUBLIC_PORT ?? (c.PUBLIC_BASE_URL ? Number(url.port || (https ? 443 : 80)) : DEFAULT_PORT);
 
   let tls: DevTls = { kind: 'none' };
-  if (c.TLS_CERT_FILE && !https) problems.push('TLS_CERT_FILE: the router serves TLS only for an https PUBLIC_BASE_URL');
-  else if (c.TLS_CERT_FILE && c.ROUTER_TLS === 'off') problems.push('TLS_CERT_FILE: ROUTER_TLS=off serves plain http, the certificate would not be used');
+  if (c.TLS_CERT_FILE && !https)
+    problems.push('TLS_CERT_FILE: the router serves TLS only for an https PUBLIC_BASE_URL');
+  else if (c.TLS_CERT_FILE && c.ROUTER_TLS === 'off')
+    problems.push('TLS_CERT_FILE: ROUTER_TLS=off serves plain http, the certificate would not be used');
   else if (https && c.ROUTER_TLS === 'auto') {
     tls =
       c.TLS_CERT_FILE && c.TLS_KEY_FILE
         ? { kind: 'given', certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE }
-        : { kind: 'generated', dir: c.TLS_DIR ?? join(repoRoot, '.tools', 'dev-tls'), hosts: [...new Set<string>([...LOOPBACK_HOSTS, bareHost(url.hostname)])] };
+        : {
+            kind: 'generated',
+            dir: c.TLS_DIR ?? join(repoRoot, '.tools', 'dev-tls'),
+            hosts: [...new Set<string>([...LOOPBACK_HOSTS, bareHost(url.hostname)])],
+          };
   }
-  if (c.IDP_TOPOLOGY === 'ha' && https) problems.push('IDP_TOPOLOGY=ha: the HA router serves plain http; use an http PUBLIC_BASE_URL');
+  if (c.IDP_TOPOLOGY === 'ha' && https)
+    problems.push('IDP_TOPOLOGY=ha: the HA router serves plain http; use an http PUBLIC_BASE_URL');
   if (problems.length) throw new ConfigError(problems);
-  return { publicBaseUrl, listenPort, bindAddress: c.BIND_ADDRESS, tls, logLevel: c.LOG_LEVEL, topology: c.IDP_TOPOLOGY };
+  return {
+    publicBaseUrl,
+    listenPort,
+    bindAddress: c.BIND_ADDRESS,
+    tls,
+    logLevel: c.LOG_LEVEL,
+    topology: c.IDP_TOPOLOGY,
+  };
 }
 
 /** `[::1]` (as URL.hostname writes an IPv6 address) → `::1`. */
@@ -87,5 +107,13 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
-  return (u.protocol === 'http:' || u.protocol === 'https:') && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !/[?#]/.test(value);
+  return (
+    (u.protocol === 'http:' || u.protocol === 'https:') &&
+    u.pathname === '/' &&
+    !u.search &&
+    !u.hash &&
+    !u.username &&
+    !u.password &&
+    !/[?#]/.test(value)
+  );
 }

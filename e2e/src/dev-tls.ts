@@ -38,7 +38,10 @@ const CA_RENEW_BEFORE_DAYS = 30;
 
 export const CA_COMMON_NAME = 'IdP local development CA';
 
-export async function routerCertificate(tls: Exclude<DevTls, { kind: 'none' }>, now = new Date()): Promise<RouterCertificate> {
+export async function routerCertificate(
+  tls: Exclude<DevTls, { kind: 'none' }>,
+  now = new Date(),
+): Promise<RouterCertificate> {
   if (tls.kind === 'given') {
     const cert = readPem('TLS_CERT_FILE', tls.certFile);
     const key = readPem('TLS_KEY_FILE', tls.keyFile);
@@ -47,32 +50,54 @@ export async function routerCertificate(tls: Exclude<DevTls, { kind: 'none' }>, 
       x509 = new X509Certificate(cert);
       createPrivateKey(key);
     } catch (err) {
-      throw new ConfigError([`TLS_CERT_FILE / TLS_KEY_FILE: not a PEM certificate and private key (${err instanceof Error ? err.message : String(err)})`]);
+      throw new ConfigError([
+        `TLS_CERT_FILE / TLS_KEY_FILE: not a PEM certificate and private key (${err instanceof Error ? err.message : String(err)})`,
+      ]);
     }
-    return { cert, key, certFile: tls.certFile, keyFile: tls.keyFile, trustFile: tls.certFile, trustFingerprint256: x509.fingerprint256, trustSubject: x509.subject, generated: false, newCa: false };
+    return {
+      cert,
+      key,
+      certFile: tls.certFile,
+      keyFile: tls.keyFile,
+      trustFile: tls.certFile,
+      trustFingerprint256: x509.fingerprint256,
+      trustSubject: x509.subject,
+      generated: false,
+      newCa: false,
+    };
   }
   return issueLoopbackCertificate(tls.dir, tls.hosts, now);
 }
 
 /** Reuses the CA in `dir` when it is valid for a while yet (else makes one), then issues a server certificate for `hosts`. */
-export async function issueLoopbackCertificate(dir: string, hosts: string[], now = new Date()): Promise<RouterCertificate> {
+export async function issueLoopbackCertificate(
+  dir: string,
+  hosts: string[],
+  now = new Date(),
+): Promise<RouterCertificate> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caFile = join(dir, 'ca.pem');
   const caKeyFile = join(dir, 'ca-key.pem');
   let ca = readCa(caFile, caKeyFile, now);
   const newCa = !ca;
   if (!ca) {
-    const made = await generate([{ name: 'commonName', value: CA_COMMON_NAME }, { name: 'organizationName', value: 'IdP development (npm start)' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notBeforeDate: new Date(now.getTime() - 60_000),
-      notAfterDate: new Date(now.getTime() + CA_DAYS * DAY),
-      extensions: [
-        { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
-        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    const made = await generate(
+      [
+        { name: 'commonName', value: CA_COMMON_NAME },
+        { name: 'organizationName', value: 'IdP development (npm start)' },
       ],
-    });
+      {
+        keyType: 'ec',
+        curve: 'P-256',
+        algorithm: 'sha256',
+        notBeforeDate: new Date(now.getTime() - 60_000),
+        notAfterDate: new Date(now.getTime() + CA_DAYS * DAY),
+        extensions: [
+          { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+          { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+        ],
+      },
+    );
     writeSecret(caKeyFile, made.private);
     writeFileSync(caFile, made.cert);
     ca = { cert: made.cert, key: made.private };
@@ -88,7 +113,10 @@ export async function issueLoopbackCertificate(dir: string, hosts: string[], now
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: hosts.map((h) => (isIP(h) ? { type: 7 as const, ip: h } : { type: 2 as const, value: h })) },
+      {
+        name: 'subjectAltName',
+        altNames: hosts.map((h) => (isIP(h) ? { type: 7 as const, ip: h } : { type: 2 as const, value: h })),
+      },
     ],
   });
   const certFile = join(dir, 'server.pem');
@@ -97,7 +125,17 @@ export async function issueLoopbackCertificate(dir: string, hosts: string[], now
   writeSecret(keyFile, server.private);
   writeFileSync(certFile, chain);
   const caX509 = new X509Certificate(ca.cert);
-  return { cert: chain, key: server.private, certFile, keyFile, trustFile: caFile, trustFingerprint256: caX509.fingerprint256, trustSubject: caX509.subject, generated: true, newCa };
+  return {
+    cert: chain,
+    key: server.private,
+    certFile,
+    keyFile,
+    trustFile: caFile,
+    trustFingerprint256: caX509.fingerprint256,
+    trustSubject: caX509.subject,
+    generated: true,
+    newCa,
+  };
 }
 
 function readCa(certFile: string, keyFile: string, now: Date): { cert: string; key: string } | undefined {
@@ -106,7 +144,10 @@ function readCa(certFile: string, keyFile: string, now: Date): { cert: string; k
     const cert = readFileSync(certFile, 'utf8');
     const key = readFileSync(keyFile, 'utf8');
     const x509 = new X509Certificate(cert);
-    const usable = x509.ca && new Date(x509.validTo).getTime() - now.getTime() > CA_RENEW_BEFORE_DAYS * DAY && x509.checkPrivateKey(createPrivateKey(key));
+    const usable =
+      x509.ca &&
+      new Date(x509.validTo).getTime() - now.getTime() > CA_RENEW_BEFORE_DAYS * DAY &&
+      x509.checkPrivateKey(createPrivateKey(key));
     return usable ? { cert, key } : undefined;
   } catch {
     return undefined;

@@ -52,10 +52,24 @@ async function main(): Promise<void> {
   infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha, ownProcessGroup: true });
   const mongoUri = infra.mongoUri;
   const natsUrl = infra.natsUrl;
-  const common = { mongoUri, natsUrl, routerPort: config.listenPort, routerHost: config.bindAddress, publicBaseUrl: config.publicBaseUrl, logLevel: config.logLevel, stdio: 'inherit' as const, extraEnv: { 'oidc-core': demoOidcCoreEnv(config.bindAddress) } };
-  const started = await (ha
-    ? startHaTopology({ ...common, natsCluster: infra.natsCluster })
-    : startTopology({ ...common, ownProcessGroup: true, tls: certificate && { cert: certificate.cert, key: certificate.key } })
+  const common = {
+    mongoUri,
+    natsUrl,
+    routerPort: config.listenPort,
+    routerHost: config.bindAddress,
+    publicBaseUrl: config.publicBaseUrl,
+    logLevel: config.logLevel,
+    stdio: 'inherit' as const,
+    extraEnv: { 'oidc-core': demoOidcCoreEnv(config.bindAddress) },
+  };
+  const started = await (
+    ha
+      ? startHaTopology({ ...common, natsCluster: infra.natsCluster })
+      : startTopology({
+          ...common,
+          ownProcessGroup: true,
+          tls: certificate && { cert: certificate.cert, key: certificate.key },
+        })
   ).catch(async (err: unknown) => {
     await infra?.stop();
     throw err;
@@ -71,7 +85,13 @@ async function main(): Promise<void> {
     postLogoutRedirectUri: DEMO_POST_LOGOUT_REDIRECT_URI,
   });
   const consoleAdmin = await ensureConsoleAdmin(db.models, started.systemTenantId);
-  mcpDemo = await startMcpDemo({ models: db.models, demo, baseUrl: started.baseUrl, clientSecretPepper: started.secrets.clientSecretPepper, caFile: certificate?.generated ? certificate.trustFile : undefined });
+  mcpDemo = await startMcpDemo({
+    models: db.models,
+    demo,
+    baseUrl: started.baseUrl,
+    clientSecretPepper: started.secrets.clientSecretPepper,
+    caFile: certificate?.generated ? certificate.trustFile : undefined,
+  });
   await db.close();
 
   const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
@@ -85,7 +105,10 @@ async function main(): Promise<void> {
       baseUrl: started.baseUrl,
       listen: `${certificate ? 'https' : 'http'}://${listenHost}:${config.listenPort}`,
       demo,
-      admin: { clientId: started.secrets.bootstrapAdminClientId, clientSecret: started.secrets.bootstrapAdminClientSecret },
+      admin: {
+        clientId: started.secrets.bootstrapAdminClientId,
+        clientSecret: started.secrets.bootstrapAdminClientSecret,
+      },
       certificate,
       tlsUpstream: !certificate && started.baseUrl.startsWith('https:'),
       nodeVersion: process.versions.node,
@@ -100,19 +123,35 @@ async function main(): Promise<void> {
  * management's bootstrap keeps, and a password made for this run (printed in the banner). Written through the model,
  * as the management API writes users, so the stored account has every field a reader expects.
  */
-async function ensureConsoleAdmin(models: Models, systemTenantId: number): Promise<{ username: string; password: string }> {
+async function ensureConsoleAdmin(
+  models: Models,
+  systemTenantId: number,
+): Promise<{ username: string; password: string }> {
   const username = 'console-admin';
   const password = randomBytes(12).toString('base64url');
-  const role = await models.Role.findOne({ tenantId: systemTenantId, name: 'system-admin' }, { _id: 1 }).lean<{ _id: unknown }>();
-  const fields = { passwordHash: await hashPassword(password), enabled: true, ...(role ? { roleIds: [String(role._id)] } : {}) };
+  const role = await models.Role.findOne({ tenantId: systemTenantId, name: 'system-admin' }, { _id: 1 }).lean<{
+    _id: unknown;
+  }>();
+  const fields = {
+    passwordHash: await hashPassword(password),
+    enabled: true,
+    ...(role ? { roleIds: [String(role._id)] } : {}),
+  };
   const existing = await models.User.findOne({ tenantId: systemTenantId, username });
   if (existing) await existing.set(fields).save();
-  else await models.User.create({ tenantId: systemTenantId, username, claims: { name: 'Console administrator' }, ...fields });
+  else
+    await models.User.create({
+      tenantId: systemTenantId,
+      username,
+      claims: { name: 'Console administrator' },
+      ...fields,
+    });
   return { username, password };
 }
 
 main().catch((err: unknown) => {
-  const message = err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  const message =
+    err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
   process.stderr.write(`start failed: ${message}\n`);
   process.exit(1);
 });

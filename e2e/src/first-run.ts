@@ -43,7 +43,13 @@ export async function startFirstRun(env: Record<string, string> = {}, timeoutMs 
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot(), 'e2e', 'dist', 'dev.js')], {
     cwd: repoRoot(),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TMPDIR: process.env.TMPDIR ?? '/tmp', PUBLIC_PORT: String(port), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      TMPDIR: process.env.TMPDIR ?? '/tmp',
+      PUBLIC_PORT: String(port),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -59,7 +65,10 @@ export async function startFirstRun(env: Record<string, string> = {}, timeoutMs 
     }
   };
   const banner = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`no banner within ${timeoutMs} ms:\n${text.slice(-4000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`no banner within ${timeoutMs} ms:\n${text.slice(-4000)}`)),
+      timeoutMs,
+    );
     const check = () => {
       const at = text.indexOf(BANNER_START);
       // The banner is written in one write and ends with an empty line after the last step.
@@ -90,7 +99,10 @@ export async function startFirstRun(env: Record<string, string> = {}, timeoutMs 
       return code;
     },
     children: () =>
-      execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((pid) => pid > 0),
+      execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+        .split('\n')
+        .map(Number)
+        .filter((pid) => pid > 0),
     stop: async (ms = 30_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

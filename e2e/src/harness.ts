@@ -2,7 +2,13 @@
 import { randomInt } from 'node:crypto';
 import { connectDatabase, type Database } from '@idp/db';
 import { createLogger } from '@idp/logger';
-import { openTestDatabase, seedDelegationTenant, startNatsServer, type RunningServer, type SeededTenant } from '@idp/testing';
+import {
+  openTestDatabase,
+  seedDelegationTenant,
+  startNatsServer,
+  type RunningServer,
+  type SeededTenant,
+} from '@idp/testing';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { basicAuth, browserlessLogin, type LoginOptions, type TokenSet } from './clients/browserless-login';
 import { startTopology, type Topology } from './topology';
@@ -33,7 +39,22 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
   let db: Database | undefined;
   try {
     const n = (nats = await startNatsServer());
-    const t = (topology = await startTopology({ mongoUri: testDb.uri, natsUrl: n.url, stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore', logLevel: process.env.E2E_LOGS ? 'info' : 'warn', extraEnv: options.oidcEnv || options.sidecarEnv ? { ...(options.oidcEnv ? { 'oidc-core': options.oidcEnv } : {}), ...(options.sidecarEnv ? { 'nhe-delegation': options.sidecarEnv } : {}) } : undefined, publicBaseUrl: options.publicBaseUrl, routerPort: options.routerPort, tls: options.tls }));
+    const t = (topology = await startTopology({
+      mongoUri: testDb.uri,
+      natsUrl: n.url,
+      stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore',
+      logLevel: process.env.E2E_LOGS ? 'info' : 'warn',
+      extraEnv:
+        options.oidcEnv || options.sidecarEnv
+          ? {
+              ...(options.oidcEnv ? { 'oidc-core': options.oidcEnv } : {}),
+              ...(options.sidecarEnv ? { 'nhe-delegation': options.sidecarEnv } : {}),
+            }
+          : undefined,
+      publicBaseUrl: options.publicBaseUrl,
+      routerPort: options.routerPort,
+      tls: options.tls,
+    }));
     const d = (db = await connectDatabase(testDb.uri, createLogger({ service: 'e2e', level: 'silent' })));
     await testDb.close();
     const keyStore = new KeyStore(d.models, new KeyEncryptionKey(t.secrets.keyEncryptionKey));
@@ -88,7 +109,10 @@ export async function seededUserToken(h: Harness): Promise<string> {
 export function postNheExchange(h: Harness, subjectToken: string): Promise<Response> {
   return fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    },
     body: new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: subjectToken,

@@ -6,7 +6,17 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** A copy of `headers` without the hop-by-hop fields. */
 export function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {

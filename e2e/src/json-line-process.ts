@@ -9,7 +9,10 @@ export interface JsonLineProcess {
   /** Every JSON line the process wrote, in order (a line that is not JSON as `{ text }`). */
   lines: Array<Record<string, unknown>>;
   /** Resolves with the first line (already written or to come) that `match` accepts. */
-  waitForLine: (match: (line: Record<string, unknown>) => boolean, timeoutMs?: number) => Promise<Record<string, unknown>>;
+  waitForLine: (
+    match: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ) => Promise<Record<string, unknown>>;
   /** SIGTERM, then the exit. */
   stop: () => Promise<void>;
 }
@@ -45,7 +48,9 @@ export async function watchJsonLines(child: ChildProcess, name: string): Promise
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`${name}: no matching line within ${timeoutMs} ms; lines: ${JSON.stringify(lines).slice(0, 2000)}`));
+        reject(
+          new Error(`${name}: no matching line within ${timeoutMs} ms; lines: ${JSON.stringify(lines).slice(0, 2000)}`),
+        );
       }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
@@ -54,7 +59,10 @@ export async function watchJsonLines(child: ChildProcess, name: string): Promise
       waiters.add(check);
       check();
     });
-  await Promise.race([waitForLine((l) => l.event === 'listening'), exited.then(() => Promise.reject(new Error(`${name} exited: ${JSON.stringify(lines)}`)))]);
+  await Promise.race([
+    waitForLine((l) => l.event === 'listening'),
+    exited.then(() => Promise.reject(new Error(`${name} exited: ${JSON.stringify(lines)}`))),
+  ]);
   return {
     lines,
     waitForLine,

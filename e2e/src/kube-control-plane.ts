@@ -60,7 +60,12 @@ export interface KubeControlPlane {
   /** Kubernetes version the API server reports (e.g. v1.37.2). */
   version: string;
   /** A raw API call: JSON in, JSON out; token defaults to the admin token. Never throws on an HTTP status. */
-  api<T = any>(method: string, path: string, body?: unknown, opts?: { token?: string; contentType?: string }): Promise<KubeResponse<T>>;
+  api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { token?: string; contentType?: string },
+  ): Promise<KubeResponse<T>>;
   /** Stops everything started and removes the directory. */
   stop(): Promise<void>;
 }
@@ -103,7 +108,15 @@ function httpGet(url: string): Promise<number> {
   });
 }
 
-function apiCall(server: string, ca: string | undefined, token: string, method: string, path: string, body?: unknown, contentType?: string): Promise<KubeResponse> {
+function apiCall(
+  server: string,
+  ca: string | undefined,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+): Promise<KubeResponse> {
   return new Promise((res, rej) => {
     const data = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const req = request(
@@ -146,7 +159,10 @@ async function stopProc(p: Proc, graceMs = 10_000): Promise<void> {
   const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
   p.child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
-  const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)))]);
+  const killed = await Promise.race([
+    exited.then(() => true),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs))),
+  ]);
   clearTimeout(timer);
   if (!killed) {
     p.child.kill('SIGKILL');
@@ -306,10 +322,20 @@ export async function startKubeControlPlane(opts: StartOptions = {}): Promise<Ku
       '--v=0',
     ]);
     // Ready when the token controller has given the default namespace its ServiceAccount.
-    await waitUntil(kcm, async () => (await apiCall(server, ca, adminToken, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    await waitUntil(
+      kcm,
+      async () =>
+        (await apiCall(server, ca, adminToken, 'GET', '/api/v1/namespaces/default/serviceaccounts/default')).status ===
+        200,
+    );
 
     if (opts.scheduler) {
-      const sched = launch(KUBE_SCHEDULER, [`--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--secure-port=0', '--v=0']);
+      const sched = launch(KUBE_SCHEDULER, [
+        `--kubeconfig=${kubeconfigPath}`,
+        '--leader-elect=false',
+        '--secure-port=0',
+        '--v=0',
+      ]);
       // Ready once it has started (no serving port to probe): give it a moment to fail on bad flags.
       await sleep(500);
       failIfExited(sched);
@@ -362,14 +388,21 @@ const RESOURCES: Record<string, { plural: string; namespaced: boolean }> = {
 /** The REST path of a kind (collection when name is absent), e.g. /apis/apps/v1/namespaces/idp/deployments/x. */
 export function resourcePath(apiVersion: string, kind: string, namespace: string | undefined, name?: string): string {
   const r = RESOURCES[`${apiVersion}/${kind}`];
-  if (!r) throw new Error(`no REST path known for ${apiVersion} ${kind} (add it to RESOURCES in e2e/src/kube-control-plane.ts)`);
+  if (!r)
+    throw new Error(
+      `no REST path known for ${apiVersion} ${kind} (add it to RESOURCES in e2e/src/kube-control-plane.ts)`,
+    );
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   const ns = r.namespaced ? `/namespaces/${namespace}` : '';
   return `${base}${ns}/${r.plural}${name ? `/${name}` : ''}`;
 }
 
 /** Polls `check` until it returns a value other than undefined, or throws `describe()` after timeoutMs. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number, describe: () => Promise<string> | string): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  describe: () => Promise<string> | string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

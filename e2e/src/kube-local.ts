@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   if (missingKubeTools().length > 0) {
     process.stderr.write('kube:local: building the control plane first (scripts/tools.sh kube)...\n');
     const { execFileSync } = await import('node:child_process');
-    execFileSync('bash', [`${repoRoot()}/scripts/tools.sh`, 'kube', 'helm'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('bash', [`${repoRoot()}/scripts/tools.sh`, 'kube', 'helm'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   }
   // Until the handlers below take over, a signal exits (the control plane's exit hook kills what was started).
   const early = () => process.exit(130);

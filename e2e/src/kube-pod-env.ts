@@ -33,16 +33,23 @@ export function expandEnv(value: string, env: Record<string, string>): string {
 export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root: string): Promise<ResolvedContainer[]> {
   const ns = pod.metadata.namespace as string;
   const cache = new Map<string, any>();
-  const read = async (kind: 'secrets' | 'configmaps', name: string, optional?: boolean): Promise<Record<string, string> | undefined> => {
+  const read = async (
+    kind: 'secrets' | 'configmaps',
+    name: string,
+    optional?: boolean,
+  ): Promise<Record<string, string> | undefined> => {
     const key = `${kind}/${name}`;
     if (!cache.has(key)) {
       const res = await cp.api('GET', `/api/v1/namespaces/${ns}/${kind}/${name}`);
       if (res.status === 404 && optional) cache.set(key, undefined);
-      else if (res.status !== 200) throw new Error(`${pod.metadata.name}: ${kind} ${name}: ${res.status} ${res.body?.message ?? ''}`);
+      else if (res.status !== 200)
+        throw new Error(`${pod.metadata.name}: ${kind} ${name}: ${res.status} ${res.body?.message ?? ''}`);
       else {
         const o = res.body;
         const data: Record<string, string> = {};
-        if (kind === 'secrets') for (const [k, v] of Object.entries((o.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(v, 'base64').toString('utf8');
+        if (kind === 'secrets')
+          for (const [k, v] of Object.entries((o.data ?? {}) as Record<string, string>))
+            data[k] = Buffer.from(v, 'base64').toString('utf8');
         else Object.assign(data, o.data ?? {});
         cache.set(key, data);
       }
@@ -73,12 +80,21 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
   let tokenCache: string | undefined;
   const token = async (audience?: string, expirationSeconds?: number): Promise<string> => {
     if (audience === undefined && tokenCache) return tokenCache;
-    const res = await cp.api('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${pod.spec.serviceAccountName ?? 'default'}/token`, {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { ...(audience ? { audiences: [audience] } : {}), expirationSeconds: Math.max(expirationSeconds ?? 3600, 600), boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, uid: pod.metadata.uid } },
-    });
-    if (res.status !== 201) throw new Error(`${pod.metadata.name}: TokenRequest: ${res.status} ${res.body?.message ?? ''}`);
+    const res = await cp.api(
+      'POST',
+      `/api/v1/namespaces/${ns}/serviceaccounts/${pod.spec.serviceAccountName ?? 'default'}/token`,
+      {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: {
+          ...(audience ? { audiences: [audience] } : {}),
+          expirationSeconds: Math.max(expirationSeconds ?? 3600, 600),
+          boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, uid: pod.metadata.uid },
+        },
+      },
+    );
+    if (res.status !== 201)
+      throw new Error(`${pod.metadata.name}: TokenRequest: ${res.status} ${res.body?.message ?? ''}`);
     if (audience === undefined) tokenCache = res.body.status.token;
     return res.body.status.token;
   };
@@ -114,15 +130,21 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
           entry.token = await token(s.serviceAccountToken.audience, s.serviceAccountToken.expirationSeconds);
           writeItems(dir, { t: entry.token }, [{ key: 't', path: s.serviceAccountToken.path }]);
         } else if (s.downwardAPI) {
-          for (const it of s.downwardAPI.items ?? []) writeItems(dir, { v: field(it.fieldRef.fieldPath) }, [{ key: 'v', path: it.path }]);
+          for (const it of s.downwardAPI.items ?? [])
+            writeItems(dir, { v: field(it.fieldRef.fieldPath) }, [{ key: 'v', path: it.path }]);
         } else {
-          throw new Error(`${pod.metadata.name}: projected source ${Object.keys(s).join()} is not resolved by this test helper`);
+          throw new Error(
+            `${pod.metadata.name}: projected source ${Object.keys(s).join()} is not resolved by this test helper`,
+          );
         }
       }
     } else if (v.downwardAPI) {
-      for (const it of v.downwardAPI.items ?? []) writeItems(dir, { v: field(it.fieldRef.fieldPath) }, [{ key: 'v', path: it.path }]);
+      for (const it of v.downwardAPI.items ?? [])
+        writeItems(dir, { v: field(it.fieldRef.fieldPath) }, [{ key: 'v', path: it.path }]);
     } else if (!v.emptyDir) {
-      throw new Error(`${pod.metadata.name}: volume ${v.name} (${Object.keys(v).join()}) is not resolved by this test helper`);
+      throw new Error(
+        `${pod.metadata.name}: volume ${v.name} (${Object.keys(v).join()}) is not resolved by this test helper`,
+      );
     }
     volumes.set(v.name, entry);
   }
@@ -139,7 +161,9 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
     }
     const env: Record<string, string> = {};
     for (const ef of c.envFrom ?? []) {
-      const data = ef.secretRef ? await read('secrets', ef.secretRef.name, ef.secretRef.optional) : await read('configmaps', ef.configMapRef.name, ef.configMapRef.optional);
+      const data = ef.secretRef
+        ? await read('secrets', ef.secretRef.name, ef.secretRef.optional)
+        : await read('configmaps', ef.configMapRef.name, ef.configMapRef.optional);
       for (const [k, v] of Object.entries(data ?? {})) env[`${ef.prefix ?? ''}${k}`] = v;
     }
     for (const e of c.env ?? []) {
@@ -149,11 +173,17 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
       }
       const f = e.valueFrom;
       let v: string | undefined;
-      if (f.secretKeyRef) v = (await read('secrets', f.secretKeyRef.name, f.secretKeyRef.optional))?.[f.secretKeyRef.key];
-      else if (f.configMapKeyRef) v = (await read('configmaps', f.configMapKeyRef.name, f.configMapKeyRef.optional))?.[f.configMapKeyRef.key];
+      if (f.secretKeyRef)
+        v = (await read('secrets', f.secretKeyRef.name, f.secretKeyRef.optional))?.[f.secretKeyRef.key];
+      else if (f.configMapKeyRef)
+        v = (await read('configmaps', f.configMapKeyRef.name, f.configMapKeyRef.optional))?.[f.configMapKeyRef.key];
       else if (f.fieldRef) v = field(f.fieldRef.fieldPath);
-      else throw new Error(`${pod.metadata.name}/${c.name}: env ${e.name} (${Object.keys(f).join()}) is not resolved by this test helper`);
-      if (v === undefined && !(f.secretKeyRef?.optional || f.configMapKeyRef?.optional)) throw new Error(`${pod.metadata.name}/${c.name}: env ${e.name}: key missing`);
+      else
+        throw new Error(
+          `${pod.metadata.name}/${c.name}: env ${e.name} (${Object.keys(f).join()}) is not resolved by this test helper`,
+        );
+      if (v === undefined && !(f.secretKeyRef?.optional || f.configMapKeyRef?.optional))
+        throw new Error(`${pod.metadata.name}/${c.name}: env ${e.name}: key missing`);
       if (v !== undefined) env[e.name] = v;
     }
     // Paths into mounted volumes → the local copies (longest mount path first).
@@ -162,7 +192,15 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
       const mp = paths.find((p) => v === p || v.startsWith(`${p.replace(/\/+$/, '')}/`));
       if (mp) env[k] = mounts[mp] + v.slice(mp.length);
     }
-    out.push({ name: c.name, image: c.image, command: c.command ?? [], args: c.args ?? [], env, mounts, ...(serviceAccountToken ? { serviceAccountToken } : {}) });
+    out.push({
+      name: c.name,
+      image: c.image,
+      command: c.command ?? [],
+      args: c.args ?? [],
+      env,
+      mounts,
+      ...(serviceAccountToken ? { serviceAccountToken } : {}),
+    });
   }
   return out;
 }

@@ -23,7 +23,11 @@ export interface LocalInfra {
  * `natsCluster: true` (the HA topology) starts a 3-node JetStream cluster (ha/nats-cluster.ts) instead of one
  * nats-server, and natsUrl lists its three servers; NATS_URL, when set, is used as it is either way.
  */
-export async function startLocalInfra(databaseName: string, env: NodeJS.ProcessEnv = process.env, options: { natsCluster?: boolean; ownProcessGroup?: boolean } = {}): Promise<LocalInfra> {
+export async function startLocalInfra(
+  databaseName: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { natsCluster?: boolean; ownProcessGroup?: boolean } = {},
+): Promise<LocalInfra> {
   const servers: LocalInfra['servers'] = {};
   if (!env.MONGODB_URI || !env.NATS_URL) ensureTools('ferretdb', 'nats-server');
   let mongoBase = env.MONGODB_URI;

@@ -8,5 +8,5 @@ import type { SpawnOptions } from 'node:child_process';
 export { killOnExit } from '@idp/testing';
 
 /** Spawn options that put the child in a process group of its own (or leave it in ours). */
-export const groupOption = (own: boolean | undefined): Pick<SpawnOptions, 'detached'> => (own ? { detached: true } : {});
-
+export const groupOption = (own: boolean | undefined): Pick<SpawnOptions, 'detached'> =>
+  own ? { detached: true } : {};

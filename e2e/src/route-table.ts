@@ -29,7 +29,12 @@ function matches(prefix: string, path: string): boolean {
 
 /** The service a path reaches: the alias prefix is optional, then the longest matching prefix (as written) wins. */
 export function routeFor(table: RouteTable, path: string): string | undefined {
-  const bare = path === table.aliasPrefix || path.startsWith(`${table.aliasPrefix}/`) ? path.slice(table.aliasPrefix.length) || '/' : path;
-  const match = [...table.routes].sort((a, b) => b.prefix.length - a.prefix.length).find((r) => matches(r.prefix, bare));
+  const bare =
+    path === table.aliasPrefix || path.startsWith(`${table.aliasPrefix}/`)
+      ? path.slice(table.aliasPrefix.length) || '/'
+      : path;
+  const match = [...table.routes]
+    .sort((a, b) => b.prefix.length - a.prefix.length)
+    .find((r) => matches(r.prefix, bare));
   return match?.service;
 }

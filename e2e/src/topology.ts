@@ -79,7 +79,10 @@ export async function waitReady(port: number, child: ChildProcess, name: string,
   await waitForPort(port, timeoutMs, child);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`${name} not ready within ${timeoutMs} ms`);
@@ -123,7 +126,12 @@ export function serviceEnvs(
   baseUrl: string,
   systemTenantId: number,
 ): Record<ServiceName, Record<string, string>> {
-  const common = { LOG_LEVEL: o.logLevel ?? 'warn', MONGODB_URI: o.mongoUri, NATS_URL: o.natsUrl, NODE_ENV: 'production' };
+  const common = {
+    LOG_LEVEL: o.logLevel ?? 'warn',
+    MONGODB_URI: o.mongoUri,
+    NATS_URL: o.natsUrl,
+    NODE_ENV: 'production',
+  };
   const envs: Record<ServiceName, Record<string, string>> = {
     'nhe-delegation': {
       ...common,
@@ -169,7 +177,8 @@ export function serviceEnvs(
       TRUST_PROXY: 'true',
     },
   };
-  for (const [name, extra] of Object.entries(o.extraEnv ?? {}) as Array<[ServiceName, Record<string, string>]>) Object.assign(envs[name], extra);
+  for (const [name, extra] of Object.entries(o.extraEnv ?? {}) as Array<[ServiceName, Record<string, string>]>)
+    Object.assign(envs[name], extra);
   return envs;
 }
 
@@ -209,11 +218,16 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
     // Management first: it creates indexes and bootstraps the system tenant.
     await launch('management');
     await Promise.all([launch('audit-writer'), launch('nhe-delegation'), launch('oidc-core'), launch('signals')]);
-    router = await startDevRouter(loadRouteTable(repoRoot()), { oidc: ports['oidc-core'], management: ports.management, signals: ports.signals }, routerPort, {
-      host: o.routerHost,
-      tls: o.tls,
-      forwardedProto: new URL(baseUrl).protocol === 'https:' ? 'https' : 'http',
-    });
+    router = await startDevRouter(
+      loadRouteTable(repoRoot()),
+      { oidc: ports['oidc-core'], management: ports.management, signals: ports.signals },
+      routerPort,
+      {
+        host: o.routerHost,
+        tls: o.tls,
+        forwardedProto: new URL(baseUrl).protocol === 'https:' ? 'https' : 'http',
+      },
+    );
   } catch (err) {
     await stop();
     throw err;

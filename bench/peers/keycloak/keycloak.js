@@ -112,7 +112,9 @@ async function startKeycloak(o = {}) {
       KC_BOOTSTRAP_ADMIN_USERNAME: 'admin',
       KC_BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
       // kc.sh's own JVM defaults (-Xms64m -Xmx512m, G1) unless these are set, passed through as kc.sh reads them.
-      ...Object.fromEntries(['JAVA_OPTS_KC_HEAP', 'JAVA_OPTS_APPEND'].filter((k) => process.env[k]).map((k) => [k, String(process.env[k])])),
+      ...Object.fromEntries(
+        ['JAVA_OPTS_KC_HEAP', 'JAVA_OPTS_APPEND'].filter((k) => process.env[k]).map((k) => [k, String(process.env[k])]),
+      ),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -134,7 +136,8 @@ async function startKeycloak(o = {}) {
   const started = Date.now();
   const deadline = started + (o.timeoutMs ?? 240_000);
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Keycloak exited (${child.exitCode ?? child.signalCode}); log ${logFile}:\n${tail()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`Keycloak exited (${child.exitCode ?? child.signalCode}); log ${logFile}:\n${tail()}`);
     if (Date.now() > deadline) {
       onExit();
       throw new Error(`Keycloak did not answer within ${(o.timeoutMs ?? 240_000) / 1000}s; log ${logFile}:\n${tail()}`);
@@ -167,7 +170,17 @@ async function startKeycloak(o = {}) {
     log.end();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { baseUrl, port, pid: child.pid, javaPid, adminPassword, logFile, startupMs: Date.now() - started, paths, stop };
+  return {
+    baseUrl,
+    port,
+    pid: child.pid,
+    javaPid,
+    adminPassword,
+    logFile,
+    startupMs: Date.now() - started,
+    paths,
+    stop,
+  };
 }
 
 /**
@@ -177,7 +190,10 @@ async function startKeycloak(o = {}) {
 async function admin(token, method, url, body) {
   const res = await fetch(url, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status >= 300) throw new Error(`Keycloak admin ${method} ${url}: ${res.status} ${await res.text()}`);
@@ -186,13 +202,18 @@ async function admin(token, method, url, body) {
 
 /** POSTs a form to a token endpoint and returns the JSON answer (throws unless 200). @param {string} url @param {string} auth @param {string} body */
 async function tokenRequest(url, auth, body) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) }, body });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) },
+    body,
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${text}`);
   return JSON.parse(text);
 }
 
-const basic = (/** @type {string} */ id, /** @type {string} */ secret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (/** @type {string} */ id, /** @type {string} */ secret) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 /**
  * Configures the `bench` realm through the admin REST API and returns the two requests the bench sends: client
@@ -204,10 +225,20 @@ async function configureRealm(kc) {
   const { access_token: token } = await tokenRequest(
     `${kc.baseUrl}/realms/master/protocol/openid-connect/token`,
     '',
-    new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', username: 'admin', password: kc.adminPassword }).toString(),
+    new URLSearchParams({
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: 'admin',
+      password: kc.adminPassword,
+    }).toString(),
   );
   const a = `${kc.baseUrl}/admin/realms`;
-  await admin(token, 'POST', a, { realm: REALM, enabled: true, accessTokenLifespan: 3600, defaultSignatureAlgorithm: 'ES256' });
+  await admin(token, 'POST', a, {
+    realm: REALM,
+    enabled: true,
+    accessTokenLifespan: 3600,
+    defaultSignatureAlgorithm: 'ES256',
+  });
   const realm = /** @type {{ id: string }} */ (await (await admin(token, 'GET', `${a}/${REALM}`)).json());
   await admin(token, 'POST', `${a}/${REALM}/components`, {
     name: 'bench-ecdsa-p256',
@@ -216,15 +247,35 @@ async function configureRealm(kc) {
     parentId: realm.id,
     config: { priority: ['200'], enabled: ['true'], active: ['true'], ecdsaEllipticCurveKey: ['P-256'] },
   });
-  const secrets = { cc: randomBytes(16).toString('hex'), te: randomBytes(16).toString('hex'), api: randomBytes(16).toString('hex') };
-  const confidential = { protocol: 'openid-connect', publicClient: false, standardFlowEnabled: false, implicitFlowEnabled: false, directAccessGrantsEnabled: false };
-  await admin(token, 'POST', `${a}/${REALM}/clients`, { ...confidential, clientId: 'bench-cc', secret: secrets.cc, serviceAccountsEnabled: true });
+  const secrets = {
+    cc: randomBytes(16).toString('hex'),
+    te: randomBytes(16).toString('hex'),
+    api: randomBytes(16).toString('hex'),
+  };
+  const confidential = {
+    protocol: 'openid-connect',
+    publicClient: false,
+    standardFlowEnabled: false,
+    implicitFlowEnabled: false,
+    directAccessGrantsEnabled: false,
+  };
+  await admin(token, 'POST', `${a}/${REALM}/clients`, {
+    ...confidential,
+    clientId: 'bench-cc',
+    secret: secrets.cc,
+    serviceAccountsEnabled: true,
+  });
   await admin(token, 'POST', `${a}/${REALM}/clients`, { ...confidential, clientId: 'bench-api', secret: secrets.api });
   const audience = (/** @type {string} */ client) => ({
     name: `audience ${client}`,
     protocol: 'openid-connect',
     protocolMapper: 'oidc-audience-mapper',
-    config: { 'included.client.audience': client, 'access.token.claim': 'true', 'id.token.claim': 'false', 'introspection.token.claim': 'true' },
+    config: {
+      'included.client.audience': client,
+      'access.token.claim': 'true',
+      'id.token.claim': 'false',
+      'introspection.token.claim': 'true',
+    },
   });
   await admin(token, 'POST', `${a}/${REALM}/clients`, {
     ...confidential,
@@ -245,8 +296,21 @@ async function configureRealm(kc) {
   });
   const tokenUrl = `${kc.baseUrl}/realms/${REALM}/protocol/openid-connect/token`;
   const teAuth = basic('bench-te', secrets.te);
-  const subject = await tokenRequest(tokenUrl, teAuth, new URLSearchParams({ grant_type: 'password', username: 'alice', password: secrets.te, scope: 'openid' }).toString());
-  const clientCredentials = { url: tokenUrl, auth: basic('bench-cc', secrets.cc), body: new URLSearchParams({ grant_type: 'client_credentials' }).toString() };
+  const subject = await tokenRequest(
+    tokenUrl,
+    teAuth,
+    new URLSearchParams({
+      grant_type: 'password',
+      username: 'alice',
+      password: secrets.te,
+      scope: 'openid',
+    }).toString(),
+  );
+  const clientCredentials = {
+    url: tokenUrl,
+    auth: basic('bench-cc', secrets.cc),
+    body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+  };
   const tokenExchange = {
     url: tokenUrl,
     auth: teAuth,
@@ -257,7 +321,10 @@ async function configureRealm(kc) {
       audience: 'bench-api',
     }).toString(),
   };
-  for (const [name, r] of /** @type {const} */ ([['client credentials', clientCredentials], ['token exchange', tokenExchange]])) {
+  for (const [name, r] of /** @type {const} */ ([
+    ['client credentials', clientCredentials],
+    ['token exchange', tokenExchange],
+  ])) {
     const answer = await tokenRequest(r.url, r.auth, r.body);
     const header = JSON.parse(Buffer.from(String(answer.access_token).split('.')[0], 'base64url').toString());
     if (header.alg !== 'ES256') throw new Error(`Keycloak ${name}: access token signed ${header.alg}, not ES256`);

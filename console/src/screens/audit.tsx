@@ -18,11 +18,13 @@ interface Filters {
 const EMPTY: Filters = { userId: '', nheIdentifier: '', clientId: '', resourceServer: '', from: '', to: '' };
 
 /** datetime-local (no zone) read as UTC, as every time in the console is. */
-const isoOf = (local: string) => (local ? new Date(`${local}:00Z`.replace(/:00:00Z$/, ':00Z')).toISOString() : undefined);
+const isoOf = (local: string) =>
+  local ? new Date(`${local}:00Z`.replace(/:00:00Z$/, ':00Z')).toISOString() : undefined;
 
 function queryOf(f: Filters) {
   const q: Record<string, string> = {};
-  for (const k of ['userId', 'nheIdentifier', 'clientId', 'resourceServer'] as const) if (f[k].trim()) q[k] = f[k].trim();
+  for (const k of ['userId', 'nheIdentifier', 'clientId', 'resourceServer'] as const)
+    if (f[k].trim()) q[k] = f[k].trim();
   const from = isoOf(f.from);
   const to = isoOf(f.to);
   if (from) q.from = from;
@@ -30,12 +32,24 @@ function queryOf(f: Filters) {
   return q;
 }
 
-const CSV_COLUMNS = ['issuedAt', 'jti', 'userId', 'nheIdentifier', 'clientId', 'resourceServer', 'scopes', 'ttl', 'sourceIp', 'actorAuthentication'] as const;
+const CSV_COLUMNS = [
+  'issuedAt',
+  'jti',
+  'userId',
+  'nheIdentifier',
+  'clientId',
+  'resourceServer',
+  'scopes',
+  'ttl',
+  'sourceIp',
+  'actorAuthentication',
+] as const;
 const csvCell = (v: unknown) => {
   const s = Array.isArray(v) ? v.join(' ') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '');
   return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${(/^[=+\-@]/.test(s) ? `'${s}` : s).replace(/"/g, '""')}"` : s;
 };
-export const toCsv = (rows: Row[]) => [CSV_COLUMNS.join(','), ...rows.map((r) => CSV_COLUMNS.map((c) => csvCell(r[c])).join(','))].join('\r\n') + '\r\n';
+export const toCsv = (rows: Row[]) =>
+  [CSV_COLUMNS.join(','), ...rows.map((r) => CSV_COLUMNS.map((c) => csvCell(r[c])).join(','))].join('\r\n') + '\r\n';
 
 export function AuditScreen() {
   const { api, tenantId } = useConsole();
@@ -52,7 +66,13 @@ export function AuditScreen() {
 
   const load = useCallback(
     async (f: Filters, after?: string) => {
-      const page = await list.run(() => call(api.GET('/auth/admin/tenants/{tenantId}/non-human-entities/token-audit', { params: { path: tp(tenantId), query: { limit: 25, ...queryOf(f), ...(after ? { cursor: after } : {}) } } })));
+      const page = await list.run(() =>
+        call(
+          api.GET('/auth/admin/tenants/{tenantId}/non-human-entities/token-audit', {
+            params: { path: tp(tenantId), query: { limit: 25, ...queryOf(f), ...(after ? { cursor: after } : {}) } },
+          }),
+        ),
+      );
       if (page) {
         setRows((all) => (after ? [...all, ...page.items] : page.items));
         setCursor(page.nextCursor);
@@ -70,7 +90,11 @@ export function AuditScreen() {
       const out: Row[] = [];
       let next: string | null | undefined;
       do {
-        const page = await call(api.GET('/auth/admin/tenants/{tenantId}/non-human-entities/token-audit', { params: { path, query: { limit: 200, ...queryOf(applied), ...(next ? { cursor: next } : {}) } } }));
+        const page = await call(
+          api.GET('/auth/admin/tenants/{tenantId}/non-human-entities/token-audit', {
+            params: { path, query: { limit: 200, ...queryOf(applied), ...(next ? { cursor: next } : {}) } },
+          }),
+        );
         out.push(...page.items);
         next = page.nextCursor;
         setExported(`Exporting… ${out.length} rows`);
@@ -102,34 +126,113 @@ export function AuditScreen() {
           void load(filters);
         }}
       >
-        <TextField label="User id" name="query.userId" problem={list.problem} value={f.userId} onChange={set('userId')} />
-        <TextField label="NHE identifier" name="query.nheIdentifier" problem={list.problem} value={f.nheIdentifier} onChange={set('nheIdentifier')} />
-        <TextField label="Client id" name="query.clientId" problem={list.problem} value={f.clientId} onChange={set('clientId')} />
-        <TextField label="Resource server" name="query.resourceServer" problem={list.problem} value={f.resourceServer} onChange={set('resourceServer')} />
-        <TextField label="From (UTC)" type="datetime-local" name="query.from" problem={list.problem} value={f.from} onChange={set('from')} />
-        <TextField label="To (UTC)" type="datetime-local" name="query.to" problem={list.problem} value={f.to} onChange={set('to')} />
-        <ProblemView problem={list.problem} shownFields={['query.userId', 'query.nheIdentifier', 'query.clientId', 'query.resourceServer', 'query.from', 'query.to']} />
+        <TextField
+          label="User id"
+          name="query.userId"
+          problem={list.problem}
+          value={f.userId}
+          onChange={set('userId')}
+        />
+        <TextField
+          label="NHE identifier"
+          name="query.nheIdentifier"
+          problem={list.problem}
+          value={f.nheIdentifier}
+          onChange={set('nheIdentifier')}
+        />
+        <TextField
+          label="Client id"
+          name="query.clientId"
+          problem={list.problem}
+          value={f.clientId}
+          onChange={set('clientId')}
+        />
+        <TextField
+          label="Resource server"
+          name="query.resourceServer"
+          problem={list.problem}
+          value={f.resourceServer}
+          onChange={set('resourceServer')}
+        />
+        <TextField
+          label="From (UTC)"
+          type="datetime-local"
+          name="query.from"
+          problem={list.problem}
+          value={f.from}
+          onChange={set('from')}
+        />
+        <TextField
+          label="To (UTC)"
+          type="datetime-local"
+          name="query.to"
+          problem={list.problem}
+          value={f.to}
+          onChange={set('to')}
+        />
+        <ProblemView
+          problem={list.problem}
+          shownFields={[
+            'query.userId',
+            'query.nheIdentifier',
+            'query.clientId',
+            'query.resourceServer',
+            'query.from',
+            'query.to',
+          ]}
+        />
         <div className="actions">
-          <ScopedButton scope="auth.nhe.audit.list" type="submit" busy={list.busy}>Apply filters</ScopedButton>
-          <ScopedButton scope="auth.nhe.audit.list" onClick={() => void onExport()} busy={exp.busy}>Export CSV</ScopedButton>
-          <ScopedButton scope="auth.nhe.audit.list" onClick={() => void verify.run(() => call(api.GET('/auth/admin/tenants/{tenantId}/non-human-entities/token-audit-chain/verify', { params: { path } }))).then((r) => r && setChain(r))} busy={verify.busy}>
+          <ScopedButton scope="auth.nhe.audit.list" type="submit" busy={list.busy}>
+            Apply filters
+          </ScopedButton>
+          <ScopedButton scope="auth.nhe.audit.list" onClick={() => void onExport()} busy={exp.busy}>
+            Export CSV
+          </ScopedButton>
+          <ScopedButton
+            scope="auth.nhe.audit.list"
+            onClick={() =>
+              void verify
+                .run(() =>
+                  call(
+                    api.GET('/auth/admin/tenants/{tenantId}/non-human-entities/token-audit-chain/verify', {
+                      params: { path },
+                    }),
+                  ),
+                )
+                .then((r) => r && setChain(r))
+            }
+            busy={verify.busy}
+          >
             Verify hash chain
           </ScopedButton>
         </div>
-        <p role="status" aria-live="polite">{exported}</p>
+        <p role="status" aria-live="polite">
+          {exported}
+        </p>
         <ProblemView problem={exp.problem} />
       </form>
       <ProblemView problem={verify.problem} />
       {chain ? (
-        <div className={chain.valid ? 'card chain ok' : 'card chain broken'} role="status" data-testid="chain" data-valid={String(chain.valid)}>
+        <div
+          className={chain.valid ? 'card chain ok' : 'card chain broken'}
+          role="status"
+          data-testid="chain"
+          data-valid={String(chain.valid)}
+        >
           <h2>{chain.valid ? 'Hash chain intact' : 'Hash chain broken'}</h2>
           <p>
-            Checked {chain.checked} rows (sequence {chain.firstSeq ?? '—'} to {chain.lastSeq ?? '—'}, head {chain.headSeq})
-            {chain.anchor ? `, from the anchor left by pruning at sequence ${chain.anchor.seq} (${fmtDate(chain.anchor.prunedAt)})` : ''}.
+            Checked {chain.checked} rows (sequence {chain.firstSeq ?? '—'} to {chain.lastSeq ?? '—'}, head{' '}
+            {chain.headSeq})
+            {chain.anchor
+              ? `, from the anchor left by pruning at sequence ${chain.anchor.seq} (${fmtDate(chain.anchor.prunedAt)})`
+              : ''}
+            .
           </p>
           {chain.problems.length ? (
             <ul>
-              {chain.problems.map((p, i) => <li key={i}>{JSON.stringify(p)}</li>)}
+              {chain.problems.map((p, i) => (
+                <li key={i}>{JSON.stringify(p)}</li>
+              ))}
             </ul>
           ) : null}
         </div>
@@ -149,13 +252,17 @@ export function AuditScreen() {
           </thead>
           <tbody>
             {rows.length === 0 ? (
-              <tr><td colSpan={7}>No rows{list.busy ? ' yet' : ''}.</td></tr>
+              <tr>
+                <td colSpan={7}>No rows{list.busy ? ' yet' : ''}.</td>
+              </tr>
             ) : (
               rows.map((r) => (
                 <tr key={r.id} data-jti={r.jti}>
                   <td>{fmtDate(r.issuedAt)}</td>
                   <td>{r.nheIdentifier}</td>
-                  <td><code>{r.userId}</code></td>
+                  <td>
+                    <code>{r.userId}</code>
+                  </td>
                   <td>{r.clientId}</td>
                   <td>{r.resourceServer}</td>
                   <td>{r.scopes.join(' ')}</td>
@@ -167,8 +274,14 @@ export function AuditScreen() {
         </table>
       </div>
       <div className="actions">
-        <button type="button" onClick={() => void load(applied)}>Refresh</button>
-        {cursor ? <button type="button" onClick={() => void load(applied, cursor)}>Next rows</button> : null}
+        <button type="button" onClick={() => void load(applied)}>
+          Refresh
+        </button>
+        {cursor ? (
+          <button type="button" onClick={() => void load(applied, cursor)}>
+            Next rows
+          </button>
+        ) : null}
       </div>
     </section>
   );

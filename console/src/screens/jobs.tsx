@@ -16,7 +16,12 @@ export function JobsScreen() {
   const load = useAction();
   const reload = useCallback(async () => {
     const list = await load.run(() => call(api.GET('/auth/admin/jobs')));
-    if (list) setJobs([...list.items].sort((a, b) => (a.name === 'nhe-audit-retention' ? -1 : b.name === 'nhe-audit-retention' ? 1 : a.name.localeCompare(b.name))));
+    if (list)
+      setJobs(
+        [...list.items].sort((a, b) =>
+          a.name === 'nhe-audit-retention' ? -1 : b.name === 'nhe-audit-retention' ? 1 : a.name.localeCompare(b.name),
+        ),
+      );
   }, [api]); // eslint-disable-line react-hooks/exhaustive-deps
   useEffect(() => {
     void reload();
@@ -26,7 +31,13 @@ export function JobsScreen() {
       <p>Scheduled jobs of the deployment. Times are UTC; a schedule is a five-field cron expression.</p>
       <ProblemView problem={load.problem} />
       {jobs === undefined ? <Busy busy={load.busy} label="Loading jobs…" /> : null}
-      {jobs?.map((job) => <JobCard key={job.name} job={job} onChanged={(j) => setJobs((all) => all?.map((x) => (x.name === j.name ? j : x)))} />)}
+      {jobs?.map((job) => (
+        <JobCard
+          key={job.name}
+          job={job}
+          onChanged={(j) => setJobs((all) => all?.map((x) => (x.name === j.name ? j : x)))}
+        />
+      ))}
     </section>
   );
 }
@@ -72,7 +83,9 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
   const [progress, setProgress] = useState('');
 
   const loadRuns = useCallback(async () => {
-    const r = await call(api.GET('/auth/admin/jobs/{name}/runs', { params: { path: { name: job.name }, query: { limit: 10 } } })).catch(() => undefined);
+    const r = await call(
+      api.GET('/auth/admin/jobs/{name}/runs', { params: { path: { name: job.name }, query: { limit: 10 } } }),
+    ).catch(() => undefined);
     const items = (r?.items ?? []).filter((x): x is Run => x !== null);
     if (r) setRuns(items);
     return items;
@@ -86,7 +99,14 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
     const customOptions: Record<string, unknown> = { ...job.customOptions };
     if (batchSize.trim() === '') delete customOptions.batchSize;
     else customOptions.batchSize = Number(batchSize);
-    const updated = await save.run(() => call(api.PATCH('/auth/admin/jobs/{name}', { params: { path: { name: job.name } }, body: { schedule, enabled, customOptions } })));
+    const updated = await save.run(() =>
+      call(
+        api.PATCH('/auth/admin/jobs/{name}', {
+          params: { path: { name: job.name } },
+          body: { schedule, enabled, customOptions },
+        }),
+      ),
+    );
     if (updated) {
       props.onChanged(updated);
       setSaved(`Saved at ${fmtDate(updated.updatedAt)}.`);
@@ -95,9 +115,15 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
 
   const onRunNow = async () => {
     const before = new Set(runs.map((r) => r.id));
-    const started = await runNow.run(() => call(api.POST('/auth/admin/jobs/{name}/run', { params: { path: { name: job.name } }, body: {} })));
+    const started = await runNow.run(() =>
+      call(api.POST('/auth/admin/jobs/{name}/run', { params: { path: { name: job.name } }, body: {} })),
+    );
     if (!started) return;
-    setProgress(started.backend === 'kubernetes' ? `Started Kubernetes Job ${started.kubernetesJob ?? ''}; waiting for the run…` : 'Started; waiting for the run…');
+    setProgress(
+      started.backend === 'kubernetes'
+        ? `Started Kubernetes Job ${started.kubernetesJob ?? ''}; waiting for the run…`
+        : 'Started; waiting for the run…',
+    );
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1000));
@@ -105,7 +131,9 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
       const fresh = items.find((r) => !before.has(r.id));
       if (fresh && fresh.status !== 'running') {
         setProgress(`Run finished: ${fresh.status}, ${fresh.deleted} rows deleted.`);
-        const j = await call(api.GET('/auth/admin/jobs/{name}', { params: { path: { name: job.name } } })).catch(() => undefined);
+        const j = await call(api.GET('/auth/admin/jobs/{name}', { params: { path: { name: job.name } } })).catch(
+          () => undefined,
+        );
         if (j) props.onChanged(j);
         return;
       }
@@ -122,7 +150,9 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
         <dt>Type</dt>
         <dd>{job.type}</dd>
         <dt>Backend</dt>
-        <dd>{job.backend === 'kubernetes' ? 'Kubernetes CronJob kept in step' : 'in-process scheduler (management)'}</dd>
+        <dd>
+          {job.backend === 'kubernetes' ? 'Kubernetes CronJob kept in step' : 'in-process scheduler (management)'}
+        </dd>
         <dt>Next run</dt>
         <dd data-testid="next-run">{job.enabled ? fmtDate(job.nextRunAt) : 'never (disabled)'}</dd>
       </dl>
@@ -132,9 +162,31 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
           void onSave();
         }}
       >
-        <TextField label="Schedule (cron, UTC)" name="body.schedule" problem={save.problem} value={schedule} onChange={setSchedule} hint="Five fields: minute hour day-of-month month day-of-week, e.g. 30 3 * * * (daily at 03:30 UTC)." />
-        <CheckField label="Enabled" name="body.enabled" problem={save.problem} checked={enabled} onChange={setEnabled} hint="Disabled: the CronJob is suspended and no scheduled run starts; Run now still works." />
-        <TextField label="Batch size (customOptions.batchSize)" name="body.customOptions" problem={save.problem} value={batchSize} onChange={setBatchSize} type="number" hint="Rows deleted per batch, 1 to 100000; empty: the default 1000." />
+        <TextField
+          label="Schedule (cron, UTC)"
+          name="body.schedule"
+          problem={save.problem}
+          value={schedule}
+          onChange={setSchedule}
+          hint="Five fields: minute hour day-of-month month day-of-week, e.g. 30 3 * * * (daily at 03:30 UTC)."
+        />
+        <CheckField
+          label="Enabled"
+          name="body.enabled"
+          problem={save.problem}
+          checked={enabled}
+          onChange={setEnabled}
+          hint="Disabled: the CronJob is suspended and no scheduled run starts; Run now still works."
+        />
+        <TextField
+          label="Batch size (customOptions.batchSize)"
+          name="body.customOptions"
+          problem={save.problem}
+          value={batchSize}
+          onChange={setBatchSize}
+          type="number"
+          hint="Rows deleted per batch, 1 to 100000; empty: the default 1000."
+        />
         <ProblemView problem={save.problem} shownFields={shown} />
         <div className="actions">
           <ScopedButton scope="auth.jobs.update" type="submit" busy={save.busy}>
@@ -158,15 +210,23 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
       </pre>
       {job.kubernetes ? (
         'error' in job.kubernetes ? (
-          <p className="problem">The CronJob {job.kubernetes.cronJob} could not be read: {job.kubernetes.error}</p>
+          <p className="problem">
+            The CronJob {job.kubernetes.cronJob} could not be read: {job.kubernetes.error}
+          </p>
         ) : (
           <p data-testid="cronjob-state">
-            In the cluster: schedule <code>{job.kubernetes.schedule ?? '—'}</code>, suspend <code>{String(job.kubernetes.suspend)}</code>
-            {job.kubernetes.drift.length ? ` — drift: ${job.kubernetes.drift.map((d) => `${d.field} is ${String(d.actual)}, expected ${String(d.expected)}${d.manager ? ` (changed by ${d.manager})` : ''}`).join('; ')}` : ' — in step.'}
+            In the cluster: schedule <code>{job.kubernetes.schedule ?? '—'}</code>, suspend{' '}
+            <code>{String(job.kubernetes.suspend)}</code>
+            {job.kubernetes.drift.length
+              ? ` — drift: ${job.kubernetes.drift.map((d) => `${d.field} is ${String(d.actual)}, expected ${String(d.expected)}${d.manager ? ` (changed by ${d.manager})` : ''}`).join('; ')}`
+              : ' — in step.'}
           </p>
         )
       ) : (
-        <p className="hint">This deployment schedules the job in process (no Kubernetes API): the CronJob above is what the chart's CronJob is kept at on Kubernetes.</p>
+        <p className="hint">
+          This deployment schedules the job in process (no Kubernetes API): the CronJob above is what the chart's
+          CronJob is kept at on Kubernetes.
+        </p>
       )}
       <h3>Last runs</h3>
       <div className="table-wrap" tabIndex={0} role="region" aria-label={`Last runs of ${job.name}`}>
@@ -189,10 +249,20 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
               runs.map((r) => (
                 <tr key={r.id} data-run={r.id} data-status={r.status}>
                   <td>{fmtDate(r.startedAt)}</td>
-                  <td>{r.trigger}{r.dryRun ? ' (dry run)' : ''}</td>
-                  <td>{r.status}{r.error ? `: ${r.error}` : ''}</td>
+                  <td>
+                    {r.trigger}
+                    {r.dryRun ? ' (dry run)' : ''}
+                  </td>
+                  <td>
+                    {r.status}
+                    {r.error ? `: ${r.error}` : ''}
+                  </td>
                   <td data-testid="run-deleted">{r.deleted}</td>
-                  <td>{r.tenants.length ? r.tenants.map((t) => `${t.tenantId}: ${t.deleted} / ${t.batches} ${t.status}`).join('; ') : '—'}</td>
+                  <td>
+                    {r.tenants.length
+                      ? r.tenants.map((t) => `${t.tenantId}: ${t.deleted} / ${t.batches} ${t.status}`).join('; ')
+                      : '—'}
+                  </td>
                 </tr>
               ))
             )}

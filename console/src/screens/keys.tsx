@@ -10,14 +10,23 @@ export function KeysScreen() {
   const rotate = useAction();
   const [done, setDone] = useState('');
   const load = useCallback(async () => {
-    const r = await list.run(() => call(api.GET('/auth/admin/tenants/{tenantId}/signing-keys', { params: { path: tp(tenantId) } })));
+    const r = await list.run(() =>
+      call(api.GET('/auth/admin/tenants/{tenantId}/signing-keys', { params: { path: tp(tenantId) } })),
+    );
     if (r) setKeys(r.items);
   }, [api, tenantId]); // eslint-disable-line react-hooks/exhaustive-deps
   useEffect(() => {
     void load();
   }, [load]);
   const onRotate = async (alg: 'ES256' | 'RS256') => {
-    const k = await rotate.run(() => call(api.POST('/auth/admin/tenants/{tenantId}/signing-keys/rotations', { params: { path: tp(tenantId) }, body: { alg } })));
+    const k = await rotate.run(() =>
+      call(
+        api.POST('/auth/admin/tenants/{tenantId}/signing-keys/rotations', {
+          params: { path: tp(tenantId) },
+          body: { alg },
+        }),
+      ),
+    );
     if (k) {
       setDone(`New ${k.alg} key ${k.kid} is active; the previous one stays published for verification.`);
       void load();
@@ -40,7 +49,9 @@ export function KeysScreen() {
           <tbody>
             {keys.map((k) => (
               <tr key={k.kid}>
-                <td><code>{k.kid}</code></td>
+                <td>
+                  <code>{k.kid}</code>
+                </td>
                 <td>{k.alg}</td>
                 <td>{k.status}</td>
                 <td>{fmtDate(k.createdAt)}</td>
@@ -51,8 +62,12 @@ export function KeysScreen() {
         </table>
       </div>
       <div className="actions">
-        <ScopedButton scope="auth.keys.rotate" onClick={() => void onRotate('ES256')} busy={rotate.busy}>Rotate ES256 key</ScopedButton>
-        <ScopedButton scope="auth.keys.rotate" onClick={() => void onRotate('RS256')} busy={rotate.busy}>Rotate RS256 key</ScopedButton>
+        <ScopedButton scope="auth.keys.rotate" onClick={() => void onRotate('ES256')} busy={rotate.busy}>
+          Rotate ES256 key
+        </ScopedButton>
+        <ScopedButton scope="auth.keys.rotate" onClick={() => void onRotate('RS256')} busy={rotate.busy}>
+          Rotate RS256 key
+        </ScopedButton>
       </div>
       <p role="status">{done}</p>
       <ProblemView problem={rotate.problem} />

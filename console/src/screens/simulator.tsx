@@ -28,24 +28,56 @@ export function SimulatorScreen() {
   const [result, setResult] = useState<Schemas['DelegationSimulation'] | undefined>();
   const sim = useAction();
   useEffect(() => {
-    if (can('auth.nhe.list')) void call(api.GET('/auth/admin/tenants/{tenantId}/non-human-entities', { params: { path: tp(tenantId), query: { limit: 100 } } })).then((p) => setNhes(p.items), () => undefined);
-    if (can('auth.users.list')) void call(api.GET('/auth/admin/tenants/{tenantId}/users', { params: { path: tp(tenantId), query: { limit: 200 } } })).then((p) => setUsers(p.items), () => undefined);
+    if (can('auth.nhe.list'))
+      void call(
+        api.GET('/auth/admin/tenants/{tenantId}/non-human-entities', {
+          params: { path: tp(tenantId), query: { limit: 100 } },
+        }),
+      ).then(
+        (p) => setNhes(p.items),
+        () => undefined,
+      );
+    if (can('auth.users.list'))
+      void call(
+        api.GET('/auth/admin/tenants/{tenantId}/users', { params: { path: tp(tenantId), query: { limit: 200 } } }),
+      ).then(
+        (p) => setUsers(p.items),
+        () => undefined,
+      );
   }, [api, tenantId, can]);
   const onRun = async () => {
     setResult(undefined);
-    const r = await sim.run(() => call(api.POST('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}/delegation-simulations', { params: { path: { ...tp(tenantId), nheId: f.nheId } }, body: { userId: f.userId, clientId: f.clientId, resource: f.resource, scope: f.scope } })));
+    const r = await sim.run(() =>
+      call(
+        api.POST('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}/delegation-simulations', {
+          params: { path: { ...tp(tenantId), nheId: f.nheId } },
+          body: { userId: f.userId, clientId: f.clientId, resource: f.resource, scope: f.scope },
+        }),
+      ),
+    );
     if (r) setResult(r);
   };
   const d = result?.decision as unknown as DecisionRecord | undefined;
   const requested = f.scope.split(' ').filter(Boolean);
   return (
     <section>
-      <form className="card" aria-label="Simulate a delegation" onSubmit={(e) => { e.preventDefault(); void onRun(); }}>
+      <form
+        className="card"
+        aria-label="Simulate a delegation"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void onRun();
+        }}
+      >
         <Field label="NHE" name="params.nheId" problem={sim.problem}>
           {({ id }) => (
             <select id={id} value={f.nheId} onChange={(e) => setF({ ...f, nheId: e.target.value })} required>
               <option value="">Choose an NHE</option>
-              {nhes.map((n) => <option key={n.id} value={n.id}>{n.identifier}</option>)}
+              {nhes.map((n) => (
+                <option key={n.id} value={n.id}>
+                  {n.identifier}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -53,20 +85,52 @@ export function SimulatorScreen() {
           {({ id }) => (
             <select id={id} value={f.userId} onChange={(e) => setF({ ...f, userId: e.target.value })} required>
               <option value="">Choose a user</option>
-              {users.map((u) => <option key={u.id} value={u.id}>{u.username}</option>)}
+              {users.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.username}
+                </option>
+              ))}
             </select>
           )}
         </Field>
-        <TextField label="Client id (the exchanging client)" name="body.clientId" problem={sim.problem} value={f.clientId} onChange={(v) => setF({ ...f, clientId: v })} required />
-        <TextField label="Resource (audience)" name="body.resource" problem={sim.problem} value={f.resource} onChange={(v) => setF({ ...f, resource: v })} required />
-        <TextField label="Requested scope (space separated)" name="body.scope" problem={sim.problem} value={f.scope} onChange={(v) => setF({ ...f, scope: v })} required />
-        <ProblemView problem={sim.problem} shownFields={['body.userId', 'body.clientId', 'body.resource', 'body.scope']} />
-        <ScopedButton scope="auth.nhe.policies.list" type="submit" busy={sim.busy}>Run simulation</ScopedButton>
+        <TextField
+          label="Client id (the exchanging client)"
+          name="body.clientId"
+          problem={sim.problem}
+          value={f.clientId}
+          onChange={(v) => setF({ ...f, clientId: v })}
+          required
+        />
+        <TextField
+          label="Resource (audience)"
+          name="body.resource"
+          problem={sim.problem}
+          value={f.resource}
+          onChange={(v) => setF({ ...f, resource: v })}
+          required
+        />
+        <TextField
+          label="Requested scope (space separated)"
+          name="body.scope"
+          problem={sim.problem}
+          value={f.scope}
+          onChange={(v) => setF({ ...f, scope: v })}
+          required
+        />
+        <ProblemView
+          problem={sim.problem}
+          shownFields={['body.userId', 'body.clientId', 'body.resource', 'body.scope']}
+        />
+        <ScopedButton scope="auth.nhe.policies.list" type="submit" busy={sim.busy}>
+          Run simulation
+        </ScopedButton>
       </form>
       {d ? (
         <section className="card decision" aria-labelledby="decision-heading" data-outcome={d.outcome}>
           <h2 id="decision-heading">Decision: {d.outcome}</h2>
-          <p>Evaluated {result?.evaluatedAt} ({result?.flow}). Nothing was minted or audited.</p>
+          <p>
+            Evaluated {result?.evaluatedAt} ({result?.flow}). Nothing was minted or audited.
+          </p>
           <ol className="layers" aria-label="Layers of the decision">
             <li className="layer">
               <span className="layer-name">Requested</span> {requested.join(' ') || '—'}
@@ -82,13 +146,16 @@ export function SimulatorScreen() {
               </li>
             ) : (
               <li className="layer refused" data-layer={String(d.gate ?? '')}>
-                <span className="layer-name">Refused by {String(d.gate ?? 'a gate')}</span> <code>{String(d.error ?? '')}</code> {String(d.description ?? '')}
+                <span className="layer-name">Refused by {String(d.gate ?? 'a gate')}</span>{' '}
+                <code>{String(d.error ?? '')}</code> {String(d.description ?? '')}
               </li>
             )}
           </ol>
           {d.ttlTerms ? (
             <>
-              <h3>Lifetime: {d.ttl} s (set by {d.ttlSetBy})</h3>
+              <h3>
+                Lifetime: {d.ttl} s (set by {d.ttlSetBy})
+              </h3>
               <ul className="plain">
                 {Object.entries(d.ttlTerms).map(([k, v]) => (
                   <li key={k} className={k === d.ttlSetBy ? 'term-winner' : undefined}>

@@ -8,7 +8,17 @@ import { Busy, CheckField, fmtDate, ProblemView, ScopedButton, TextField, useAct
 
 type Tenant = Schemas['Tenant'];
 /** The settings.nhe fields this screen edits (others, such as newer ones, are left as they are: PATCH merges). */
-type Nhe = Pick<Tenant['settings']['nhe'], 'enabled' | 'defaultMaxTokenLifetime' | 'hardMaxTokenLifetime' | 'requireDpop' | 'allowedNheTypes' | 'maxNhePerTenant' | 'auditRetentionDays' | 'requireActorProof'>;
+type Nhe = Pick<
+  Tenant['settings']['nhe'],
+  | 'enabled'
+  | 'defaultMaxTokenLifetime'
+  | 'hardMaxTokenLifetime'
+  | 'requireDpop'
+  | 'allowedNheTypes'
+  | 'maxNhePerTenant'
+  | 'auditRetentionDays'
+  | 'requireActorProof'
+>;
 const NHE_TYPES = ['llm-autonomous', 'llm-assistive', 'automated-pipeline'] as const;
 
 /** The spec's defaults of settings.nhe. */
@@ -55,27 +65,90 @@ function nheBody(d: NheDraft, includeQuota: boolean) {
   };
 }
 
-function NheFields(props: { draft: NheDraft; set: (d: NheDraft) => void; problem: Problem | undefined; prefix: string; quotaEditable: boolean }) {
+function NheFields(props: {
+  draft: NheDraft;
+  set: (d: NheDraft) => void;
+  problem: Problem | undefined;
+  prefix: string;
+  quotaEditable: boolean;
+}) {
   const { draft: d, set, problem, prefix: p } = props;
   return (
     <fieldset>
       <legend>NHE delegation (settings.nhe)</legend>
-      <CheckField label="NHE delegation enabled" name={`${p}.enabled`} problem={problem} checked={d.enabled} onChange={(v) => set({ ...d, enabled: v })} hint="Default off: token exchange for non-human entities is refused until an admin turns it on." />
-      <TextField label="Default max token lifetime (seconds)" type="number" name={`${p}.defaultMaxTokenLifetime`} problem={problem} value={d.defaultMaxTokenLifetime} onChange={(v) => set({ ...d, defaultMaxTokenLifetime: v })} hint="Default 300. 60 to 900, and never above the hard maximum: an NHE without its own lifetime gets this one." />
-      <TextField label="Hard max token lifetime (seconds)" type="number" name={`${p}.hardMaxTokenLifetime`} problem={problem} value={d.hardMaxTokenLifetime} onChange={(v) => set({ ...d, hardMaxTokenLifetime: v })} hint="Default 900, at most 900. No NHE, policy or client lifetime may exceed it; delegated tokens live at least 60 s." />
-      <CheckField label="Require DPoP" name={`${p}.requireDpop`} problem={problem} checked={d.requireDpop} onChange={(v) => set({ ...d, requireDpop: v })} hint="Default off. On: every NHE token is sender-constrained (a DPoP proof at exchange)." />
+      <CheckField
+        label="NHE delegation enabled"
+        name={`${p}.enabled`}
+        problem={problem}
+        checked={d.enabled}
+        onChange={(v) => set({ ...d, enabled: v })}
+        hint="Default off: token exchange for non-human entities is refused until an admin turns it on."
+      />
+      <TextField
+        label="Default max token lifetime (seconds)"
+        type="number"
+        name={`${p}.defaultMaxTokenLifetime`}
+        problem={problem}
+        value={d.defaultMaxTokenLifetime}
+        onChange={(v) => set({ ...d, defaultMaxTokenLifetime: v })}
+        hint="Default 300. 60 to 900, and never above the hard maximum: an NHE without its own lifetime gets this one."
+      />
+      <TextField
+        label="Hard max token lifetime (seconds)"
+        type="number"
+        name={`${p}.hardMaxTokenLifetime`}
+        problem={problem}
+        value={d.hardMaxTokenLifetime}
+        onChange={(v) => set({ ...d, hardMaxTokenLifetime: v })}
+        hint="Default 900, at most 900. No NHE, policy or client lifetime may exceed it; delegated tokens live at least 60 s."
+      />
+      <CheckField
+        label="Require DPoP"
+        name={`${p}.requireDpop`}
+        problem={problem}
+        checked={d.requireDpop}
+        onChange={(v) => set({ ...d, requireDpop: v })}
+        hint="Default off. On: every NHE token is sender-constrained (a DPoP proof at exchange)."
+      />
       <fieldset className="inline">
         <legend>Allowed NHE types (default: all three)</legend>
         {NHE_TYPES.map((t) => (
-          <CheckField key={t} label={t} name={`${p}.allowedNheTypes`} problem={problem} checked={d.allowedNheTypes.includes(t)} onChange={(v) => set({ ...d, allowedNheTypes: v ? [...d.allowedNheTypes, t] : d.allowedNheTypes.filter((x) => x !== t) })} />
+          <CheckField
+            key={t}
+            label={t}
+            name={`${p}.allowedNheTypes`}
+            problem={problem}
+            checked={d.allowedNheTypes.includes(t)}
+            onChange={(v) =>
+              set({ ...d, allowedNheTypes: v ? [...d.allowedNheTypes, t] : d.allowedNheTypes.filter((x) => x !== t) })
+            }
+          />
         ))}
       </fieldset>
       {props.quotaEditable ? (
-        <TextField label="Max NHEs per tenant" type="number" name={`${p}.maxNhePerTenant`} problem={problem} value={d.maxNhePerTenant} onChange={(v) => set({ ...d, maxNhePerTenant: v })} hint="Default 50, 0 to 10000. A platform quota: only system-tenant administrators change it." />
+        <TextField
+          label="Max NHEs per tenant"
+          type="number"
+          name={`${p}.maxNhePerTenant`}
+          problem={problem}
+          value={d.maxNhePerTenant}
+          onChange={(v) => set({ ...d, maxNhePerTenant: v })}
+          hint="Default 50, 0 to 10000. A platform quota: only system-tenant administrators change it."
+        />
       ) : (
-        <p className="hint">Max NHEs per tenant: {d.maxNhePerTenant} (a platform quota set by system-tenant administrators).</p>
+        <p className="hint">
+          Max NHEs per tenant: {d.maxNhePerTenant} (a platform quota set by system-tenant administrators).
+        </p>
       )}
-      <TextField label="Audit retention (days)" type="number" name={`${p}.auditRetentionDays`} problem={problem} value={d.auditRetentionDays} onChange={(v) => set({ ...d, auditRetentionDays: v })} hint="Default 90, 0 to 36500; 0 keeps rows forever. The nhe-audit-retention job deletes older token-audit rows." />
+      <TextField
+        label="Audit retention (days)"
+        type="number"
+        name={`${p}.auditRetentionDays`}
+        problem={problem}
+        value={d.auditRetentionDays}
+        onChange={(v) => set({ ...d, auditRetentionDays: v })}
+        hint="Default 90, 0 to 36500; 0 keeps rows forever. The nhe-audit-retention job deletes older token-audit rows."
+      />
     </fieldset>
   );
 }
@@ -103,7 +176,14 @@ export function TenantsScreen() {
   const onSave = async () => {
     if (!draft) return;
     setSaved('');
-    const t = await save.run(() => call(api.PATCH('/auth/admin/tenants/{tenantId}', { params: { path: tp(tenantId) }, body: { name, settings: { nhe: nheBody(draft, session.system) } } })));
+    const t = await save.run(() =>
+      call(
+        api.PATCH('/auth/admin/tenants/{tenantId}', {
+          params: { path: tp(tenantId) },
+          body: { name, settings: { nhe: nheBody(draft, session.system) } },
+        }),
+      ),
+    );
     if (t) {
       setTenant(t);
       setSaved('Settings saved.');
@@ -130,7 +210,13 @@ export function TenantsScreen() {
             {tenant.system ? 'The system tenant. ' : ''}Created {fmtDate(tenant.createdAt)}.
           </p>
           <TextField label="Name" name="body.name" problem={save.problem} value={name} onChange={setName} />
-          <NheFields draft={draft} set={setDraft} problem={save.problem} prefix="body.settings.nhe" quotaEditable={session.system} />
+          <NheFields
+            draft={draft}
+            set={setDraft}
+            problem={save.problem}
+            prefix="body.settings.nhe"
+            quotaEditable={session.system}
+          />
           <ProblemView problem={save.problem} shownFields={['body.name', 'body.settings.nhe']} />
           <ScopedButton scope="auth.tenants.update" type="submit" busy={save.busy}>
             Save settings
@@ -153,7 +239,9 @@ function CreateTenant() {
   const list = useAction();
   const loadPage = useCallback(
     async (after?: string) => {
-      const page = await list.run(() => call(api.GET('/auth/admin/tenants', { params: { query: { limit: 20, ...(after ? { cursor: after } : {}) } } })));
+      const page = await list.run(() =>
+        call(api.GET('/auth/admin/tenants', { params: { query: { limit: 20, ...(after ? { cursor: after } : {}) } } })),
+      );
       if (page) {
         setTenants((all) => (after ? [...all, ...page.items] : page.items));
         setCursor(page.nextCursor);
@@ -165,7 +253,9 @@ function CreateTenant() {
     void loadPage();
   }, [loadPage]);
   const onCreate = async () => {
-    const t = await act.run(() => call(api.POST('/auth/admin/tenants', { body: { name, settings: { nhe: nheBody(draft, true) } } })));
+    const t = await act.run(() =>
+      call(api.POST('/auth/admin/tenants', { body: { name, settings: { nhe: nheBody(draft, true) } } })),
+    );
     if (t) {
       setCreated(t);
       setName('');
@@ -213,7 +303,14 @@ function CreateTenant() {
         }}
       >
         <h3>Create a tenant</h3>
-        <TextField label="Tenant name" name="body.name" problem={act.problem} value={name} onChange={setName} required />
+        <TextField
+          label="Tenant name"
+          name="body.name"
+          problem={act.problem}
+          value={name}
+          onChange={setName}
+          required
+        />
         <NheFields draft={draft} set={setDraft} problem={act.problem} prefix="body.settings.nhe" quotaEditable />
         <ProblemView problem={act.problem} shownFields={['body.name', 'body.settings.nhe']} />
         <ScopedButton scope="auth.tenants.create" type="submit" busy={act.busy}>

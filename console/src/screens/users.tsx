@@ -23,7 +23,13 @@ export function UsersScreen() {
 
   const load = useCallback(
     async (after?: string) => {
-      const page = await list.run(() => call(api.GET('/auth/admin/tenants/{tenantId}/users', { params: { path: tp(tenantId), query: { limit: 50, ...(after ? { cursor: after } : {}) } } })));
+      const page = await list.run(() =>
+        call(
+          api.GET('/auth/admin/tenants/{tenantId}/users', {
+            params: { path: tp(tenantId), query: { limit: 50, ...(after ? { cursor: after } : {}) } },
+          }),
+        ),
+      );
       if (page) {
         setItems((all) => (after ? [...all, ...page.items] : page.items));
         setCursor(page.nextCursor);
@@ -33,11 +39,28 @@ export function UsersScreen() {
   );
   useEffect(() => {
     void load();
-    if (can('auth.roles.list')) void call(api.GET('/auth/admin/tenants/{tenantId}/roles', { params: { path: tp(tenantId), query: { limit: 200 } } })).then((p) => setRoles(p.items), () => undefined);
+    if (can('auth.roles.list'))
+      void call(
+        api.GET('/auth/admin/tenants/{tenantId}/roles', { params: { path: tp(tenantId), query: { limit: 200 } } }),
+      ).then(
+        (p) => setRoles(p.items),
+        () => undefined,
+      );
   }, [load, api, tenantId, can]);
 
   const onCreate = async () => {
-    const u = await create.run(() => call(api.POST('/auth/admin/tenants/{tenantId}/users', { params: { path: tp(tenantId) }, body: { username: f.username, ...(f.password ? { password: f.password } : {}), ...(f.name ? { claims: { name: f.name } } : {}) } })));
+    const u = await create.run(() =>
+      call(
+        api.POST('/auth/admin/tenants/{tenantId}/users', {
+          params: { path: tp(tenantId) },
+          body: {
+            username: f.username,
+            ...(f.password ? { password: f.password } : {}),
+            ...(f.name ? { claims: { name: f.name } } : {}),
+          },
+        }),
+      ),
+    );
     if (u) {
       setF({ username: '', password: '', name: '' });
       setDone(`Created user ${u.username}.`);
@@ -46,7 +69,11 @@ export function UsersScreen() {
   };
   const onAssign = async () => {
     const ok = await assign.run(async () => {
-      await call(api.PUT('/auth/admin/tenants/{tenantId}/users/{userId}/roles/{roleId}', { params: { path: { ...tp(tenantId), userId: assignTo.userId, roleId: assignTo.roleId } } }));
+      await call(
+        api.PUT('/auth/admin/tenants/{tenantId}/users/{userId}/roles/{roleId}', {
+          params: { path: { ...tp(tenantId), userId: assignTo.userId, roleId: assignTo.roleId } },
+        }),
+      );
       return true;
     });
     if (ok) {
@@ -56,9 +83,20 @@ export function UsersScreen() {
   };
   const onTotp = async (u: User) => {
     setQr(undefined);
-    const e = await totp.run(() => call(api.POST('/auth/admin/tenants/{tenantId}/users/{userId}/totp', { params: { path: { ...tp(tenantId), userId: u.id } }, body: {} })));
+    const e = await totp.run(() =>
+      call(
+        api.POST('/auth/admin/tenants/{tenantId}/users/{userId}/totp', {
+          params: { path: { ...tp(tenantId), userId: u.id } },
+          body: {},
+        }),
+      ),
+    );
     if (e) {
-      setQr({ username: u.username, dataUrl: await QRCode.toDataURL(e.otpauthUri, { margin: 1, width: 220 }), secret: e.secret });
+      setQr({
+        username: u.username,
+        dataUrl: await QRCode.toDataURL(e.otpauthUri, { margin: 1, width: 220 }),
+        secret: e.secret,
+      });
       void load();
     }
   };
@@ -94,7 +132,9 @@ export function UsersScreen() {
             {items.map((u) => (
               <tr key={u.id} data-user={u.username}>
                 <td>{u.username}</td>
-                <td><code>{u.id}</code></td>
+                <td>
+                  <code>{u.id}</code>
+                </td>
                 <td>{u.roleIds.map(roleName).join(', ') || '—'}</td>
                 <td>
                   {u.totpEnrolled ? 'enrolled ' : ''}
@@ -103,39 +143,107 @@ export function UsersScreen() {
                   </ScopedButton>
                 </td>
                 <td>
-                  <DeleteButton scope="auth.users.delete" what={u.username} onConfirm={async () => { await call(api.DELETE('/auth/admin/tenants/{tenantId}/users/{userId}', { params: { path: { ...tp(tenantId), userId: u.id } } })); await load(); }} />
+                  <DeleteButton
+                    scope="auth.users.delete"
+                    what={u.username}
+                    onConfirm={async () => {
+                      await call(
+                        api.DELETE('/auth/admin/tenants/{tenantId}/users/{userId}', {
+                          params: { path: { ...tp(tenantId), userId: u.id } },
+                        }),
+                      );
+                      await load();
+                    }}
+                  />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      {cursor ? <button type="button" onClick={() => void load(cursor)}>More users</button> : null}
-      <form className="card" aria-label="Create a user" onSubmit={(e) => { e.preventDefault(); void onCreate(); }}>
+      {cursor ? (
+        <button type="button" onClick={() => void load(cursor)}>
+          More users
+        </button>
+      ) : null}
+      <form
+        className="card"
+        aria-label="Create a user"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void onCreate();
+        }}
+      >
         <h2>Create a user</h2>
-        <TextField label="Username" name="body.username" problem={create.problem} value={f.username} onChange={(v) => setF({ ...f, username: v })} required />
-        <TextField label="Password" type="password" autoComplete="new-password" name="body.password" problem={create.problem} value={f.password} onChange={(v) => setF({ ...f, password: v })} />
-        <TextField label="Display name" name="body.claims" problem={create.problem} value={f.name} onChange={(v) => setF({ ...f, name: v })} />
+        <TextField
+          label="Username"
+          name="body.username"
+          problem={create.problem}
+          value={f.username}
+          onChange={(v) => setF({ ...f, username: v })}
+          required
+        />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          name="body.password"
+          problem={create.problem}
+          value={f.password}
+          onChange={(v) => setF({ ...f, password: v })}
+        />
+        <TextField
+          label="Display name"
+          name="body.claims"
+          problem={create.problem}
+          value={f.name}
+          onChange={(v) => setF({ ...f, name: v })}
+        />
         <ProblemView problem={create.problem} shownFields={['body.username', 'body.password', 'body.claims']} />
         <ScopedButton scope="auth.users.create" type="submit" busy={create.busy}>
           Create user
         </ScopedButton>
       </form>
-      <form className="card" aria-label="Assign a role" onSubmit={(e) => { e.preventDefault(); void onAssign(); }}>
+      <form
+        className="card"
+        aria-label="Assign a role"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void onAssign();
+        }}
+      >
         <h2>Assign a role</h2>
         <Field label="User" name="params.userId" problem={assign.problem}>
           {({ id }) => (
-            <select id={id} value={assignTo.userId} onChange={(e) => setAssignTo({ ...assignTo, userId: e.target.value })} required>
+            <select
+              id={id}
+              value={assignTo.userId}
+              onChange={(e) => setAssignTo({ ...assignTo, userId: e.target.value })}
+              required
+            >
               <option value="">Choose a user</option>
-              {items.map((u) => <option key={u.id} value={u.id}>{u.username}</option>)}
+              {items.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.username}
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <Field label="Role" name="params.roleId" problem={assign.problem}>
           {({ id }) => (
-            <select id={id} value={assignTo.roleId} onChange={(e) => setAssignTo({ ...assignTo, roleId: e.target.value })} required>
+            <select
+              id={id}
+              value={assignTo.roleId}
+              onChange={(e) => setAssignTo({ ...assignTo, roleId: e.target.value })}
+              required
+            >
               <option value="">Choose a role</option>
-              {roles.map((r) => <option key={r.id} value={r.id}>{r.name} ({r.resourceServer})</option>)}
+              {roles.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.name} ({r.resourceServer})
+                </option>
+              ))}
             </select>
           )}
         </Field>

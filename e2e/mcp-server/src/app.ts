@@ -14,7 +14,14 @@ import express, { type Express, type Request, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { auditLine, protectedResourceMetadata, protectedResourceMetadataUrl, type Access, type AuditLine, type Verifier } from '@idp/resource-server';
+import {
+  auditLine,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  type Access,
+  type AuditLine,
+  type Verifier,
+} from '@idp/resource-server';
 import { accessOf, protectedResourceMetadataHandler, requireAccess } from '@idp/resource-server/express';
 
 /** The scope every MCP request needs (the resource server's scope in the tenant). */
@@ -89,15 +96,15 @@ function buildServer(): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify(caller) }], structuredContent: { ...caller } };
     },
   );
-  server.registerTool(
-    'list_orders',
-    { title: 'List orders', description: "The user's orders" },
-    async (extra) => {
-      const caller = callerFrom(extra.authInfo);
-      const via = caller.delegated ? ` (through the agent ${(caller.agent as { id?: string } | null)?.id ?? '?'})` : '';
-      return { content: [{ type: 'text', text: `Orders of ${caller.sub}${via}: ${ORDERS.map((o) => `${o.id} ${o.item}`).join('; ')}` }] };
-    },
-  );
+  server.registerTool('list_orders', { title: 'List orders', description: "The user's orders" }, async (extra) => {
+    const caller = callerFrom(extra.authInfo);
+    const via = caller.delegated ? ` (through the agent ${(caller.agent as { id?: string } | null)?.id ?? '?'})` : '';
+    return {
+      content: [
+        { type: 'text', text: `Orders of ${caller.sub}${via}: ${ORDERS.map((o) => `${o.id} ${o.item}`).join('; ')}` },
+      ],
+    };
+  });
   // The two fixture tools of the MCP conformance suite's tools-call-simple-text and tools-call-error scenarios, so
   // that those scenarios check real answers through the protected endpoint (not an unknown-tool error).
   server.registerTool('test_simple_text', { description: 'Conformance fixture: simple text' }, async () => ({
@@ -133,9 +140,15 @@ export function createMcpServerApp(o: McpServerAppOptions): Express {
     const access = accessOf(req);
     const method = typeof req.body?.method === 'string' ? req.body.method : undefined;
     o.log({ event: 'mcp.request', method, ...auditLine(access) });
-    if (method === 'tools/call' && typeof req.body?.params?.name === 'string') o.log({ event: 'mcp.tool', tool: req.body.params.name, jti: access.claims.jti });
+    if (method === 'tools/call' && typeof req.body?.params?.name === 'string')
+      o.log({ event: 'mcp.tool', tool: req.body.params.name, jti: access.claims.jti });
     const server = buildServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, enableDnsRebindingProtection: true, allowedHosts });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      enableDnsRebindingProtection: true,
+      allowedHosts,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -146,12 +159,16 @@ export function createMcpServerApp(o: McpServerAppOptions): Express {
       await transport.handleRequest(req, res, req.body);
     } catch (err) {
       o.log({ event: 'mcp.error', message: (err as Error).message });
-      if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
+      if (!res.headersSent)
+        res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
     }
   });
   // Stateless: no server-initiated stream and no session to end (the client is told so, after authentication).
   const notAllowed = (_req: Request, res: Response) => {
-    res.status(405).set('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
   };
   app.get(resourceUrl.pathname, guard, notAllowed);
   app.delete(resourceUrl.pathname, guard, notAllowed);

@@ -5,7 +5,13 @@
  * a token whose agent was disabled once the SSF poll receiver has learnt it, and serves its RFC 9728 metadata.
  */
 import express, { type Express } from 'express';
-import { auditLine, protectedResourceMetadata, protectedResourceMetadataUrl, type AuditLine, type Verifier } from '@idp/resource-server';
+import {
+  auditLine,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  type AuditLine,
+  type Verifier,
+} from '@idp/resource-server';
 import { accessOf, protectedResourceMetadataHandler, requireAccess } from '@idp/resource-server/express';
 
 export interface OrdersApiOptions {
@@ -44,15 +50,24 @@ export function createOrdersApi(o: OrdersApiOptions): Express {
   app.get('/orders', requireAccess(o.verifier, { scopes: ['orders:read'], resourceMetadataUrl }), (req, res) => {
     const access = accessOf(req);
     o.log({ event: 'orders.list', ...auditLine(access) });
-    res.json({ user: access.userId, delegated: access.delegation !== undefined, agent: access.delegation?.agent ?? null, orders: ORDERS });
+    res.json({
+      user: access.userId,
+      delegated: access.delegation !== undefined,
+      agent: access.delegation?.agent ?? null,
+      orders: ORDERS,
+    });
   });
 
   // Refunds are for people: an agent's token is refused here (403 insufficient_scope), whatever its scopes.
-  app.post('/orders/:id/refund', requireAccess(o.verifier, { scopes: ['orders:write'], delegation: 'deny', resourceMetadataUrl }), (req, res) => {
-    const access = accessOf(req);
-    o.log({ event: 'orders.refund', ...auditLine(access) });
-    res.status(202).json({ order: req.params.id, refundedBy: access.userId });
-  });
+  app.post(
+    '/orders/:id/refund',
+    requireAccess(o.verifier, { scopes: ['orders:write'], delegation: 'deny', resourceMetadataUrl }),
+    (req, res) => {
+      const access = accessOf(req);
+      o.log({ event: 'orders.refund', ...auditLine(access) });
+      res.status(202).json({ order: req.params.id, refundedBy: access.userId });
+    },
+  );
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', revocations: o.revocationStatus?.() ?? null });

@@ -45,8 +45,16 @@ async function main(): Promise<void> {
   }
   const verifier = createVerifier({ issuer, audience: resource, ...(receiver ? { revocations: receiver } : {}) });
   await verifier.metadata().catch((err: Error) => log({ event: 'discovery.error', message: err.message }));
-  const app = createOrdersApi({ issuer, resource, verifier, log, ...(receiver ? { revocationStatus: () => receiver.status() } : {}) });
-  const server = app.listen(port, host, () => log({ event: 'listening', port, host, revocations: receiver ? receiver.status() : null }));
+  const app = createOrdersApi({
+    issuer,
+    resource,
+    verifier,
+    log,
+    ...(receiver ? { revocationStatus: () => receiver.status() } : {}),
+  });
+  const server = app.listen(port, host, () =>
+    log({ event: 'listening', port, host, revocations: receiver ? receiver.status() : null }),
+  );
 
   const shutdown = () => {
     server.close();

@@ -70,7 +70,9 @@ export async function newProbedPage(context: BrowserContext): Promise<PageProbe>
 export async function startApplicationStub(): Promise<{ origin: string; close: () => Promise<void> }> {
   const server: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html lang="en"><head><title>Application</title></head><body><main><h1>Application</h1></main></body></html>');
+    res.end(
+      '<!doctype html><html lang="en"><head><title>Application</title></head><body><main><h1>Application</h1></main></body></html>',
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;
@@ -113,7 +115,9 @@ export interface A11yViolation {
 
 /** axe-core (WCAG 2.x A/AA and best practices) on the current page: violations of impact serious or critical. */
 export async function seriousA11yViolations(page: Page): Promise<A11yViolation[]> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));

@@ -71,7 +71,11 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
   }).toString();
 
   const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: jar.header() } });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+    });
     jar.store(res);
     return res;
   };
@@ -82,14 +86,22 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
     const url = new URL(location, o.baseUrl);
     if (url.toString().startsWith(o.redirectUri)) {
       const code = url.searchParams.get('code');
-      if (!code) throw new Error(`authorization failed: ${url.searchParams.get('error')} ${url.searchParams.get('error_description') ?? ''}`);
+      if (!code)
+        throw new Error(
+          `authorization failed: ${url.searchParams.get('error')} ${url.searchParams.get('error_description') ?? ''}`,
+        );
       const tokenRes = await fetch(`${o.baseUrl}/auth/${o.tenantId}/oidc/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           authorization: basicAuth(o.clientId, o.clientSecret),
         },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: o.redirectUri, code_verifier: verifier }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: o.redirectUri,
+          code_verifier: verifier,
+        }),
       });
       const body = (await tokenRes.json()) as TokenSet & { error?: string; error_description?: string };
       if (!tokenRes.ok) throw new Error(`token request failed: ${body.error} ${body.error_description ?? ''}`);
@@ -114,7 +126,14 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
   throw new Error(`login flow did not reach the redirect_uri (last status ${res.status})`);
 }
 
-export async function clientCredentialsToken(baseUrl: string, tenantId: number, clientId: string, clientSecret: string, resource: string, scope?: string): Promise<TokenSet> {
+export async function clientCredentialsToken(
+  baseUrl: string,
+  tenantId: number,
+  clientId: string,
+  clientSecret: string,
+  resource: string,
+  scope?: string,
+): Promise<TokenSet> {
   const res = await fetch(`${baseUrl}/auth/${tenantId}/oidc/token`, {
     method: 'POST',
     headers: {

@@ -60,7 +60,10 @@ export function parseForms(html: string, pageUrl: string): ParsedForm[] {
       fields,
       visible,
       button,
-      text: body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim(),
+      text: body
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
     });
   }
   return forms;
@@ -85,19 +88,33 @@ export class FormAgent {
   readonly visited: string[] = [];
 
   /** `fetcher`: the global fetch by default; a fetch that trusts a local CA for an https run (tests/flows/https-local). */
-  constructor(private readonly fetcher: (url: string, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init)) {}
+  constructor(
+    private readonly fetcher: (url: string, init: RequestInit) => Promise<Response> = (url, init) => fetch(url, init),
+  ) {}
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const res = await this.fetcher(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: this.jar.header() } });
+    const res = await this.fetcher(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: this.jar.header() },
+    });
     this.jar.store(res);
     this.visited.push(url);
     return res;
   }
 
   async submit(form: ParsedForm, values: Record<string, string> = {}): Promise<Response> {
-    const data = new URLSearchParams({ ...form.fields, ...(form.button ? { [form.button.name]: form.button.value } : {}), ...values });
+    const data = new URLSearchParams({
+      ...form.fields,
+      ...(form.button ? { [form.button.name]: form.button.value } : {}),
+      ...values,
+    });
     if (form.method === 'post') {
-      return this.request(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: data });
+      return this.request(form.action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: data,
+      });
     }
     const url = new URL(form.action);
     for (const [k, v] of data) url.searchParams.set(k, v);
@@ -108,7 +125,12 @@ export class FormAgent {
    * Starts at `startUrl` and acts like a person until the browser lands on `stopAt` (a redirect_uri) or on a page
    * with nothing left to submit: signs in, consents, confirms device codes. Never presses abort/deny buttons.
    */
-  async drive(startUrl: string, person: Person, stopAt?: string, extra: Record<string, string> = {}): Promise<StepResult> {
+  async drive(
+    startUrl: string,
+    person: Person,
+    stopAt?: string,
+    extra: Record<string, string> = {},
+  ): Promise<StepResult> {
     let res = await this.request(startUrl);
     let url = startUrl;
     for (let hops = 0; hops < 25; hops++) {
@@ -120,9 +142,14 @@ export class FormAgent {
         continue;
       }
       const html = await res.text();
-      const forms = parseForms(html, url).filter((f) => !/abort|deny|cancel/i.test(`${f.action} ${f.button?.name ?? ''} ${f.button?.value ?? ''}`));
+      const forms = parseForms(html, url).filter(
+        (f) => !/abort|deny|cancel/i.test(`${f.action} ${f.button?.name ?? ''} ${f.button?.value ?? ''}`),
+      );
       if (res.status !== 200 || forms.length === 0) return { url, status: res.status, html };
-      const form = forms.find((f) => f.visible.includes('password')) ?? forms.find((f) => f.visible.length === 0 || f.visible.every((n) => n in extra)) ?? forms[0]!;
+      const form =
+        forms.find((f) => f.visible.includes('password')) ??
+        forms.find((f) => f.visible.length === 0 || f.visible.every((n) => n in extra)) ??
+        forms[0]!;
       const values: Record<string, string> = {};
       if (form.visible.includes('username')) values.username = person.username;
       if (form.visible.includes('password')) values.password = person.password;

@@ -56,13 +56,19 @@ function show(html: string): void {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { user: { type: 'string' }, password: { type: 'string' }, revoke: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { user: { type: 'string' }, password: { type: 'string' }, revoke: { type: 'string' } },
+  });
   const ledgerUrl = positionals[0];
   if (!ledgerUrl || positionals.length > 1 || !values.user || !values.password) throw new Error(USAGE);
   const browser = new FormAgent();
   // The page sends a browser without a session through the tenant's sign-in and back to itself.
   const signedIn = await browser.drive(ledgerUrl, { username: values.user, password: values.password }, ledgerUrl);
-  if (!signedIn.url.startsWith(ledgerUrl)) throw new Error(`the sign-in ended at ${signedIn.url} (${signedIn.status}): ${text(signedIn.html ?? '').slice(0, 300)}`);
+  if (!signedIn.url.startsWith(ledgerUrl))
+    throw new Error(
+      `the sign-in ended at ${signedIn.url} (${signedIn.status}): ${text(signedIn.html ?? '').slice(0, 300)}`,
+    );
   const page = await browser.request(ledgerUrl);
   const html = await page.text();
   if (page.status !== 200) throw new Error(`${ledgerUrl}: ${page.status} ${text(html).slice(0, 300)}`);
@@ -77,7 +83,8 @@ async function main(): Promise<void> {
   console.log(`\nPressing "${form.text}" for ${values.revoke} (POST ${form.action})`);
   const answer = await browser.submit(form);
   const location = answer.headers.get('location');
-  if (answer.status !== 303 || !location) throw new Error(`the revocation was not accepted: ${answer.status} ${text(await answer.text()).slice(0, 300)}`);
+  if (answer.status !== 303 || !location)
+    throw new Error(`the revocation was not accepted: ${answer.status} ${text(await answer.text()).slice(0, 300)}`);
   const after = await browser.request(new URL(location, ledgerUrl).href);
   show(await after.text());
 }

@@ -21,12 +21,21 @@ export interface McpDemoTenant {
   receivers: { mcp: { clientId: string; clientSecret: string }; orders: { clientId: string; clientSecret: string } };
 }
 
-export async function seedMcpDemoTenant(models: Models, demo: SeededTenant, o: { mcpResource: string; clientSecretPepper: string }): Promise<McpDemoTenant> {
+export async function seedMcpDemoTenant(
+  models: Models,
+  demo: SeededTenant,
+  o: { mcpResource: string; clientSecretPepper: string },
+): Promise<McpDemoTenant> {
   const tenantId = demo.tenantId;
   await models.Tenant.updateOne(
     { _id: tenantId },
     // Every run of the MCP host registers a new client from 127.0.0.1: room for a developer's afternoon of reruns.
-    { $set: { 'settings.registration': { mode: 'open', rateLimit: { maxPerWindow: 100, windowSeconds: 3600 } }, 'settings.clientIdMetadataDocuments': { enabled: true } } },
+    {
+      $set: {
+        'settings.registration': { mode: 'open', rateLimit: { maxPerWindow: 100, windowSeconds: 3600 } },
+        'settings.clientIdMetadataDocuments': { enabled: true },
+      },
+    },
   );
   await models.ResourceServer.create({
     tenantId,
@@ -35,16 +44,38 @@ export async function seedMcpDemoTenant(models: Models, demo: SeededTenant, o: {
     scopes: [MCP_TOOLS_SCOPE],
     scopeDescriptions: [{ scope: MCP_TOOLS_SCOPE, description: 'Use the Orders tools' }],
     metadataUrl: `${new URL(o.mcpResource).origin}/.well-known/oauth-protected-resource${new URL(o.mcpResource).pathname}`,
-    config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true, requireDelegationTokens: false, allowedNheTypes: [] } },
+    config: {
+      accessToken: { lifetime: 3600 },
+      nhe: { acceptDelegationTokens: true, requireDelegationTokens: false, allowedNheTypes: [] },
+    },
   });
-  const mcpUser = await models.Role.create({ tenantId, name: 'mcp-user', resourceServer: o.mcpResource, permissions: [MCP_TOOLS_SCOPE] });
+  const mcpUser = await models.Role.create({
+    tenantId,
+    name: 'mcp-user',
+    resourceServer: o.mcpResource,
+    permissions: [MCP_TOOLS_SCOPE],
+  });
   await models.User.updateOne({ tenantId, _id: demo.user.id }, { $addToSet: { roleIds: String(mcpUser._id) } });
   await models.Nhe.updateOne({ tenantId, _id: demo.nhe.id }, { $addToSet: { allowedScopes: MCP_TOOLS_SCOPE } });
-  await models.DelegationPolicy.updateOne({ tenantId, _id: demo.policyId }, { $addToSet: { allowedScopes: MCP_TOOLS_SCOPE } });
+  await models.DelegationPolicy.updateOne(
+    { tenantId, _id: demo.policyId },
+    { $addToSet: { allowedScopes: MCP_TOOLS_SCOPE } },
+  );
 
-  const ssfReceiver = await models.Role.create({ tenantId, name: 'ssf-receiver', resourceServer: SSF_AUDIENCE, permissions: [SSF_MANAGE_SCOPE] });
+  const ssfReceiver = await models.Role.create({
+    tenantId,
+    name: 'ssf-receiver',
+    resourceServer: SSF_AUDIENCE,
+    permissions: [SSF_MANAGE_SCOPE],
+  });
   const receiver = async (clientId: string, name: string) => {
-    const c = await createClient(models, o.clientSecretPepper, { tenantId, clientId, name, grantTypes: ['client_credentials'], roleIds: [String(ssfReceiver._id)] });
+    const c = await createClient(models, o.clientSecretPepper, {
+      tenantId,
+      clientId,
+      name,
+      grantTypes: ['client_credentials'],
+      roleIds: [String(ssfReceiver._id)],
+    });
     return { clientId: c.clientId, clientSecret: c.clientSecret };
   };
   return {

@@ -61,9 +61,16 @@ export async function startMcpDemo(o: McpDemoOptions): Promise<McpDemo> {
   const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
   const ordersUrl = `http://127.0.0.1:${ordersPort}`;
   const issuer = `${o.baseUrl}/auth/${o.demo.tenantId}`;
-  const { receivers } = await seedMcpDemoTenant(o.models, o.demo, { mcpResource: mcpUrl, clientSecretPepper: o.clientSecretPepper });
+  const { receivers } = await seedMcpDemoTenant(o.models, o.demo, {
+    mcpResource: mcpUrl,
+    clientSecretPepper: o.clientSecretPepper,
+  });
   const ca = o.caFile ?? process.env.NODE_EXTRA_CA_CERTS;
-  const common = { HOST: '127.0.0.1', SSF_POLL_INTERVAL_MS: String(DEMO_SSF_POLL_INTERVAL_MS), ...(ca ? { NODE_EXTRA_CA_CERTS: ca } : {}) };
+  const common = {
+    HOST: '127.0.0.1',
+    SSF_POLL_INTERVAL_MS: String(DEMO_SSF_POLL_INTERVAL_MS),
+    ...(ca ? { NODE_EXTRA_CA_CERTS: ca } : {}),
+  };
   const started: SampleProcess[] = [];
   const stop = async () => {
     await Promise.all(started.map((p) => p.stop()));
@@ -93,6 +100,13 @@ export async function startMcpDemo(o: McpDemoOptions): Promise<McpDemo> {
     await stop();
     throw err;
   }
-  const where = { baseUrl: o.baseUrl, demo: o.demo, mcpUrl, ordersUrl, caFile: o.caFile, pollIntervalMs: DEMO_SSF_POLL_INTERVAL_MS };
+  const where = {
+    baseUrl: o.baseUrl,
+    demo: o.demo,
+    mcpUrl,
+    ordersUrl,
+    caFile: o.caFile,
+    pollIntervalMs: DEMO_SSF_POLL_INTERVAL_MS,
+  };
   return { mcpUrl, ordersUrl, lines: mcpDemoLines(where), steps: mcpDemoSteps(where), stop };
 }

@@ -28,7 +28,8 @@ import { HostOAuthProvider, startRedirectReceiver } from '../mcp/mcp-client';
 
 const say = (line: string) => process.stderr.write(`mcp-host: ${line}\n`);
 
-const USAGE = 'usage: mcp-host.js MCP_URL --user NAME --password PASSWORD [--agent NHE_IDENTIFIER --admin CLIENT_ID:SECRET] [--browser]';
+const USAGE =
+  'usage: mcp-host.js MCP_URL --user NAME --password PASSWORD [--agent NHE_IDENTIFIER --admin CLIENT_ID:SECRET] [--browser]';
 
 /** The SDK's fetch option: every exchange the SDK makes, shown as it happens (requests pass unchanged). */
 const showingFetch: typeof fetch = async (input, init) => {
@@ -47,14 +48,17 @@ async function nameAgentClient(issuer: string, admin: string, nheIdentifier: str
   const [origin, tenantId] = [m[1]!, m[2]!];
   const colon = admin.indexOf(':');
   if (colon < 1) throw new Error('--admin is CLIENT_ID:SECRET');
-  const basic = Buffer.from(`${encodeURIComponent(admin.slice(0, colon))}:${encodeURIComponent(admin.slice(colon + 1))}`).toString('base64');
+  const basic = Buffer.from(
+    `${encodeURIComponent(admin.slice(0, colon))}:${encodeURIComponent(admin.slice(colon + 1))}`,
+  ).toString('base64');
   const tokenRes = await fetch(`${issuer}/oidc/token`, {
     method: 'POST',
     headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:idp:management' }),
   });
   const token = (await tokenRes.json()) as { access_token?: string; error_description?: string };
-  if (!token.access_token) throw new Error(`the administrator's token request failed: ${tokenRes.status} ${token.error_description ?? ''}`);
+  if (!token.access_token)
+    throw new Error(`the administrator's token request failed: ${tokenRes.status} ${token.error_description ?? ''}`);
   const api = `${origin}/auth/admin/tenants/${tenantId}/non-human-entities`;
   const call = async (method: string, url: string, body?: unknown) => {
     const res = await fetch(url, {
@@ -66,20 +70,38 @@ async function nameAgentClient(issuer: string, admin: string, nheIdentifier: str
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const page = (await call('GET', `${api}?${new URLSearchParams({ identifierPrefix: nheIdentifier })}`)) as { items?: Array<{ id: string; identifier: string; agentClients: string[] }> };
+  const page = (await call('GET', `${api}?${new URLSearchParams({ identifierPrefix: nheIdentifier })}`)) as {
+    items?: Array<{ id: string; identifier: string; agentClients: string[] }>;
+  };
   const nhe = page.items?.find((n) => n.identifier === nheIdentifier);
   if (!nhe) throw new Error(`the tenant has no NHE ${nheIdentifier}`);
-  await call('PATCH', `${api}/${nhe.id}`, { agentClients: [...nhe.agentClients.filter((c) => c !== clientId), clientId] });
-  say(`the tenant administrator named ${clientId} among the agent clients of ${nheIdentifier} (PATCH ${api}/${nhe.id})`);
+  await call('PATCH', `${api}/${nhe.id}`, {
+    agentClients: [...nhe.agentClients.filter((c) => c !== clientId), clientId],
+  });
+  say(
+    `the tenant administrator named ${clientId} among the agent clients of ${nheIdentifier} (PATCH ${api}/${nhe.id})`,
+  );
 }
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { user: { type: 'string' }, password: { type: 'string' }, agent: { type: 'string' }, admin: { type: 'string' }, browser: { type: 'boolean' } },
+    options: {
+      user: { type: 'string' },
+      password: { type: 'string' },
+      agent: { type: 'string' },
+      admin: { type: 'string' },
+      browser: { type: 'boolean' },
+    },
   });
   const serverUrl = positionals[0];
-  if (!serverUrl || positionals.length > 1 || (!values.browser && (!values.user || !values.password)) || Boolean(values.agent) !== Boolean(values.admin)) throw new Error(USAGE);
+  if (
+    !serverUrl ||
+    positionals.length > 1 ||
+    (!values.browser && (!values.user || !values.password)) ||
+    Boolean(values.agent) !== Boolean(values.admin)
+  )
+    throw new Error(USAGE);
 
   const redirect = await startRedirectReceiver();
   // The metadata of the SDK's own example client (examples/client/simpleOAuthClient.ts), on this host's loopback.
@@ -92,13 +114,16 @@ async function main(): Promise<void> {
   });
   provider.onClientInformation = async (info: OAuthClientInformationMixed) => {
     const i = info as Record<string, unknown>;
-    say(`registered: client_id ${info.client_id}, token_endpoint_auth_method ${String(i.token_endpoint_auth_method)}${i.client_secret ? ', with a secret' : ', no secret'}`);
+    say(
+      `registered: client_id ${info.client_id}, token_endpoint_auth_method ${String(i.token_endpoint_auth_method)}${i.client_secret ? ', with a secret' : ', no secret'}`,
+    );
     const issuer = provider.discoveryState()?.authorizationServerMetadata?.issuer;
     if (!values.agent || !values.admin) return;
     if (!issuer) throw new Error("the authorization server's metadata names no issuer");
     await nameAgentClient(issuer, values.admin, values.agent, info.client_id);
   };
-  const transport = () => new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch: showingFetch });
+  const transport = () =>
+    new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch: showingFetch });
   try {
     try {
       await new Client({ name: 'demo-mcp-host', version: '1.0.0' }).connect(transport());
@@ -113,8 +138,12 @@ async function main(): Promise<void> {
       say(`open this URL in your browser, sign in and allow the client:\n\n  ${authorizationUrl.href}\n`);
     } else {
       // The browser's part: sign in, allow, and follow the redirect to the loopback redirect URI.
-      const end = await new FormAgent().drive(authorizationUrl.href, { username: values.user!, password: values.password! });
-      if (!end.url.startsWith(redirect.redirectUrl)) throw new Error(`the sign-in ended at ${end.url} (${end.status}) instead of the redirect URI`);
+      const end = await new FormAgent().drive(authorizationUrl.href, {
+        username: values.user!,
+        password: values.password!,
+      });
+      if (!end.url.startsWith(redirect.redirectUrl))
+        throw new Error(`the sign-in ended at ${end.url} (${end.status}) instead of the redirect URI`);
       say(`${values.user} signed in and allowed the client; the browser came back to ${redirect.redirectUrl}`);
     }
     const back = await returned;
@@ -125,7 +154,9 @@ async function main(): Promise<void> {
     await t.finishAuth(back.searchParams.get('code') ?? '');
     const accessToken = provider.tokens()!.access_token;
     const claims = decodeJwt(accessToken);
-    say(`access token: aud ${String(claims.aud)}, sub ${String(claims.sub)}${claims.act ? `, act ${JSON.stringify(claims.act)}` : ''}, expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s`);
+    say(
+      `access token: aud ${String(claims.aud)}, sub ${String(claims.sub)}${claims.act ? `, act ${JSON.stringify(claims.act)}` : ''}, expires in ${Number(claims.exp) - Math.floor(Date.now() / 1000)} s`,
+    );
     const client = new Client({ name: 'demo-mcp-host', version: '1.0.0' });
     await client.connect(t);
     try {

@@ -14,9 +14,20 @@ export interface SampleProcess {
   stop: () => Promise<void>;
 }
 
-export async function startSampleProcess(name: string, entry: string, env: Record<string, string>, timeoutMs = 20_000): Promise<SampleProcess> {
+export async function startSampleProcess(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<SampleProcess> {
   // Out of the terminal's group (own-process-group.ts): a Ctrl-C reaches npm start only, which stops it in order.
-  const child: ChildProcess = killOnExit(spawn(process.execPath, [entry], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'], ...groupOption(true) }));
+  const child: ChildProcess = killOnExit(
+    spawn(process.execPath, [entry], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      ...groupOption(true),
+    }),
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let buffer = '';
   let ready: (() => void) | undefined;
@@ -36,7 +47,8 @@ export async function startSampleProcess(name: string, entry: string, env: Recor
       if (ready) {
         seen.push(text);
         if (line.event === 'listening') ready();
-      } else if (typeof line.event !== 'string' || line.event.endsWith('.error')) process.stderr.write(`[${name}] ${text}\n`);
+      } else if (typeof line.event !== 'string' || line.event.endsWith('.error'))
+        process.stderr.write(`[${name}] ${text}\n`);
     }
   });
   await new Promise<void>((resolve, reject) => {

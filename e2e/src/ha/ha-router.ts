@@ -33,7 +33,12 @@ export interface HaRouter {
 /** Bodies the router buffers to be able to re-send after a refused connection (token requests are small). */
 const MAX_BUFFERED_BODY = 1024 * 1024;
 
-export function startHaRouter(table: RouteTable, endpoints: Record<string, number[]>, port: number, host = '127.0.0.1'): Promise<HaRouter> {
+export function startHaRouter(
+  table: RouteTable,
+  endpoints: Record<string, number[]>,
+  port: number,
+  host = '127.0.0.1',
+): Promise<HaRouter> {
   const stats: RouterStats = { forwarded: new Map(), retriedRefused: 0, badGateway: 0 };
   const cursor: Record<string, number> = {};
   const fail = (res: ServerResponse, service: string) => {
@@ -46,7 +51,9 @@ export function startHaRouter(table: RouteTable, endpoints: Record<string, numbe
     const service = routeFor(table, path);
     const ready = service ? endpoints[service] : undefined;
     if (!service || !ready) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', error_description: 'no route for this path' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'not_found', error_description: 'no route for this path' }));
       return;
     }
     const chunks: Buffer[] = [];
@@ -54,7 +61,9 @@ export function startHaRouter(table: RouteTable, endpoints: Record<string, numbe
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > MAX_BUFFERED_BODY) {
-        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_request', error_description: 'request body too large' }));
+        res
+          .writeHead(413, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'invalid_request', error_description: 'request body too large' }));
         req.destroy();
         return;
       }
@@ -64,7 +73,9 @@ export function startHaRouter(table: RouteTable, endpoints: Record<string, numbe
       const body = Buffer.concat(chunks);
       const headers = endToEndHeaders(req.headers);
       const forwardedFor = req.socket.remoteAddress ?? '';
-      headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${forwardedFor}` : forwardedFor;
+      headers['x-forwarded-for'] = headers['x-forwarded-for']
+        ? `${String(headers['x-forwarded-for'])}, ${forwardedFor}`
+        : forwardedFor;
       headers['x-forwarded-proto'] = 'http';
       headers['x-forwarded-host'] = req.headers.host ?? `${host}:${port}`;
       const tried = new Set<number>();
@@ -79,11 +90,14 @@ export function startHaRouter(table: RouteTable, endpoints: Record<string, numbe
         if (upstream === undefined) return fail(res, service);
         tried.add(upstream);
         let connected = false;
-        const upstreamReq = request({ host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers }, (upstreamRes) => {
-          stats.forwarded.set(upstream!, (stats.forwarded.get(upstream!) ?? 0) + 1);
-          res.writeHead(upstreamRes.statusCode ?? 502, endToEndHeaders(upstreamRes.headers));
-          upstreamRes.pipe(res);
-        });
+        const upstreamReq = request(
+          { host: '127.0.0.1', port: upstream, method: req.method, path: req.url, headers },
+          (upstreamRes) => {
+            stats.forwarded.set(upstream!, (stats.forwarded.get(upstream!) ?? 0) + 1);
+            res.writeHead(upstreamRes.statusCode ?? 502, endToEndHeaders(upstreamRes.headers));
+            upstreamRes.pipe(res);
+          },
+        );
         upstreamReq.on('socket', (socket) => {
           if (!socket.connecting) connected = true;
           else socket.once('connect', () => (connected = true));

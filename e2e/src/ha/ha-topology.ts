@@ -39,7 +39,11 @@ export const HA_WORKLOADS: Record<Workload, WorkloadSpec> = {
 };
 
 /** The container whose port the router sends a workload's traffic to. */
-const SERVING_CONTAINER: Partial<Record<Workload, ServiceName>> = { oidc: 'oidc-core', management: 'management', signals: 'signals' };
+const SERVING_CONTAINER: Partial<Record<Workload, ServiceName>> = {
+  oidc: 'oidc-core',
+  management: 'management',
+  signals: 'signals',
+};
 
 /** Restarts of a container that exits before it is ready (the kubelet's crash-loop restarts, bounded here). */
 const CRASH_RESTARTS = 4;
@@ -137,8 +141,15 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
   for (const workload of Object.keys(HA_WORKLOADS) as Workload[]) {
     for (let index = 0; index < counts[workload]; index += 1) {
       const ports = {} as Record<ServiceName, number>;
-      for (const s of ['oidc-core', 'nhe-delegation', 'management', 'audit-writer', 'signals'] as ServiceName[]) ports[s] = await freePort();
-      const all = serviceEnvs({ mongoUri: o.mongoUri, natsUrl: o.natsUrl, logLevel: o.logLevel, extraEnv: o.extraEnv }, secrets, ports, baseUrl, systemTenantId);
+      for (const s of ['oidc-core', 'nhe-delegation', 'management', 'audit-writer', 'signals'] as ServiceName[])
+        ports[s] = await freePort();
+      const all = serviceEnvs(
+        { mongoUri: o.mongoUri, natsUrl: o.natsUrl, logLevel: o.logLevel, extraEnv: o.extraEnv },
+        secrets,
+        ports,
+        baseUrl,
+        systemTenantId,
+      );
       // The writer is given the stream settings of the HA values, as the chart's writer Deployment is.
       all['audit-writer'] = {
         ...all['audit-writer'],
@@ -150,7 +161,11 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
       // signals' IDP_REVOCATIONS stream gets the same replica count (the chart passes nats.stream.replicas to both).
       all.signals = { ...all.signals, SSF_STREAM_REPLICAS: String(HA_STREAM.replicas), ...o.extraEnv?.signals };
       // And the sidecar's IDP_SINGLE_USE stream (actor tokens' jti), as the chart's oidc Deployment sets it.
-      all['nhe-delegation'] = { ...all['nhe-delegation'], ACTOR_JTI_STREAM_REPLICAS: String(HA_STREAM.replicas), ...o.extraEnv?.['nhe-delegation'] };
+      all['nhe-delegation'] = {
+        ...all['nhe-delegation'],
+        ACTOR_JTI_STREAM_REPLICAS: String(HA_STREAM.replicas),
+        ...o.extraEnv?.['nhe-delegation'],
+      };
       const containers = HA_WORKLOADS[workload].containers;
       replicas.push({
         workload,
@@ -170,7 +185,8 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
 
   const crashRestarts: string[] = [];
   const endpoints: Record<string, number[]> = {};
-  for (const w of Object.keys(HA_WORKLOADS) as Workload[]) if (HA_WORKLOADS[w].route) endpoints[HA_WORKLOADS[w].route!] = [];
+  for (const w of Object.keys(HA_WORKLOADS) as Workload[])
+    if (HA_WORKLOADS[w].route) endpoints[HA_WORKLOADS[w].route!] = [];
   const servingPort = (r: HaReplica) => {
     const c = SERVING_CONTAINER[r.workload];
     return c ? r.ports[c] : undefined;
@@ -261,7 +277,9 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
         child.on('exit', (code) => resolve({ code: code ?? 1, output }));
       }),
     processes: () => [
-      ...replicas.flatMap((r) => Object.entries(r.processes).map(([c, p]) => ({ name: `${r.name}/${c}`, pid: p!.pid ?? 0 }))),
+      ...replicas.flatMap((r) =>
+        Object.entries(r.processes).map(([c, p]) => ({ name: `${r.name}/${c}`, pid: p!.pid ?? 0 })),
+      ),
       ...(o.natsCluster?.nodes ?? []).map((n) => ({ name: `nats-${n.name}`, pid: n.process.pid ?? 0 })),
     ],
     stop,

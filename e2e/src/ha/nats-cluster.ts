@@ -81,7 +81,9 @@ function configText(spec: Spec, peers: Spec[], routes: boolean, fastPings: boole
   // Cut off, the node listens for routes on a port nobody dials and dials only a port where nothing listens
   // (JetStream in cluster mode refuses to start without a configured route): the other two keep dialing its usual
   // route port, find nothing there, and the node stays cut off from them while clients can still reach it.
-  const routeUrls = routes ? peers.map((p) => `nats-route://${spec.peerHost === '127.0.0.1' ? p.routeHost : spec.peerHost}:${p.routePort}`) : [`nats-route://127.0.0.1:${spec.nowherePort}`];
+  const routeUrls = routes
+    ? peers.map((p) => `nats-route://${spec.peerHost === '127.0.0.1' ? p.routeHost : spec.peerHost}:${p.routePort}`)
+    : [`nats-route://127.0.0.1:${spec.nowherePort}`];
   return [
     `server_name: ${spec.name}`,
     `listen: ${spec.clientHost}:${spec.clientPort}`,
@@ -103,7 +105,8 @@ function waitForAddress(host: string, port: number, child: ChildProcess, timeout
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const attempt = () => {
-      if (child.exitCode !== null) return reject(new Error(`nats-server exited with ${child.exitCode} before listening on ${host}:${port}`));
+      if (child.exitCode !== null)
+        return reject(new Error(`nats-server exited with ${child.exitCode} before listening on ${host}:${port}`));
       const s = netConnect(port, host);
       s.once('connect', () => {
         s.destroy();
@@ -161,7 +164,9 @@ function removeNetns(ns: string, k: number): void {
   ip('link', 'del', `idpc${k}h`);
 }
 
-export async function startNatsCluster(options: { size?: number; quiet?: boolean; partition?: 'netns' | 'routes' } = {}): Promise<NatsCluster> {
+export async function startNatsCluster(
+  options: { size?: number; quiet?: boolean; partition?: 'netns' | 'routes' } = {},
+): Promise<NatsCluster> {
   const size = options.size ?? NATS_CLUSTER_SIZE;
   const wantNetns = options.partition === 'netns';
   const net = wantNetns ? makeNetns() : undefined;
@@ -186,11 +191,25 @@ export async function startNatsCluster(options: { size?: number; quiet?: boolean
   const nodes: NatsNode[] = [];
   const launch = async (spec: Spec, routes: boolean): Promise<ChildProcess> => {
     const conf = join(spec.storeDir, routes ? 'nats.conf' : 'nats-isolated.conf');
-    writeFileSync(conf, configText(spec, specs.filter((s) => s !== spec), routes, Boolean(netns)));
+    writeFileSync(
+      conf,
+      configText(
+        spec,
+        specs.filter((s) => s !== spec),
+        routes,
+        Boolean(netns),
+      ),
+    );
     const bin = toolPath('nats-server');
-    const stdio: ['ignore', 'ignore', 'inherit' | 'ignore'] = ['ignore', 'ignore', options.quiet === false ? 'inherit' : 'ignore'];
+    const stdio: ['ignore', 'ignore', 'inherit' | 'ignore'] = [
+      'ignore',
+      'ignore',
+      options.quiet === false ? 'inherit' : 'ignore',
+    ];
     // `ip netns exec` execs the server in place: the child's pid is the server's.
-    const child = spec.netns ? spawn('ip', ['netns', 'exec', spec.netns, bin, '-c', conf], { stdio }) : spawn(bin, ['-c', conf], { stdio });
+    const child = spec.netns
+      ? spawn('ip', ['netns', 'exec', spec.netns, bin, '-c', conf], { stdio })
+      : spawn(bin, ['-c', conf], { stdio });
     await waitForAddress(spec.clientHost, spec.clientPort, child);
     return child;
   };
@@ -213,7 +232,10 @@ export async function startNatsCluster(options: { size?: number; quiet?: boolean
   const start = async (name: string, o: { routes?: boolean } = {}) => {
     const node = byName(name);
     await exit(node.process, 'SIGTERM');
-    node.process = await launch(specs.find((s) => s.name === name)!, o.routes ?? true);
+    node.process = await launch(
+      specs.find((s) => s.name === name)!,
+      o.routes ?? true,
+    );
   };
   const last = `n${size}`;
   const partition: NatsPartition = netns
@@ -232,7 +254,11 @@ export async function startNatsCluster(options: { size?: number; quiet?: boolean
     : {
         node: last,
         method: 'routes',
-        ...(net && 'reason' in net ? { fallbackReason: net.reason } : wantNetns ? {} : { fallbackReason: 'not asked for' }),
+        ...(net && 'reason' in net
+          ? { fallbackReason: net.reason }
+          : wantNetns
+            ? {}
+            : { fallbackReason: 'not asked for' }),
         cut: () => start(last, { routes: false }),
         heal: () => start(last),
       };

@@ -21,10 +21,13 @@ export async function startBearerProxy(upstreamOrigin: string, token: () => stri
     const headers = { ...req.headers };
     if (!headers.authorization) headers.authorization = `Bearer ${token()}`;
     if (headers.host === self) headers.host = upstream.host;
-    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     out.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

@@ -34,7 +34,8 @@ function readChecks(dir: string): Map<string, ConformanceCheck[]> {
     for (const name of readdirSync(d)) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (name === 'checks.json') out.set(d.slice(dir.length + 1), JSON.parse(readFileSync(p, 'utf8')) as ConformanceCheck[]);
+      else if (name === 'checks.json')
+        out.set(d.slice(dir.length + 1), JSON.parse(readFileSync(p, 'utf8')) as ConformanceCheck[]);
     }
   };
   walk(dir);
@@ -47,8 +48,20 @@ export function runConformance(args: string[], timeoutMs: number): ConformanceRu
   const outDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   const child: ChildProcess = spawn(
     'bash',
-    [join(root, 'scripts', 'with-node.sh'), '--', 'node', join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'), ...args, '-o', outDir],
-    { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      join(root, 'scripts', 'with-node.sh'),
+      '--',
+      'node',
+      join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
+      ...args,
+      '-o',
+      outDir,
+    ],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let text = '';
   const waiters = new Set<() => void>();

@@ -14,8 +14,16 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  UnauthorizedError,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 
 /** One HTTP exchange the SDK made (observed, not changed). */
 export interface Exchange {
@@ -92,7 +100,12 @@ export function recordingFetch(exchanges: Exchange[]): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
     const url = input instanceof Request ? input.url : String(input);
-    exchanges.push({ method: init?.method ?? (input instanceof Request ? input.method : 'GET'), url, status: res.status, wwwAuthenticate: res.headers.get('www-authenticate') });
+    exchanges.push({
+      method: init?.method ?? (input instanceof Request ? input.method : 'GET'),
+      url,
+      status: res.status,
+      wwwAuthenticate: res.headers.get('www-authenticate'),
+    });
     return res;
   };
 }
@@ -110,7 +123,9 @@ export async function startRedirectReceiver(): Promise<RedirectReceiver> {
   let origin = '';
   const server: Server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html lang="en"><head><title>Agent</title></head><body><p>You can close this window.</p></body></html>');
+    res.end(
+      '<!doctype html><html lang="en"><head><title>Agent</title></head><body><p>You can close this window.</p></body></html>',
+    );
     if (!req.url?.startsWith('/callback')) return;
     const url = new URL(req.url, origin);
     if (waiting) {
@@ -148,7 +163,12 @@ export interface BrowserStep {
  * The user's part: opens the authorization URL in a fresh browser context, signs in when asked, answers the consent
  * page (Allow, or the only button a refusing page has), and waits for the redirect URI.
  */
-export async function browserStep(browser: Browser, authorizationUrl: URL, redirect: RedirectReceiver, user: { username: string; password: string }): Promise<BrowserStep> {
+export async function browserStep(
+  browser: Browser,
+  authorizationUrl: URL,
+  redirect: RedirectReceiver,
+  user: { username: string; password: string },
+): Promise<BrowserStep> {
   const context = await browser.newContext();
   try {
     const page: Page = await context.newPage();
@@ -160,8 +180,15 @@ export async function browserStep(browser: Browser, authorizationUrl: URL, redir
     for (let i = 0; i < 4; i++) {
       const next = await Promise.race([
         landed,
-        page.getByLabel('Password').waitFor({ timeout: 15_000 }).then(() => ({ kind: 'login' as const })),
-        page.getByRole('button', { name: /^(Allow|Deny and go back)$/ }).first().waitFor({ timeout: 15_000 }).then(() => ({ kind: 'consent' as const })),
+        page
+          .getByLabel('Password')
+          .waitFor({ timeout: 15_000 })
+          .then(() => ({ kind: 'login' as const })),
+        page
+          .getByRole('button', { name: /^(Allow|Deny and go back)$/ })
+          .first()
+          .waitFor({ timeout: 15_000 })
+          .then(() => ({ kind: 'consent' as const })),
       ]);
       if (next.kind === 'returned') return { returned: next.u, consentText, consentHeading };
       if (next.kind === 'login') {
@@ -172,7 +199,11 @@ export async function browserStep(browser: Browser, authorizationUrl: URL, redir
         continue;
       }
       consentHeading = (await page.getByRole('heading', { level: 1 }).textContent()) ?? '';
-      consentText = (await page.locator('main').innerText().catch(() => page.locator('body').innerText())) ?? '';
+      consentText =
+        (await page
+          .locator('main')
+          .innerText()
+          .catch(() => page.locator('body').innerText())) ?? '';
       const allow = page.getByRole('button', { name: 'Allow', exact: true });
       if (await allow.count()) await allow.click();
       else await page.getByRole('button', { name: 'Deny and go back' }).click();
@@ -202,7 +233,11 @@ export async function connectWithBrowser(o: {
   redirect: RedirectReceiver;
   user: { username: string; password: string };
 }): Promise<Connected> {
-  const transport = () => new StreamableHTTPClientTransport(new URL(o.serverUrl), { authProvider: o.provider, fetch: recordingFetch(o.exchanges) });
+  const transport = () =>
+    new StreamableHTTPClientTransport(new URL(o.serverUrl), {
+      authProvider: o.provider,
+      fetch: recordingFetch(o.exchanges),
+    });
   const first = new Client({ name: 'e2e-mcp-host', version: '1.0.0' });
   try {
     await first.connect(transport());
@@ -214,7 +249,11 @@ export async function connectWithBrowser(o: {
   if (!url) throw new Error('the SDK asked for no authorization');
   const step = await browserStep(o.browser, url, o.redirect, o.user);
   const error = step.returned.searchParams.get('error');
-  if (error) throw Object.assign(new Error(`authorization error: ${error} ${step.returned.searchParams.get('error_description') ?? ''}`), { step, oauthError: error });
+  if (error)
+    throw Object.assign(
+      new Error(`authorization error: ${error} ${step.returned.searchParams.get('error_description') ?? ''}`),
+      { step, oauthError: error },
+    );
   if (step.returned.searchParams.get('state') !== o.provider.lastState) throw new Error('state mismatch');
   const t = transport();
   await t.finishAuth(step.returned.searchParams.get('code')!);

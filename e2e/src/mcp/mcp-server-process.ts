@@ -30,7 +30,13 @@ export async function startMcpServer(o: McpServerOptions): Promise<McpServerProc
       MCP_RESOURCE: url,
       PORT: String(o.port),
       HOST: '127.0.0.1',
-      ...(o.ssf ? { SSF_CLIENT_ID: o.ssf.clientId, SSF_CLIENT_SECRET: o.ssf.clientSecret, SSF_POLL_INTERVAL_MS: String(o.ssf.intervalMs ?? 1000) } : {}),
+      ...(o.ssf
+        ? {
+            SSF_CLIENT_ID: o.ssf.clientId,
+            SSF_CLIENT_SECRET: o.ssf.clientSecret,
+            SSF_POLL_INTERVAL_MS: String(o.ssf.intervalMs ?? 1000),
+          }
+        : {}),
     },
     stdio: ['ignore', 'pipe', process.env.E2E_LOGS ? 'inherit' : 'ignore'],
   });

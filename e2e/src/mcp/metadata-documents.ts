@@ -46,7 +46,13 @@ export async function startMetadataDocumentServer(): Promise<MetadataDocumentSer
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7 as const, ip: '127.0.0.1' }, { type: 2 as const, value: 'localhost' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7 as const, ip: '127.0.0.1' },
+          { type: 2 as const, value: 'localhost' },
+        ],
+      },
     ],
   });
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cimd-'));
@@ -54,18 +60,21 @@ export async function startMetadataDocumentServer(): Promise<MetadataDocumentSer
   writeFileSync(caFile, ca.cert);
   const docs = new Map<string, string>();
   const hits = new Map<string, number>();
-  const server: Server = createServer({ cert: `${leaf.cert.trim()}\n${ca.cert.trim()}\n`, key: leaf.private }, (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://x').pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    const doc = docs.get(path);
-    if (doc === undefined || req.method !== 'GET') {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' });
-    res.end(doc);
-  });
+  const server: Server = createServer(
+    { cert: `${leaf.cert.trim()}\n${ca.cert.trim()}\n`, key: leaf.private },
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'https://x').pathname;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      const doc = docs.get(path);
+      if (doc === undefined || req.method !== 'GET') {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not found');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' });
+      res.end(doc);
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

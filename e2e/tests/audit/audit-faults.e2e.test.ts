@@ -5,7 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { verifyAuditChain } from '@idp/db';
-import { AUDIT_DEAD_LETTER_SUBJECT, AUDIT_STREAM, auditSubject, connectNats, publishAndAwaitAck, type NatsHandle } from '@idp/events';
+import {
+  AUDIT_DEAD_LETTER_SUBJECT,
+  AUDIT_STREAM,
+  auditSubject,
+  connectNats,
+  publishAndAwaitAck,
+  type NatsHandle,
+} from '@idp/events';
 import { createLogger } from '@idp/logger';
 import { startHarness, type Harness } from '../../src/harness';
 import { issueWhile, sleep, userToken, waitForRows } from './helpers';
@@ -104,8 +111,11 @@ test('a malformed message lands in the dead-letter subject and the writer keeps 
     let dead: { data: string; reason?: string } | undefined;
     const jsm = await nats.js.jetstreamManager();
     while (!dead && Date.now() < deadline) {
-      const last = await jsm.streams.getMessage(AUDIT_STREAM, { last_by_subj: AUDIT_DEAD_LETTER_SUBJECT }).catch(() => null);
-      if (last && last.string().includes(marker)) dead = { data: last.string(), reason: last.header?.get('Idp-Reason') };
+      const last = await jsm.streams
+        .getMessage(AUDIT_STREAM, { last_by_subj: AUDIT_DEAD_LETTER_SUBJECT })
+        .catch(() => null);
+      if (last && last.string().includes(marker))
+        dead = { data: last.string(), reason: last.header?.get('Idp-Reason') };
       else await sleep(200);
     }
     expect(dead?.data).toBe(bad);

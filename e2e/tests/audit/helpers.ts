@@ -17,7 +17,13 @@ export async function exchange(h: Harness, subjectToken: string): Promise<{ jti:
 }
 
 /** Issues tokens with `concurrency` parallel clients until `stop()` resolves true; returns the jtis issued. */
-export async function issueWhile(h: Harness, subjectToken: string, keepGoing: () => boolean, concurrency = 4, issued: string[] = []): Promise<{ issued: string[]; refused: number[] }> {
+export async function issueWhile(
+  h: Harness,
+  subjectToken: string,
+  keepGoing: () => boolean,
+  concurrency = 4,
+  issued: string[] = [],
+): Promise<{ issued: string[]; refused: number[] }> {
   const refused: number[] = [];
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

@@ -21,7 +21,13 @@ let adminToken: string;
 
 beforeAll(async () => {
   h = await startHarness('auditjobs');
-  const t = await clientCredentialsToken(h.topology.baseUrl, h.topology.systemTenantId, h.topology.secrets.bootstrapAdminClientId, h.topology.secrets.bootstrapAdminClientSecret, 'urn:idp:management');
+  const t = await clientCredentialsToken(
+    h.topology.baseUrl,
+    h.topology.systemTenantId,
+    h.topology.secrets.bootstrapAdminClientId,
+    h.topology.secrets.bootstrapAdminClientSecret,
+    'urn:idp:management',
+  );
   adminToken = t.access_token;
 }, 120_000);
 
@@ -32,7 +38,10 @@ afterAll(async () => {
 async function api(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}/auth/admin${path}`, {
     method,
-    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> };
@@ -43,13 +52,30 @@ async function seedOldRows(n: number, daysAgo: number): Promise<void> {
   const t = h.tenant.tenantId;
   const base = Date.now() - daysAgo * 86_400_000;
   const rows: TokenAuditDoc[] = Array.from({ length: n }, (_, i) => ({
-    tenantId: t, jti: `old-${randomUUID()}`, userId: 'u', nheId: 'n', nheIdentifier: 'agent', clientId: 'c', clientNumericId: 1,
-    resourceServer: 'https://api.example', scopes: ['a'], ttl: 60, sourceIp: '127.0.0.1', issuedAt: new Date(base + i),
+    tenantId: t,
+    jti: `old-${randomUUID()}`,
+    userId: 'u',
+    nheId: 'n',
+    nheIdentifier: 'agent',
+    clientId: 'c',
+    clientNumericId: 1,
+    resourceServer: 'https://api.example',
+    scopes: ['a'],
+    ttl: 60,
+    sourceIp: '127.0.0.1',
+    issuedAt: new Date(base + i),
   }));
   for (let i = 0; i < rows.length; i += 5000) {
     const linked = linkRows(rows.slice(i, i + 5000), await chainTail(h.db.models, t));
-    await h.db.models.TokenAudit.collection.insertMany(linked.map((r) => ({ ...r })), { ordered: true });
-    await h.db.models.Counter.updateOne({ _id: `audit-chain-head:${t}` }, { $max: { seq: linked.at(-1)!.seq } }, { upsert: true });
+    await h.db.models.TokenAudit.collection.insertMany(
+      linked.map((r) => ({ ...r })),
+      { ordered: true },
+    );
+    await h.db.models.Counter.updateOne(
+      { _id: `audit-chain-head:${t}` },
+      { $max: { seq: linked.at(-1)!.seq } },
+      { upsert: true },
+    );
   }
 }
 
@@ -71,7 +97,9 @@ describe('in-process backend (no Kubernetes)', () => {
       await sleep(300);
     }
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual', deleted: 30 });
-    expect(run!.tenants).toContainEqual(expect.objectContaining({ tenantId: h.tenant.tenantId, status: 'pruned', deleted: 30, batches: 1 }));
+    expect(run!.tenants).toContainEqual(
+      expect.objectContaining({ tenantId: h.tenant.tenantId, status: 'pruned', deleted: 30, batches: 1 }),
+    );
     expect(await h.db.models.TokenAudit.countDocuments({ tenantId: h.tenant.tenantId, jti: /^old-/ })).toBe(0);
     expect((await verifyAuditChain(h.db.models, h.tenant.tenantId)).valid).toBe(true);
   });
@@ -83,7 +111,12 @@ describe('retention program as a process', () => {
     const total = 600;
     await seedOldRows(total, 200);
     const entry = join(repoRoot(), 'services', 'audit-retention', 'dist', 'main.js');
-    const env = { PATH: process.env.PATH ?? '', MONGODB_URI: h.topology.services.management.env.MONGODB_URI!, LOG_LEVEL: 'info', JOB_TRIGGER: 'cli' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      MONGODB_URI: h.topology.services.management.env.MONGODB_URI!,
+      LOG_LEVEL: 'info',
+      JOB_TRIGGER: 'cli',
+    };
     const child = spawn(process.execPath, [entry, '--batch-size', '20'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -106,7 +139,10 @@ describe('retention program as a process', () => {
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-    expect({ code, signal: child.signalCode, output: output.slice(-1500) }).toMatchObject({ code: 143, output: expect.stringMatching(/stopping after the current batch/) });
+    expect({ code, signal: child.signalCode, output: output.slice(-1500) }).toMatchObject({
+      code: 143,
+      output: expect.stringMatching(/stopping after the current batch/),
+    });
     const remaining = await left();
     expect(remaining).toBeGreaterThan(0);
     expect(remaining % 20).toBe(0); // whole batches only
@@ -141,7 +177,13 @@ describe('Kubernetes backend against a local API server', () => {
   const cronJob = {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
-    metadata: { name: 'nhe-audit-retention', namespace: 'idp', uid: '7c0a3b5e-0000-4000-8000-000000000001', resourceVersion: '100', annotations: {} as Record<string, string> },
+    metadata: {
+      name: 'nhe-audit-retention',
+      namespace: 'idp',
+      uid: '7c0a3b5e-0000-4000-8000-000000000001',
+      resourceVersion: '100',
+      annotations: {} as Record<string, string>,
+    },
     spec: {
       schedule: '0 3 * * *',
       suspend: false,
@@ -153,44 +195,78 @@ describe('Kubernetes backend against a local API server', () => {
           template: {
             spec: {
               restartPolicy: 'Never',
-              containers: [{ name: 'audit-retention', image: 'idp/audit-retention:1', env: [{ name: 'LOG_LEVEL', value: 'info' }] }],
+              containers: [
+                {
+                  name: 'audit-retention',
+                  image: 'idp/audit-retention:1',
+                  env: [{ name: 'LOG_LEVEL', value: 'info' }],
+                },
+              ],
             },
           },
         },
       },
     },
   };
-  const read = (req: IncomingMessage) => new Promise<string>((r) => {
-    let s = '';
-    req.on('data', (d: Buffer) => (s += d.toString()));
-    req.on('end', () => r(s));
-  });
+  const read = (req: IncomingMessage) =>
+    new Promise<string>((r) => {
+      let s = '';
+      req.on('data', (d: Buffer) => (s += d.toString()));
+      req.on('end', () => r(s));
+    });
   let mgmt: ReturnType<typeof spawn> | undefined;
   let mgmtBase = '';
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
       const raw = await read(req);
-      seen.push({ method: req.method!, path: req.url!, contentType: req.headers['content-type'], authorization: req.headers.authorization, body: raw ? JSON.parse(raw) : undefined });
+      seen.push({
+        method: req.method!,
+        path: req.url!,
+        contentType: req.headers['content-type'],
+        authorization: req.headers.authorization,
+        body: raw ? JSON.parse(raw) : undefined,
+      });
       const url = new URL(req.url!, 'http://x');
       res.setHeader('content-type', 'application/json');
       if (url.pathname === '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention' && req.method === 'PATCH') {
         if (refusePatch) {
           res.statusCode = 403;
-          res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'forbidden' }));
+          res.end(
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'Forbidden',
+              code: 403,
+              message: 'forbidden',
+            }),
+          );
           return;
         }
         const body = JSON.parse(raw);
         if (body.metadata?.resourceVersion && body.metadata.resourceVersion !== cronJob.metadata.resourceVersion) {
           res.statusCode = 409;
-          res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' }));
+          res.end(
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'Conflict',
+              code: 409,
+              message: 'the object has been modified',
+            }),
+          );
           return;
         }
         Object.assign(cronJob.spec, body.spec);
         Object.assign(cronJob.metadata.annotations, body.metadata?.annotations ?? {});
         cronJob.metadata.resourceVersion = String(Number(cronJob.metadata.resourceVersion) + 1);
         res.end(JSON.stringify(cronJob));
-      } else if (url.pathname === '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention' && req.method === 'GET') {
+      } else if (
+        url.pathname === '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention' &&
+        req.method === 'GET'
+      ) {
         res.end(JSON.stringify(cronJob));
       } else if (url.pathname === '/apis/batch/v1/namespaces/idp/jobs' && req.method === 'POST') {
         res.statusCode = 201;
@@ -230,7 +306,9 @@ describe('Kubernetes backend against a local API server', () => {
 
   const cronPath = '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention';
   const patchPath = `${cronPath}?fieldManager=idp-management`;
-  const applied = (schedule: string, suspend: boolean) => ({ 'idp.example/jobs-api-applied': JSON.stringify({ schedule, suspend }) });
+  const applied = (schedule: string, suspend: boolean) => ({
+    'idp.example/jobs-api-applied': JSON.stringify({ schedule, suspend }),
+  });
 
   it('at start, the CronJob is read, then put in step with the job row (merge patch of schedule, suspend and the adoption annotation, resourceVersion as precondition)', async () => {
     const deadline = Date.now() + 10_000;
@@ -241,30 +319,59 @@ describe('Kubernetes backend against a local API server', () => {
       path: patchPath,
       contentType: 'application/merge-patch+json',
       authorization: 'Bearer sa-token-for-tests',
-      body: { metadata: { annotations: applied('0 3 * * *', false), resourceVersion: '100' }, spec: { schedule: '0 3 * * *', suspend: false } },
+      body: {
+        metadata: { annotations: applied('0 3 * * *', false), resourceVersion: '100' },
+        spec: { schedule: '0 3 * * *', suspend: false },
+      },
     });
   });
 
   it('PATCH schedule / enabled patches the CronJob; the API answers with the job', async () => {
     seen = [];
-    const res = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { schedule: '15 2 * * *', enabled: false, customOptions: { batchSize: 2000 } });
+    const res = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', {
+      schedule: '15 2 * * *',
+      enabled: false,
+      customOptions: { batchSize: 2000 },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ backend: 'kubernetes', schedule: '15 2 * * *', enabled: false, customOptions: { batchSize: 2000 }, nextRunAt: null });
-    expect(res.body.kubernetes).toEqual({ cronJob: 'nhe-audit-retention', schedule: '15 2 * * *', suspend: true, drift: [] });
+    expect(res.body).toMatchObject({
+      backend: 'kubernetes',
+      schedule: '15 2 * * *',
+      enabled: false,
+      customOptions: { batchSize: 2000 },
+      nextRunAt: null,
+    });
+    expect(res.body.kubernetes).toEqual({
+      cronJob: 'nhe-audit-retention',
+      schedule: '15 2 * * *',
+      suspend: true,
+      drift: [],
+    });
     // Read back, patched with the resourceVersion read, read back again for the answer.
     expect(seen.slice(0, 2)).toEqual([
-      { method: 'GET', path: cronPath, contentType: undefined, authorization: 'Bearer sa-token-for-tests', body: undefined },
+      {
+        method: 'GET',
+        path: cronPath,
+        contentType: undefined,
+        authorization: 'Bearer sa-token-for-tests',
+        body: undefined,
+      },
       {
         method: 'PATCH',
         path: patchPath,
         contentType: 'application/merge-patch+json',
         authorization: 'Bearer sa-token-for-tests',
-        body: { metadata: { annotations: applied('15 2 * * *', true), resourceVersion: '101' }, spec: { schedule: '15 2 * * *', suspend: true } },
+        body: {
+          metadata: { annotations: applied('15 2 * * *', true), resourceVersion: '101' },
+          spec: { schedule: '15 2 * * *', suspend: true },
+        },
       },
     ]);
     seen = [];
     expect((await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { enabled: true })).status).toBe(200);
-    expect(seen.filter((s) => s.method === 'PATCH').map((s) => s.body.spec)).toEqual([{ schedule: '15 2 * * *', suspend: false }]);
+    expect(seen.filter((s) => s.method === 'PATCH').map((s) => s.body.spec)).toEqual([
+      { schedule: '15 2 * * *', suspend: false },
+    ]);
   });
 
   it('an edit made to the CronJob outside the product is reported and not overwritten (409) unless forced', async () => {
@@ -324,14 +431,31 @@ describe('Kubernetes backend against a local API server', () => {
         namespace: 'idp',
         labels: { 'app.kubernetes.io/component': 'audit-retention', 'idp.example/trigger': 'manual' },
         annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },
-        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'nhe-audit-retention', uid: cronJob.metadata.uid, controller: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'batch/v1',
+            kind: 'CronJob',
+            name: 'nhe-audit-retention',
+            uid: cronJob.metadata.uid,
+            controller: true,
+          },
+        ],
       },
       spec: {
         backoffLimit: 0,
         template: {
           spec: {
             restartPolicy: 'Never',
-            containers: [{ name: 'audit-retention', image: 'idp/audit-retention:1', env: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'JOB_TRIGGER', value: 'manual' }] }],
+            containers: [
+              {
+                name: 'audit-retention',
+                image: 'idp/audit-retention:1',
+                env: [
+                  { name: 'LOG_LEVEL', value: 'info' },
+                  { name: 'JOB_TRIGGER', value: 'manual' },
+                ],
+              },
+            ],
           },
         },
       },

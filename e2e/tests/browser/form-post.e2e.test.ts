@@ -30,7 +30,13 @@ beforeAll(async () => {
     redirectUris: [CALLBACK],
     firstParty: true,
   });
-  config = await oidc.discovery(new URL(`${h.topology.baseUrl}/auth/${t}`), rp.clientId, rp.clientSecret, oidc.ClientSecretBasic(rp.clientSecret), { execute: [oidc.allowInsecureRequests] });
+  config = await oidc.discovery(
+    new URL(`${h.topology.baseUrl}/auth/${t}`),
+    rp.clientId,
+    rp.clientSecret,
+    oidc.ClientSecretBasic(rp.clientSecret),
+    { execute: [oidc.allowInsecureRequests] },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -39,13 +45,20 @@ afterAll(async () => {
 });
 
 /** Runs one authorization request in Chromium and returns what the relying party's callback received. */
-async function authorize(params: Record<string, string>, signIn = true): Promise<{ method: string; query: string; form: URLSearchParams; cspViolations: string[] }> {
+async function authorize(
+  params: Record<string, string>,
+  signIn = true,
+): Promise<{ method: string; query: string; form: URLSearchParams; cspViolations: string[] }> {
   const context = await browser.newContext();
   const { page, cspViolations } = await newProbedPage(context);
   let received: PwRequest | undefined;
   await context.route(`${RP}/**`, async (route) => {
     received = route.request();
-    await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>RP</title><p>received</p>' });
+    await route.fulfill({
+      status: 200,
+      contentType: 'text/html',
+      body: '<!doctype html><title>RP</title><p>received</p>',
+    });
   });
   await page.goto(oidc.buildAuthorizationUrl(config, params).toString());
   if (signIn && page.url().includes('/interaction/')) {
@@ -55,7 +68,12 @@ async function authorize(params: Record<string, string>, signIn = true): Promise
   }
   await page.waitForURL(`${CALLBACK}**`);
   const req = received!;
-  const result = { method: req.method(), query: new URL(req.url()).search, form: new URLSearchParams(req.postData() ?? ''), cspViolations };
+  const result = {
+    method: req.method(),
+    query: new URL(req.url()).search,
+    form: new URLSearchParams(req.postData() ?? ''),
+    cspViolations,
+  };
   await context.close();
   return result;
 }
@@ -78,8 +96,16 @@ test('the code flow with response_mode=form_post: the browser POSTs code, state 
   expect([...got.form.keys()].sort()).toEqual(['code', 'iss', 'state']);
   expect(got.form.get('iss')).toBe(config.serverMetadata().issuer);
   expect(got.cspViolations).toEqual([]);
-  const callback = new Request(CALLBACK, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: got.form.toString() });
-  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const callback = new Request(CALLBACK, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: got.form.toString(),
+  });
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+  });
   expect(tokens.claims()?.sub).toBeTruthy();
   expect(tokens.claims()?.nonce).toBe(nonce);
 });

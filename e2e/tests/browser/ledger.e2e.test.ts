@@ -21,10 +21,16 @@ let t: number;
 let userToken: string;
 let agentToken: string;
 
-const exchange = async (): Promise<{ status: number; body: { access_token?: string; error?: string; error_description?: string } }> => {
+const exchange = async (): Promise<{
+  status: number;
+  body: { access_token?: string; error?: string; error_description?: string };
+}> => {
   const res = await fetch(`${base}/auth/${t}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    },
     body: new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: userToken,
@@ -41,7 +47,10 @@ const exchange = async (): Promise<{ status: number; body: { access_token?: stri
 const active = async (token: string): Promise<boolean> => {
   const res = await fetch(`${base}/auth/${t}/token/introspection`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    },
     body: new URLSearchParams({ token }),
   });
   return ((await res.json()) as { active: boolean }).active;
@@ -57,7 +66,8 @@ beforeAll(async () => {
   agentToken = issued.body.access_token!;
   // The audit row is written by audit-writer from the stream, asynchronously.
   const jti = String(decodeJwt(agentToken).jti);
-  for (let i = 0; i < 40 && !(await h.db.models.TokenAudit.exists({ tenantId: t, jti })); i++) await new Promise((r) => setTimeout(r, 250));
+  for (let i = 0; i < 40 && !(await h.db.models.TokenAudit.exists({ tenantId: t, jti })); i++)
+    await new Promise((r) => setTimeout(r, 250));
 });
 
 afterAll(async () => {
@@ -88,7 +98,13 @@ async function openLedger(context: BrowserContext): Promise<{ page: Page; cspVio
 }
 
 it('the banner prints the ledger URL, and explains the runtime warning only below Node 22', () => {
-  const text = banner({ baseUrl: base, listen: base, demo: h.tenant, admin: { clientId: 'a', clientSecret: 'b' }, nodeVersion: '20.20.2' });
+  const text = banner({
+    baseUrl: base,
+    listen: base,
+    demo: h.tenant,
+    admin: { clientId: 'a', clientSecret: 'b' },
+    nodeVersion: '20.20.2',
+  });
   expect(text).toContain(`${base}/auth/${t}/account/agents`);
   expect(text).toMatch(/Unsupported runtime" above is expected/);
   expect(runtimeNote('22.21.1')).toEqual([]);
@@ -130,7 +146,10 @@ it('without JavaScript: sign in and lift the block; the agent may act again', as
   const context = await newContext({ javaScriptEnabled: false });
   try {
     const { page } = await openLedger(context);
-    await page.locator(`section[data-nhe="${h.tenant.nhe.identifier}"]`).getByRole('button', { name: 'Lift the block' }).click();
+    await page
+      .locator(`section[data-nhe="${h.tenant.nhe.identifier}"]`)
+      .getByRole('button', { name: 'Lift the block' })
+      .click();
     await page.waitForURL(/done=unblocked/);
     expect(await page.getByRole('status').textContent()).toContain('The block is lifted');
   } finally {

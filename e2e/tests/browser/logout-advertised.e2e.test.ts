@@ -24,13 +24,20 @@ let secondApp: oidc.Configuration;
 const RP_SITE = 'http://rp.example';
 
 beforeAll(async () => {
-  await startAll([startHarness('logout-advertised').then((v) => (h = v)), launchChromium().then((v) => (browser = v)), startApplicationStub().then((v) => (apps = v))]);
+  await startAll([
+    startHarness('logout-advertised').then((v) => (h = v)),
+    launchChromium().then((v) => (browser = v)),
+    startApplicationStub().then((v) => (apps = v)),
+  ]);
   APP = `${apps.origin}/demo`;
   POST_LOGOUT = `${APP}/logged-out`;
   SECOND_APP = `${apps.origin}/second`;
   const t = h.tenant.tenantId;
   const { models } = h.db;
-  await models.Client.updateOne({ tenantId: t, clientId: h.tenant.client.clientId }, { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } });
+  await models.Client.updateOne(
+    { tenantId: t, clientId: h.tenant.client.clientId },
+    { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } },
+  );
   const second = await createClient(models, h.topology.secrets.clientSecretPepper, {
     tenantId: t,
     clientId: 'second-app',
@@ -42,8 +49,12 @@ beforeAll(async () => {
   });
   await models.Client.updateOne({ tenantId: t, clientId: 'second-app' }, { $set: { showLogoutPrompt: false } });
   const issuer = new URL(`${h.topology.baseUrl}/auth/${t}`);
-  const discover = (clientId: string, secret: string) => oidc.discovery(issuer, clientId, secret, oidc.ClientSecretBasic(secret), { execute: [oidc.allowInsecureRequests] });
-  [demo, secondApp] = await Promise.all([discover(h.tenant.client.clientId, h.tenant.client.clientSecret), discover(second.clientId, second.clientSecret)]);
+  const discover = (clientId: string, secret: string) =>
+    oidc.discovery(issuer, clientId, secret, oidc.ClientSecretBasic(secret), { execute: [oidc.allowInsecureRequests] });
+  [demo, secondApp] = await Promise.all([
+    discover(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    discover(second.clientId, second.clientSecret),
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -59,7 +70,13 @@ async function signIn(context: BrowserContext, config: oidc.Configuration, app: 
   const page = await context.newPage();
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: `${app}/callback`, scope: 'openid profile', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: `${app}/callback`,
+    scope: 'openid profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
   await page.goto(url.toString());
   if (page.url().includes('/interaction/')) {
     await page.getByLabel('Username').fill(h.tenant.user.username);
@@ -67,7 +84,10 @@ async function signIn(context: BrowserContext, config: oidc.Configuration, app: 
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
   await page.waitForURL(`${app}/callback?**`);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
   await page.close();
   return tokens;
 }
@@ -76,7 +96,17 @@ async function signIn(context: BrowserContext, config: oidc.Configuration, app: 
 async function hasSession(context: BrowserContext): Promise<boolean> {
   const page = await context.newPage();
   const verifier = oidc.randomPKCECodeVerifier();
-  await page.goto(oidc.buildAuthorizationUrl(demo, { redirect_uri: `${APP}/callback`, scope: 'openid', prompt: 'none', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString());
+  await page.goto(
+    oidc
+      .buildAuthorizationUrl(demo, {
+        redirect_uri: `${APP}/callback`,
+        scope: 'openid',
+        prompt: 'none',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      })
+      .toString(),
+  );
   await page.waitForURL(`${APP}/callback?**`);
   const has = new URL(page.url()).searchParams.has('code');
   await page.close();
@@ -87,14 +117,20 @@ const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textCont
 
 describe("openid-client's buildEndSessionUrl, from discovery", () => {
   it('discovery advertises the confirmation page', () => {
-    expect(demo.serverMetadata().end_session_endpoint).toBe(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/logout/confirm`);
+    expect(demo.serverMetadata().end_session_endpoint).toBe(
+      `${h.topology.baseUrl}/auth/${h.tenant.tenantId}/logout/confirm`,
+    );
   });
 
   it('with id_token_hint: the client shows the prompt by default; Sign out ends the session and returns state', async () => {
     const context = await newContext();
     const tokens = await signIn(context, demo, APP);
     const { page, cspViolations } = await newProbedPage(context);
-    const url = oidc.buildEndSessionUrl(demo, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: 'bye-1' });
+    const url = oidc.buildEndSessionUrl(demo, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: POST_LOGOUT,
+      state: 'bye-1',
+    });
     await page.goto(url.toString());
     expect(await heading(page)).toBe('Sign out of Demo App?');
     expect(await hasSession(context)).toBe(true);
@@ -141,7 +177,15 @@ describe("openid-client's buildEndSessionUrl, from discovery", () => {
     const context = await newContext();
     const tokens = await signIn(context, secondApp, SECOND_APP);
     const { page } = await newProbedPage(context);
-    await page.goto(oidc.buildEndSessionUrl(secondApp, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'bye-3' }).toString());
+    await page.goto(
+      oidc
+        .buildEndSessionUrl(secondApp, {
+          id_token_hint: tokens.id_token!,
+          post_logout_redirect_uri: `${SECOND_APP}/bye`,
+          state: 'bye-3',
+        })
+        .toString(),
+    );
     await page.waitForURL(`${SECOND_APP}/bye?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('bye-3');
     expect(await hasSession(context)).toBe(false);
@@ -154,8 +198,16 @@ describe("openid-client's buildEndSessionUrl, from discovery", () => {
     const { page } = await newProbedPage(context);
     const [hd, pl] = tokens.id_token!.split('.');
     const cases = [
-      oidc.buildEndSessionUrl(demo, { id_token_hint: `${hd}.${pl}.AAAA`, post_logout_redirect_uri: POST_LOGOUT, state: 's' }),
-      oidc.buildEndSessionUrl(demo, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/steal', state: 's' }),
+      oidc.buildEndSessionUrl(demo, {
+        id_token_hint: `${hd}.${pl}.AAAA`,
+        post_logout_redirect_uri: POST_LOGOUT,
+        state: 's',
+      }),
+      oidc.buildEndSessionUrl(demo, {
+        id_token_hint: tokens.id_token!,
+        post_logout_redirect_uri: 'https://evil.example/steal',
+        state: 's',
+      }),
       oidc.buildEndSessionUrl(demo, { post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 's' }),
     ];
     for (const url of cases) {
@@ -177,7 +229,10 @@ describe('form POSTs from a relying party on another site carry the session (Sam
       .map(([k, v]) => `<input type="hidden" name="${k}" value="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`)
       .join('');
     await page.route(`${RP_SITE}/**`, (route) =>
-      route.fulfill({ contentType: 'text/html', body: `<!doctype html><html lang="en"><body><form method="post" action="${action}">${inputs}</form><script>document.forms[0].submit()</script></body></html>` }),
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><html lang="en"><body><form method="post" action="${action}">${inputs}</form><script>document.forms[0].submit()</script></body></html>`,
+      }),
     );
     await page.goto(`${RP_SITE}/go`);
   }
@@ -187,12 +242,22 @@ describe('form POSTs from a relying party on another site carry the session (Sam
     await signIn(context, demo, APP);
     const page = await context.newPage();
     const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(demo, { redirect_uri: `${APP}/callback`, scope: 'openid', prompt: 'none', state: 'silent', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const url = oidc.buildAuthorizationUrl(demo, {
+      redirect_uri: `${APP}/callback`,
+      scope: 'openid',
+      prompt: 'none',
+      state: 'silent',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
     await postFromRp(page, demo.serverMetadata().authorization_endpoint!, Object.fromEntries(url.searchParams));
     await page.waitForURL(`${APP}/callback?**`);
     const callback = new URL(page.url());
     expect([callback.searchParams.get('error'), callback.searchParams.get('state')]).toEqual([null, 'silent']);
-    const tokens = await oidc.authorizationCodeGrant(demo, callback, { pkceCodeVerifier: verifier, expectedState: 'silent' });
+    const tokens = await oidc.authorizationCodeGrant(demo, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: 'silent',
+    });
     expect(tokens.claims()?.sub).toBeTruthy();
     await context.close();
   });
@@ -201,7 +266,11 @@ describe('form POSTs from a relying party on another site carry the session (Sam
     const context = await newContext();
     await signIn(context, demo, APP);
     const page = await context.newPage();
-    await postFromRp(page, demo.serverMetadata().end_session_endpoint!, { client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'posted' });
+    await postFromRp(page, demo.serverMetadata().end_session_endpoint!, {
+      client_id: h.tenant.client.clientId,
+      post_logout_redirect_uri: POST_LOGOUT,
+      state: 'posted',
+    });
     await page.getByRole('heading', { level: 1, name: 'Sign out of Demo App?' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${POST_LOGOUT}?**`);

@@ -22,7 +22,10 @@ beforeAll(async () => {
   ]);
   APP = `${apps.origin}/demo`;
   POST_LOGOUT = `${APP}/logged-out`;
-  await h.db.models.Client.updateOne({ tenantId: h.tenant.tenantId, clientId: h.tenant.client.clientId }, { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } });
+  await h.db.models.Client.updateOne(
+    { tenantId: h.tenant.tenantId, clientId: h.tenant.client.clientId },
+    { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } },
+  );
 });
 
 afterAll(async () => {
@@ -55,7 +58,9 @@ it('signs out automatically when the countdown ends, returning state', async () 
   await page.waitForURL(`${APP}/callback?**`);
 
   const started = Date.now();
-  await page.goto(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/logout/confirm?${new URLSearchParams({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'post_logout' })}`);
+  await page.goto(
+    `${h.topology.baseUrl}/auth/${h.tenant.tenantId}/logout/confirm?${new URLSearchParams({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'post_logout' })}`,
+  );
   expect(await page.locator('#seconds').textContent()).toBe('2');
   await screenshots(page, 'logout-confirm-countdown');
   // Nobody clicks: the page submits the sign-out form by itself.

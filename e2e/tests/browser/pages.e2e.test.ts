@@ -11,7 +11,13 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createClient } from '@idp/testing';
 import { hashPassword } from '@idp/tokens';
-import { launchChromium, newProbedPage, screenshots, seriousA11yViolations, startApplicationStub } from '../../src/clients/browser';
+import {
+  launchChromium,
+  newProbedPage,
+  screenshots,
+  seriousA11yViolations,
+  startApplicationStub,
+} from '../../src/clients/browser';
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
@@ -35,7 +41,11 @@ let consentApp: { clientId: string; clientSecret: string };
 let device: { clientId: string; clientSecret: string };
 
 beforeAll(async () => {
-  await startAll([startHarness('browser-pages').then((v) => (h = v)), launchChromium().then((v) => (browser = v)), startApplicationStub().then((v) => (apps = v))]);
+  await startAll([
+    startHarness('browser-pages').then((v) => (h = v)),
+    launchChromium().then((v) => (browser = v)),
+    startApplicationStub().then((v) => (apps = v)),
+  ]);
   APP = `${apps.origin}/demo`;
   POST_LOGOUT = `${APP}/logged-out`;
   SECOND_APP = `${apps.origin}/second`;
@@ -45,7 +55,10 @@ beforeAll(async () => {
   const { models } = h.db;
   const pepper = h.topology.secrets.clientSecretPepper;
   // Before any request: the provider caches clients once loaded.
-  await models.Client.updateOne({ tenantId: t, clientId: h.tenant.client.clientId }, { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } });
+  await models.Client.updateOne(
+    { tenantId: t, clientId: h.tenant.client.clientId },
+    { $set: { redirectUris: [`${APP}/callback`], postLogoutRedirectUris: [POST_LOGOUT] } },
+  );
   second = await createClient(models, pepper, {
     tenantId: t,
     clientId: 'second-app',
@@ -69,11 +82,25 @@ beforeAll(async () => {
     name: 'Living Room TV',
     grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'],
   });
-  const bob = await models.User.create({ tenantId: t, username: 'bob', passwordHash: await hashPassword(BOB_PASSWORD), claims: { name: 'Bob' } });
+  const bob = await models.User.create({
+    tenantId: t,
+    username: 'bob',
+    passwordHash: await hashPassword(BOB_PASSWORD),
+    claims: { name: 'Bob' },
+  });
   // Enrolled the way an operator does it: the management API seals the secret and shows it once.
   const s = h.topology.secrets;
-  const admin = await clientCredentialsToken(base, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management');
-  const enrol = await fetch(`${base}/auth/admin/tenants/${t}/users/${String(bob._id)}/totp`, { method: 'POST', headers: { authorization: `Bearer ${admin.access_token}` } });
+  const admin = await clientCredentialsToken(
+    base,
+    h.topology.systemTenantId,
+    s.bootstrapAdminClientId,
+    s.bootstrapAdminClientSecret,
+    'urn:idp:management',
+  );
+  const enrol = await fetch(`${base}/auth/admin/tenants/${t}/users/${String(bob._id)}/totp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.access_token}` },
+  });
   if (enrol.status !== 201) throw new Error(`TOTP enrolment: ${enrol.status} ${await enrol.text()}`);
   totpSecret = ((await enrol.json()) as { secret: string }).secret;
 });
@@ -123,11 +150,24 @@ async function fillLogin(page: Page, username: string, password: string): Promis
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-async function redeem(client: { clientId: string; clientSecret: string }, code: string, redirectUri: string, verifier: string) {
+async function redeem(
+  client: { clientId: string; clientSecret: string },
+  code: string,
+  redirectUri: string,
+  verifier: string,
+) {
   const res = await fetch(`${base}/auth/${t}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client.clientId, client.clientSecret) },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(client.clientId, client.clientSecret),
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    }),
   });
   expect(res.status).toBe(200);
   return (await res.json()) as { id_token: string; access_token: string };
@@ -153,7 +193,8 @@ async function hasSession(context: BrowserContext): Promise<boolean> {
   return has;
 }
 
-const confirmUrl = (params: Record<string, string>) => `${base}/auth/${t}/logout/confirm?${new URLSearchParams(params)}`;
+const confirmUrl = (params: Record<string, string>) =>
+  `${base}/auth/${t}/logout/confirm?${new URLSearchParams(params)}`;
 
 describe('login and consent', () => {
   it('signs in with a password (wrong password first), no consent for the first-party app', async () => {
@@ -191,7 +232,9 @@ describe('login and consent', () => {
     await page.getByLabel('6-digit code from your authenticator app').waitFor();
     await checkPage(page, 'totp');
 
-    await page.getByLabel('6-digit code from your authenticator app').fill('000000' === (await generate({ secret: totpSecret })) ? '111111' : '000000');
+    await page
+      .getByLabel('6-digit code from your authenticator app')
+      .fill('000000' === (await generate({ secret: totpSecret })) ? '111111' : '000000');
     await page.getByRole('button', { name: 'Verify' }).click();
     expect(await page.getByRole('alert').textContent()).toContain('That code is not correct');
     await checkPage(page, 'totp-error');
@@ -199,14 +242,21 @@ describe('login and consent', () => {
     await page.getByLabel('6-digit code from your authenticator app').fill(await generate({ secret: totpSecret }));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('button', { name: 'Allow' }).waitFor();
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Allow Partner Reports to access your account?');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'Allow Partner Reports to access your account?',
+    );
     await checkPage(page, 'consent');
 
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${CONSENT_APP}/callback?**`);
     const callback = new URL(page.url());
     expect(callback.searchParams.get('state')).toBe(flow.state);
-    const tokens = await redeem(consentApp, callback.searchParams.get('code')!, `${CONSENT_APP}/callback`, flow.verifier);
+    const tokens = await redeem(
+      consentApp,
+      callback.searchParams.get('code')!,
+      `${CONSENT_APP}/callback`,
+      flow.verifier,
+    );
     expect(decodeJwt(tokens.id_token).sub).toBeTruthy();
     expect(cspViolations).toEqual([]);
     await context.close();
@@ -216,31 +266,57 @@ describe('login and consent', () => {
     // Issue 22 §2: scope=openid plus resource used to show only "Know who you are" while the token carried alice's
     // RBAC set. The descriptions are set the way an operator does it, through the management API.
     const s = h.topology.secrets;
-    const admin = await clientCredentialsToken(base, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management');
+    const admin = await clientCredentialsToken(
+      base,
+      h.topology.systemTenantId,
+      s.bootstrapAdminClientId,
+      s.bootstrapAdminClientSecret,
+      'urn:idp:management',
+    );
     const auth = { authorization: `Bearer ${admin.access_token}` };
-    const list = await fetch(`${base}/auth/admin/tenants/${t}/resource-servers?${new URLSearchParams({ identifier: h.tenant.resource })}`, { headers: auth });
+    const list = await fetch(
+      `${base}/auth/admin/tenants/${t}/resource-servers?${new URLSearchParams({ identifier: h.tenant.resource })}`,
+      { headers: auth },
+    );
     const rs = ((await list.json()) as { items: Array<{ id: string }> }).items[0]!;
     const patched = await fetch(`${base}/auth/admin/tenants/${t}/resource-servers/${rs.id}`, {
       method: 'PATCH',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ scopeDescriptions: { 'orders:read': 'See your orders', 'orders:write': 'Place and change orders for you' } }),
+      body: JSON.stringify({
+        scopeDescriptions: { 'orders:read': 'See your orders', 'orders:write': 'Place and change orders for you' },
+      }),
     });
     expect(patched.status).toBe(200);
 
     const context = await newContext();
     const { page, cspViolations } = await newProbedPage(context);
-    const flow = authorizeUrl(consentApp.clientId, `${CONSENT_APP}/callback`, { scope: 'openid', resource: h.tenant.resource });
+    const flow = authorizeUrl(consentApp.clientId, `${CONSENT_APP}/callback`, {
+      scope: 'openid',
+      resource: h.tenant.resource,
+    });
     await page.goto(flow.url);
     await fillLogin(page, h.tenant.user.username, h.tenant.user.password);
     await page.getByRole('button', { name: 'Allow' }).waitFor();
     const items = (await page.getByRole('listitem').allTextContents()).map((x) => x.trim());
-    expect(items).toEqual(['Know who you are (openid)', 'See your orders (orders:read)', 'Place and change orders for you (orders:write)']);
-    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['Your information', `Orders API (${h.tenant.resource})`]);
+    expect(items).toEqual([
+      'Know who you are (openid)',
+      'See your orders (orders:read)',
+      'Place and change orders for you (orders:write)',
+    ]);
+    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual([
+      'Your information',
+      `Orders API (${h.tenant.resource})`,
+    ]);
     await checkPage(page, 'consent-api');
 
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${CONSENT_APP}/callback?**`);
-    const tokens = await redeem(consentApp, new URL(page.url()).searchParams.get('code')!, `${CONSENT_APP}/callback`, flow.verifier);
+    const tokens = await redeem(
+      consentApp,
+      new URL(page.url()).searchParams.get('code')!,
+      `${CONSENT_APP}/callback`,
+      flow.verifier,
+    );
     expect(String(decodeJwt(tokens.access_token).scope).split(' ').sort()).toEqual(['orders:read', 'orders:write']);
     expect(cspViolations).toEqual([]);
     await context.close();
@@ -251,15 +327,25 @@ describe('device flow', () => {
   it('is completed from a second browser context while the device polls', async () => {
     const auth = await fetch(`${base}/_api/auth/${t}/device/auth`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(device.clientId, device.clientSecret),
+      },
       body: new URLSearchParams({ scope: 'openid profile' }),
     });
     expect(auth.status).toBe(200);
-    const { device_code, user_code, verification_uri } = (await auth.json()) as { device_code: string; user_code: string; verification_uri: string };
+    const { device_code, user_code, verification_uri } = (await auth.json()) as {
+      device_code: string;
+      user_code: string;
+      verification_uri: string;
+    };
     const poll = () =>
       fetch(`${base}/auth/${t}/oidc/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: basicAuth(device.clientId, device.clientSecret),
+        },
         body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code }),
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string; id_token?: string } }));
     expect((await poll()).body.error).toBe('authorization_pending');
@@ -297,7 +383,10 @@ describe('device flow: verification_uri_complete', () => {
   it('auto-submits the code under the strict CSP (the provider script is allowed by its hash)', async () => {
     const auth = await fetch(`${base}/auth/${t}/device/auth`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(device.clientId, device.clientSecret),
+      },
       body: new URLSearchParams({ scope: 'openid' }),
     });
     const { verification_uri_complete } = (await auth.json()) as { verification_uri_complete: string };
@@ -315,14 +404,19 @@ describe('logout confirmation', () => {
     const context = await newContext();
     await signInAlice(context);
     const { page, cspViolations } = await newProbedPage(context);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'post_logout' }));
+    await page.goto(
+      confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'post_logout' }),
+    );
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out of Demo App?');
     expect(await page.locator('main').textContent()).toContain(h.tenant.tenantName);
     // The default countdown is 30 s and it runs.
     const first = Number(await page.locator('#seconds').textContent());
     expect(first).toBeGreaterThanOrEqual(29);
     expect(first).toBeLessThanOrEqual(30);
-    await page.locator('#seconds').filter({ hasText: /^(2[0-8]|1?\d)$/ }).waitFor({ timeout: 5000 });
+    await page
+      .locator('#seconds')
+      .filter({ hasText: /^(2[0-8]|1?\d)$/ })
+      .waitFor({ timeout: 5000 });
     await checkPage(page, 'logout-confirm');
     expect(await hasSession(context)).toBe(true);
 
@@ -339,7 +433,9 @@ describe('logout confirmation', () => {
     const context = await newContext();
     await signInAlice(context);
     const { page } = await newProbedPage(context);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'keep-me' }));
+    await page.goto(
+      confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'keep-me' }),
+    );
     await page.getByRole('link', { name: 'Stay signed in' }).click();
     await page.waitForURL(`${POST_LOGOUT}?**`);
     const url = new URL(page.url());
@@ -355,7 +451,9 @@ describe('logout confirmation', () => {
     const { page } = await newProbedPage(context);
     await page.goto(authorizeUrl(second.clientId, `${SECOND_APP}/callback`).url);
     await page.waitForURL(`${SECOND_APP}/callback?**`);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 's2' }));
+    await page.goto(
+      confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 's2' }),
+    );
     expect(await page.getByRole('list').getByRole('listitem').allTextContents()).toEqual(['Second App']);
     await checkPage(page, 'logout-confirm-two-apps');
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -365,7 +463,11 @@ describe('logout confirmation', () => {
   });
 
   /** Signs alice in to a client in this context and returns the ID token of that sign-in. */
-  async function idTokenFor(context: BrowserContext, client: { clientId: string; clientSecret: string }, app: string): Promise<string> {
+  async function idTokenFor(
+    context: BrowserContext,
+    client: { clientId: string; clientSecret: string },
+    app: string,
+  ): Promise<string> {
     const page = await context.newPage();
     const flow = authorizeUrl(client.clientId, `${app}/callback`);
     await page.goto(flow.url);
@@ -382,17 +484,33 @@ describe('logout confirmation', () => {
     const secondHint = await idTokenFor(context, second, SECOND_APP);
     const { page } = await newProbedPage(context);
     // second-app has showLogoutPrompt false: show_prompt=true still shows the page.
-    await page.goto(confirmUrl({ id_token_hint: secondHint, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p1', show_prompt: 'true' }));
+    await page.goto(
+      confirmUrl({
+        id_token_hint: secondHint,
+        post_logout_redirect_uri: `${SECOND_APP}/bye`,
+        state: 'p1',
+        show_prompt: 'true',
+      }),
+    );
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out of Second App?');
     // ... and without show_prompt it logs out at once.
-    await page.goto(confirmUrl({ client_id: second.clientId, id_token_hint: secondHint, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p2' }));
+    await page.goto(
+      confirmUrl({
+        client_id: second.clientId,
+        id_token_hint: secondHint,
+        post_logout_redirect_uri: `${SECOND_APP}/bye`,
+        state: 'p2',
+      }),
+    );
     await page.waitForURL(`${SECOND_APP}/bye?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('p2');
     expect(await hasSession(context)).toBe(false);
 
     // demo-app shows the prompt by default: show_prompt=false logs out at once.
     const demoHint = await idTokenFor(context, h.tenant.client, APP);
-    await page.goto(confirmUrl({ id_token_hint: demoHint, post_logout_redirect_uri: POST_LOGOUT, state: 'p3', show_prompt: 'false' }));
+    await page.goto(
+      confirmUrl({ id_token_hint: demoHint, post_logout_redirect_uri: POST_LOGOUT, state: 'p3', show_prompt: 'false' }),
+    );
     await page.waitForURL(`${POST_LOGOUT}?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('p3');
     expect(await hasSession(context)).toBe(false);
@@ -403,10 +521,24 @@ describe('logout confirmation', () => {
     const context = await newContext();
     await signInAlice(context);
     const { page } = await newProbedPage(context);
-    await page.goto(confirmUrl({ client_id: second.clientId, post_logout_redirect_uri: `${SECOND_APP}/bye`, state: 'p4', show_prompt: 'true' }));
+    await page.goto(
+      confirmUrl({
+        client_id: second.clientId,
+        post_logout_redirect_uri: `${SECOND_APP}/bye`,
+        state: 'p4',
+        show_prompt: 'true',
+      }),
+    );
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign out of Second App?');
     expect(await hasSession(context)).toBe(true);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'p5', show_prompt: 'false' }));
+    await page.goto(
+      confirmUrl({
+        client_id: h.tenant.client.clientId,
+        post_logout_redirect_uri: POST_LOGOUT,
+        state: 'p5',
+        show_prompt: 'false',
+      }),
+    );
     await page.waitForURL(`${POST_LOGOUT}?**`);
     expect(new URL(page.url()).searchParams.get('state')).toBe('p5');
     expect(await hasSession(context)).toBe(false);
@@ -417,13 +549,17 @@ describe('logout confirmation', () => {
     const context = await newContext({ javaScriptEnabled: false });
     await signInAlice(context);
     const { page } = await newProbedPage(context);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'nojs' }));
+    await page.goto(
+      confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'nojs' }),
+    );
     // Screenshots only: axe needs scripts in the page (the same page is checked with scripts above).
     await screenshots(page, 'logout-confirm-nojs');
     await page.getByRole('link', { name: 'Stay signed in' }).click();
     await page.waitForURL(`${POST_LOGOUT}?**`);
     expect(await hasSession(context)).toBe(true);
-    await page.goto(confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'nojs' }));
+    await page.goto(
+      confirmUrl({ client_id: h.tenant.client.clientId, post_logout_redirect_uri: POST_LOGOUT, state: 'nojs' }),
+    );
     // No countdown runs: still on the page after a while.
     await page.waitForTimeout(1200);
     expect(await page.locator('#seconds').textContent()).toBe('30');

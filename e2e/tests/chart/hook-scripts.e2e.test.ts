@@ -22,7 +22,11 @@ let dataDir: string;
 beforeAll(async () => {
   port = await freePort();
   dataDir = mkdtempSync(join(tmpdir(), 'idp-hook-nats-'));
-  server = spawn(toolPath('nats-server'), ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dataDir, '--user', USER, '--pass', PASSWORD], { stdio: 'ignore' });
+  server = spawn(
+    toolPath('nats-server'),
+    ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dataDir, '--user', USER, '--pass', PASSWORD],
+    { stdio: 'ignore' },
+  );
   await waitForPort(port, 20_000, server);
 });
 
@@ -79,7 +83,12 @@ describe('nats-stream hook script', () => {
   });
 
   it('updates the existing stream on a second run (idempotent, as on helm upgrade)', () => {
-    const env = { ...jobEnv('ci/default-values.yaml'), AUDIT_STREAM_REPLICAS: '1', AUDIT_STREAM_MAX_AGE_SECONDS: '86400', AUDIT_DUPLICATE_WINDOW_SECONDS: '300' };
+    const env = {
+      ...jobEnv('ci/default-values.yaml'),
+      AUDIT_STREAM_REPLICAS: '1',
+      AUDIT_STREAM_MAX_AGE_SECONDS: '86400',
+      AUDIT_DUPLICATE_WINDOW_SECONDS: '300',
+    };
     const r = runScript(env);
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ maxAgeSeconds: 86400, duplicateWindowSeconds: 300 });
@@ -96,17 +105,28 @@ describe('nats-stream hook script', () => {
 
   it('takes the credentials out of the server URLs (nats.js ignores user:password in a URL)', () => {
     const { natsOptions } = require(join(chartDir, 'files', 'nats-stream.js')) as { natsOptions(url: string): unknown };
-    expect(natsOptions('nats://idp:p%40ss@a:4222,nats://idp:p%40ss@b:4222')).toEqual({ servers: ['nats://a:4222', 'nats://b:4222'], user: 'idp', pass: 'p@ss' });
+    expect(natsOptions('nats://idp:p%40ss@a:4222,nats://idp:p%40ss@b:4222')).toEqual({
+      servers: ['nats://a:4222', 'nats://b:4222'],
+      user: 'idp',
+      pass: 'p@ss',
+    });
     expect(natsOptions('tls://nats.nats.svc:4222')).toEqual({ servers: ['tls://nats.nats.svc:4222'], tls: {} });
   });
 });
 
 describe('services connecting with the NATS_URL the chart sets', () => {
-  const quiet = { warn() {}, info() {}, error() {}, debug() {}, child() { return quiet; } } as unknown as Logger;
+  const quiet = {
+    warn() {},
+    info() {},
+    error() {},
+    debug() {},
+    child() {
+      return quiet;
+    },
+  } as unknown as Logger;
   // nats.js ignores credentials in a URL; connectNats takes them out (natsConnectionOptions), as files/nats-stream.js does.
   it('connectNats (@idp/events) signs in with the user and password in NATS_URL', async () => {
     const handle = await connectNats(jobEnv('ci/default-values.yaml').NATS_URL, quiet, 'chart-test');
     await handle.close();
   });
 });
-

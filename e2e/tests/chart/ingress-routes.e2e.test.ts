@@ -37,8 +37,15 @@ function ingressPaths(objs: K8sObject[], host: string): IngressPath[] {
     const rewriteTarget = ing.metadata.annotations?.['nginx.ingress.kubernetes.io/rewrite-target'];
     return ing.spec.rules
       .filter((r: { host: string }) => r.host === host)
-      .flatMap((r: { http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> } }) =>
-        r.http.paths.map((p) => ({ path: p.path, pathType: p.pathType, service: tableServiceOf(objs, p.backend.service.name), regex, rewriteTarget })),
+      .flatMap(
+        (r: { http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> } }) =>
+          r.http.paths.map((p) => ({
+            path: p.path,
+            pathType: p.pathType,
+            service: tableServiceOf(objs, p.backend.service.name),
+            regex,
+            rewriteTarget,
+          })),
       );
   });
 }
@@ -50,7 +57,9 @@ function ingressRoute(paths: IngressPath[], path: string): { service: string; up
     const re = new RegExp(`^${p.path}`);
     const m = re.exec(path);
     if (!m) continue;
-    const upstreamPath = p.rewriteTarget ? p.rewriteTarget.replace(/\$(\d)/g, (_w, n: string) => m[Number(n)] ?? '') : path;
+    const upstreamPath = p.rewriteTarget
+      ? p.rewriteTarget.replace(/\$(\d)/g, (_w, n: string) => m[Number(n)] ?? '')
+      : path;
     return { service: p.service, upstreamPath };
   }
   const prefixMatch = (prefix: string) => {
@@ -66,9 +75,23 @@ function ingressRoute(paths: IngressPath[], path: string): { service: string; up
 /** Request paths: each prefix bare, with a trailing slash, with a sub-path, aliased, and the near misses. */
 function samplePaths(): string[] {
   const paths = new Set<string>([
-    '/', '/other', '/authx', '/auth/administrators', '/auth/admin/tenants/7', `${table.aliasPrefix}`, `${table.aliasPrefix}/`, `${table.aliasPrefix}/other`, `${table.aliasPrefix}x/auth`,
+    '/',
+    '/other',
+    '/authx',
+    '/auth/administrators',
+    '/auth/admin/tenants/7',
+    `${table.aliasPrefix}`,
+    `${table.aliasPrefix}/`,
+    `${table.aliasPrefix}/other`,
+    `${table.aliasPrefix}x/auth`,
     // Per-tenant routes ({tenantId}: 1-15 digits, one segment): near misses stay with oidc.
-    '/auth/admin/ssf', '/auth/abc/ssf', '/auth/7x/ssf', '/auth/7/ssfx', '/auth/7/8/ssf', '/auth/1234567890123456/ssf', '/auth/7/.well-known/openid-configuration',
+    '/auth/admin/ssf',
+    '/auth/abc/ssf',
+    '/auth/7x/ssf',
+    '/auth/7/ssfx',
+    '/auth/7/8/ssf',
+    '/auth/1234567890123456/ssf',
+    '/auth/7/.well-known/openid-configuration',
   ]);
   for (const { prefix: raw } of table.routes) {
     const prefix = raw.replace('{tenantId}', '7');
@@ -80,15 +103,25 @@ function samplePaths(): string[] {
   return [...paths];
 }
 
-const stripAlias = (path: string) => (path === table.aliasPrefix || path.startsWith(`${table.aliasPrefix}/`) ? path.slice(table.aliasPrefix.length) || '/' : path);
+const stripAlias = (path: string) =>
+  path === table.aliasPrefix || path.startsWith(`${table.aliasPrefix}/`)
+    ? path.slice(table.aliasPrefix.length) || '/'
+    : path;
 
 /** The table without the routes of a component the values turn off (the chart leaves them out). */
-const deployed = (off: string[]): RouteTable => ({ ...table, routes: table.routes.filter((r) => !off.includes(r.service)) });
+const deployed = (off: string[]): RouteTable => ({
+  ...table,
+  routes: table.routes.filter((r) => !off.includes(r.service)),
+});
 
 describe.each([
   ['ingress-nginx regex paths (alias stripped by the ingress)', [], []],
   // Standard Prefix paths cannot express {tenantId}: the per-tenant routes' component must be off.
-  ['standard Prefix paths (alias forwarded unchanged)', ['ingress.alias.stripPrefix=none', 'signals.enabled=false'], ['signals']],
+  [
+    'standard Prefix paths (alias forwarded unchanged)',
+    ['ingress.alias.stripPrefix=none', 'signals.enabled=false'],
+    ['signals'],
+  ],
 ])('Ingress with %s', (_name, set, off) => {
   const objs = render(['ci/default-values.yaml'], set as string[]);
   const paths = ingressPaths(objs, 'id.example.com');
@@ -120,13 +153,21 @@ describe('Ingress options', () => {
   });
 
   it('refuses to render per-tenant routes as standard Prefix paths, naming the way out', () => {
-    expect(() => render(['ci/default-values.yaml'], ['ingress.alias.stripPrefix=none'])).toThrow(/route \/auth\/\{tenantId\}\/ssf \(service signals\) has a per-tenant segment.*stripPrefix=nginx.*signals.enabled=false/);
+    expect(() => render(['ci/default-values.yaml'], ['ingress.alias.stripPrefix=none'])).toThrow(
+      /route \/auth\/\{tenantId\}\/ssf \(service signals\) has a per-tenant segment.*stripPrefix=nginx.*signals.enabled=false/,
+    );
   });
 
   it('sends the SSF paths of a tenant to signals, the rest of the tenant to oidc', () => {
     const paths = ingressPaths(render(['ci/default-values.yaml']), 'id.example.com');
-    expect(ingressRoute(paths, '/auth/42/ssf/streams')).toEqual({ service: 'signals', upstreamPath: '/auth/42/ssf/streams' });
-    expect(ingressRoute(paths, '/_api/auth/42/.well-known/ssf-configuration')).toEqual({ service: 'signals', upstreamPath: '/auth/42/.well-known/ssf-configuration' });
+    expect(ingressRoute(paths, '/auth/42/ssf/streams')).toEqual({
+      service: 'signals',
+      upstreamPath: '/auth/42/ssf/streams',
+    });
+    expect(ingressRoute(paths, '/_api/auth/42/.well-known/ssf-configuration')).toEqual({
+      service: 'signals',
+      upstreamPath: '/auth/42/.well-known/ssf-configuration',
+    });
     expect(ingressRoute(paths, '/.well-known/ssf-configuration/auth/42')?.service).toBe('signals');
     expect(ingressRoute(paths, '/auth/42/oidc/token')?.service).toBe('oidc');
     expect(ingressRoute(paths, '/auth/admin/ssf')?.service).toBe('management');
@@ -143,8 +184,16 @@ describe('Ingress options', () => {
     try {
       const copy = join(dir, 'idp');
       cpSync(chartDir, copy, { recursive: true });
-      writeFileSync(join(copy, 'files', 'routes.json'), JSON.stringify({ aliasPrefix: '/_api', routes: [...table.routes, { prefix: '/metrics', service: 'prometheus' }] }));
-      expect(() => render(['ci/default-values.yaml'], [], copy)).toThrow(/route \/metrics names service prometheus, which the chart does not deploy/);
+      writeFileSync(
+        join(copy, 'files', 'routes.json'),
+        JSON.stringify({
+          aliasPrefix: '/_api',
+          routes: [...table.routes, { prefix: '/metrics', service: 'prometheus' }],
+        }),
+      );
+      expect(() => render(['ci/default-values.yaml'], [], copy)).toThrow(
+        /route \/metrics names service prometheus, which the chart does not deploy/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

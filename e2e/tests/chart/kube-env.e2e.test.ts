@@ -25,7 +25,17 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connectDatabase } from '@idp/db';
 import { connectNats } from '@idp/events';
 import type { Logger } from '@idp/logger';
-import { freePort, repoRoot, startNatsServer, testMongoBase, toolPath, uniqueDbName, waitForPort, withDatabase, type RunningServer } from '@idp/testing';
+import {
+  freePort,
+  repoRoot,
+  startNatsServer,
+  testMongoBase,
+  toolPath,
+  uniqueDbName,
+  waitForPort,
+  withDatabase,
+  type RunningServer,
+} from '@idp/testing';
 import { configSchema as auditRetentionSchema } from '../../../services/audit-retention/src/config';
 import { configSchema as auditWriterSchema } from '../../../services/audit-writer/src/config';
 import { configSchema as managementSchema } from '../../../services/management/src/config';
@@ -37,9 +47,12 @@ import { resolvePodContainers, type ResolvedContainer } from '../../src/kube-pod
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
 import { startAll } from '../../src/start-all';
 
-if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
+if (!helmAvailable())
+  throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
 
-const CI_SETS = readdirSync(join(chartDir, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+const CI_SETS = readdirSync(join(chartDir, 'ci'))
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
 /** The value set whose hooks are run below (the smallest install, both hooks present). */
 const HOOK_SET = 'default-values.yaml';
 const NS = 'idp';
@@ -73,20 +86,45 @@ async function installSet(set: string, ns: string): Promise<Map<string, Resolved
       await cp.api('POST', '/api/v1/namespaces', {
         apiVersion: 'v1',
         kind: 'Namespace',
-        metadata: { name: ns, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+        metadata: {
+          name: ns,
+          labels: {
+            'pod-security.kubernetes.io/enforce': 'restricted',
+            'pod-security.kubernetes.io/enforce-version': 'latest',
+          },
+        },
       })
     ).status,
   ).toBe(201);
-  helm(['install', RELEASE, chartDir, '--namespace', ns, '-f', join(chartDir, 'ci', set), '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+  helm([
+    'install',
+    RELEASE,
+    chartDir,
+    '--namespace',
+    ns,
+    '-f',
+    join(chartDir, 'ci', set),
+    '--no-hooks',
+    '--timeout',
+    '60s',
+    '--kubeconfig',
+    cp.kubeconfigPath,
+  ]);
 
   // The operator's Secrets (mongodb.auth.existingSecret, nats.auth.existingSecret, and in external-secrets every
   // secret): every Secret key a workload refers to or mounts that the release did not create, a random value each.
   const deployments = (await cp.api('GET', resourcePath('apps/v1', 'Deployment', ns))).body.items as any[];
   const cron = (await cp.api('GET', resourcePath('batch/v1', 'CronJob', ns, 'nhe-audit-retention'))).body;
-  const hookJobs = YAML.parseAllDocuments(helm(['get', 'hooks', RELEASE, '--namespace', ns, '--kubeconfig', cp.kubeconfigPath]))
+  const hookJobs = YAML.parseAllDocuments(
+    helm(['get', 'hooks', RELEASE, '--namespace', ns, '--kubeconfig', cp.kubeconfigPath]),
+  )
     .map((d) => d.toJS() as any)
     .filter((o) => o?.kind === 'Job');
-  const templates = [...deployments.map((d) => d.spec.template.spec), cron.spec.jobTemplate.spec.template.spec, ...hookJobs.map((j) => j.spec.template.spec)];
+  const templates = [
+    ...deployments.map((d) => d.spec.template.spec),
+    cron.spec.jobTemplate.spec.template.spec,
+    ...hookJobs.map((j) => j.spec.template.spec),
+  ];
   const wanted = new Map<string, Set<string>>();
   const want = (name: string, key: string) => wanted.set(name, (wanted.get(name) ?? new Set()).add(key));
   for (const spec of templates) {
@@ -98,32 +136,73 @@ async function installSet(set: string, ns: string): Promise<Map<string, Resolved
     }
     // Mounted Secrets (secrets.existingSecret, bootstrapAdmin.existingSecret): the keys their items name.
     for (const v of spec.volumes ?? []) {
-      const sources = [...(v.secret ? [{ secret: { name: v.secret.secretName, items: v.secret.items } }] : []), ...(v.projected?.sources ?? [])];
-      for (const src of sources) if (src.secret) for (const item of src.secret.items ?? []) want(src.secret.name, item.key);
+      const sources = [
+        ...(v.secret ? [{ secret: { name: v.secret.secretName, items: v.secret.items } }] : []),
+        ...(v.projected?.sources ?? []),
+      ];
+      for (const src of sources)
+        if (src.secret) for (const item of src.secret.items ?? []) want(src.secret.name, item.key);
     }
   }
   for (const [name, keys] of wanted) {
     if ((await cp.api('GET', resourcePath('v1', 'Secret', ns, name))).status === 200) continue;
     const data = Object.fromEntries([...keys].map((k) => [k, randomBytes(24).toString('base64url')]));
-    expect((await cp.api('POST', resourcePath('v1', 'Secret', ns), { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: data })).status).toBe(201);
+    expect(
+      (
+        await cp.api('POST', resourcePath('v1', 'Secret', ns), {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name },
+          stringData: data,
+        })
+      ).status,
+    ).toBe(201);
   }
 
   // The Pods the controllers made (a Job from the CronJob for the retention program), resolved.
   for (const d of deployments) {
-    const sel = encodeURIComponent(Object.entries(d.spec.selector.matchLabels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(','));
-    const pod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)).body.items as any[])[0], 30_000, () => `no Pod of ${d.metadata.name}`);
+    const sel = encodeURIComponent(
+      Object.entries(d.spec.selector.matchLabels as Record<string, string>)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+    );
+    const pod = await waitFor(
+      async () => ((await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)).body.items as any[])[0],
+      30_000,
+      () => `no Pod of ${d.metadata.name}`,
+    );
     out.set(d.metadata.name, await resolvePodContainers(cp, pod, join(root, ns, d.metadata.name)));
   }
-  const job = await cp.api('POST', resourcePath('batch/v1', 'Job', ns), { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'retention-env' }, spec: cron.spec.jobTemplate.spec });
+  const job = await cp.api('POST', resourcePath('batch/v1', 'Job', ns), {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'retention-env' },
+    spec: cron.spec.jobTemplate.spec,
+  });
   expect(job.status).toBe(201);
-  const jobPod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent('batch.kubernetes.io/job-name=retention-env')}`)).body.items as any[])[0], 30_000, () => 'no Pod of the retention Job');
+  const jobPod = await waitFor(
+    async () =>
+      (
+        (
+          await cp.api(
+            'GET',
+            `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent('batch.kubernetes.io/job-name=retention-env')}`,
+          )
+        ).body.items as any[]
+      )[0],
+    30_000,
+    () => 'no Pod of the retention Job',
+  );
   out.set('nhe-audit-retention', await resolvePodContainers(cp, jobPod, join(root, ns, 'nhe-audit-retention')));
   return out;
 }
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'idp-kube-env-'));
-  await startAll([startKubeControlPlane({ timeoutMs: 90_000 }).then((v) => (cp = v)), startNatsServer({ quiet: true }).then((v) => (nats = v))]);
+  await startAll([
+    startKubeControlPlane({ timeoutMs: 90_000 }).then((v) => (cp = v)),
+    startNatsServer({ quiet: true }).then((v) => (nats = v)),
+  ]);
   for (const set of CI_SETS) {
     const resolved = await installSet(set, nsOf(set));
     bySet.set(set, resolved);
@@ -176,7 +255,10 @@ const outputOf = new Map<string, () => string>();
 async function boot(name: string, env: Record<string, string>): Promise<number> {
   const out: Buffer[] = [];
   outputOf.set(name, () => Buffer.concat(out).toString('utf8'));
-  const child = spawn(process.execPath, [join(repoRoot(), 'services', name, 'dist', 'main.js')], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot(), 'services', name, 'dist', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (d: Buffer) => out.push(d));
   child.stderr!.on('data', (d: Buffer) => out.push(d));
   running.push(child);
@@ -190,7 +272,10 @@ async function boot(name: string, env: Record<string, string>): Promise<number> 
   return waitFor(
     async () => {
       if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}:\n${tailOf()}`);
-      const status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       return status === 200 ? status : undefined;
     },
     30_000,
@@ -200,7 +285,13 @@ async function boot(name: string, env: Record<string, string>): Promise<number> 
 
 describe.each(CI_SETS)('the env of ci/%s as the API server holds it', (set) => {
   it('resolves every workload of the release: four Deployments and the retention CronJob', () => {
-    expect([...bySet.get(set)!.keys()].sort()).toEqual([`${RELEASE}-audit-writer`, `${RELEASE}-management`, `${RELEASE}-oidc`, `${RELEASE}-signals`, 'nhe-audit-retention']);
+    expect([...bySet.get(set)!.keys()].sort()).toEqual([
+      `${RELEASE}-audit-writer`,
+      `${RELEASE}-management`,
+      `${RELEASE}-oidc`,
+      `${RELEASE}-signals`,
+      'nhe-audit-retention',
+    ]);
   });
 
   it("every container's env passes its service's configuration schema and names only variables the service reads", () => {
@@ -208,11 +299,17 @@ describe.each(CI_SETS)('the env of ci/%s as the API server holds it', (set) => {
     for (const [workload, containers] of bySet.get(set)!) {
       for (const c of containers) {
         const service = serviceOf(c.image);
-        expect({ workload, container: c.name, service }).toEqual({ workload, container: c.name, service: expect.any(String) });
+        expect({ workload, container: c.name, service }).toEqual({
+          workload,
+          container: c.name,
+          service: expect.any(String),
+        });
         const schema = SCHEMAS[service!]!;
         expect(() => loadConfig(schema, c.env)).not.toThrow();
         const known = new Set(Object.keys(schema.shape));
-        const unknown = Object.keys(c.env).filter((k) => !COMPOSITION_ENV.has(k) && !known.has(k.endsWith('_FILE') ? k.slice(0, -5) : k));
+        const unknown = Object.keys(c.env).filter(
+          (k) => !COMPOSITION_ENV.has(k) && !known.has(k.endsWith('_FILE') ? k.slice(0, -5) : k),
+        );
         expect({ workload, container: c.name, unknown }).toEqual({ workload, container: c.name, unknown: [] });
         seen.push(service!);
       }
@@ -246,12 +343,20 @@ describe.each(CI_SETS)('the env of ci/%s as the API server holds it', (set) => {
     expect(await boot('management', env)).toBe(200);
     // Its Kubernetes backend reached the API server with the mounted token: the CronJob carries its field manager.
     await waitFor(
-      async () => ((await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body.metadata.managedFields as any[]).some((f) => f.manager === 'idp-management') || undefined,
+      async () =>
+        (
+          (await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body.metadata
+            .managedFields as any[]
+        ).some((f) => f.manager === 'idp-management') || undefined,
       20_000,
       () => 'management never patched the CronJob',
     );
     // Each connected to NATS with the URL the chart composed (readiness checks MongoDB only; they log when NATS fails).
-    for (const name of ['oidc-core', 'management']) expect({ name, natsUnavailable: /NATS unavailable/.test(outputOf.get(name)!()) }).toEqual({ name, natsUnavailable: false });
+    for (const name of ['oidc-core', 'management'])
+      expect({ name, natsUnavailable: /NATS unavailable/.test(outputOf.get(name)!()) }).toEqual({
+        name,
+        natsUnavailable: false,
+      });
     await stopRunning();
   }, 120_000);
 });
@@ -276,14 +381,24 @@ describe('hooks without a kubelet', () => {
   let natsDir = '';
 
   beforeAll(async () => {
-    const hooks = YAML.parseAllDocuments(helm(['get', 'hooks', RELEASE, '--namespace', NS, '--kubeconfig', cp.kubeconfigPath]))
+    const hooks = YAML.parseAllDocuments(
+      helm(['get', 'hooks', RELEASE, '--namespace', NS, '--kubeconfig', cp.kubeconfigPath]),
+    )
       .map((d) => d.toJS() as any)
       .filter((o) => o && o.kind !== 'Pod'); // helm test Pods: admitted in kube-install.e2e.test.ts
     for (const h of hooks) expect((await cp.api('POST', resourcePath(h.apiVersion, h.kind, NS), h)).status).toBe(201);
     for (const j of hooks.filter((h) => h.kind === 'Job')) {
       const sel = encodeURIComponent(`batch.kubernetes.io/job-name=${j.metadata.name}`);
-      const pod = await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)).body.items as any[])[0], 30_000, () => `no Pod of hook Job ${j.metadata.name}`);
-      hookPods.set(j.metadata.labels?.['app.kubernetes.io/component'] ?? j.metadata.name, await resolvePodContainers(cp, pod, join(root, `hook-${j.metadata.name}`)));
+      const pod = await waitFor(
+        async () =>
+          ((await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)).body.items as any[])[0],
+        30_000,
+        () => `no Pod of hook Job ${j.metadata.name}`,
+      );
+      hookPods.set(
+        j.metadata.labels?.['app.kubernetes.io/component'] ?? j.metadata.name,
+        await resolvePodContainers(cp, pod, join(root, `hook-${j.metadata.name}`)),
+      );
     }
   }, 60_000);
 
@@ -308,19 +423,47 @@ describe('hooks without a kubelet', () => {
     const mount = Object.keys(c.mounts).find((m) => script.startsWith(`${m}/`))!;
     const localScript = c.mounts[mount] + script.slice(mount.length);
     // The ConfigMap holds the chart's file (`|-` drops its final newline).
-    expect(readFileSync(localScript, 'utf8')).toBe(readFileSync(join(chartDir, 'files', 'nats-stream.js'), 'utf8').trimEnd());
+    expect(readFileSync(localScript, 'utf8')).toBe(
+      readFileSync(join(chartDir, 'files', 'nats-stream.js'), 'utf8').trimEnd(),
+    );
     expect(c.env.NODE_PATH).toBe('/app/node_modules');
 
     const url = new URL(c.env.NATS_URL.split(',')[0]);
     natsDir = mkdtempSync(join(tmpdir(), 'idp-hook-nats-'));
     authPort = await freePort();
-    authNats = spawn(toolPath('nats-server'), ['-js', '-a', '127.0.0.1', '-p', String(authPort), '-sd', natsDir, '--user', decodeURIComponent(url.username), '--pass', decodeURIComponent(url.password)], { stdio: 'ignore' });
+    authNats = spawn(
+      toolPath('nats-server'),
+      [
+        '-js',
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(authPort),
+        '-sd',
+        natsDir,
+        '--user',
+        decodeURIComponent(url.username),
+        '--pass',
+        decodeURIComponent(url.password),
+      ],
+      { stdio: 'ignore' },
+    );
     await waitForPort(authPort, 20_000, authNats);
-    const natsUrl = c.env.NATS_URL.split(',').map((u) => u.trim().replace(/@[^@]+$/, `@127.0.0.1:${authPort}`)).join(',');
+    const natsUrl = c.env.NATS_URL.split(',')
+      .map((u) => u.trim().replace(/@[^@]+$/, `@127.0.0.1:${authPort}`))
+      .join(',');
     expect(c.env.AUDIT_STREAM_REPLICAS).toBe('3');
-    const env = { ...c.env, NATS_URL: natsUrl, NODE_PATH: join(repoRoot(), 'node_modules'), AUDIT_STREAM_REPLICAS: '1' };
+    const env = {
+      ...c.env,
+      NATS_URL: natsUrl,
+      NODE_PATH: join(repoRoot(), 'node_modules'),
+      AUDIT_STREAM_REPLICAS: '1',
+    };
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [localScript, ...rest], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [localScript, ...rest], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -330,7 +473,15 @@ describe('hooks without a kubelet', () => {
     expect([run.code, run.stderr]).toEqual([0, '']);
 
     // What it created, read from the server with the same credentials.
-    const quiet = { warn() {}, info() {}, error() {}, debug() {}, child() { return quiet; } } as unknown as Logger;
+    const quiet = {
+      warn() {},
+      info() {},
+      error() {},
+      debug() {},
+      child() {
+        return quiet;
+      },
+    } as unknown as Logger;
     const handle = await connectNats(natsUrl, quiet, 'kube-hook-test');
     try {
       const info = await (await jetstreamManager(handle.nc)).streams.info('IDP_AUDIT');
@@ -358,13 +509,21 @@ describe('hooks without a kubelet', () => {
     expect(node).toBe('/usr/local/bin/node');
     const mount = Object.keys(c.mounts).find((m) => script.startsWith(`${m}/`))!;
     const localScript = c.mounts[mount] + script.slice(mount.length);
-    expect(readFileSync(localScript, 'utf8')).toBe(readFileSync(join(chartDir, 'files', 'mongo-setup.js'), 'utf8').trimEnd());
-    const table = JSON.parse(readFileSync(join(chartDir, 'files', 'mongo-roles.json'), 'utf8')) as { roles: Record<string, { name: string; privileges: Array<{ collections: string[]; actions: string[] }> }> };
+    expect(readFileSync(localScript, 'utf8')).toBe(
+      readFileSync(join(chartDir, 'files', 'mongo-setup.js'), 'utf8').trimEnd(),
+    );
+    const table = JSON.parse(readFileSync(join(chartDir, 'files', 'mongo-roles.json'), 'utf8')) as {
+      roles: Record<string, { name: string; privileges: Array<{ collections: string[]; actions: string[] }> }>;
+    };
     expect(JSON.parse(readFileSync(c.env.ROLES_FILE, 'utf8'))).toEqual(table);
     expect(c.env.NODE_PATH).toBe('/app/node_modules');
 
     // The admin URI as the API server resolves it: the admin user and the operator Secret's admin password.
-    expect(mongoUriParts(c.env.MONGODB_ADMIN_URI)).toEqual({ user: c.env.MONGODB_ADMIN_USERNAME, password: c.env.MONGODB_ADMIN_PASSWORD, db: c.env.MONGODB_DATABASE });
+    expect(mongoUriParts(c.env.MONGODB_ADMIN_URI)).toEqual({
+      user: c.env.MONGODB_ADMIN_USERNAME,
+      password: c.env.MONGODB_ADMIN_PASSWORD,
+      db: c.env.MONGODB_DATABASE,
+    });
 
     // Replaced for the local run: the script's `mongodb` module by a recorder of the user-management commands
     // (FerretDB answers rolesInfo/createRole/usersInfo/createUser with CommandNotFound), and the admin URI by the
@@ -374,10 +533,18 @@ describe('hooks without a kubelet', () => {
     writeFileSync(join(dir, 'mongodb', 'index.js'), MONGO_RECORDER);
     const journal = join(dir, 'journal.json');
     const db = uniqueDbName('kubehook');
-    const env = { ...c.env, NODE_PATH: [dir, join(repoRoot(), 'node_modules')].join(delimiter), MONGODB_ADMIN_URI: withDatabase(testMongoBase(), db), MONGO_RECORDER_JOURNAL: journal };
+    const env = {
+      ...c.env,
+      NODE_PATH: [dir, join(repoRoot(), 'node_modules')].join(delimiter),
+      MONGODB_ADMIN_URI: withDatabase(testMongoBase(), db),
+      MONGO_RECORDER_JOURNAL: journal,
+    };
     const runOnce = () =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [localScript, ...rest], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [localScript, ...rest], {
+          env: { PATH: process.env.PATH ?? '', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -389,7 +556,8 @@ describe('hooks without a kubelet', () => {
     expect(first.stdout).toContain('collections and indexes: ready');
 
     type Cmd = Record<string, any>;
-    const recorded = () => JSON.parse(readFileSync(journal, 'utf8')) as { clients: Array<{ uri: string; db: string }>; commands: Cmd[] };
+    const recorded = () =>
+      JSON.parse(readFileSync(journal, 'utf8')) as { clients: Array<{ uri: string; db: string }>; commands: Cmd[] };
     const { clients, commands } = recorded();
     expect(clients).toEqual([{ uri: env.MONGODB_ADMIN_URI, db: c.env.MONGODB_DATABASE }]);
     const users = new Map<string, { pwd: string; role: string }>();
@@ -397,18 +565,40 @@ describe('hooks without a kubelet', () => {
       const suffix = component.replace(/[A-Z]/g, (ch) => `_${ch}`).toUpperCase();
       const user = c.env[`MONGODB_USER_${suffix}`];
       const pwd = c.env[`MONGODB_PASSWORD_${suffix}`];
-      expect({ component, user, pwd }).toEqual({ component, user: expect.stringMatching(/^idp-/), pwd: expect.stringMatching(/.{16,}/) });
+      expect({ component, user, pwd }).toEqual({
+        component,
+        user: expect.stringMatching(/^idp-/),
+        pwd: expect.stringMatching(/.{16,}/),
+      });
       // Exactly the table's privileges, each scoped to the application database, and the user bound to that role only.
-      const privileges = role.privileges.flatMap((p) => p.collections.map((collection) => ({ resource: { db: c.env.MONGODB_DATABASE, collection }, actions: p.actions })));
+      const privileges = role.privileges.flatMap((p) =>
+        p.collections.map((collection) => ({
+          resource: { db: c.env.MONGODB_DATABASE, collection },
+          actions: p.actions,
+        })),
+      );
       expect(commands).toContainEqual({ createRole: role.name, privileges, roles: [] });
-      expect(commands).toContainEqual({ createUser: user, pwd, roles: [{ role: role.name, db: c.env.MONGODB_DATABASE }] });
+      expect(commands).toContainEqual({
+        createUser: user,
+        pwd,
+        roles: [{ role: role.name, db: c.env.MONGODB_DATABASE }],
+      });
       expect(first.stdout).toContain(`role ${role.name} and user ${user}: ready`);
       users.set(user, { pwd, role: role.name });
     }
-    expect(commands.filter((x) => 'createRole' in x || 'createUser' in x)).toHaveLength(2 * Object.keys(table.roles).length);
+    expect(commands.filter((x) => 'createRole' in x || 'createUser' in x)).toHaveLength(
+      2 * Object.keys(table.roles).length,
+    );
 
     // Every workload connects as a user the hook creates, with the password the hook gives it, bound to its role.
-    const COMPONENT: Record<string, string> = { 'oidc-core': 'oidc', 'nhe-delegation': 'oidc', management: 'management', 'audit-writer': 'auditWriter', 'audit-retention': 'auditRetention', signals: 'signals' };
+    const COMPONENT: Record<string, string> = {
+      'oidc-core': 'oidc',
+      'nhe-delegation': 'oidc',
+      management: 'management',
+      'audit-writer': 'auditWriter',
+      'audit-retention': 'auditRetention',
+      signals: 'signals',
+    };
     let connecting = 0;
     for (const [workload, containers] of workloads) {
       for (const w of containers) {
@@ -416,8 +606,14 @@ describe('hooks without a kubelet', () => {
         connecting++;
         const uri = mongoUriParts(w.env.MONGODB_URI);
         const user = users.get(uri.user);
-        expect({ workload, container: w.name, user: uri.user, pwd: user?.pwd, role: user?.role, db: uri.db })
-          .toEqual({ workload, container: w.name, user: uri.user, pwd: uri.password, role: table.roles[COMPONENT[serviceOf(w.image)!]!]!.name, db: c.env.MONGODB_DATABASE });
+        expect({ workload, container: w.name, user: uri.user, pwd: user?.pwd, role: user?.role, db: uri.db }).toEqual({
+          workload,
+          container: w.name,
+          user: uri.user,
+          pwd: uri.password,
+          role: table.roles[COMPONENT[serviceOf(w.image)!]!]!.name,
+          db: c.env.MONGODB_DATABASE,
+        });
       }
     }
     expect(connecting).toBeGreaterThanOrEqual(5);
@@ -432,8 +628,15 @@ describe('hooks without a kubelet', () => {
         const have = (await model.collection.listIndexes().toArray()).map((i) => JSON.stringify(i.key));
         for (const [keys, options] of model.schema.indexes()) {
           const ttl = (options as { expireAfterSeconds?: number }).expireAfterSeconds !== undefined;
-          const there = ttl ? new RegExp(`not supported by this server.*\\{"collection":"${name}"`).test(first.stdout) : have.includes(JSON.stringify(keys));
-          expect({ collection: name, index: JSON.stringify(keys), ttl, there }).toEqual({ collection: name, index: JSON.stringify(keys), ttl, there: true });
+          const there = ttl
+            ? new RegExp(`not supported by this server.*\\{"collection":"${name}"`).test(first.stdout)
+            : have.includes(JSON.stringify(keys));
+          expect({ collection: name, index: JSON.stringify(keys), ttl, there }).toEqual({
+            collection: name,
+            index: JSON.stringify(keys),
+            ttl,
+            there: true,
+          });
           indexes++;
         }
       }
@@ -447,8 +650,22 @@ describe('hooks without a kubelet', () => {
     const second = await runOnce();
     expect([second.code, second.stderr]).toEqual([0, '']);
     const again = recorded().commands.slice(commands.length);
-    expect(again.filter((x) => 'updateRole' in x).map((x) => x.updateRole).sort()).toEqual(Object.values(table.roles).map((r) => r.name).sort());
-    expect(again.filter((x) => 'updateUser' in x).map((x) => x.updateUser).sort()).toEqual([...users.keys()].sort());
+    expect(
+      again
+        .filter((x) => 'updateRole' in x)
+        .map((x) => x.updateRole)
+        .sort(),
+    ).toEqual(
+      Object.values(table.roles)
+        .map((r) => r.name)
+        .sort(),
+    );
+    expect(
+      again
+        .filter((x) => 'updateUser' in x)
+        .map((x) => x.updateUser)
+        .sort(),
+    ).toEqual([...users.keys()].sort());
     expect(again.filter((x) => 'createRole' in x || 'createUser' in x)).toEqual([]);
   });
 });

@@ -21,9 +21,12 @@ import YAML from 'yaml';
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
 import { chartDir, helm, helmAvailable, helmBin, K8sObject, RELEASE } from './render';
 
-if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
+if (!helmAvailable())
+  throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
 
-const CI_SETS = readdirSync(join(chartDir, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+const CI_SETS = readdirSync(join(chartDir, 'ci'))
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
 const RETENTION_DEFAULT = '17 3 * * *';
 const RETENTION_UPGRADED = '41 4 * * 1';
 
@@ -34,18 +37,34 @@ const parseAll = (text: string): K8sObject[] =>
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null && typeof o === 'object');
 const pathOf = (o: K8sObject, ns: string) => resourcePath(o.apiVersion, o.kind, ns, o.metadata.name);
-const selectorOf = (m: Record<string, string>) => encodeURIComponent(Object.entries(m).map(([k, v]) => `${k}=${v}`).join(','));
+const selectorOf = (m: Record<string, string>) =>
+  encodeURIComponent(
+    Object.entries(m)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+  );
 
 /** Creates a namespace that enforces the restricted Pod Security Standard (latest). */
 async function restrictedNamespace(name: string): Promise<void> {
   const res = await cp.api('POST', '/api/v1/namespaces', {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+    metadata: {
+      name,
+      labels: {
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/enforce-version': 'latest',
+      },
+    },
   });
   expect(res.status).toBe(201);
   // The ServiceAccount admission plugin needs the namespace's default ServiceAccount for Pods that name none.
-  await waitFor(async () => ((await cp.api('GET', `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200 ? true : undefined), 20_000, () => `no default ServiceAccount in ${name}`);
+  await waitFor(
+    async () =>
+      (await cp.api('GET', `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200 ? true : undefined,
+    20_000,
+    () => `no default ServiceAccount in ${name}`,
+  );
 }
 
 async function podsOf(ns: string, labels: Record<string, string>): Promise<any[]> {
@@ -57,7 +76,9 @@ async function podsOf(ns: string, labels: Record<string, string>): Promise<any[]
 /** Why a workload has fewer Pods than asked: the ReplicaSets' or Job's failure conditions and warning events. */
 async function whyNoPods(ns: string, what: string): Promise<string> {
   const events = (await cp.api('GET', `/api/v1/namespaces/${ns}/events`)).body.items as any[];
-  const warnings = events.filter((e) => e.type === 'Warning').map((e) => `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.reason}: ${e.message}`);
+  const warnings = events
+    .filter((e) => e.type === 'Warning')
+    .map((e) => `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.reason}: ${e.message}`);
   return `${what}; warnings in ${ns}:\n${warnings.join('\n') || '(none)'}`;
 }
 
@@ -89,7 +110,9 @@ async function jobFromCronJob(ns: string, cronName: string, jobName: string): Pr
       name: jobName,
       labels: cron.spec.jobTemplate.metadata?.labels ?? {},
       annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },
-      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cronName, uid: cron.metadata.uid, controller: true }],
+      ownerReferences: [
+        { apiVersion: 'batch/v1', kind: 'CronJob', name: cronName, uid: cron.metadata.uid, controller: true },
+      ],
     },
     spec: cron.spec.jobTemplate.spec,
   });
@@ -152,7 +175,10 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     expect(manifest.length).toBeGreaterThan(10);
     for (const o of manifest) {
       const res = await cp.api('GET', pathOf(o, ns));
-      expect({ object: `${o.kind}/${o.metadata.name}`, status: res.status }).toEqual({ object: `${o.kind}/${o.metadata.name}`, status: 200 });
+      expect({ object: `${o.kind}/${o.metadata.name}`, status: res.status }).toEqual({
+        object: `${o.kind}/${o.metadata.name}`,
+        status: 200,
+      });
     }
     const keySecret = manifest.find((o) => o.kind === 'Secret' && o.metadata.name === `${RELEASE}-keys`);
     if (keySecret) keys = (await cp.api('GET', pathOf(keySecret, ns))).body.data;
@@ -160,11 +186,20 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
 
   it("the controllers create every Deployment's Pods, admitted under restricted", async () => {
     const deployments = manifest.filter((o) => o.kind === 'Deployment');
-    expect(deployments.map((d) => d.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual(['audit-writer', 'management', 'oidc', 'signals']);
+    expect(deployments.map((d) => d.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual([
+      'audit-writer',
+      'management',
+      'oidc',
+      'signals',
+    ]);
     const pods = await deploymentPods(ns, deployments);
     for (const [name, list] of Object.entries(pods)) {
       for (const p of list) {
-        expect({ deployment: name, owner: p.metadata.ownerReferences?.[0]?.kind, phase: p.status.phase }).toEqual({ deployment: name, owner: 'ReplicaSet', phase: 'Pending' });
+        expect({ deployment: name, owner: p.metadata.ownerReferences?.[0]?.kind, phase: p.status.phase }).toEqual({
+          deployment: name,
+          owner: 'ReplicaSet',
+          phase: 'Pending',
+        });
       }
     }
   });
@@ -183,11 +218,18 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     for (const h of hooks) {
       if (h.kind === 'Pod') {
         const res = await cp.api('POST', `${resourcePath('v1', 'Pod', ns)}?dryRun=All`, h);
-        expect({ pod: h.metadata.name, status: res.status, message: res.body.message }).toEqual({ pod: h.metadata.name, status: 201, message: undefined });
+        expect({ pod: h.metadata.name, status: res.status, message: res.body.message }).toEqual({
+          pod: h.metadata.name,
+          status: 201,
+          message: undefined,
+        });
         continue;
       }
       const res = await cp.api('POST', resourcePath(h.apiVersion, h.kind, ns), h);
-      expect({ hook: `${h.kind}/${h.metadata.name}`, status: res.status }).toEqual({ hook: `${h.kind}/${h.metadata.name}`, status: 201 });
+      expect({ hook: `${h.kind}/${h.metadata.name}`, status: res.status }).toEqual({
+        hook: `${h.kind}/${h.metadata.name}`,
+        status: 201,
+      });
       created.push(h);
     }
     const jobs = created.filter((h) => h.kind === 'Job');
@@ -202,14 +244,35 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
   it('upgrade changes the retention schedule (generated secrets unchanged); rollback restores it', async () => {
     const cron = resourcePath('batch/v1', 'CronJob', ns, 'nhe-audit-retention');
     expect((await cp.api('GET', cron)).body.spec.schedule).toBe(RETENTION_DEFAULT);
-    expect(helmK(['upgrade', RELEASE, chartDir, '--namespace', ns, ...values, '--set', `auditRetention.schedule=${RETENTION_UPGRADED}`, '--no-hooks', '--timeout', '60s'])).toMatch(/STATUS: deployed/);
+    expect(
+      helmK([
+        'upgrade',
+        RELEASE,
+        chartDir,
+        '--namespace',
+        ns,
+        ...values,
+        '--set',
+        `auditRetention.schedule=${RETENTION_UPGRADED}`,
+        '--no-hooks',
+        '--timeout',
+        '60s',
+      ]),
+    ).toMatch(/STATUS: deployed/);
     expect((await cp.api('GET', cron)).body.spec.schedule).toBe(RETENTION_UPGRADED);
-    if (keys) expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
+    if (keys)
+      expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
 
-    expect(helmK(['rollback', RELEASE, '1', '--namespace', ns, '--no-hooks', '--timeout', '60s'])).toMatch(/Rollback was a success/);
+    expect(helmK(['rollback', RELEASE, '1', '--namespace', ns, '--no-hooks', '--timeout', '60s'])).toMatch(
+      /Rollback was a success/,
+    );
     expect((await cp.api('GET', cron)).body.spec.schedule).toBe(RETENTION_DEFAULT);
-    if (keys) expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
-    const history = parseAll(helmK(['history', RELEASE, '--namespace', ns, '-o', 'yaml']))[0] as unknown as Array<{ revision: number; status: string }>;
+    if (keys)
+      expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
+    const history = parseAll(helmK(['history', RELEASE, '--namespace', ns, '-o', 'yaml']))[0] as unknown as Array<{
+      revision: number;
+      status: string;
+    }>;
     expect(history.map((h) => [h.revision, h.status])).toEqual([
       [1, 'superseded'],
       [2, 'superseded'],
@@ -223,9 +286,14 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     else expect(kept.map((o) => `${o.kind}/${o.metadata.name}`)).toContain(`Secret/${RELEASE}-keys`);
     expect(helmK(['uninstall', RELEASE, '--namespace', ns, '--timeout', '60s'])).toMatch(/uninstalled/);
     for (const o of kept) expect((await cp.api('GET', pathOf(o, ns))).status).toBe(200);
-    if (keys) expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
+    if (keys)
+      expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
     for (const o of manifest.filter((m) => !kept.includes(m))) {
-      await waitFor(async () => ((await cp.api('GET', pathOf(o, ns))).status === 404 ? true : undefined), 20_000, () => `${o.kind}/${o.metadata.name} still there`);
+      await waitFor(
+        async () => ((await cp.api('GET', pathOf(o, ns))).status === 404 ? true : undefined),
+        20_000,
+        () => `${o.kind}/${o.metadata.name} still there`,
+      );
     }
     // The garbage collector removes what the controllers made (ReplicaSets, Jobs, Pods).
     await waitFor(
@@ -234,7 +302,8 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
         return pods.length === 0 ? true : undefined;
       },
       30_000,
-      async () => `Pods left: ${((await cp.api('GET', `/api/v1/namespaces/${ns}/pods`)).body.items as any[]).map((p) => p.metadata.name).join(', ')}`,
+      async () =>
+        `Pods left: ${((await cp.api('GET', `/api/v1/namespaces/${ns}/pods`)).body.items as any[]).map((p) => p.metadata.name).join(', ')}`,
     );
   });
 });

@@ -17,7 +17,8 @@ import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } f
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
 import { startAll } from '../../src/start-all';
 
-if (!helmAvailable()) throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
+if (!helmAvailable())
+  throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
 
 const NS = 'idp';
 const CRON = 'nhe-audit-retention';
@@ -34,31 +35,69 @@ let mgmtBase = '';
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${mgmtBase}/auth/admin${path}`, {
     method,
-    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, contentType: res.headers.get('content-type'), body: (await res.json().catch(() => null)) as Record<string, any> };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: (await res.json().catch(() => null)) as Record<string, any>,
+  };
 }
 
 const cron = async () => (await cp.api('GET', cronPath)).body;
 
-
 beforeAll(async () => {
-  await startAll([startKubeControlPlane({ timeoutMs: 90_000 }).then((v) => (cp = v)), startHarness('kubejobs').then((v) => (h = v))]);
+  await startAll([
+    startKubeControlPlane({ timeoutMs: 90_000 }).then((v) => (cp = v)),
+    startHarness('kubejobs').then((v) => (h = v)),
+  ]);
   const ns = await cp.api('POST', '/api/v1/namespaces', {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name: NS, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+    metadata: {
+      name: NS,
+      labels: {
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/enforce-version': 'latest',
+      },
+    },
   });
   expect(ns.status).toBe(201);
-  helm(['install', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+  helm([
+    'install',
+    RELEASE,
+    chartDir,
+    '--namespace',
+    NS,
+    '-f',
+    join(chartDir, 'ci', 'default-values.yaml'),
+    '--no-hooks',
+    '--timeout',
+    '60s',
+    '--kubeconfig',
+    cp.kubeconfigPath,
+  ]);
 
   // A token the API server signs for the chart's ServiceAccount (what the kubelet mounts into management's Pod).
-  const tr = await cp.api('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${SA}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  const tr = await cp.api('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${SA}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
   expect(tr.status).toBe(201);
   saToken = tr.body.status.token;
 
-  const t = await clientCredentialsToken(h.topology.baseUrl, h.topology.systemTenantId, h.topology.secrets.bootstrapAdminClientId, h.topology.secrets.bootstrapAdminClientSecret, 'urn:idp:management');
+  const t = await clientCredentialsToken(
+    h.topology.baseUrl,
+    h.topology.systemTenantId,
+    h.topology.secrets.bootstrapAdminClientId,
+    h.topology.secrets.bootstrapAdminClientSecret,
+    'urn:idp:management',
+  );
   adminToken = t.access_token;
 
   await startManagement();
@@ -102,23 +141,42 @@ afterAll(async () => {
 }, 60_000);
 
 describe("the chart's Role, against the real authorizer, with the ServiceAccount's token", () => {
-  const asSa = (method: string, path: string, body?: unknown, contentType?: string) => cp.api(method, path, body, { token: saToken, ...(contentType ? { contentType } : {}) });
+  const asSa = (method: string, path: string, body?: unknown, contentType?: string) =>
+    cp.api(method, path, body, { token: saToken, ...(contentType ? { contentType } : {}) });
 
   it('allows get and patch of the retention CronJob and create of Jobs (dry run)', async () => {
     expect((await asSa('GET', cronPath)).status).toBe(200);
-    expect((await asSa('PATCH', `${cronPath}?dryRun=All`, { spec: { suspend: true } }, 'application/merge-patch+json')).status).toBe(200);
+    expect(
+      (await asSa('PATCH', `${cronPath}?dryRun=All`, { spec: { suspend: true } }, 'application/merge-patch+json'))
+        .status,
+    ).toBe(200);
     const c = await cron();
-    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'sa-dry-run' }, spec: c.spec.jobTemplate.spec };
+    const job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'sa-dry-run' },
+      spec: c.spec.jobTemplate.spec,
+    };
     expect((await asSa('POST', `${resourcePath('batch/v1', 'Job', NS)}?dryRun=All`, job)).status).toBe(201);
   });
 
   it.each([
-    ['patch a Deployment', 'PATCH', `${resourcePath('apps/v1', 'Deployment', NS, `${RELEASE}-management`)}`, { spec: { replicas: 5 } }],
+    [
+      'patch a Deployment',
+      'PATCH',
+      `${resourcePath('apps/v1', 'Deployment', NS, `${RELEASE}-management`)}`,
+      { spec: { replicas: 5 } },
+    ],
     ['delete the CronJob', 'DELETE', cronPath, undefined],
     ['list CronJobs', 'GET', resourcePath('batch/v1', 'CronJob', NS), undefined],
     ['read Jobs', 'GET', resourcePath('batch/v1', 'Job', NS), undefined],
     ['read Secrets', 'GET', resourcePath('v1', 'Secret', NS, `${RELEASE}-keys`), undefined],
-    ['create Pods', 'POST', resourcePath('v1', 'Pod', NS), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'x' }] } }],
+    [
+      'create Pods',
+      'POST',
+      resourcePath('v1', 'Pod', NS),
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    ],
     ['read the CronJob of another namespace', 'GET', resourcePath('batch/v1', 'CronJob', 'default', CRON), undefined],
   ])('refuses to %s (403)', async (_what, method, path, body) => {
     const res = await asSa(method, path, body, method === 'PATCH' ? 'application/merge-patch+json' : undefined);
@@ -138,7 +196,8 @@ describe('the jobs API keeps the CronJob in step', () => {
         return live.metadata.managedFields?.some((f: any) => f.manager === 'idp-management') ? live : undefined;
       },
       20_000,
-      async () => `CronJob never patched by idp-management: ${JSON.stringify((await cron()).metadata.managedFields?.map((f: any) => f.manager))}`,
+      async () =>
+        `CronJob never patched by idp-management: ${JSON.stringify((await cron()).metadata.managedFields?.map((f: any) => f.manager))}`,
     );
     expect(c.spec.schedule).toBe(row.schedule);
     expect(c.spec.suspend).toBe(!row.enabled);
@@ -160,11 +219,18 @@ describe('the jobs API keeps the CronJob in step', () => {
     expect(name).toMatch(/^nhe-audit-retention-manual-[a-z0-9]+$/);
     const job = (await cp.api('GET', resourcePath('batch/v1', 'Job', NS, name))).body;
     const c = await cron();
-    expect(job.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'CronJob', name: CRON, uid: c.metadata.uid, controller: true })]);
+    expect(job.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'CronJob', name: CRON, uid: c.metadata.uid, controller: true }),
+    ]);
     expect(job.spec.template.spec.containers[0].env).toContainEqual({ name: 'JOB_TRIGGER', value: 'manual' });
     const pods = await waitFor(
       async () => {
-        const list = (await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${name}`)}`)).body.items as any[];
+        const list = (
+          await cp.api(
+            'GET',
+            `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${name}`)}`,
+          )
+        ).body.items as any[];
         return list.length > 0 ? list : undefined;
       },
       30_000,
@@ -184,7 +250,15 @@ describe('the jobs API keeps the CronJob in step', () => {
       cronJob: CRON,
       schedule: '*/7 * * * *',
       suspend: !row.enabled,
-      drift: [{ field: 'schedule', expected: row.schedule, actual: '*/7 * * * *', manager: 'kubectl-edit', changedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }],
+      drift: [
+        {
+          field: 'schedule',
+          expected: row.schedule,
+          actual: '*/7 * * * *',
+          manager: 'kubectl-edit',
+          changedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
+      ],
     });
 
     const refused = await api('PATCH', `/jobs/${CRON}`, { enabled: !row.enabled });
@@ -195,28 +269,55 @@ describe('the jobs API keeps the CronJob in step', () => {
       status: 409,
       drift: [{ field: 'schedule', expected: row.schedule, actual: '*/7 * * * *', manager: 'kubectl-edit' }],
     });
-    expect(refused.body.detail).toContain(`the CronJob ${CRON} was changed outside the jobs API: schedule is "*/7 * * * *" there`);
+    expect(refused.body.detail).toContain(
+      `the CronJob ${CRON} was changed outside the jobs API: schedule is "*/7 * * * *" there`,
+    );
     // Nothing half-applied: neither the CronJob (not even suspend) nor the row.
     expect((await cron()).spec).toMatchObject({ schedule: '*/7 * * * *', suspend: !row.enabled });
     expect((await api('GET', `/jobs/${CRON}`)).body).toMatchObject({ schedule: row.schedule, enabled: row.enabled });
   });
 
-  it('a restart of management does not overwrite the edit either; adopting the CronJob\'s value needs no force', async () => {
+  it("a restart of management does not overwrite the edit either; adopting the CronJob's value needs no force", async () => {
     const row = (await api('GET', `/jobs/${CRON}`)).body;
     await stopManagement();
     await startManagement();
     // start() has read the CronJob (the service answers only after it): the edit is still there and still reported.
     expect((await cron()).spec.schedule).toBe('*/7 * * * *');
-    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes.drift).toEqual([expect.objectContaining({ field: 'schedule', actual: '*/7 * * * *', manager: 'kubectl-edit' })]);
+    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes.drift).toEqual([
+      expect.objectContaining({ field: 'schedule', actual: '*/7 * * * *', manager: 'kubectl-edit' }),
+    ]);
 
     const adopted = await api('PATCH', `/jobs/${CRON}`, { schedule: '*/7 * * * *' });
     expect(adopted.status).toBe(200);
-    expect(adopted.body).toMatchObject({ schedule: '*/7 * * * *', enabled: row.enabled, kubernetes: { schedule: '*/7 * * * *', drift: [] } });
+    expect(adopted.body).toMatchObject({
+      schedule: '*/7 * * * *',
+      enabled: row.enabled,
+      kubernetes: { schedule: '*/7 * * * *', drift: [] },
+    });
   });
 
-  it("a helm upgrade keeps the schedule and suspend flag the jobs API set (the chart looks the adopted CronJob up), and applies the rest", async () => {
+  it('a helm upgrade keeps the schedule and suspend flag the jobs API set (the chart looks the adopted CronJob up), and applies the rest', async () => {
     const before = await cron();
-    helm(['upgrade', RELEASE, chartDir, '--namespace', NS, '-f', join(chartDir, 'ci', 'default-values.yaml'), '--set', 'auditRetention.schedule=5 5 * * *', '--set', 'auditRetention.suspend=true', '--set', 'auditRetention.successfulJobsHistoryLimit=5', '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+    helm([
+      'upgrade',
+      RELEASE,
+      chartDir,
+      '--namespace',
+      NS,
+      '-f',
+      join(chartDir, 'ci', 'default-values.yaml'),
+      '--set',
+      'auditRetention.schedule=5 5 * * *',
+      '--set',
+      'auditRetention.suspend=true',
+      '--set',
+      'auditRetention.successfulJobsHistoryLimit=5',
+      '--no-hooks',
+      '--timeout',
+      '60s',
+      '--kubeconfig',
+      cp.kubeconfigPath,
+    ]);
     const after = await cron();
     expect(after.spec.successfulJobsHistoryLimit).toBe(5);
     expect(after.spec).toMatchObject({ schedule: before.spec.schedule, suspend: before.spec.suspend });
@@ -227,7 +328,9 @@ describe('the jobs API keeps the CronJob in step', () => {
     expect((await editOutside({ suspend: true })).status).toBe(200);
     const row = (await api('GET', `/jobs/${CRON}`)).body;
     expect(row.enabled).toBe(true);
-    expect(row.kubernetes.drift).toEqual([expect.objectContaining({ field: 'suspend', expected: false, actual: true, manager: 'kubectl-edit' })]);
+    expect(row.kubernetes.drift).toEqual([
+      expect.objectContaining({ field: 'suspend', expected: false, actual: true, manager: 'kubectl-edit' }),
+    ]);
 
     const refused = await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *' });
     expect(refused.status).toBe(409);
@@ -236,16 +339,36 @@ describe('the jobs API keeps the CronJob in step', () => {
 
     const forced = await api('PATCH', `/jobs/${CRON}`, { schedule: '20 2 * * *', force: true });
     expect(forced.status).toBe(200);
-    expect(forced.body).toMatchObject({ schedule: '20 2 * * *', enabled: true, kubernetes: { schedule: '20 2 * * *', suspend: false, drift: [] } });
+    expect(forced.body).toMatchObject({
+      schedule: '20 2 * * *',
+      enabled: true,
+      kubernetes: { schedule: '20 2 * * *', suspend: false, drift: [] },
+    });
     const c = await cron();
     expect(c.spec).toMatchObject({ schedule: '20 2 * * *', suspend: false });
-    expect(JSON.parse(c.metadata.annotations['idp.example/jobs-api-applied'])).toEqual({ schedule: '20 2 * * *', suspend: false });
+    expect(JSON.parse(c.metadata.annotations['idp.example/jobs-api-applied'])).toEqual({
+      schedule: '20 2 * * *',
+      suspend: false,
+    });
   });
 
   it('a helm rollback re-applies an old revision as it was stored (no lookup): the schedule it puts back is reported as drift (manager helm)', async () => {
-    helm(['rollback', RELEASE, '1', '--namespace', NS, '--no-hooks', '--timeout', '60s', '--kubeconfig', cp.kubeconfigPath]);
+    helm([
+      'rollback',
+      RELEASE,
+      '1',
+      '--namespace',
+      NS,
+      '--no-hooks',
+      '--timeout',
+      '60s',
+      '--kubeconfig',
+      cp.kubeconfigPath,
+    ]);
     const row = (await api('GET', `/jobs/${CRON}`)).body;
-    expect(row.kubernetes.drift).toEqual([expect.objectContaining({ field: 'schedule', expected: '20 2 * * *', actual: '17 3 * * *', manager: 'helm' })]);
+    expect(row.kubernetes.drift).toEqual([
+      expect.objectContaining({ field: 'schedule', expected: '20 2 * * *', actual: '17 3 * * *', manager: 'helm' }),
+    ]);
     expect((await api('PATCH', `/jobs/${CRON}`, { force: true })).status).toBe(200);
     expect((await cron()).spec).toMatchObject({ schedule: '20 2 * * *', suspend: false });
   });
@@ -255,7 +378,11 @@ describe('the jobs API keeps the CronJob in step', () => {
     const binding = (await cp.api('GET', bindingPath)).body;
     expect((await cp.api('DELETE', bindingPath)).status).toBe(200);
     try {
-      await waitFor(async () => ((await cp.api('GET', cronPath, undefined, { token: saToken })).status === 403 ? true : undefined), 10_000, () => 'the authorizer still allows the ServiceAccount');
+      await waitFor(
+        async () => ((await cp.api('GET', cronPath, undefined, { token: saToken })).status === 403 ? true : undefined),
+        10_000,
+        () => 'the authorizer still allows the ServiceAccount',
+      );
       const before = await cron();
       const rowBefore = (await api('GET', `/jobs/${CRON}`)).body;
 
@@ -264,7 +391,10 @@ describe('the jobs API keeps the CronJob in step', () => {
       expect(patch.status).toBeGreaterThanOrEqual(400);
       expect(patch.contentType).toMatch(/^application\/problem\+json/);
       expect(patch.body).toMatchObject({ status: patch.status, title: expect.any(String) });
-      expect((await api('GET', `/jobs/${CRON}`)).body).toMatchObject({ schedule: rowBefore.schedule, enabled: rowBefore.enabled });
+      expect((await api('GET', `/jobs/${CRON}`)).body).toMatchObject({
+        schedule: rowBefore.schedule,
+        enabled: rowBefore.enabled,
+      });
       expect((await cron()).spec).toMatchObject({ schedule: before.spec.schedule, suspend: before.spec.suspend });
 
       const jobsBefore = (await cp.api('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length;
@@ -274,10 +404,27 @@ describe('the jobs API keeps the CronJob in step', () => {
       expect(run.contentType).toMatch(/^application\/problem\+json/);
       expect((await cp.api('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length).toBe(jobsBefore);
     } finally {
-      const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, managedFields: _mf, ...metadata } = binding.metadata;
-      expect((await cp.api('POST', resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS), { ...binding, metadata })).status).toBe(201);
+      const {
+        resourceVersion: _rv,
+        uid: _uid,
+        creationTimestamp: _ct,
+        managedFields: _mf,
+        ...metadata
+      } = binding.metadata;
+      expect(
+        (
+          await cp.api('POST', resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS), {
+            ...binding,
+            metadata,
+          })
+        ).status,
+      ).toBe(201);
     }
-    await waitFor(async () => ((await cp.api('GET', cronPath, undefined, { token: saToken })).status === 200 ? true : undefined), 10_000, () => 'the binding is back but the ServiceAccount is still refused');
+    await waitFor(
+      async () => ((await cp.api('GET', cronPath, undefined, { token: saToken })).status === 200 ? true : undefined),
+      10_000,
+      () => 'the binding is back but the ServiceAccount is still refused',
+    );
     expect((await api('PATCH', `/jobs/${CRON}`, { schedule: '0 5 * * *' })).status).toBe(200);
     expect((await cron()).spec.schedule).toBe('0 5 * * *');
   });

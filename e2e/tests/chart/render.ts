@@ -14,7 +14,12 @@ export const helmBin = join(repoRoot, '.tools', 'bin', 'helm');
 export const RELEASE = 'idp';
 export const NAMESPACE = 'idp';
 
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [k: string]: any };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [k: string]: any;
+};
 
 export function helmAvailable(): boolean {
   return existsSync(helmBin);
@@ -23,7 +28,15 @@ export function helmAvailable(): boolean {
 /** helm with args; returns stdout, or throws an Error whose message is helm's stderr. */
 export function helm(args: string[]): string {
   try {
-    return execFileSync(helmBin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HELM_CACHE_HOME: join(tmpdir(), 'idp-helm-cache'), HELM_CONFIG_HOME: join(tmpdir(), 'idp-helm-config') } });
+    return execFileSync(helmBin, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: join(tmpdir(), 'idp-helm-cache'),
+        HELM_CONFIG_HOME: join(tmpdir(), 'idp-helm-config'),
+      },
+    });
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
     throw new Error(`${e.stderr || e.stdout || e.message}`);
@@ -48,10 +61,25 @@ export function renderNotes(valuesFiles: string[]): string {
     cpSync(chartDir, copy, { recursive: true });
     const notes = readFileSync(join(copy, 'templates', 'NOTES.txt'), 'utf8');
     rmSync(join(copy, 'templates', 'NOTES.txt'));
-    writeFileSync(join(copy, 'templates', '_notes-under-test.tpl'), `{{- define "notes-under-test" -}}\n${notes}\n{{- end -}}\n`);
-    writeFileSync(join(copy, 'templates', 'notes-under-test.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "notes-under-test" . | toJson }}\n');
+    writeFileSync(
+      join(copy, 'templates', '_notes-under-test.tpl'),
+      `{{- define "notes-under-test" -}}\n${notes}\n{{- end -}}\n`,
+    );
+    writeFileSync(
+      join(copy, 'templates', 'notes-under-test.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include "notes-under-test" . | toJson }}\n',
+    );
     const objs = YAML.parseAllDocuments(
-      helm(['template', RELEASE, copy, '--namespace', NAMESPACE, '--show-only', 'templates/notes-under-test.yaml', ...valuesFiles.flatMap((f) => ['-f', join(chartDir, f)])]),
+      helm([
+        'template',
+        RELEASE,
+        copy,
+        '--namespace',
+        NAMESPACE,
+        '--show-only',
+        'templates/notes-under-test.yaml',
+        ...valuesFiles.flatMap((f) => ['-f', join(chartDir, f)]),
+      ]),
     ).map((d) => d.toJS() as K8sObject);
     return objs[0].data.notes as string;
   } finally {
@@ -94,5 +122,7 @@ export const component = (o: K8sObject) => o.metadata.labels?.['app.kubernetes.i
 export const isHook = (o: K8sObject) => Boolean(o.metadata.annotations?.['helm.sh/hook']);
 
 /** Kubernetes' matchLabels semantics. */
-export const selects = (selector: { matchLabels?: Record<string, string> } | undefined, labels: Record<string, string>) =>
-  Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+export const selects = (
+  selector: { matchLabels?: Record<string, string> } | undefined,
+  labels: Record<string, string>,
+) => Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);

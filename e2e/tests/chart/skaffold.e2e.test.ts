@@ -11,7 +11,13 @@ import { byKind, chartDir, podSpecOf, render, repoRoot } from './render';
 
 const SCHEMA_PATH = join(repoRoot, '..', 'shared', 'schemas', 'skaffold-v4beta14.json');
 const skaffold = YAML.parse(readFileSync(join(repoRoot, 'skaffold.yaml'), 'utf8')) as any;
-const services = readdirSync(join(repoRoot, 'services')).filter((d) => statSync(join(repoRoot, 'services', d)).isDirectory() && existsSync(join(repoRoot, 'services', d, 'package.json'))).sort();
+const services = readdirSync(join(repoRoot, 'services'))
+  .filter(
+    (d) =>
+      statSync(join(repoRoot, 'services', d)).isDirectory() &&
+      existsSync(join(repoRoot, 'services', d, 'package.json')),
+  )
+  .sort();
 /** Skaffold's template name of an artifact: '/', '-', '.' and ':' become '_'. */
 const sanitize = (image: string) => image.replace(/[/\-.:]/g, '_');
 const release = () => skaffold.deploy.helm.releases[0];
@@ -40,17 +46,33 @@ describe('skaffold.yaml', () => {
   it('builds one image per service, each from its target of the root Dockerfile', () => {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     const stages = new Set([...dockerfile.matchAll(/^FROM\s+\S+\s+AS\s+(\S+)/gim)].map((m) => m[1].toLowerCase()));
-    const artifacts = skaffold.build.artifacts as Array<{ image: string; context: string; docker: { dockerfile: string; target: string } }>;
+    const artifacts = skaffold.build.artifacts as Array<{
+      image: string;
+      context: string;
+      docker: { dockerfile: string; target: string };
+    }>;
     expect(artifacts.map((a) => a.docker.target).sort()).toEqual(services);
     for (const a of artifacts) {
-      expect([a.image, a.context, a.docker.dockerfile, stages.has(a.docker.target)]).toEqual([`idp/${a.docker.target}`, '.', 'Dockerfile', true]);
+      expect([a.image, a.context, a.docker.dockerfile, stages.has(a.docker.target)]).toEqual([
+        `idp/${a.docker.target}`,
+        '.',
+        'Dockerfile',
+        true,
+      ]);
     }
   });
 
   it("sets each image's repository and tag@digest on chart values that exist", () => {
     const values = YAML.parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8'));
     const templates = release().setValueTemplates as Record<string, string>;
-    const get = (path: string) => path.split('.').reduce((o: Record<string, unknown> | undefined, k) => (o as Record<string, Record<string, unknown>> | undefined)?.[k], values);
+    const get = (path: string) =>
+      path
+        .split('.')
+        .reduce(
+          (o: Record<string, unknown> | undefined, k) =>
+            (o as Record<string, Record<string, unknown>> | undefined)?.[k],
+          values,
+        );
     for (const key of Object.keys(templates)) expect([key, typeof get(key)]).toEqual([key, 'string']);
     for (const a of skaffold.build.artifacts as Array<{ image: string }>) {
       const name = sanitize(a.image);
@@ -65,7 +87,9 @@ describe('skaffold.yaml', () => {
     expect(release().chartPath).toBe('charts/idp');
     for (const f of release().valuesFiles) expect([f, existsSync(join(repoRoot, f))]).toEqual([f, true]);
     const profile = skaffold.profiles.find((p: { name: string }) => p.name === 'local-cluster');
-    const added = profile.patches.filter((p: { op: string; path: string }) => p.op === 'add' && p.path === '/deploy/helm/releases/0/valuesFiles/-').map((p: { value: string }) => p.value);
+    const added = profile.patches
+      .filter((p: { op: string; path: string }) => p.op === 'add' && p.path === '/deploy/helm/releases/0/valuesFiles/-')
+      .map((p: { value: string }) => p.value);
     expect(added).toEqual(['charts/idp/dev/local-cluster-values.yaml']);
     const local = YAML.parse(readFileSync(join(repoRoot, added[0]), 'utf8'));
     expect([local.mongodb.bundled.enabled, local.nats.bundled.enabled]).toEqual([true, true]);
@@ -74,10 +98,18 @@ describe('skaffold.yaml', () => {
   it('renders with the images skaffold passes (repository and tag@digest, as --set-string)', () => {
     const digest = `sha256:${'ab'.repeat(32)}`;
     const templates = release().setValueTemplates as Record<string, string>;
-    const set = Object.keys(templates).map((k) => (k.endsWith('.repository') ? `${k}=localhost:5000/${k.split('.')[1]}` : `${k}=abc1234@${digest}`));
-    const objs = render(release().valuesFiles.map((f: string) => f.replace(/^charts\/idp\//, '')), set);
-    const images = new Set(objs.filter((o) => podSpecOf(o)).flatMap((o) => podSpecOf(o).containers.map((c: { image: string }) => c.image)));
-    for (const key of ['oidcCore', 'nheDelegation', 'management', 'auditWriter', 'auditRetention', 'signals']) expect(images).toContain(`localhost:5000/${key}:abc1234@${digest}`);
+    const set = Object.keys(templates).map((k) =>
+      k.endsWith('.repository') ? `${k}=localhost:5000/${k.split('.')[1]}` : `${k}=abc1234@${digest}`,
+    );
+    const objs = render(
+      release().valuesFiles.map((f: string) => f.replace(/^charts\/idp\//, '')),
+      set,
+    );
+    const images = new Set(
+      objs.filter((o) => podSpecOf(o)).flatMap((o) => podSpecOf(o).containers.map((c: { image: string }) => c.image)),
+    );
+    for (const key of ['oidcCore', 'nheDelegation', 'management', 'auditWriter', 'auditRetention', 'signals'])
+      expect(images).toContain(`localhost:5000/${key}:abc1234@${digest}`);
     expect(byKind(objs, 'Deployment').length).toBe(4);
   });
 });

@@ -47,20 +47,35 @@ async function api(method: string, path: string, token: string, body?: unknown) 
 
 beforeAll(async () => {
   if (!existsSync(join(repoRoot(), 'console', 'dist', 'index.html'))) {
-    throw new Error('console/dist is missing: build the console first (npm run build, or npm run build -w @idp/console)');
+    throw new Error(
+      'console/dist is missing: build the console first (npm run build, or npm run build -w @idp/console)',
+    );
   }
   await startAll([startHarness('console').then((v) => (h = v)), launchChromium().then((v) => (browser = v))]);
   base = h.topology.baseUrl;
   CONSOLE = `${base}/auth/admin/console/`;
   const s = h.topology.secrets;
-  systemToken = (await clientCredentialsToken(base, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management')).access_token;
+  systemToken = (
+    await clientCredentialsToken(
+      base,
+      h.topology.systemTenantId,
+      s.bootstrapAdminClientId,
+      s.bootstrapAdminClientSecret,
+      'urn:idp:management',
+    )
+  ).access_token;
   // A person who administers the platform: a user of the system tenant holding the system-admin role.
   const sys = h.topology.systemTenantId;
-  const user = await api('POST', `/tenants/${sys}/users`, systemToken, { username: ADMIN.username, password: ADMIN.password });
+  const user = await api('POST', `/tenants/${sys}/users`, systemToken, {
+    username: ADMIN.username,
+    password: ADMIN.password,
+  });
   expect(user.status).toBe(201);
   const roles = await api('GET', `/tenants/${sys}/roles`, systemToken);
   const role = (roles.body.items as Array<{ id: string; name: string }>).find((r) => r.name === 'system-admin')!;
-  expect((await api('PUT', `/tenants/${sys}/users/${String(user.body.id)}/roles/${role.id}`, systemToken)).status).toBe(204);
+  expect((await api('PUT', `/tenants/${sys}/users/${String(user.body.id)}/roles/${role.id}`, systemToken)).status).toBe(
+    204,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -98,10 +113,19 @@ test('the console is served with its CSP, its config and the console client of t
   expect(await res.text()).toContain('<div id="root">');
   const alias = await fetch(`${base}/_api/auth/admin/console/config.json`);
   expect(alias.status).toBe(200);
-  expect(await alias.json()).toEqual({ systemTenantId: h.topology.systemTenantId, clientId: 'admin-console', available: true });
+  expect(await alias.json()).toEqual({
+    systemTenantId: h.topology.systemTenantId,
+    clientId: 'admin-console',
+    available: true,
+  });
   const client = await api('GET', `/tenants/${h.topology.systemTenantId}/clients/admin-console`, systemToken);
   expect(client.status).toBe(200);
-  expect(client.body).toMatchObject({ tokenEndpointAuthMethod: 'none', hasSecret: false, firstParty: true, redirectUris: [CONSOLE, `${base}/_api/auth/admin/console/`] });
+  expect(client.body).toMatchObject({
+    tokenEndpointAuthMethod: 'none',
+    hasSecret: false,
+    firstParty: true,
+    redirectUris: [CONSOLE, `${base}/_api/auth/admin/console/`],
+  });
 });
 
 let tenantId = 0;
@@ -236,10 +260,23 @@ test('a system administrator builds a delegating tenant in the console, simulate
   await checkScreen(page, 'simulator-denied');
 
   // A token exchange through the API by the client made above, for alice.
-  const user = await browserlessLogin({ baseUrl: base, tenantId, clientId: 'agent-host', clientSecret, redirectUri: APP_REDIRECT, username: ALICE.username, password: ALICE.password, resource: RS, scope: 'openid orders:read' });
+  const user = await browserlessLogin({
+    baseUrl: base,
+    tenantId,
+    clientId: 'agent-host',
+    clientSecret,
+    redirectUri: APP_REDIRECT,
+    username: ALICE.username,
+    password: ALICE.password,
+    resource: RS,
+    scope: 'openid orders:read',
+  });
   const ex = await fetch(`${base}/auth/${tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('agent-host', clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth('agent-host', clientSecret),
+    },
     body: new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
       subject_token: user.access_token,
@@ -251,7 +288,9 @@ test('a system administrator builds a delegating tenant in the console, simulate
     }),
   });
   expect(ex.status).toBe(200);
-  const jti = JSON.parse(Buffer.from((((await ex.json()) as { access_token: string }).access_token.split('.')[1])!, 'base64url').toString()).jti as string;
+  const jti = JSON.parse(
+    Buffer.from(((await ex.json()) as { access_token: string }).access_token.split('.')[1]!, 'base64url').toString(),
+  ).jti as string;
 
   await open(page, 'Token audit');
   // The audit writer is asynchronous: refresh until the row is there.
@@ -268,9 +307,14 @@ test('a system administrator builds a delegating tenant in the console, simulate
   const chain = page.getByTestId('chain');
   await chain.waitFor();
   expect(await chain.getAttribute('data-valid')).toBe('true');
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
   const csv = readFileSync((await download.path())!, 'utf8');
-  expect(csv.split('\r\n')[0]).toBe('issuedAt,jti,userId,nheIdentifier,clientId,resourceServer,scopes,ttl,sourceIp,actorAuthentication');
+  expect(csv.split('\r\n')[0]).toBe(
+    'issuedAt,jti,userId,nheIdentifier,clientId,resourceServer,scopes,ttl,sourceIp,actorAuthentication',
+  );
   expect(csv).toContain(jti);
   await checkScreen(page, 'audit');
 
@@ -282,7 +326,16 @@ test('a system administrator builds a delegating tenant in the console, simulate
   const newSecret = await rotated.inputValue();
   expect(newSecret).not.toBe(clientSecret);
   const tokenWith = (secret: string) =>
-    fetch(`${base}/auth/${tenantId}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('agent-host', secret) }, body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: APP_REDIRECT, code_verifier: 'x'.repeat(43) }) }).then(async (r) => ((await r.json()) as { error: string }).error);
+    fetch(`${base}/auth/${tenantId}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('agent-host', secret) },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: APP_REDIRECT,
+        code_verifier: 'x'.repeat(43),
+      }),
+    }).then(async (r) => ((await r.json()) as { error: string }).error);
   expect(await tokenWith(clientSecret)).toBe('invalid_client');
   expect(await tokenWith(newSecret)).toBe('invalid_grant');
 
@@ -310,7 +363,10 @@ test('a system administrator builds a delegating tenant in the console, simulate
   const stored = await api('GET', '/jobs/nhe-audit-retention', systemToken);
   expect(stored.body).toMatchObject({ schedule: '15 4 * * 1', enabled: false, customOptions: { batchSize: 250 } });
   await job.getByRole('button', { name: 'Run now' }).click();
-  await job.getByTestId('run-progress').filter({ hasText: /Run finished: succeeded, \d+ rows deleted/ }).waitFor({ timeout: 60_000 });
+  await job
+    .getByTestId('run-progress')
+    .filter({ hasText: /Run finished: succeeded, \d+ rows deleted/ })
+    .waitFor({ timeout: 60_000 });
   await job.locator('tr[data-status="succeeded"]').first().waitFor();
   expect(await job.locator('tr[data-status="succeeded"]').first().textContent()).toContain('manual');
   await checkScreen(page, 'jobs-after-run');
@@ -333,10 +389,20 @@ test('a system administrator builds a delegating tenant in the console, simulate
 test('a tenant administrator with a few scopes sees only their tenant, disabled controls, and a 403 problem when forcing', async () => {
   expect(tenantId).toBeGreaterThan(0);
   // Their role: reading clients, users and the tenant; nothing else.
-  const role = await api('POST', `/tenants/${tenantId}/roles`, systemToken, { name: 'reader-admin', resourceServer: 'urn:idp:management', permissions: ['auth.tenants.list', 'auth.clients.list', 'auth.users.list'] });
+  const role = await api('POST', `/tenants/${tenantId}/roles`, systemToken, {
+    name: 'reader-admin',
+    resourceServer: 'urn:idp:management',
+    permissions: ['auth.tenants.list', 'auth.clients.list', 'auth.users.list'],
+  });
   expect(role.status).toBe(201);
-  const user = await api('POST', `/tenants/${tenantId}/users`, systemToken, { username: TENANT_ADMIN.username, password: TENANT_ADMIN.password });
-  expect((await api('PUT', `/tenants/${tenantId}/users/${String(user.body.id)}/roles/${String(role.body.id)}`, systemToken)).status).toBe(204);
+  const user = await api('POST', `/tenants/${tenantId}/users`, systemToken, {
+    username: TENANT_ADMIN.username,
+    password: TENANT_ADMIN.password,
+  });
+  expect(
+    (await api('PUT', `/tenants/${tenantId}/users/${String(user.body.id)}/roles/${String(role.body.id)}`, systemToken))
+      .status,
+  ).toBe(204);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { page } = await newProbedPage(context);
@@ -350,19 +416,34 @@ test('a tenant administrator with a few scopes sees only their tenant, disabled 
   await page.locator('tr[data-client="agent-host"]').waitFor();
   const createButton = form(page, 'Create a client').getByRole('button', { name: 'Create client' });
   expect(await createButton.isDisabled()).toBe(true);
-  expect(await form(page, 'Create a client').locator('.needs-scope').textContent()).toBe('needs scope auth.clients.create');
+  expect(await form(page, 'Create a client').locator('.needs-scope').textContent()).toBe(
+    'needs scope auth.clients.create',
+  );
   expect(await page.getByRole('button', { name: 'Rotate secret of agent-host' }).isDisabled()).toBe(true);
   expect(await page.getByRole('button', { name: 'Delete agent-host' }).isDisabled()).toBe(true);
-  expect(await page.locator('tr[data-client="agent-host"] .needs-scope').allTextContents()).toEqual(['needs scope auth.clients.update', 'needs scope auth.clients.delete']);
+  expect(await page.locator('tr[data-client="agent-host"] .needs-scope').allTextContents()).toEqual([
+    'needs scope auth.clients.update',
+    'needs scope auth.clients.delete',
+  ]);
   await checkScreen(page, 'clients-scope-limited');
 
   const forced = await page.evaluate(
     async ({ url, other }) => {
-      const token = (JSON.parse(sessionStorage.getItem('idp-console-session') ?? '{}') as { accessToken: string }).accessToken;
+      const token = (JSON.parse(sessionStorage.getItem('idp-console-session') ?? '{}') as { accessToken: string })
+        .accessToken;
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-      const create = await fetch(`${url}/clients`, { method: 'POST', headers, body: JSON.stringify({ name: 'forced', grantTypes: ['client_credentials'] }) });
+      const create = await fetch(`${url}/clients`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'forced', grantTypes: ['client_credentials'] }),
+      });
       const elsewhere = await fetch(other, { headers });
-      return { status: create.status, type: create.headers.get('content-type'), body: await create.json(), otherStatus: elsewhere.status };
+      return {
+        status: create.status,
+        type: create.headers.get('content-type'),
+        body: await create.json(),
+        otherStatus: elsewhere.status,
+      };
     },
     { url: `${base}/auth/admin/tenants/${tenantId}`, other: `${base}/auth/admin/tenants/${h.tenant.tenantId}/clients` },
   );

@@ -59,12 +59,38 @@ beforeAll(async () => {
   agentKey = await generateKeyPair('ES256', { extractable: true });
   await m.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.maxChainDepth': 2 } });
   await m.DelegationPolicy.updateOne({ _id: h.tenant.policyId }, { $set: { maxChainDepth: 2 } });
-  await m.Nhe.updateOne({ tenantId: T, identifier: h.tenant.nhe.identifier }, { $set: { jwks: { keys: [{ ...(await exportJWK(agentKey.publicKey)), kid: 'agent-1', alg: 'ES256', use: 'sig' }] } } });
+  await m.Nhe.updateOne(
+    { tenantId: T, identifier: h.tenant.nhe.identifier },
+    {
+      $set: {
+        jwks: { keys: [{ ...(await exportJWK(agentKey.publicKey)), kid: 'agent-1', alg: 'ES256', use: 'sig' }] },
+      },
+    },
+  );
   await m.WorkloadIssuer.create({ tenantId: T, issuer: WORKLOAD_ISSUER, jwksUri });
-  const tool = await m.Nhe.create({ tenantId: T, identifier: 'tool-agent', type: 'automated-pipeline', allowedScopes: ['orders:read'], maxTokenLifetime: 300, operator: 'Tools Inc.', workloadIdentity: { issuer: WORKLOAD_ISSUER, subject: WORKLOAD_SUBJECT } });
-  await m.DelegationPolicy.create({ tenantId: T, nheId: String(tool._id), target: { type: 'nhe', id: h.tenant.nhe.id }, allowedScopes: ['orders:read'] });
+  const tool = await m.Nhe.create({
+    tenantId: T,
+    identifier: 'tool-agent',
+    type: 'automated-pipeline',
+    allowedScopes: ['orders:read'],
+    maxTokenLifetime: 300,
+    operator: 'Tools Inc.',
+    workloadIdentity: { issuer: WORKLOAD_ISSUER, subject: WORKLOAD_SUBJECT },
+  });
+  await m.DelegationPolicy.create({
+    tenantId: T,
+    nheId: String(tool._id),
+    target: { type: 'nhe', id: h.tenant.nhe.id },
+    allowedScopes: ['orders:read'],
+  });
 
-  config = await oidc.discovery(new URL(issuer), h.tenant.client.clientId, undefined, oidc.ClientSecretBasic(h.tenant.client.clientSecret), { execute: [oidc.allowInsecureRequests] });
+  config = await oidc.discovery(
+    new URL(issuer),
+    h.tenant.client.clientId,
+    undefined,
+    oidc.ClientSecretBasic(h.tenant.client.clientSecret),
+    { execute: [oidc.allowInsecureRequests] },
+  );
 
   // The resource server: @idp/resource-server's verifier and express middleware, proven agents only.
   const app = express();
@@ -73,11 +99,26 @@ beforeAll(async () => {
     api = app.listen(0, '127.0.0.1', () => resolve((api.address() as AddressInfo).port));
   });
   apiUrl = `http://127.0.0.1:${port}`;
-  app.get('/orders', requireAccess(verifier, { scopes: ['orders:read'], delegation: 'require', requireProvenActors: true, origin: apiUrl }), (req, res) => {
-    const access = accessOf(req);
-    const d = access.delegation!;
-    res.json({ user: access.userId, agent: d.nheIdentifier, agents: chainAgents(d), proofs: d.actorChain.map(actorProof), scheme: access.scheme });
-  });
+  app.get(
+    '/orders',
+    requireAccess(verifier, {
+      scopes: ['orders:read'],
+      delegation: 'require',
+      requireProvenActors: true,
+      origin: apiUrl,
+    }),
+    (req, res) => {
+      const access = accessOf(req);
+      const d = access.delegation!;
+      res.json({
+        user: access.userId,
+        agent: d.nheIdentifier,
+        agents: chainAgents(d),
+        proofs: d.actorChain.map(actorProof),
+        scheme: access.scheme,
+      });
+    },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -89,7 +130,15 @@ afterAll(async () => {
 /** orders-agent's proof: a JWT signed with its own key, for this tenant, used once. */
 async function agentProof(): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'agent-1' }).setIssuer(h.tenant.nhe.identifier).setSubject(h.tenant.nhe.identifier).setAudience(issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(agentKey.privateKey);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'agent-1' })
+    .setIssuer(h.tenant.nhe.identifier)
+    .setSubject(h.tenant.nhe.identifier)
+    .setAudience(issuer)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 60)
+    .setJti(randomUUID())
+    .sign(agentKey.privateKey);
 }
 
 /** tool-agent's proof: a projected service-account token of the trusted workload issuer, audience the tenant. */
@@ -110,7 +159,14 @@ const exchange = (subject: string, actor: string, actorType: string, DPoP?: oidc
   oidc.genericGrantRequest(
     config,
     TOKEN_EXCHANGE,
-    { subject_token: subject, subject_token_type: ACCESS_TOKEN, actor_token: actor, actor_token_type: actorType, resource: h.tenant.resource, scope: 'orders:read' },
+    {
+      subject_token: subject,
+      subject_token_type: ACCESS_TOKEN,
+      actor_token: actor,
+      actor_token_type: actorType,
+      resource: h.tenant.resource,
+      scope: 'orders:read',
+    },
     DPoP ? { DPoP } : {},
   );
 
@@ -127,25 +183,64 @@ test('user -> agent A (key) -> agent B (workload JWT) -> the resource server see
   const userId = h.tenant.user.id;
   expect(pb).toMatchObject({
     sub: userId,
-    act: { sub: 'nhe:tool-agent', 'org.vendor.actor.proof': 'workload', act: { sub: 'nhe:orders-agent', 'org.vendor.actor.proof': 'key' } },
+    act: {
+      sub: 'nhe:tool-agent',
+      'org.vendor.actor.proof': 'workload',
+      act: { sub: 'nhe:orders-agent', 'org.vendor.actor.proof': 'key' },
+    },
     agent: { id: 'tool-agent', type: 'automated-pipeline', operator: 'Tools Inc.' },
     cnf: pa.cnf,
   });
   expect(pb.exp!).toBeLessThanOrEqual(pa.exp!);
 
-  const res = await oidc.fetchProtectedResource(config, b.access_token, new URL(`${apiUrl}/orders`), 'GET', undefined, undefined, { DPoP });
+  const res = await oidc.fetchProtectedResource(
+    config,
+    b.access_token,
+    new URL(`${apiUrl}/orders`),
+    'GET',
+    undefined,
+    undefined,
+    { DPoP },
+  );
   expect(res.status).toBe(200);
-  expect(await res.json()).toEqual({ user: userId, agent: 'tool-agent', agents: ['tool-agent', 'orders-agent'], proofs: ['workload', 'key'], scheme: 'DPoP' });
+  expect(await res.json()).toEqual({
+    user: userId,
+    agent: 'tool-agent',
+    agents: ['tool-agent', 'orders-agent'],
+    proofs: ['workload', 'key'],
+    scheme: 'DPoP',
+  });
 
   // The management API lists the whole chain from its last token (the audit rows arrive through JetStream).
-  const admin = await clientCredentialsToken(h.topology.baseUrl, h.tenant.tenantId, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management');
+  const admin = await clientCredentialsToken(
+    h.topology.baseUrl,
+    h.tenant.tenantId,
+    h.tenant.admin.clientId,
+    h.tenant.admin.clientSecret,
+    'urn:idp:management',
+  );
   const audit = `${h.topology.baseUrl}/_api/auth/admin/tenants/${h.tenant.tenantId}/non-human-entities/token-audit`;
-  const get = async (url: string) => (await (await fetch(url, { headers: { authorization: `Bearer ${admin.access_token}` } })).json()) as Record<string, any>;
+  const get = async (url: string) =>
+    (await (await fetch(url, { headers: { authorization: `Bearer ${admin.access_token}` } })).json()) as Record<
+      string,
+      any
+    >;
   let leaf: Record<string, any> | undefined;
-  for (const deadline = Date.now() + 15_000; !leaf && Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+  for (
+    const deadline = Date.now() + 15_000;
+    !leaf && Date.now() < deadline;
+    await new Promise((r) => setTimeout(r, 250))
+  ) {
     leaf = (await get(`${audit}?jti=${pb.jti}`)).items?.[0];
   }
-  expect(leaf).toMatchObject({ parentJti: pa.jti, actorChain: [{ nheIdentifier: 'tool-agent', method: 'workload' }, { nheIdentifier: 'orders-agent', method: 'key' }], actorAuthentication: { method: 'workload', issuer: WORKLOAD_ISSUER, subject: WORKLOAD_SUBJECT } });
+  expect(leaf).toMatchObject({
+    parentJti: pa.jti,
+    actorChain: [
+      { nheIdentifier: 'tool-agent', method: 'workload' },
+      { nheIdentifier: 'orders-agent', method: 'key' },
+    ],
+    actorAuthentication: { method: 'workload', issuer: WORKLOAD_ISSUER, subject: WORKLOAD_SUBJECT },
+  });
   const chain = await get(`${audit}/${leaf!.id}/delegation-chain`);
   expect(chain).toMatchObject({ rootJti: pa.jti, truncated: false });
   expect(chain.tokens.map((t: { jti: string }) => t.jti)).toEqual([pa.jti, pb.jti]);
@@ -154,15 +249,26 @@ test('user -> agent A (key) -> agent B (workload JWT) -> the resource server see
 test('a chain whose second agent was only named is refused by the proven-agents route; one hop more than the tenant allows is refused', async () => {
   const a = await exchange(await seededUserToken(h), await agentProof(), JWT);
   const named = await exchange(a.access_token, 'tool-agent', 'urn:vendor:token-type:nhe-id');
-  expect(decodeJwt(named.access_token).act).toEqual({ sub: 'nhe:tool-agent', act: { sub: 'nhe:orders-agent', 'org.vendor.actor.proof': 'key' } });
+  expect(decodeJwt(named.access_token).act).toEqual({
+    sub: 'nhe:tool-agent',
+    act: { sub: 'nhe:orders-agent', 'org.vendor.actor.proof': 'key' },
+  });
   const res = await fetch(`${apiUrl}/orders`, { headers: { authorization: `Bearer ${named.access_token}` } });
   expect(res.status).toBe(403);
-  expect(await res.json()).toEqual({ error: 'insufficient_scope', error_description: 'this resource accepts proven agents only; nhe:tool-agent did not prove who it is' });
+  expect(await res.json()).toEqual({
+    error: 'insufficient_scope',
+    error_description: 'this resource accepts proven agents only; nhe:tool-agent did not prove who it is',
+  });
 
   // Depth 3 in a tenant that allows 2.
-  const refused = await exchange(named.access_token, 'tool-agent', 'urn:vendor:token-type:nhe-id').catch((err: unknown) => err);
+  const refused = await exchange(named.access_token, 'tool-agent', 'urn:vendor:token-type:nhe-id').catch(
+    (err: unknown) => err,
+  );
   expect(refused).toBeInstanceOf(oidc.ResponseBodyError);
-  expect({ error: (refused as oidc.ResponseBodyError).error, description: (refused as oidc.ResponseBodyError).error_description }).toEqual({
+  expect({
+    error: (refused as oidc.ResponseBodyError).error,
+    description: (refused as oidc.ResponseBodyError).error_description,
+  }).toEqual({
     error: 'invalid_grant',
     description: 'the delegation chain would be 3 actors deep; this tenant allows at most 2',
   });

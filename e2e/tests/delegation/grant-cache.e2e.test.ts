@@ -27,7 +27,8 @@ async function exchange(subjectToken: string): Promise<{ status: number; body: R
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const grantIdOf = (token: string): string => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'))['org.vendor.grant.id'];
+const grantIdOf = (token: string): string =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'))['org.vendor.grant.id'];
 
 /** Deletes a grant's record behind every service's back: no event tells anyone. */
 async function deleteGrantSilently(token: string): Promise<void> {
@@ -48,17 +49,22 @@ test('a grant ended through oidc-core (refresh token revoked) is refused at once
   expect(tokens.refresh_token).toEqual(expect.any(String));
   expect((await exchange(tokens.access_token)).status).toBe(200);
   const issuer = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;
-  const { revocation_endpoint } = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { revocation_endpoint: string };
+  const { revocation_endpoint } = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+    revocation_endpoint: string;
+  };
   const revoked = await fetch(revocation_endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    },
     body: new URLSearchParams({ token: tokens.refresh_token!, token_type_hint: 'refresh_token' }),
   });
   expect(revoked.status).toBe(200);
   // oidc-core's publish is flushed before the revocation answers; the sidecar receives it asynchronously (in
   // practice before the next request arrives). Allow it a second, far below the minute's TTL.
   let refused = await exchange(tokens.access_token);
-  for (const deadline = Date.now() + 1000; refused.status === 200 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 1000; refused.status === 200 && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 50));
     refused = await exchange(tokens.access_token);
   }

@@ -49,7 +49,15 @@ beforeAll(async () => {
   issuer = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;
   tokenUrl = `${issuer}/oidc/token`;
   nc = await connect({ servers: h.nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-  admin = (await clientCredentialsToken(h.topology.baseUrl, h.tenant.tenantId, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management')).access_token;
+  admin = (
+    await clientCredentialsToken(
+      h.topology.baseUrl,
+      h.tenant.tenantId,
+      h.tenant.admin.clientId,
+      h.tenant.admin.clientSecret,
+      'urn:idp:management',
+    )
+  ).access_token;
 
   // The tenant admin registers the API at its own URL (its resource identifier, RFC 9728), with its metadata URL.
   const port = await freePort();
@@ -62,18 +70,33 @@ beforeAll(async () => {
     config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true } },
   });
   expect(rs.status).toBe(201);
-  const clerk = await manage('POST', '/roles', { name: 'orders-api-clerk', resourceServer: resource, permissions: ['orders:read', 'orders:write'] });
+  const clerk = await manage('POST', '/roles', {
+    name: 'orders-api-clerk',
+    resourceServer: resource,
+    permissions: ['orders:read', 'orders:write'],
+  });
   expect(clerk.status).toBe(201);
   expect((await manage('PUT', `/users/${h.tenant.user.id}/roles/${clerk.body.id}`)).status).toBe(204);
 
   // The API's SSF receiver: a client allowed ssf.manage on urn:idp:ssf.
-  const ssfRole = await manage('POST', '/roles', { name: 'ssf-receiver', resourceServer: 'urn:idp:ssf', permissions: ['ssf.manage'] });
+  const ssfRole = await manage('POST', '/roles', {
+    name: 'ssf-receiver',
+    resourceServer: 'urn:idp:ssf',
+    permissions: ['ssf.manage'],
+  });
   expect(ssfRole.status).toBe(201);
-  const receiver = await manage('POST', '/clients', { name: 'Orders API (SSF receiver)', grantTypes: ['client_credentials'] });
+  const receiver = await manage('POST', '/clients', {
+    name: 'Orders API (SSF receiver)',
+    grantTypes: ['client_credentials'],
+  });
   expect(receiver.status).toBe(201);
   expect((await manage('PUT', `/clients/${receiver.body.clientId}/roles/${ssfRole.body.id}`)).status).toBe(204);
 
-  api = await startOrdersApi({ port, issuer, ssf: { clientId: receiver.body.clientId, clientSecret: receiver.body.clientSecret, intervalMs: POLL_INTERVAL_MS } });
+  api = await startOrdersApi({
+    port,
+    issuer,
+    ssf: { clientId: receiver.body.clientId, clientSecret: receiver.body.clientSecret, intervalMs: POLL_INTERVAL_MS },
+  });
   const tokens = await browserlessLogin({
     baseUrl: h.topology.baseUrl,
     tenantId: h.tenant.tenantId,
@@ -97,7 +120,11 @@ afterAll(async () => {
 async function exchange(extraHeaders: Record<string, string> = {}) {
   const res = await fetch(tokenUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret), ...extraHeaders },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+      ...extraHeaders,
+    },
     body: new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
       subject_token: userAccessToken,
@@ -114,14 +141,24 @@ async function exchange(extraHeaders: Record<string, string> = {}) {
 }
 
 async function callApi(authorization: string | undefined, dpop?: string, method = 'GET', path = '/orders') {
-  const res = await fetch(`${api.url}${path}`, { method, headers: { ...(authorization ? { authorization } : {}), ...(dpop ? { dpop } : {}) } });
-  return { status: res.status, challenge: res.headers.get('www-authenticate'), body: (await res.json()) as Record<string, any> };
+  const res = await fetch(`${api.url}${path}`, {
+    method,
+    headers: { ...(authorization ? { authorization } : {}), ...(dpop ? { dpop } : {}) },
+  });
+  return {
+    status: res.status,
+    challenge: res.headers.get('www-authenticate'),
+    body: (await res.json()) as Record<string, any>,
+  };
 }
 
 async function introspect(token: string) {
   const res = await fetch(`${issuer}/token/introspection`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    },
     body: new URLSearchParams({ token }),
   });
   expect(res.status).toBe(200);
@@ -169,7 +206,16 @@ test("the user's token is accepted; the agent's delegated token is accepted and 
   const delegated = await callApi(`Bearer ${token}`);
   expect(delegated).toMatchObject({
     status: 200,
-    body: { user: h.tenant.user.id, delegated: true, agent: { id: h.tenant.nhe.identifier, type: 'llm-assistive', operator: 'Demo Operations', model: { name: 'demo-model', provider: 'example' } } },
+    body: {
+      user: h.tenant.user.id,
+      delegated: true,
+      agent: {
+        id: h.tenant.nhe.identifier,
+        type: 'llm-assistive',
+        operator: 'Demo Operations',
+        model: { name: 'demo-model', provider: 'example' },
+      },
+    },
   });
   const agentLine = await api.waitForLine((l) => l.event === 'orders.list' && l.jti === decodeJwt(token).jti);
   expect(agentLine).toMatchObject({
@@ -204,7 +250,9 @@ test('DPoP with requireDpop: nonce challenge, bound token, proof-of-possession a
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const jwk: JWK = await exportJWK(publicKey);
     const proof = (htm: string, htu: string, extra: Record<string, unknown> = {}) =>
-      new SignJWT({ htm, htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...extra }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(privateKey);
+      new SignJWT({ htm, htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...extra })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(privateKey);
 
     const bearer = await exchange();
     expect(bearer.status).toBe(400);
@@ -222,14 +270,23 @@ test('DPoP with requireDpop: nonce challenge, bound token, proof-of-possession a
     const ath = createHash('sha256').update(token).digest('base64url');
     const good = await proof('GET', `${api.url}/orders`, { ath });
     expect((await callApi(`DPoP ${token}`, good)).status).toBe(200);
-    expect(await api.waitForLine((l) => l.jti === decodeJwt(token).jti)).toMatchObject({ scheme: 'DPoP', delegated: true });
+    expect(await api.waitForLine((l) => l.jti === decodeJwt(token).jti)).toMatchObject({
+      scheme: 'DPoP',
+      delegated: true,
+    });
     expect((await callApi(`DPoP ${token}`, good)).body.error_description).toBe('DPoP proof has been used before');
     const asBearer = await callApi(`Bearer ${token}`);
     expect(asBearer.status).toBe(401);
     expect(asBearer.challenge).toMatch(/^DPoP error="invalid_token"/);
     const other = await generateKeyPair('ES256');
     const otherJwk = await exportJWK(other.publicKey);
-    const stolen = await new SignJWT({ htm: 'GET', htu: `${api.url}/orders`, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ath })
+    const stolen = await new SignJWT({
+      htm: 'GET',
+      htu: `${api.url}/orders`,
+      jti: randomUUID(),
+      iat: Math.floor(Date.now() / 1000),
+      ath,
+    })
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: otherJwk })
       .sign(other.privateKey);
     expect((await callApi(`DPoP ${token}`, stolen)).body).toMatchObject({ error: 'invalid_dpop_proof' });
@@ -251,9 +308,17 @@ test('kill switch through Shared Signals: disabling the NHE in the management AP
 
     const t0 = Date.now();
     expect((await patch(false)).status).toBe(200);
-    const refused = await eventually(() => callApi(`Bearer ${token}`), (r) => r.status === 401, 10_000, 20);
+    const refused = await eventually(
+      () => callApi(`Bearer ${token}`),
+      (r) => r.status === 401,
+      10_000,
+      20,
+    );
     figures.push(Date.now() - t0);
-    expect(refused).toMatchObject({ status: 401, body: { error: 'invalid_token', error_description: 'the access token has been revoked' } });
+    expect(refused).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_token', error_description: 'the access token has been revoked' },
+    });
     expect(refused.challenge).toMatch(/^Bearer error="invalid_token"/);
     expect(await introspect(token)).toEqual({ active: false });
     expect((await exchange()).body.error).toBe('invalid_grant');
@@ -262,15 +327,23 @@ test('kill switch through Shared Signals: disabling the NHE in the management AP
     // Re-enabled: tokens issued from now on work; the old one stays revoked.
     expect((await patch(true)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1100)); // the deny list compares iat (seconds) with the revocation time
-    const after = await eventually(() => exchange(), (r) => r.status === 200, 5000);
+    const after = await eventually(
+      () => exchange(),
+      (r) => r.status === 200,
+      5000,
+    );
     expect((await callApi(`Bearer ${String(after.body.access_token)}`)).status).toBe(200);
     expect((await callApi(`Bearer ${token}`)).status).toBe(401);
   }
   expect(lastRevoked).not.toBe('');
-  console.log(`Orders API (SSF poll every ${POLL_INTERVAL_MS} ms): management call to refusal ${figures.join(', ')} ms`);
+  console.log(
+    `Orders API (SSF poll every ${POLL_INTERVAL_MS} ms): management call to refusal ${figures.join(', ')} ms`,
+  );
   // The bound: the poll interval + the transmitter's fan-out (JetStream fetch, up to 1 s) + a round trip.
   expect(Math.max(...figures)).toBeLessThan(POLL_INTERVAL_MS + 2500);
-  const health = (await (await fetch(`${api.url}/healthz`)).json()) as { revocations: { consecutiveFailures: number; entries: number } };
+  const health = (await (await fetch(`${api.url}/healthz`)).json()) as {
+    revocations: { consecutiveFailures: number; entries: number };
+  };
   expect(health.revocations).toMatchObject({ consecutiveFailures: 0 });
   expect(health.revocations.entries).toBeGreaterThanOrEqual(3);
 }, 90_000);
@@ -280,19 +353,30 @@ test('NATS stopped: 503 and no token; NATS back: exchanges succeed; every issued
   try {
     for (let i = 0; i < 3; i++) {
       const res = await exchange();
-      expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({ status: 503, error: 'temporarily_unavailable', token: undefined });
+      expect({ status: res.status, error: res.body.error, token: res.body.access_token }).toEqual({
+        status: 503,
+        error: 'temporarily_unavailable',
+        token: undefined,
+      });
     }
   } finally {
     await h.nats.restart();
   }
-  const first = await eventually(() => exchange(), (r) => r.status === 200, 15_000);
+  const first = await eventually(
+    () => exchange(),
+    (r) => r.status === 200,
+    15_000,
+  );
   expect(first.status).toBe(200);
   for (let i = 0; i < 3; i++) expect((await exchange()).status).toBe(200);
 
   const rows = async () => {
-    const res = await fetch(`${h.topology.baseUrl}/_api/auth/admin/tenants/${h.tenant.tenantId}/non-human-entities/token-audit?limit=100`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
+    const res = await fetch(
+      `${h.topology.baseUrl}/_api/auth/admin/tenants/${h.tenant.tenantId}/non-human-entities/token-audit?limit=100`,
+      {
+        headers: { authorization: `Bearer ${admin}` },
+      },
+    );
     return ((await res.json()) as { items: Array<{ jti: string }> }).items ?? [];
   };
   const all = await eventually(rows, (r) => r.length >= issued.length, 20_000);

@@ -21,10 +21,18 @@ afterAll(async () => {
 
 const basic = basicAuth;
 
-async function exchange(userToken: string, overrides: Record<string, string> = {}, headers: Record<string, string> = {}) {
+async function exchange(
+  userToken: string,
+  overrides: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(h.tenant.client.clientId, h.tenant.client.clientSecret), ...headers },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basic(h.tenant.client.clientId, h.tenant.client.clientSecret),
+      ...headers,
+    },
     body: new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
       subject_token: userToken,
@@ -42,10 +50,19 @@ async function exchange(userToken: string, overrides: Record<string, string> = {
 const userToken = () => seededUserToken(h);
 
 async function auditRows(): Promise<Array<Record<string, unknown>>> {
-  const admin = await clientCredentialsToken(h.topology.baseUrl, h.tenant.tenantId, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management');
-  const res = await fetch(`${h.topology.baseUrl}/_api/auth/admin/tenants/${h.tenant.tenantId}/non-human-entities/token-audit`, {
-    headers: { authorization: `Bearer ${admin.access_token}` },
-  });
+  const admin = await clientCredentialsToken(
+    h.topology.baseUrl,
+    h.tenant.tenantId,
+    h.tenant.admin.clientId,
+    h.tenant.admin.clientSecret,
+    'urn:idp:management',
+  );
+  const res = await fetch(
+    `${h.topology.baseUrl}/_api/auth/admin/tenants/${h.tenant.tenantId}/non-human-entities/token-audit`,
+    {
+      headers: { authorization: `Bearer ${admin.access_token}` },
+    },
+  );
   expect(res.status).toBe(200);
   return ((await res.json()) as { items: Array<Record<string, unknown>> }).items;
 }
@@ -74,14 +91,22 @@ test('user token -> NHE token verified through discovery + JWKS -> audit row thr
 
   // A resource server validates it as it would any access token: discovery -> jwks_uri -> verify.
   const issuer = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;
-  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { issuer: string; jwks_uri: string; grant_types_supported: string[] };
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+    issuer: string;
+    jwks_uri: string;
+    grant_types_supported: string[];
+  };
   expect(discovery.issuer).toBe(issuer);
   expect(discovery.grant_types_supported).toContain(TOKEN_EXCHANGE);
-  const { payload, protectedHeader } = await jwtVerify(String(result.body.access_token), createRemoteJWKSet(new URL(discovery.jwks_uri)), {
-    issuer,
-    audience: h.tenant.resource,
-    typ: 'at+jwt',
-  });
+  const { payload, protectedHeader } = await jwtVerify(
+    String(result.body.access_token),
+    createRemoteJWKSet(new URL(discovery.jwks_uri)),
+    {
+      issuer,
+      audience: h.tenant.resource,
+      typ: 'at+jwt',
+    },
+  );
   expect(protectedHeader.alg).toBe('ES256');
   expect(payload).toMatchObject({
     sub: h.tenant.user.id,
@@ -114,7 +139,9 @@ test('user token -> NHE token verified through discovery + JWKS -> audit row thr
 test('a client cannot choose its audit source IP with X-Forwarded-For', async () => {
   const result = await exchange(await userToken(), {}, { 'x-forwarded-for': '203.0.113.66, 10.1.2.3' });
   expect(result.status).toBe(200);
-  const { jti } = JSON.parse(Buffer.from(String(result.body.access_token).split('.')[1]!, 'base64url').toString()) as { jti: string };
+  const { jti } = JSON.parse(Buffer.from(String(result.body.access_token).split('.')[1]!, 'base64url').toString()) as {
+    jti: string;
+  };
   const row = await waitForAuditRow(jti);
   // The dev router (the one trusted hop, like the ingress) appended the address it saw: loopback.
   expect(row.sourceIp).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
@@ -136,16 +163,29 @@ test('bad input gets a specific OAuth error, never a 500', async () => {
   }
   const wrongSecret = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(h.tenant.client.clientId, 'wrong') },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basic(h.tenant.client.clientId, 'wrong'),
+    },
     body: new URLSearchParams({ grant_type: TOKEN_EXCHANGE }),
   });
   expect(wrongSecret.status).toBe(401);
   expect(((await wrongSecret.json()) as { error: string }).error).toBe('invalid_client');
   const pages: Array<[string, RequestInit]> = [
     [`/auth/${h.tenant.tenantId}/interaction/unknown-uid`, {}],
-    [`/auth/${h.tenant.tenantId}/interaction/unknown-uid/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=a&password=b' }],
+    [
+      `/auth/${h.tenant.tenantId}/interaction/unknown-uid/login`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'username=a&password=b',
+      },
+    ],
     [`/auth/${h.tenant.tenantId}/authorize`, {}],
-    [`/auth/${h.tenant.tenantId}/authorize?client_id=demo-app&response_type=code&redirect_uri=https://evil.example/cb&scope=openid`, { redirect: 'manual' }],
+    [
+      `/auth/${h.tenant.tenantId}/authorize?client_id=demo-app&response_type=code&redirect_uri=https://evil.example/cb&scope=openid`,
+      { redirect: 'manual' },
+    ],
   ];
   for (const [path, init] of pages) {
     const res = await fetch(`${h.topology.baseUrl}${path}`, init);
@@ -176,7 +216,11 @@ test('with NATS stopped the exchange answers 503 and no token; after NATS return
     await new Promise((r) => setTimeout(r, 250));
   }
   expect(ok?.status).toBe(200);
-  const { payload } = { payload: JSON.parse(Buffer.from(String(ok?.body.access_token).split('.')[1] ?? '', 'base64url').toString()) as { jti: string } };
+  const { payload } = {
+    payload: JSON.parse(Buffer.from(String(ok?.body.access_token).split('.')[1] ?? '', 'base64url').toString()) as {
+      jti: string;
+    },
+  };
   await waitForAuditRow(payload.jti);
   expect((await auditRows()).length).toBe(before + 1);
 });

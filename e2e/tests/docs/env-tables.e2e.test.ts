@@ -12,7 +12,14 @@ import { configSchema as nheDelegation } from '../../../services/nhe-delegation/
 import { configSchema as oidcCore } from '../../../services/oidc-core/src/config';
 import { configSchema as signals } from '../../../services/signals/src/config';
 
-const schemas = { 'oidc-core': oidcCore, 'nhe-delegation': nheDelegation, management, 'audit-writer': auditWriter, 'audit-retention': auditRetention, signals };
+const schemas = {
+  'oidc-core': oidcCore,
+  'nhe-delegation': nheDelegation,
+  management,
+  'audit-writer': auditWriter,
+  'audit-retention': auditRetention,
+  signals,
+};
 
 test.each(Object.entries(schemas))('%s: every config key is in the README env table', (service, schema) => {
   const readme = readFileSync(join(repoRoot(), 'services', service, 'README.md'), 'utf8');

@@ -52,7 +52,10 @@ async function newContext(): Promise<BrowserContext> {
 async function clientCredentials(tokenEndpoint: string, who: { id: string; secret: string }): Promise<string> {
   const res = await fetch(tokenEndpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(who.id)}:${encodeURIComponent(who.secret)}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(who.id)}:${encodeURIComponent(who.secret)}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:idp:management' }),
   });
   const body = (await res.json()) as { access_token?: string };
@@ -94,7 +97,9 @@ it('the system admin client and the demo tenant admin client get management toke
   const tenantAdmin = credentials('Demo tenant admin client');
   const tenantToken = await clientCredentials(`${issuer()}/oidc/token`, tenantAdmin);
   const tenantId = issuer().split('/').pop();
-  const own = await fetch(`${managementApi()}/tenants/${tenantId}`, { headers: { authorization: `Bearer ${tenantToken}` } });
+  const own = await fetch(`${managementApi()}/tenants/${tenantId}`, {
+    headers: { authorization: `Bearer ${tenantToken}` },
+  });
   expect(own.status).toBe(200);
 });
 
@@ -105,7 +110,8 @@ it('the demo steps run as printed: sign-in script, token exchange, the audit row
     expect.stringMatching(/^Exchange it/),
     expect.stringMatching(/^Read the audit row back/),
   ]);
-  const sh = (script: string) => promisify(execFile)('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: repoRoot(), timeout: 60_000 });
+  const sh = (script: string) =>
+    promisify(execFile)('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: repoRoot(), timeout: 60_000 });
   const exchange = await sh(`${steps[0]!.command}\n${steps[1]!.command}`);
   const issued = JSON.parse(exchange.stdout) as { access_token?: string; issued_token_type?: string };
   expect(issued.issued_token_type).toBe('urn:ietf:params:oauth:token-type:access_token');
@@ -139,7 +145,11 @@ it("the demo app's sign-out URL asks, signs the user out and returns to the app 
   const url = new URL(bannerValue(run.banner, 'Sign out (demo app)'));
   const back = url.searchParams.get('post_logout_redirect_uri')!;
   // The demo app itself is not running: its post-logout endpoint is answered here.
-  await ledger.context().route(`${new URL(back).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'demo app: signed out' }));
+  await ledger
+    .context()
+    .route(`${new URL(back).origin}/**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/plain', body: 'demo app: signed out' }),
+    );
   await ledger.goto(url.href);
   await ledger.getByRole('button', { name: 'Sign out' }).click();
   await ledger.waitForURL((u) => u.href.startsWith(back));

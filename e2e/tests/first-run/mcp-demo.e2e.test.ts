@@ -26,7 +26,11 @@ let mcpToken = '';
 let userId: string;
 
 const bash = async (commands: string[]): Promise<{ stdout: string; stderr: string }> =>
-  promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...commands].join('\n')], { cwd: repoRoot(), timeout: 90_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } });
+  promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...commands].join('\n')], {
+    cwd: repoRoot(),
+    timeout: 90_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+  });
 
 const step = (prefix: string) => {
   const found = steps.find((s) => s.title.startsWith(prefix));
@@ -44,14 +48,20 @@ beforeAll(async () => {
   const token = (await (
     await fetch(`${issuer}/oidc/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${adminId}:${adminSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${adminId}:${adminSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:idp:management' }),
     })
   ).json()) as { access_token: string };
   const username = bannerValue(run.banner, 'Demo user').split(' / ')[0]!;
   const tenantId = issuer.split('/').at(-1);
   const users = (await (
-    await fetch(`${new URL(issuer).origin}/auth/admin/tenants/${tenantId}/users?${new URLSearchParams({ usernamePrefix: username })}`, { headers: { authorization: `Bearer ${token.access_token}` } })
+    await fetch(
+      `${new URL(issuer).origin}/auth/admin/tenants/${tenantId}/users?${new URLSearchParams({ usernamePrefix: username })}`,
+      { headers: { authorization: `Bearer ${token.access_token}` } },
+    )
   ).json()) as { items: Array<{ id: string; username: string }> };
   userId = users.items.find((u) => u.username === username)!.id;
 }, 180_000);
@@ -69,7 +79,11 @@ test('the sample MCP server and Orders API run as processes of npm start, at the
     // Each learns revocations from the demo tenant's Shared Signals transmitter.
     expect(((await health.json()) as { revocations: unknown }).revocations).not.toBeNull();
   }
-  const challenge = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const challenge = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(challenge.status).toBe(401);
   expect(challenge.headers.get('www-authenticate')).toContain('resource_metadata=');
 });
@@ -86,8 +100,20 @@ test("the MCP SDK's own client, from nothing to a tool call, as the banner print
   expect(stderr).toContain(`named ${clientId} among the agent clients of orders-agent`);
   const whoami = /tools\/call whoami: (.*)/.exec(stderr);
   expect(whoami).not.toBeNull();
-  expect(JSON.parse(whoami![1]!)).toMatchObject({ sub: userId, client_id: clientId, scope: 'mcp:tools', delegated: true, act: { sub: 'nhe:orders-agent' }, agent: { id: 'orders-agent' } });
-  expect(decodeJwt(mcpToken)).toMatchObject({ aud: mcpUrl, sub: userId, act: { sub: 'nhe:orders-agent' }, client_id: clientId });
+  expect(JSON.parse(whoami![1]!)).toMatchObject({
+    sub: userId,
+    client_id: clientId,
+    scope: 'mcp:tools',
+    delegated: true,
+    act: { sub: 'nhe:orders-agent' },
+    agent: { id: 'orders-agent' },
+  });
+  expect(decodeJwt(mcpToken)).toMatchObject({
+    aud: mcpUrl,
+    sub: userId,
+    act: { sub: 'nhe:orders-agent' },
+    client_id: clientId,
+  });
 }, 90_000);
 
 test("the user's agents page shows the delegation and revokes it; the MCP server then refuses the token within the bound the banner states", async () => {

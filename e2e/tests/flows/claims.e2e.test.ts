@@ -12,8 +12,23 @@ import { startHarness, type Harness } from '../../src/harness';
 const REDIRECT = 'http://127.0.0.1:8400/callback';
 /** The spec's scope table (identity-provider.md, "Scopes"). */
 const SPEC_SCOPES = [
-  'openid', 'offline_access', 'iss', 'address', 'email', 'phone', 'profile', 'external_groups', 'tenant', 'groups',
-  'identity_provider', 'linked_identity', 'amr', 'custom_claims', 'provider_claims', 'ga4gh_passport_v1', 'federated_identities',
+  'openid',
+  'offline_access',
+  'iss',
+  'address',
+  'email',
+  'phone',
+  'profile',
+  'external_groups',
+  'tenant',
+  'groups',
+  'identity_provider',
+  'linked_identity',
+  'amr',
+  'custom_claims',
+  'provider_claims',
+  'ga4gh_passport_v1',
+  'federated_identities',
 ];
 /** Claims each scope must bring to UserInfo for a user who has data for all of them. */
 const EXPECTED_CLAIMS: Record<string, string[]> = {
@@ -45,7 +60,14 @@ beforeAll(async () => {
   const m = h.db.models;
   issuer = `${h.topology.baseUrl}/auth/${t}`;
   // Tenant settings first: the tenant's provider is built on its first request.
-  await m.Tenant.updateOne({ _id: t }, { $set: { 'settings.claims': { amrProfile: 'rfc8176', ga4ghPassport: { enabled: true, visaLifetimeSeconds: 900 } } } });
+  await m.Tenant.updateOne(
+    { _id: t },
+    {
+      $set: {
+        'settings.claims': { amrProfile: 'rfc8176', ga4ghPassport: { enabled: true, visaLifetimeSeconds: 900 } },
+      },
+    },
+  );
   const group = await m.Group.create({ tenantId: t, name: 'support', roleIds: [] });
   await m.User.updateOne(
     { tenantId: t, _id: h.tenant.user.id },
@@ -61,7 +83,15 @@ beforeAll(async () => {
         providerClaims: { okta_id: '00u1' },
         federatedIdentities: [{ provider: 'era-commons', subject: 'ALICE' }],
         customClaims: { cost_center: 'CC-9' },
-        ga4ghVisas: [{ type: 'AffiliationAndRole', value: 'faculty@example.edu', source: 'https://example.edu', by: 'so', asserted: 1700000000 }],
+        ga4ghVisas: [
+          {
+            type: 'AffiliationAndRole',
+            value: 'faculty@example.edu',
+            source: 'https://example.edu',
+            by: 'so',
+            asserted: 1700000000,
+          },
+        ],
       },
     },
   );
@@ -80,13 +110,20 @@ afterAll(async () => {
 });
 
 async function discover() {
-  return oidc.discovery(new URL(issuer), client.clientId, client.clientSecret, oidc.ClientSecretBasic(client.clientSecret), { execute: [oidc.allowInsecureRequests] });
+  return oidc.discovery(
+    new URL(issuer),
+    client.clientId,
+    client.clientSecret,
+    oidc.ClientSecretBasic(client.clientSecret),
+    { execute: [oidc.allowInsecureRequests] },
+  );
 }
 
 test('discovery lists exactly the scope table and every claim it releases', async () => {
   const meta = (await discover()).serverMetadata();
   expect([...(meta.scopes_supported ?? [])].sort()).toEqual([...SPEC_SCOPES].sort());
-  for (const claims of Object.values(EXPECTED_CLAIMS)) for (const c of claims) expect(meta.claims_supported).toContain(c);
+  for (const claims of Object.values(EXPECTED_CLAIMS))
+    for (const c of claims) expect(meta.claims_supported).toContain(c);
   expect(meta.claims_supported).toEqual(expect.arrayContaining(['access_roles', 'roles']));
 });
 
@@ -106,14 +143,25 @@ test('openid-client reads UserInfo for a user granted every scope, and discovery
     state,
     nonce,
   });
-  const end = await new FormAgent().drive(url.toString(), { username: h.tenant.user.username, password: h.tenant.user.password }, REDIRECT);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(end.url), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  const end = await new FormAgent().drive(
+    url.toString(),
+    { username: h.tenant.user.username, password: h.tenant.user.password },
+    REDIRECT,
+  );
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(end.url), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
   // Every advertised scope was accepted and granted.
   expect(tokens.scope!.split(' ').sort()).toEqual([...meta.scopes_supported!].sort());
   expect(tokens.refresh_token).toBeTruthy();
 
   const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
-  for (const [s, claims] of Object.entries(EXPECTED_CLAIMS)) for (const c of claims) expect({ scope: s, claim: c, present: c in info }).toEqual({ scope: s, claim: c, present: true });
+  for (const [s, claims] of Object.entries(EXPECTED_CLAIMS))
+    for (const c of claims)
+      expect({ scope: s, claim: c, present: c in info }).toEqual({ scope: s, claim: c, present: true });
   expect(info).toMatchObject({
     iss: issuer,
     tenant: { id: h.tenant.tenantId, name: h.tenant.tenantName },
@@ -125,13 +173,26 @@ test('openid-client reads UserInfo for a user granted every scope, and discovery
     resource_roles: { [h.tenant.resource]: ['orders-clerk'] },
   });
   const [visa] = info.ga4gh_passport_v1 as string[];
-  expect(decodeJwt(visa!)).toMatchObject({ iss: issuer, sub: h.tenant.user.id, ga4gh_visa_v1: { type: 'AffiliationAndRole' } });
+  expect(decodeJwt(visa!)).toMatchObject({
+    iss: issuer,
+    sub: h.tenant.user.id,
+    ga4gh_visa_v1: { type: 'AffiliationAndRole' },
+  });
   // Everything served is advertised.
   for (const claim of Object.keys(info)) expect(meta.claims_supported).toContain(claim);
   // UserInfo-only claims stay out of the ID token, and so (OpenID Connect Core 5.4: the access token can call
   // UserInfo) do the profile, email, address and phone claims; the rest of the table is in it.
   const idToken = tokens.claims()!;
-  for (const c of ['custom_claims', 'ga4gh_passport_v1', 'groups', 'resource_roles', 'federated_identities', 'provider_claims', 'external_groups']) expect(idToken).not.toHaveProperty(c);
+  for (const c of [
+    'custom_claims',
+    'ga4gh_passport_v1',
+    'groups',
+    'resource_roles',
+    'federated_identities',
+    'provider_claims',
+    'external_groups',
+  ])
+    expect(idToken).not.toHaveProperty(c);
   for (const c of ['email', 'email_verified', 'name', 'phone_number', 'address']) expect(idToken).not.toHaveProperty(c);
   expect(idToken).toMatchObject({ tenant: { id: h.tenant.tenantId }, amr: ['pwd'], identity_provider: 'okta' });
 });

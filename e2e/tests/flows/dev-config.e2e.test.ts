@@ -9,11 +9,22 @@ import { readDevConfig } from '../../src/dev-config';
 const ROOT = '/repo';
 
 it('no environment: plain http on 127.0.0.1:8080, public URL http://127.0.0.1:8080', () => {
-  expect(readDevConfig({}, ROOT)).toEqual({ publicBaseUrl: 'http://127.0.0.1:8080', listenPort: 8080, bindAddress: '127.0.0.1', tls: { kind: 'none' }, logLevel: 'warn', topology: 'single' });
+  expect(readDevConfig({}, ROOT)).toEqual({
+    publicBaseUrl: 'http://127.0.0.1:8080',
+    listenPort: 8080,
+    bindAddress: '127.0.0.1',
+    tls: { kind: 'none' },
+    logLevel: 'warn',
+    topology: 'single',
+  });
 });
 
 it('PUBLIC_PORT alone moves the port of the http default, as before', () => {
-  expect(readDevConfig({ PUBLIC_PORT: '9090' }, ROOT)).toMatchObject({ publicBaseUrl: 'http://127.0.0.1:9090', listenPort: 9090, tls: { kind: 'none' } });
+  expect(readDevConfig({ PUBLIC_PORT: '9090' }, ROOT)).toMatchObject({
+    publicBaseUrl: 'http://127.0.0.1:9090',
+    listenPort: 9090,
+    tls: { kind: 'none' },
+  });
 });
 
 it('an https PUBLIC_BASE_URL without a certificate: TLS with one generated for loopback (and the public host) under .tools/dev-tls', () => {
@@ -29,7 +40,11 @@ it('an https PUBLIC_BASE_URL without a certificate: TLS with one generated for l
     publicBaseUrl: 'https://idp.test:9443',
     tls: { kind: 'generated', dir: '/tmp/x', hosts: ['localhost', '127.0.0.1', '::1', 'idp.test'] },
   });
-  expect(readDevConfig({ PUBLIC_BASE_URL: 'https://[::1]:8443' }, ROOT).tls).toEqual({ kind: 'generated', dir: '/repo/.tools/dev-tls', hosts: ['localhost', '127.0.0.1', '::1'] });
+  expect(readDevConfig({ PUBLIC_BASE_URL: 'https://[::1]:8443' }, ROOT).tls).toEqual({
+    kind: 'generated',
+    dir: '/repo/.tools/dev-tls',
+    hosts: ['localhost', '127.0.0.1', '::1'],
+  });
 });
 
 it('the listening port is PUBLIC_PORT, else the port of the public URL, else its scheme default', () => {
@@ -39,7 +54,17 @@ it('the listening port is PUBLIC_PORT, else the port of the public URL, else its
 });
 
 it('a given certificate and key are served for an https public URL', () => {
-  expect(readDevConfig({ PUBLIC_BASE_URL: 'https://idp.example.test', TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem', BIND_ADDRESS: '0.0.0.0' }, ROOT)).toMatchObject({
+  expect(
+    readDevConfig(
+      {
+        PUBLIC_BASE_URL: 'https://idp.example.test',
+        TLS_CERT_FILE: '/c.pem',
+        TLS_KEY_FILE: '/k.pem',
+        BIND_ADDRESS: '0.0.0.0',
+      },
+      ROOT,
+    ),
+  ).toMatchObject({
     listenPort: 443,
     bindAddress: '0.0.0.0',
     tls: { kind: 'given', certFile: '/c.pem', keyFile: '/k.pem' },
@@ -47,7 +72,9 @@ it('a given certificate and key are served for an https public URL', () => {
 });
 
 it('ROUTER_TLS=off keeps an https public URL behind a TLS-terminating tunnel: the router serves http', () => {
-  expect(readDevConfig({ PUBLIC_BASE_URL: 'https://abc.tunnel.example', PUBLIC_PORT: '8080', ROUTER_TLS: 'off' }, ROOT)).toMatchObject({
+  expect(
+    readDevConfig({ PUBLIC_BASE_URL: 'https://abc.tunnel.example', PUBLIC_PORT: '8080', ROUTER_TLS: 'off' }, ROOT),
+  ).toMatchObject({
     publicBaseUrl: 'https://abc.tunnel.example',
     listenPort: 8080,
     tls: { kind: 'none' },
@@ -63,8 +90,14 @@ it.each([
   [{ ROUTER_TLS: 'on' }, 'ROUTER_TLS'],
   [{ PUBLIC_BASE_URL: 'https://localhost:8443', TLS_CERT_FILE: '/c.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE'],
   [{ PUBLIC_BASE_URL: 'https://localhost:8443', TLS_KEY_FILE: '/k.pem' }, 'TLS_CERT_FILE and TLS_KEY_FILE'],
-  [{ TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem' }, 'TLS_CERT_FILE: the router serves TLS only for an https PUBLIC_BASE_URL'],
-  [{ PUBLIC_BASE_URL: 'https://localhost:8443', ROUTER_TLS: 'off', TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem' }, 'ROUTER_TLS=off'],
+  [
+    { TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem' },
+    'TLS_CERT_FILE: the router serves TLS only for an https PUBLIC_BASE_URL',
+  ],
+  [
+    { PUBLIC_BASE_URL: 'https://localhost:8443', ROUTER_TLS: 'off', TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem' },
+    'ROUTER_TLS=off',
+  ],
 ])('%j is refused, naming %s', (env, key) => {
   expect(() => readDevConfig(env, ROOT)).toThrow(ConfigError);
   expect(() => readDevConfig(env, ROOT)).toThrow(key);
@@ -73,5 +106,7 @@ it.each([
 it('IDP_TOPOLOGY=ha selects the HA topology (plain http only); anything else is refused', () => {
   expect(readDevConfig({ IDP_TOPOLOGY: 'ha' }, ROOT).topology).toBe('ha');
   expect(() => readDevConfig({ IDP_TOPOLOGY: 'cluster' }, ROOT)).toThrow(/IDP_TOPOLOGY/);
-  expect(() => readDevConfig({ IDP_TOPOLOGY: 'ha', PUBLIC_BASE_URL: 'https://localhost:8443' }, ROOT)).toThrow(/IDP_TOPOLOGY=ha/);
+  expect(() => readDevConfig({ IDP_TOPOLOGY: 'ha', PUBLIC_BASE_URL: 'https://localhost:8443' }, ROOT)).toThrow(
+    /IDP_TOPOLOGY=ha/,
+  );
 });

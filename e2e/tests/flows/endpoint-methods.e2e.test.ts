@@ -15,9 +15,15 @@ let issuer: string;
 beforeAll(async () => {
   h = await startHarness('endpoint-methods');
   issuer = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;
-  config = await oidc.discovery(new URL(issuer), h.tenant.client.clientId, h.tenant.client.clientSecret, oidc.ClientSecretBasic(h.tenant.client.clientSecret), {
-    execute: [oidc.allowInsecureRequests],
-  });
+  config = await oidc.discovery(
+    new URL(issuer),
+    h.tenant.client.clientId,
+    h.tenant.client.clientSecret,
+    oidc.ClientSecretBasic(h.tenant.client.clientSecret),
+    {
+      execute: [oidc.allowInsecureRequests],
+    },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -39,10 +45,22 @@ async function postedCodeFlow(endpoint: string, agent = new FormAgent()) {
     state,
     nonce,
   });
-  const posted = await agent.request(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: built.searchParams.toString() });
+  const posted = await agent.request(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: built.searchParams.toString(),
+  });
   expect(posted.status).toBe(303);
-  const end = await agent.drive(new URL(posted.headers.get('location')!, endpoint).toString(), person(), h.tenant.client.redirectUri);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(end.url), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const end = await agent.drive(
+    new URL(posted.headers.get('location')!, endpoint).toString(),
+    person(),
+    h.tenant.client.redirectUri,
+  );
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(end.url), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+  });
   return { tokens, agent };
 }
 
@@ -50,11 +68,14 @@ describe('authorization endpoint: form POST through the dev router', () => {
   it.each([
     ['the advertised endpoint', () => config.serverMetadata().authorization_endpoint!],
     ['the /_api alias', () => `${h.topology.baseUrl}/_api/auth/${h.tenant.tenantId}/authorize`],
-  ])('%s completes the code flow with PKCE (openid-client validates the ID token and state)', async (_name, endpoint) => {
-    const { tokens } = await postedCodeFlow(endpoint());
-    expect(tokens.claims()?.sub).toBeTruthy();
-    expect(tokens.access_token).toBeTruthy();
-  });
+  ])(
+    '%s completes the code flow with PKCE (openid-client validates the ID token and state)',
+    async (_name, endpoint) => {
+      const { tokens } = await postedCodeFlow(endpoint());
+      expect(tokens.claims()?.sub).toBeTruthy();
+      expect(tokens.access_token).toBeTruthy();
+    },
+  );
 
   it('a second POST in the same browser signs in from the session (no login page)', async () => {
     const { agent } = await postedCodeFlow(config.serverMetadata().authorization_endpoint!);
@@ -72,9 +93,16 @@ describe('UserInfo through the dev router', () => {
     expect((await oidc.fetchUserInfo(config, tokens.access_token, sub)).sub).toBe(sub);
     const userinfo = config.serverMetadata().userinfo_endpoint!;
     for (const alias of [userinfo, userinfo.replace('/auth/', '/_api/auth/')]) {
-      const header = await fetch(alias, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const header = await fetch(alias, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       expect([header.status, ((await header.json()) as { sub: string }).sub]).toEqual([200, sub]);
-      const body = await fetch(alias, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: tokens.access_token }) });
+      const body = await fetch(alias, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ access_token: tokens.access_token }),
+      });
       expect([body.status, ((await body.json()) as { sub: string }).sub]).toEqual([200, sub]);
     }
   });

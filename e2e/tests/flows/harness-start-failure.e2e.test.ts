@@ -32,11 +32,14 @@ test('the router port is taken: startHarness rejects, and neither it nor the bro
   const before = children();
   let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   try {
-    await expect(startAll([startHarness('start-failure', { routerPort: port }), launchChromium().then((b) => (browser = b))])).rejects.toThrow(/EADDRINUSE/);
+    await expect(
+      startAll([startHarness('start-failure', { routerPort: port }), launchChromium().then((b) => (browser = b))]),
+    ).rejects.toThrow(/EADDRINUSE/);
     expect(browser).toBeDefined(); // what did start is handed to the caller, which closes it (afterAll)
     await browser!.close();
     const deadline = Date.now() + 10_000;
-    while (children().some((pid) => !before.includes(pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (children().some((pid) => !before.includes(pid)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     expect(children().filter((pid) => !before.includes(pid))).toEqual([]);
   } finally {
     await new Promise((r) => squatter.close(r));

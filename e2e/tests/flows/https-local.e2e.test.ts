@@ -44,7 +44,11 @@ beforeAll(async () => {
   if (config.tls.kind !== 'generated') throw new Error('expected a generated certificate');
   certificate = await routerCertificate(config.tls);
   agent = new Agent({ connect: { ca: readFileSync(certificate.trustFile, 'utf8') } });
-  h = await startHarness('https-local', { publicBaseUrl: config.publicBaseUrl, routerPort: config.listenPort, tls: { cert: certificate.cert, key: certificate.key } });
+  h = await startHarness('https-local', {
+    publicBaseUrl: config.publicBaseUrl,
+    routerPort: config.listenPort,
+    tls: { cert: certificate.cert, key: certificate.key },
+  });
   baseUrl = h.topology.baseUrl;
 }, 120_000);
 
@@ -73,7 +77,9 @@ it('the generated CA is kept with its private key 0600, and the served chain ver
     expect((await tlsFetch(`${origin}/auth/${h.tenant.tenantId}/.well-known/openid-configuration`)).status).toBe(200);
   }
   // The router speaks only TLS on that port.
-  await expect(fetch(`http://127.0.0.1:${port}/auth/${h.tenant.tenantId}/.well-known/openid-configuration`)).rejects.toThrow();
+  await expect(
+    fetch(`http://127.0.0.1:${port}/auth/${h.tenant.tenantId}/.well-known/openid-configuration`),
+  ).rejects.toThrow();
 });
 
 it('a second start reuses the trusted CA and issues a fresh server certificate', async () => {
@@ -86,10 +92,17 @@ it('a second start reuses the trusted CA and issues a fresh server certificate',
 it('openid-client discovers an https issuer and runs the code flow with PKCE and logout; every cookie is Secure', async () => {
   const t = h.tenant;
   const issuer = `${baseUrl}/auth/${t.tenantId}`;
-  const config = await oidc.discovery(new URL(issuer), t.client.clientId, t.client.clientSecret, oidc.ClientSecretBasic(t.client.clientSecret), { [oidc.customFetch]: tlsFetch });
+  const config = await oidc.discovery(
+    new URL(issuer),
+    t.client.clientId,
+    t.client.clientSecret,
+    oidc.ClientSecretBasic(t.client.clientSecret),
+    { [oidc.customFetch]: tlsFetch },
+  );
   const meta = config.serverMetadata();
   expect(meta.issuer).toBe(issuer);
-  for (const [k, v] of Object.entries(meta).filter(([k]) => k.endsWith('_endpoint') || k === 'jwks_uri')) expect([k, v]).toEqual([k, expect.stringMatching(/^https:\/\/localhost:\d+\//)]);
+  for (const [k, v] of Object.entries(meta).filter(([k]) => k.endsWith('_endpoint') || k === 'jwks_uri'))
+    expect([k, v]).toEqual([k, expect.stringMatching(/^https:\/\/localhost:\d+\//)]);
 
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -105,7 +118,11 @@ it('openid-client discovers an https issuer and runs the code flow with PKCE and
   setCookies.length = 0;
   const browser = new FormAgent(tlsFetch);
   const end = await browser.drive(url.toString(), t.user, t.client.redirectUri);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(end.url), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(end.url), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+  });
   expect(tokens.claims()?.iss).toBe(issuer);
   const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
   expect(info.sub).toBe(tokens.claims()!.sub);
@@ -116,7 +133,14 @@ it('openid-client discovers an https issuer and runs the code flow with PKCE and
   expect(logout.status).toBe(303);
 
   const names = setCookies.map((c) => c.cookie.split('=')[0]);
-  expect(names).toEqual(expect.arrayContaining([`_session_${t.tenantId}`, `_interaction_${t.tenantId}`, `_interaction_resume_${t.tenantId}`, `_logout_prompt_${t.tenantId}`]));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      `_session_${t.tenantId}`,
+      `_interaction_${t.tenantId}`,
+      `_interaction_resume_${t.tenantId}`,
+      `_logout_prompt_${t.tenantId}`,
+    ]),
+  );
   const insecure = setCookies.filter((c) => !/;\s*secure(;|$)/i.test(c.cookie));
   expect(insecure).toEqual([]);
 });
@@ -126,7 +150,10 @@ it('the banner names the CA and its fingerprint, and its demo steps run as print
     baseUrl,
     listen: `https://127.0.0.1:${new URL(baseUrl).port}`,
     demo: h.tenant,
-    admin: { clientId: h.topology.secrets.bootstrapAdminClientId, clientSecret: h.topology.secrets.bootstrapAdminClientSecret },
+    admin: {
+      clientId: h.topology.secrets.bootstrapAdminClientId,
+      clientSecret: h.topology.secrets.bootstrapAdminClientSecret,
+    },
     certificate,
   };
   const text = banner(input);
@@ -134,15 +161,33 @@ it('the banner names the CA and its fingerprint, and its demo steps run as print
   expect(text).toContain(`CA SHA-256 fingerprint    ${certificate.trustFingerprint256}`);
   expect(text).toContain(`NODE_EXTRA_CA_CERTS=${certificate.trustFile}`);
   const steps = demoSteps(input);
-  for (const step of steps) expect(text).toContain(step.command.split('\n').map((l) => `  ${l}`).join('\n'));
+  for (const step of steps)
+    expect(text).toContain(
+      step.command
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
 
   const bash = async (commands: string[]) =>
-    (await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...commands].join('\n')], { cwd: repoRoot(), timeout: 60_000, env: { PATH: process.env.PATH ?? '' } })).stdout;
+    (
+      await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...commands].join('\n')], {
+        cwd: repoRoot(),
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '' },
+      })
+    ).stdout;
   const [signIn, exchange, readAudit] = steps;
-  const issued = JSON.parse(await bash([signIn!.command, exchange!.command])) as { access_token: string; issued_token_type: string };
+  const issued = JSON.parse(await bash([signIn!.command, exchange!.command])) as {
+    access_token: string;
+    issued_token_type: string;
+  };
   expect(issued.issued_token_type).toBe('urn:ietf:params:oauth:token-type:access_token');
   const jti = decodeJwt(issued.access_token).jti;
-  expect(decodeJwt(issued.access_token)).toMatchObject({ iss: `${baseUrl}/auth/${h.tenant.tenantId}`, act: { sub: `nhe:${h.tenant.nhe.identifier}` } });
+  expect(decodeJwt(issued.access_token)).toMatchObject({
+    iss: `${baseUrl}/auth/${h.tenant.tenantId}`,
+    act: { sub: `nhe:${h.tenant.nhe.identifier}` },
+  });
   // The audit row is written by audit-writer from the stream: ask again (the same printed command) until it is there.
   let rows: Array<{ jti: string }> = [];
   for (let i = 0; i < 20 && !rows.some((r) => r.jti === jti); i++) {
@@ -154,11 +199,26 @@ it('the banner names the CA and its fingerprint, and its demo steps run as print
 
 it('a given certificate (TLS_CERT_FILE / TLS_KEY_FILE) is taken as it is (no CA made); the banner names it and leaves trust to the system', async () => {
   const certFile = join(dir, 'server.pem');
-  const config = readDevConfig({ PUBLIC_BASE_URL: 'https://localhost:8443', TLS_CERT_FILE: certFile, TLS_KEY_FILE: join(dir, 'server-key.pem') }, repoRoot());
+  const config = readDevConfig(
+    { PUBLIC_BASE_URL: 'https://localhost:8443', TLS_CERT_FILE: certFile, TLS_KEY_FILE: join(dir, 'server-key.pem') },
+    repoRoot(),
+  );
   if (config.tls.kind !== 'given') throw new Error('expected the given certificate');
   const given = await routerCertificate(config.tls);
-  expect(given).toMatchObject({ generated: false, newCa: false, certFile, trustFile: certFile, trustFingerprint256: new X509Certificate(readFileSync(certFile)).fingerprint256 });
-  const text = banner({ baseUrl: 'https://localhost:8443', listen: 'https://127.0.0.1:8443', demo: h.tenant, admin: { clientId: 'a', clientSecret: 'b' }, certificate: given });
+  expect(given).toMatchObject({
+    generated: false,
+    newCa: false,
+    certFile,
+    trustFile: certFile,
+    trustFingerprint256: new X509Certificate(readFileSync(certFile)).fingerprint256,
+  });
+  const text = banner({
+    baseUrl: 'https://localhost:8443',
+    listen: 'https://127.0.0.1:8443',
+    demo: h.tenant,
+    admin: { clientId: 'a', clientSecret: 'b' },
+    certificate: given,
+  });
   expect(text).toContain(`The router serves https with the given certificate ${certFile}`);
   expect(text).not.toContain('--cacert');
   expect(text).not.toContain('CURL_CA_BUNDLE');

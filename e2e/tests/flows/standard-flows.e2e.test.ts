@@ -29,12 +29,21 @@ const issuerOf = (t: SeededTenant) => `${h.topology.baseUrl}/auth/${t.tenantId}`
 const person = (t: SeededTenant) => ({ username: t.user.username, password: t.user.password });
 const basic = basicAuth;
 
-async function discover(t: SeededTenant, clientId: string, metadata?: Partial<oidc.ClientMetadata> | string, auth?: oidc.ClientAuth) {
+async function discover(
+  t: SeededTenant,
+  clientId: string,
+  metadata?: Partial<oidc.ClientMetadata> | string,
+  auth?: oidc.ClientAuth,
+) {
   return oidc.discovery(new URL(issuerOf(t)), clientId, metadata, auth, { execute: [oidc.allowInsecureRequests] });
 }
 
 async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
   const text = await res.text();
   let body: Record<string, unknown> = {};
   try {
@@ -46,13 +55,23 @@ async function postForm(url: string, form: Record<string, string>, headers: Reco
 }
 
 /** Runs the browser part of an authorization request and returns the callback URL the browser lands on. */
-async function authorize(config: oidc.Configuration, t: SeededTenant, params: Record<string, string>, agent = new FormAgent()) {
+async function authorize(
+  config: oidc.Configuration,
+  t: SeededTenant,
+  params: Record<string, string>,
+  agent = new FormAgent(),
+) {
   const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, ...params });
   const end = await agent.drive(url.toString(), person(t), REDIRECT);
   return { callback: new URL(end.url), agent, end };
 }
 
-async function codeFlow(t: SeededTenant, clientId: string, secret: string | undefined, extra: Record<string, string> = {}) {
+async function codeFlow(
+  t: SeededTenant,
+  clientId: string,
+  secret: string | undefined,
+  extra: Record<string, string> = {},
+) {
   const config = await discover(t, clientId, secret, secret ? oidc.ClientSecretBasic(secret) : oidc.None());
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -79,11 +98,40 @@ beforeAll(async () => {
   });
   const pepper = h.topology.secrets.clientSecretPepper;
   const m = h.db.models;
-  clients.spa = await createClient(m, pepper, { tenantId: a.tenantId, clientId: 'spa', name: 'Single-page app', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code', 'refresh_token'], redirectUris: [REDIRECT] });
-  clients.rs256 = await createClient(m, pepper, { tenantId: a.tenantId, clientId: 'rs256-app', name: 'RS256 app', grantTypes: ['authorization_code'], redirectUris: [REDIRECT], firstParty: true, idTokenSignedResponseAlg: 'RS256' });
-  clients.tv = await createClient(m, pepper, { tenantId: a.tenantId, clientId: 'tv-app', name: 'TV app', tokenEndpointAuthMethod: 'none', grantTypes: [DEVICE_GRANT, 'refresh_token'], responseTypes: [] });
+  clients.spa = await createClient(m, pepper, {
+    tenantId: a.tenantId,
+    clientId: 'spa',
+    name: 'Single-page app',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    redirectUris: [REDIRECT],
+  });
+  clients.rs256 = await createClient(m, pepper, {
+    tenantId: a.tenantId,
+    clientId: 'rs256-app',
+    name: 'RS256 app',
+    grantTypes: ['authorization_code'],
+    redirectUris: [REDIRECT],
+    firstParty: true,
+    idTokenSignedResponseAlg: 'RS256',
+  });
+  clients.tv = await createClient(m, pepper, {
+    tenantId: a.tenantId,
+    clientId: 'tv-app',
+    name: 'TV app',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: [DEVICE_GRANT, 'refresh_token'],
+    responseTypes: [],
+  });
   const role = await m.Role.findOne({ tenantId: a.tenantId, name: 'orders-clerk' }).lean();
-  clients.post = await createClient(m, pepper, { tenantId: a.tenantId, clientId: 'svc-post', name: 'Service (post)', tokenEndpointAuthMethod: 'client_secret_post', grantTypes: ['client_credentials'], roleIds: [String(role!._id)] });
+  clients.post = await createClient(m, pepper, {
+    tenantId: a.tenantId,
+    clientId: 'svc-post',
+    name: 'Service (post)',
+    tokenEndpointAuthMethod: 'client_secret_post',
+    grantTypes: ['client_credentials'],
+    roleIds: [String(role!._id)],
+  });
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
   jwtClientKey = privateKey;
   clients.jwt = await createClient(m, pepper, {
@@ -109,11 +157,24 @@ describe('openid-client against a tenant, from discovery only', () => {
     expect(meta.code_challenge_methods_supported).toEqual(['S256']);
     // Exactly what a client can be registered with: a relying party that picks from these lists must succeed.
     expect([...(meta.grant_types_supported ?? [])].sort()).toEqual(
-      ['authorization_code', 'client_credentials', 'refresh_token', DEVICE_GRANT, 'urn:ietf:params:oauth:grant-type:token-exchange'].sort(),
+      [
+        'authorization_code',
+        'client_credentials',
+        'refresh_token',
+        DEVICE_GRANT,
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ].sort(),
     );
     expect(meta.response_types_supported).toEqual(['code']);
-    expect([...(meta.token_endpoint_auth_methods_supported ?? [])].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
-    expect(meta.token_endpoint_auth_signing_alg_values_supported).not.toEqual(expect.arrayContaining([expect.stringMatching(/^HS/)]));
+    expect([...(meta.token_endpoint_auth_methods_supported ?? [])].sort()).toEqual([
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+      'private_key_jwt',
+    ]);
+    expect(meta.token_endpoint_auth_signing_alg_values_supported).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^HS/)]),
+    );
     expect(meta.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'RS256']));
     expect(meta.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256']));
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
@@ -135,17 +196,28 @@ describe('openid-client against a tenant, from discovery only', () => {
       expect(doc.token_endpoint).toBe(`${h.topology.baseUrl}${alias}/auth/${a.tenantId}/oidc/token`);
     }
     // openid-client's RFC 8414 discovery (well-known inserted before the issuer path) works too.
-    const oauthConfig = await oidc.discovery(new URL(issuerOf(a)), a.client.clientId, a.client.clientSecret, undefined, {
-      algorithm: 'oauth2',
-      execute: [oidc.allowInsecureRequests],
-    });
+    const oauthConfig = await oidc.discovery(
+      new URL(issuerOf(a)),
+      a.client.clientId,
+      a.client.clientSecret,
+      undefined,
+      {
+        algorithm: 'oauth2',
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
     expect(oauthConfig.serverMetadata().issuer).toBe(issuerOf(a));
   });
 
   test('authorization code + PKCE: iss in the response, ID token validated, userinfo answers', async () => {
     const { config, verifier, state, nonce, callback } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
     expect(callback.searchParams.get('iss')).toBe(issuerOf(a)); // RFC 9207
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     const claims = tokens.claims()!;
     expect(claims).toMatchObject({ iss: issuerOf(a), aud: a.client.clientId, sub: a.user.id, nonce });
     expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('ES256');
@@ -154,29 +226,53 @@ describe('openid-client against a tenant, from discovery only', () => {
   });
 
   test('a client that asks for RS256 ID tokens gets them, verifiable through the JWKS', async () => {
-    const { config, verifier, state, nonce, callback } = await codeFlow(a, clients.rs256!.clientId, clients.rs256!.clientSecret);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const { config, verifier, state, nonce, callback } = await codeFlow(
+      a,
+      clients.rs256!.clientId,
+      clients.rs256!.clientSecret,
+    );
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('RS256');
-    await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${issuerOf(a)}/jwks`)), { issuer: issuerOf(a), audience: clients.rs256!.clientId });
+    await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${issuerOf(a)}/jwks`)), {
+      issuer: issuerOf(a),
+      audience: clients.rs256!.clientId,
+    });
   });
 
   test('public client: consent page, offline_access, refresh tokens rotate and the old one dies', async () => {
-    const { config, verifier, state, nonce, callback, agent } = await codeFlow(a, 'spa', undefined, { scope: 'openid offline_access', prompt: 'consent' });
+    const { config, verifier, state, nonce, callback, agent } = await codeFlow(a, 'spa', undefined, {
+      scope: 'openid offline_access',
+      prompt: 'consent',
+    });
     expect(agent.visited.some((u) => /\/interaction\/[^/]+\/confirm$/.test(u))).toBe(true); // third-party: consent was shown and given
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+    });
     expect(tokens.refresh_token).toBeTruthy();
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).toBeTruthy();
     expect(refreshed.refresh_token).toBeTruthy();
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token); // rotation for public clients
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   test.each([
     ['public', 'spa'],
     ['confidential', 'seeded'],
   ])('%s client without PKCE is refused', async (_kind, which) => {
-    const config = which === 'spa' ? await discover(a, 'spa', undefined, oidc.None()) : await discover(a, a.client.clientId, a.client.clientSecret);
+    const config =
+      which === 'spa'
+        ? await discover(a, 'spa', undefined, oidc.None())
+        : await discover(a, a.client.clientId, a.client.clientSecret);
     const { callback } = await authorize(config, a, { scope: 'openid', state: 'xyz' });
     expect(callback.searchParams.get('error')).toBe('invalid_request');
     expect(callback.searchParams.get('error_description')).toMatch(/PKCE/);
@@ -191,13 +287,23 @@ describe('openid-client against a tenant, from discovery only', () => {
     expect(device.verification_uri).toBe(`${issuerOf(a)}/device`);
 
     const token = `${issuerOf(a)}/oidc/token`;
-    const first = await postForm(token, { grant_type: DEVICE_GRANT, device_code: device.device_code, client_id: 'tv-app' });
+    const first = await postForm(token, {
+      grant_type: DEVICE_GRANT,
+      device_code: device.device_code,
+      client_id: 'tv-app',
+    });
     expect([first.status, first.body.error]).toEqual([400, 'authorization_pending']);
-    const second = await postForm(token, { grant_type: DEVICE_GRANT, device_code: device.device_code, client_id: 'tv-app' });
+    const second = await postForm(token, {
+      grant_type: DEVICE_GRANT,
+      device_code: device.device_code,
+      client_id: 'tv-app',
+    });
     expect([second.status, second.body.error]).toEqual([400, 'slow_down']);
 
     // The person types the code on their phone (the form asks for it), signs in, consents, confirms.
-    const end = await new FormAgent().drive(device.verification_uri, person(a), undefined, { user_code: device.user_code });
+    const end = await new FormAgent().drive(device.verification_uri, person(a), undefined, {
+      user_code: device.user_code,
+    });
     expect(end.status).toBe(200);
     // openid-client waits the RFC 8628 default interval (5 s) before polling, as a well-behaved device does.
     const tokens = await oidc.pollDeviceAuthorizationGrant(config, device);
@@ -209,34 +315,72 @@ describe('openid-client against a tenant, from discovery only', () => {
   test('an expired device code answers expired_token', async () => {
     const config = await discover(a, 'tv-app', undefined, oidc.None());
     const device = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
-    const doc = await h.db.models.OidcPayload.findOne({ tenantId: a.tenantId, model: 'DeviceCode', userCode: { $exists: true } }).sort({ _id: -1 }).lean();
-    const stored = await h.db.models.OidcPayload.findOne({ _id: `${a.tenantId}:DeviceCode:${device.device_code}` }).lean();
+    const doc = await h.db.models.OidcPayload.findOne({
+      tenantId: a.tenantId,
+      model: 'DeviceCode',
+      userCode: { $exists: true },
+    })
+      .sort({ _id: -1 })
+      .lean();
+    const stored = await h.db.models.OidcPayload.findOne({
+      _id: `${a.tenantId}:DeviceCode:${device.device_code}`,
+    }).lean();
     expect(stored ?? doc).toBeTruthy();
     const payload = JSON.parse(stored!.payload) as { exp: number };
     payload.exp = Math.floor(Date.now() / 1000) - 1;
-    await h.db.models.OidcPayload.updateOne({ _id: stored!._id }, { $set: { payload: JSON.stringify(payload), expiresAt: new Date(Date.now() - 1000) } });
-    const res = await postForm(`${issuerOf(a)}/oidc/token`, { grant_type: DEVICE_GRANT, device_code: device.device_code, client_id: 'tv-app' });
+    await h.db.models.OidcPayload.updateOne(
+      { _id: stored!._id },
+      { $set: { payload: JSON.stringify(payload), expiresAt: new Date(Date.now() - 1000) } },
+    );
+    const res = await postForm(`${issuerOf(a)}/oidc/token`, {
+      grant_type: DEVICE_GRANT,
+      device_code: device.device_code,
+      client_id: 'tv-app',
+    });
     expect([res.status, res.body.error]).toEqual([400, 'expired_token']);
   });
 
   test('client credentials with client_secret_basic, client_secret_post and private_key_jwt, and DPoP-bound', async () => {
-    const viaBasic = await discover(a, a.admin.clientId, a.admin.clientSecret, oidc.ClientSecretBasic(a.admin.clientSecret));
+    const viaBasic = await discover(
+      a,
+      a.admin.clientId,
+      a.admin.clientSecret,
+      oidc.ClientSecretBasic(a.admin.clientSecret),
+    );
     const t1 = await oidc.clientCredentialsGrant(viaBasic, { resource: 'urn:idp:management', scope: 'auth.nhe.list' });
     const c1 = decodeJwt(t1.access_token);
     expect(c1).toMatchObject({ aud: 'urn:idp:management', client_id: a.admin.clientId });
     expect(String(c1.scope).split(' ')).toContain('auth.nhe.list');
 
-    const viaPost = await discover(a, 'svc-post', clients.post!.clientSecret, oidc.ClientSecretPost(clients.post!.clientSecret));
+    const viaPost = await discover(
+      a,
+      'svc-post',
+      clients.post!.clientSecret,
+      oidc.ClientSecretPost(clients.post!.clientSecret),
+    );
     const t2 = await oidc.clientCredentialsGrant(viaPost, { resource: a.resource });
     expect(decodeJwt(t2.access_token)).toMatchObject({ aud: a.resource, scope: 'orders:read orders:write' });
 
-    const viaJwt = await discover(a, 'svc-jwt', { token_endpoint_auth_method: 'private_key_jwt' }, oidc.PrivateKeyJwt({ key: jwtClientKey, kid: 'svc-jwt-1' }));
+    const viaJwt = await discover(
+      a,
+      'svc-jwt',
+      { token_endpoint_auth_method: 'private_key_jwt' },
+      oidc.PrivateKeyJwt({ key: jwtClientKey, kid: 'svc-jwt-1' }),
+    );
     const t3 = await oidc.clientCredentialsGrant(viaJwt, { resource: a.resource });
-    const claims3 = await jwtVerify(t3.access_token, createRemoteJWKSet(new URL(`${issuerOf(a)}/jwks`)), { issuer: issuerOf(a), audience: a.resource, typ: 'at+jwt' });
+    const claims3 = await jwtVerify(t3.access_token, createRemoteJWKSet(new URL(`${issuerOf(a)}/jwks`)), {
+      issuer: issuerOf(a),
+      audience: a.resource,
+      typ: 'at+jwt',
+    });
     expect(claims3.payload).toMatchObject({ client_id: 'svc-jwt', scope: 'orders:read orders:write' });
 
     const dpopKeys = await oidc.randomDPoPKeyPair('ES256');
-    const t4 = await oidc.clientCredentialsGrant(viaPost, { resource: a.resource }, { DPoP: oidc.getDPoPHandle(viaPost, dpopKeys) });
+    const t4 = await oidc.clientCredentialsGrant(
+      viaPost,
+      { resource: a.resource },
+      { DPoP: oidc.getDPoPHandle(viaPost, dpopKeys) },
+    );
     expect(t4.token_type.toLowerCase()).toBe('dpop');
     expect((decodeJwt(t4.access_token).cnf as { jkt?: string }).jkt).toMatch(/^[\w-]{43}$/);
   });
@@ -252,8 +396,14 @@ describe('openid-client against a tenant, from discovery only', () => {
       requireDpop: true,
     });
     const config = await discover(a, strict.clientId, strict.clientSecret, oidc.ClientSecretBasic(strict.clientSecret));
-    await expect(oidc.clientCredentialsGrant(config, { resource: a.resource })).rejects.toMatchObject({ error: 'invalid_grant' });
-    const bound = await oidc.clientCredentialsGrant(config, { resource: a.resource }, { DPoP: oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256')) });
+    await expect(oidc.clientCredentialsGrant(config, { resource: a.resource })).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const bound = await oidc.clientCredentialsGrant(
+      config,
+      { resource: a.resource },
+      { DPoP: oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256')) },
+    );
     expect(bound.token_type.toLowerCase()).toBe('dpop');
   });
 
@@ -272,7 +422,16 @@ describe('openid-client against a tenant, from discovery only', () => {
     const auth = { authorization: basic(strict.clientId, strict.clientSecret) };
     const tokenUrl = `${issuerOf(a)}/oidc/token`;
     // The authorization code grant itself already demands the proof for this client.
-    const unbound = await postForm(tokenUrl, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier }, auth);
+    const unbound = await postForm(
+      tokenUrl,
+      {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      },
+      auth,
+    );
     expect([unbound.status, unbound.body.error]).toEqual([400, 'invalid_grant']);
     const exchange = await postForm(
       tokenUrl,
@@ -346,7 +505,11 @@ describe('negative checks modelled on the OpenID conformance suite', () => {
     const { verifier, callback } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
     const code = callback.searchParams.get('code')!;
     const redeem = () =>
-      postForm(`${issuerOf(a)}/oidc/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: basic(a.client.clientId, a.client.clientSecret) });
+      postForm(
+        `${issuerOf(a)}/oidc/token`,
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+        { authorization: basic(a.client.clientId, a.client.clientSecret) },
+      );
     const first = await redeem();
     expect(first.status).toBe(200);
     const accessToken = String(first.body.access_token);
@@ -356,7 +519,11 @@ describe('negative checks modelled on the OpenID conformance suite', () => {
     expect([second.status, second.body.error]).toEqual([400, 'invalid_grant']);
     const userinfoAfter = await fetch(`${issuerOf(a)}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(userinfoAfter.status).toBe(401);
-    const introspection = await postForm(`${issuerOf(a)}/token/introspection`, { token: accessToken }, { authorization: basic(a.client.clientId, a.client.clientSecret) });
+    const introspection = await postForm(
+      `${issuerOf(a)}/token/introspection`,
+      { token: accessToken },
+      { authorization: basic(a.client.clientId, a.client.clientSecret) },
+    );
     expect(introspection.body.active).toBe(false);
   });
 
@@ -371,27 +538,57 @@ describe('negative checks modelled on the OpenID conformance suite', () => {
     const { verifier, callback } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
     const code = callback.searchParams.get('code')!;
     const token = `${issuerOf(a)}/oidc/token`;
-    const asOther = await postForm(token, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { authorization: basic(other.clientId, other.clientSecret) });
+    const asOther = await postForm(
+      token,
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      { authorization: basic(other.clientId, other.clientSecret) },
+    );
     expect([asOther.status, asOther.body.error]).toEqual([400, 'invalid_grant']);
 
     const { callback: cb2 } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
     const auth = { authorization: basic(a.client.clientId, a.client.clientSecret) };
-    const noVerifier = await postForm(token, { grant_type: 'authorization_code', code: cb2.searchParams.get('code')!, redirect_uri: REDIRECT }, auth);
+    const noVerifier = await postForm(
+      token,
+      { grant_type: 'authorization_code', code: cb2.searchParams.get('code')!, redirect_uri: REDIRECT },
+      auth,
+    );
     expect(noVerifier.status).toBe(400);
     expect(['invalid_grant', 'invalid_request']).toContain(noVerifier.body.error);
 
     const { callback: cb3 } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
-    const wrongVerifier = await postForm(token, { grant_type: 'authorization_code', code: cb3.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: 'x'.repeat(43) }, auth);
+    const wrongVerifier = await postForm(
+      token,
+      {
+        grant_type: 'authorization_code',
+        code: cb3.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: 'x'.repeat(43),
+      },
+      auth,
+    );
     expect([wrongVerifier.status, wrongVerifier.body.error]).toEqual([400, 'invalid_grant']);
   });
 
   test('wrong client secret is 401 invalid_client (basic and post); unknown tenant is a 404 JSON error', async () => {
     const token = `${issuerOf(a)}/oidc/token`;
-    const wrongBasic = await postForm(token, { grant_type: 'client_credentials', resource: a.resource }, { authorization: basic('svc-post', 'wrong') });
+    const wrongBasic = await postForm(
+      token,
+      { grant_type: 'client_credentials', resource: a.resource },
+      { authorization: basic('svc-post', 'wrong') },
+    );
     expect([wrongBasic.status, wrongBasic.body.error]).toEqual([401, 'invalid_client']);
-    const wrongPost = await postForm(token, { grant_type: 'client_credentials', resource: a.resource, client_id: 'svc-post', client_secret: 'wrong' });
+    const wrongPost = await postForm(token, {
+      grant_type: 'client_credentials',
+      resource: a.resource,
+      client_id: 'svc-post',
+      client_secret: 'wrong',
+    });
     expect([wrongPost.status, wrongPost.body.error]).toEqual([401, 'invalid_client']);
-    for (const path of ['/auth/999999999/.well-known/openid-configuration', '/_api/auth/999999999/oidc/token', '/auth/not-a-number/authorize']) {
+    for (const path of [
+      '/auth/999999999/.well-known/openid-configuration',
+      '/_api/auth/999999999/oidc/token',
+      '/auth/not-a-number/authorize',
+    ]) {
       const res = await fetch(`${h.topology.baseUrl}${path}`, { method: path.endsWith('token') ? 'POST' : 'GET' });
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expect(((await res.json()) as { error: string }).error).toBe('not_found');
@@ -402,23 +599,42 @@ describe('negative checks modelled on the OpenID conformance suite', () => {
 describe('two tenants on one host', () => {
   test('an access token of tenant A is refused by tenant B (userinfo and introspection)', async () => {
     const { config, verifier, state, nonce, callback } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+    });
     const atA = await fetch(`${issuerOf(a)}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(atA.status).toBe(200);
     const atB = await fetch(`${issuerOf(b)}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(atB.status).toBe(401);
-    const introspectB = await postForm(`${issuerOf(b)}/token/introspection`, { token: tokens.access_token }, { authorization: basic(b.client.clientId, b.client.clientSecret) });
+    const introspectB = await postForm(
+      `${issuerOf(b)}/token/introspection`,
+      { token: tokens.access_token },
+      { authorization: basic(b.client.clientId, b.client.clientSecret) },
+    );
     expect(introspectB.body.active).toBe(false);
     // A JWT access token of A for the shared API identifier does not verify against B's keys.
-    const cc = await postForm(`${issuerOf(a)}/oidc/token`, { grant_type: 'client_credentials', resource: a.resource }, { authorization: basic('svc-post', clients.post!.clientSecret) });
-    await expect(jwtVerify(String(cc.body.access_token), createRemoteJWKSet(new URL(`${issuerOf(b)}/jwks`)))).rejects.toThrow();
+    const cc = await postForm(
+      `${issuerOf(a)}/oidc/token`,
+      { grant_type: 'client_credentials', resource: a.resource },
+      { authorization: basic('svc-post', clients.post!.clientSecret) },
+    );
+    await expect(
+      jwtVerify(String(cc.body.access_token), createRemoteJWKSet(new URL(`${issuerOf(b)}/jwks`))),
+    ).rejects.toThrow();
   });
 
   test("tenant A's authorization code cannot be redeemed at tenant B (same client_id there)", async () => {
     const { verifier, callback } = await codeFlow(a, a.client.clientId, a.client.clientSecret);
     const res = await postForm(
       `${issuerOf(b)}/oidc/token`,
-      { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier },
+      {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      },
       { authorization: basic(b.client.clientId, b.client.clientSecret) },
     );
     expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
@@ -429,7 +645,16 @@ describe('two tenants on one host', () => {
     expect(agent.jar.header()).toMatch(new RegExp(`_session_${a.tenantId}=`));
     // Same browser, tenant A session alive: prompt=none at A succeeds, at B it is login_required.
     const params = (t: SeededTenant) =>
-      new URLSearchParams({ client_id: t.client.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', prompt: 'none', state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+      new URLSearchParams({
+        client_id: t.client.clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        prompt: 'none',
+        state: 's',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      });
     const atA = new URL((await agent.request(`${issuerOf(a)}/authorize?${params(a)}`)).headers.get('location')!);
     expect(atA.searchParams.get('code')).toBeTruthy();
     const atB = new URL((await agent.request(`${issuerOf(b)}/authorize?${params(b)}`)).headers.get('location')!);
@@ -437,9 +662,17 @@ describe('two tenants on one host', () => {
   });
 
   test("tenant A's client credentials are not a client at tenant B", async () => {
-    const res = await postForm(`${issuerOf(b)}/oidc/token`, { grant_type: 'client_credentials', resource: b.resource }, { authorization: basic(a.admin.clientId, a.admin.clientSecret) });
+    const res = await postForm(
+      `${issuerOf(b)}/oidc/token`,
+      { grant_type: 'client_credentials', resource: b.resource },
+      { authorization: basic(a.admin.clientId, a.admin.clientSecret) },
+    );
     expect([res.status, res.body.error]).toEqual([401, 'invalid_client']);
-    const svc = await postForm(`${issuerOf(b)}/oidc/token`, { grant_type: 'client_credentials', resource: b.resource }, { authorization: basic('svc-post', clients.post!.clientSecret) });
+    const svc = await postForm(
+      `${issuerOf(b)}/oidc/token`,
+      { grant_type: 'client_credentials', resource: b.resource },
+      { authorization: basic('svc-post', clients.post!.clientSecret) },
+    );
     expect([svc.status, svc.body.error]).toEqual([401, 'invalid_client']);
   });
 });
@@ -447,11 +680,21 @@ describe('two tenants on one host', () => {
 describe('signing key rotation', () => {
   test('a rotated key stays in the JWKS until what it signed expires; new tokens use the new key', async () => {
     const jwksUrl = `${issuerOf(a)}/jwks`;
-    const before = await postForm(`${issuerOf(a)}/oidc/token`, { grant_type: 'client_credentials', resource: a.resource }, { authorization: basic('svc-post', clients.post!.clientSecret) });
+    const before = await postForm(
+      `${issuerOf(a)}/oidc/token`,
+      { grant_type: 'client_credentials', resource: a.resource },
+      { authorization: basic('svc-post', clients.post!.clientSecret) },
+    );
     const oldKid = decodeProtectedHeader(String(before.body.access_token)).kid;
 
     // Rotated through the management API: the invalidation event rebuilds the tenant's provider, no restart.
-    const admin = await clientCredentialsToken(h.topology.baseUrl, a.tenantId, a.admin.clientId, a.admin.clientSecret, 'urn:idp:management');
+    const admin = await clientCredentialsToken(
+      h.topology.baseUrl,
+      a.tenantId,
+      a.admin.clientId,
+      a.admin.clientSecret,
+      'urn:idp:management',
+    );
     const rotated = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${a.tenantId}/signing-keys/rotations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${admin.access_token}`, 'content-type': 'application/json' },
@@ -469,7 +712,11 @@ describe('signing key rotation', () => {
     expect(jwks.keys.filter((k) => k.alg === 'ES256')).toHaveLength(2);
     expect(jwks.keys.find((k) => k.kid === oldKid)?.key_ops).toEqual(['verify']);
 
-    const after = await postForm(`${issuerOf(a)}/oidc/token`, { grant_type: 'client_credentials', resource: a.resource }, { authorization: basic('svc-post', clients.post!.clientSecret) });
+    const after = await postForm(
+      `${issuerOf(a)}/oidc/token`,
+      { grant_type: 'client_credentials', resource: a.resource },
+      { authorization: basic('svc-post', clients.post!.clientSecret) },
+    );
     const newKid = decodeProtectedHeader(String(after.body.access_token)).kid;
     expect(newKid).not.toBe(oldKid);
     const keySet = createRemoteJWKSet(new URL(jwksUrl));

@@ -20,14 +20,21 @@ const ONE_SHOTS: Record<string, string> = {
 };
 
 const env = (o: K8sObject, container: string): Record<string, string> =>
-  Object.fromEntries(((podSpecOf(o).containers as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>).find((c) => c.name === container)?.env ?? []).map((e) => [e.name, String(e.value ?? '')]));
+  Object.fromEntries(
+    (
+      (podSpecOf(o).containers as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>).find(
+        (c) => c.name === container,
+      )?.env ?? []
+    ).map((e) => [e.name, String(e.value ?? '')]),
+  );
 
 const ha = helmAvailable() ? render(['ci/ha-values.yaml']) : [];
 // The chart's defaults (values.yaml) with only what an install must name (the default CI values).
 const defaults = helmAvailable() ? render(['ci/default-values.yaml']) : [];
 const deployments = byKind(ha, 'Deployment');
 const replicasOf = (objs: K8sObject[], d: K8sObject): number =>
-  d.spec.replicas ?? byKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === d.metadata.name)?.spec.minReplicas;
+  d.spec.replicas ??
+  byKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === d.metadata.name)?.spec.minReplicas;
 
 beforeAll(() => {
   if (!helmAvailable()) throw new Error('helm is not built: run scripts/tools.sh helm');
@@ -37,7 +44,10 @@ test('every Deployment of the HA chart is a workload of the HA topology, with th
   expect(deployments.map((d) => component(d)).sort()).toEqual(Object.keys(HA_WORKLOADS).sort());
   for (const d of deployments) {
     const w = component(d) as Workload;
-    expect({ w, containers: (podSpecOf(d).containers as Array<{ name: string }>).map((c) => c.name).sort() }).toEqual({ w, containers: [...HA_WORKLOADS[w].containers].sort() });
+    expect({ w, containers: (podSpecOf(d).containers as Array<{ name: string }>).map((c) => c.name).sort() }).toEqual({
+      w,
+      containers: [...HA_WORKLOADS[w].containers].sort(),
+    });
   }
 });
 
@@ -59,7 +69,10 @@ test('replicas, disruption budgets and anti-affinity: several replicas of every 
     const pdb = byKind(ha, 'PodDisruptionBudget').find((p) => component(p) === w);
     expect({ w, pdb: Boolean(pdb) }).toEqual({ w, pdb: true });
     const required = podSpecOf(d).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-    expect({ w, hostname: required.some((t: { topologyKey: string }) => t.topologyKey === 'kubernetes.io/hostname') }).toEqual({ w, hostname: true });
+    expect({
+      w,
+      hostname: required.some((t: { topologyKey: string }) => t.topologyKey === 'kubernetes.io/hostname'),
+    }).toEqual({ w, hostname: true });
   }
 });
 
@@ -68,7 +81,10 @@ test('NATS_URL lists as many servers as the topology cluster has nodes; the stre
     for (const c of podSpecOf(d).containers as Array<{ name: string }>) {
       const url = env(d, c.name).NATS_URL;
       if (url === undefined) continue;
-      expect({ container: c.name, servers: url.split(',').length }).toEqual({ container: c.name, servers: NATS_CLUSTER_SIZE });
+      expect({ container: c.name, servers: url.split(',').length }).toEqual({
+        container: c.name,
+        servers: NATS_CLUSTER_SIZE,
+      });
     }
   }
   const job = byKind(ha, 'Job').find((j) => component(j) === 'nats-stream')!;
@@ -80,9 +96,30 @@ test('NATS_URL lists as many servers as the topology cluster has nodes; the stre
     maxAgeSeconds: Number(jobEnv.AUDIT_STREAM_MAX_AGE_SECONDS),
   };
   expect(stream).toEqual(HA_STREAM);
-  const writer = env(deployments.find((d) => component(d) === 'audit-writer')!, 'audit-writer');
-  expect({ replicas: Number(writer.AUDIT_STREAM_REPLICAS), duplicateWindowSeconds: Number(writer.AUDIT_DUPLICATE_WINDOW_SECONDS), maxAgeSeconds: Number(writer.AUDIT_STREAM_MAX_AGE_SECONDS) }).toEqual(HA_STREAM);
-  expect(Number(env(deployments.find((d) => component(d) === 'signals')!, 'signals').SSF_STREAM_REPLICAS)).toBe(HA_STREAM.replicas);
+  const writer = env(
+    deployments.find((d) => component(d) === 'audit-writer')!,
+    'audit-writer',
+  );
+  expect({
+    replicas: Number(writer.AUDIT_STREAM_REPLICAS),
+    duplicateWindowSeconds: Number(writer.AUDIT_DUPLICATE_WINDOW_SECONDS),
+    maxAgeSeconds: Number(writer.AUDIT_STREAM_MAX_AGE_SECONDS),
+  }).toEqual(HA_STREAM);
+  expect(
+    Number(
+      env(
+        deployments.find((d) => component(d) === 'signals')!,
+        'signals',
+      ).SSF_STREAM_REPLICAS,
+    ),
+  ).toBe(HA_STREAM.replicas);
   // The sidecar's IDP_SINGLE_USE stream (actor tokens' jti, issue 19).
-  expect(Number(env(deployments.find((d) => component(d) === 'oidc')!, 'nhe-delegation').ACTOR_JTI_STREAM_REPLICAS)).toBe(HA_STREAM.replicas);
+  expect(
+    Number(
+      env(
+        deployments.find((d) => component(d) === 'oidc')!,
+        'nhe-delegation',
+      ).ACTOR_JTI_STREAM_REPLICAS,
+    ),
+  ).toBe(HA_STREAM.replicas);
 });

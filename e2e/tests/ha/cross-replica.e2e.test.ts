@@ -32,7 +32,15 @@ let nats: NatsHandle;
 beforeAll(async () => {
   h = await startHaHarness('ha-cross');
   subject = await userToken(h);
-  admin = (await clientCredentialsToken(h.topology.baseUrl, h.tenant.tenantId, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management')).access_token;
+  admin = (
+    await clientCredentialsToken(
+      h.topology.baseUrl,
+      h.tenant.tenantId,
+      h.tenant.admin.clientId,
+      h.tenant.admin.clientSecret,
+      'urn:idp:management',
+    )
+  ).access_token;
   nats = await connectNats(h.nats.url, createLogger({ service: 'e2e', level: 'silent' }), 'e2e-ha');
 }, 180_000);
 
@@ -42,14 +50,26 @@ afterAll(async () => {
 });
 
 /** The headers the router adds, so a replica reached directly sees the public URL (DPoP htu, issuer). */
-const forwarded = () => ({ 'x-forwarded-proto': 'http', 'x-forwarded-host': new URL(h.topology.baseUrl).host, 'x-forwarded-for': '127.0.0.1' });
+const forwarded = () => ({
+  'x-forwarded-proto': 'http',
+  'x-forwarded-host': new URL(h.topology.baseUrl).host,
+  'x-forwarded-for': '127.0.0.1',
+});
 const oidcPort = (i: number) => h.topology.replica('oidc', i).ports['oidc-core']!;
 const managementPort = (i: number) => h.topology.replica('management', i).ports.management!;
 
-async function exchangeAt(replica: number, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+async function exchangeAt(
+  replica: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`http://127.0.0.1:${oidcPort(replica)}/auth/${h.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret), ...forwarded(), ...headers },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+      ...forwarded(),
+      ...headers,
+    },
     body: new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
       subject_token: subject,
@@ -66,19 +86,31 @@ async function exchangeAt(replica: number, headers: Record<string, string> = {})
 async function introspectAt(replica: number, token: string): Promise<{ active: boolean }> {
   const res = await fetch(`http://127.0.0.1:${oidcPort(replica)}/auth/${h.tenant.tenantId}/token/introspection`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret), ...forwarded() },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+      ...forwarded(),
+    },
     body: new URLSearchParams({ token }),
   });
   expect(res.status).toBe(200);
   return (await res.json()) as { active: boolean };
 }
 
-async function manageAt(replica: number, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`http://127.0.0.1:${managementPort(replica)}/auth/admin/tenants/${h.tenant.tenantId}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...forwarded() },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+async function manageAt(
+  replica: number,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(
+    `http://127.0.0.1:${managementPort(replica)}/auth/admin/tenants/${h.tenant.tenantId}${path}`,
+    {
+      method,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...forwarded() },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    },
+  );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -88,7 +120,9 @@ test('a DPoP proof used at one oidc replica is refused at the other; a nonce fro
   const jwk: JWK = await exportJWK(publicKey);
   const htu = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`;
   const proof = (extra: Record<string, unknown> = {}) =>
-    new SignJWT({ htm: 'POST', htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...extra }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(privateKey);
+    new SignJWT({ htm: 'POST', htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...extra })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+      .sign(privateKey);
 
   const once = await proof();
   const first = await exchangeAt(0, { dpop: once });
@@ -143,7 +177,9 @@ test('kill switch: disabling the NHE through one management replica stops it on 
     took.push(Date.now() - t0);
   }
   for (const i of [0, 1]) for (const token of tokens) expect(await introspectAt(i, token)).toEqual({ active: false });
-  console.log(`kill switch: exchanges refused on oidc-0 after ${took[0]} ms, on oidc-1 after ${took[1]} ms (bound ${KILL_SWITCH_BOUND_MS} ms); earlier tokens inactive on both`);
+  console.log(
+    `kill switch: exchanges refused on oidc-0 after ${took[0]} ms, on oidc-1 after ${took[1]} ms (bound ${KILL_SWITCH_BOUND_MS} ms); earlier tokens inactive on both`,
+  );
 
   expect((await manageAt(1, 'PATCH', `/non-human-entities/${h.tenant.nhe.id}`, { enabled: true })).status).toBe(200);
   for (const i of [0, 1]) {
@@ -165,12 +201,19 @@ test('NHE quota under concurrent creates on two management replicas: exactly the
   const attempts = 16;
   const results = await Promise.all(
     Array.from({ length: attempts }, (_, n) =>
-      manageAt(n % 2, 'POST', '/non-human-entities', { identifier: `ha-agent-${n}`, type: 'llm-assistive', operator: 'HA test', allowedScopes: ['orders:read'] }),
+      manageAt(n % 2, 'POST', '/non-human-entities', {
+        identifier: `ha-agent-${n}`,
+        type: 'llm-assistive',
+        operator: 'HA test',
+        allowedScopes: ['orders:read'],
+      }),
     ),
   );
   const created = results.filter((r) => r.status === 201).length;
   const statuses = [...new Set(results.map((r) => r.status))].sort();
-  console.log(`NHE quota ${quota} (${existing} existing): ${attempts} concurrent creates over two management replicas → ${created} created, statuses ${statuses.join(', ')}`);
+  console.log(
+    `NHE quota ${quota} (${existing} existing): ${attempts} concurrent creates over two management replicas → ${created} created, statuses ${statuses.join(', ')}`,
+  );
   expect(created).toBe(quota - existing);
   expect(results.filter((r) => r.status !== 201).map((r) => r.status)).toEqual(Array(attempts - created).fill(409)); // limit problem
   expect(await h.db.models.Nhe.countDocuments({ tenantId: h.tenant.tenantId })).toBe(quota);
@@ -186,7 +229,11 @@ async function atTotpStep(replica: number): Promise<(code: string) => Promise<nu
   const base = `http://127.0.0.1:${oidcPort(replica)}`;
   const jar = new CookieJar();
   const go = async (url: string, init: RequestInit = {}) => {
-    const res = await fetch(new URL(url, base), { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...forwarded(), cookie: jar.header() } });
+    const res = await fetch(new URL(url, base), {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...forwarded(), cookie: jar.header() },
+    });
     jar.store(res);
     return res;
   };
@@ -210,15 +257,33 @@ async function atTotpStep(replica: number): Promise<(code: string) => Promise<nu
   });
   expect(login.status).toBe(303); // the password is right: the interaction now asks for the second factor
   const page = await go(interaction);
-  expect({ status: page.status, totp: (await page.text()).includes(`${interaction}/totp`) }).toEqual({ status: 200, totp: true });
+  expect({ status: page.status, totp: (await page.text()).includes(`${interaction}/totp`) }).toEqual({
+    status: 200,
+    totp: true,
+  });
   return async (code) =>
-    (await go(`${interaction}/totp`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ code }) })).status;
+    (
+      await go(`${interaction}/totp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ code }),
+      })
+    ).status;
 }
 
 test('a TOTP code accepted at one oidc replica is refused at the other', async () => {
   const s = h.topology.secrets;
-  const system = await clientCredentialsToken(h.topology.baseUrl, h.topology.systemTenantId, s.bootstrapAdminClientId, s.bootstrapAdminClientSecret, 'urn:idp:management');
-  const enrol = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}/users/${h.tenant.user.id}/totp`, { method: 'POST', headers: { authorization: `Bearer ${system.access_token}` } });
+  const system = await clientCredentialsToken(
+    h.topology.baseUrl,
+    h.topology.systemTenantId,
+    s.bootstrapAdminClientId,
+    s.bootstrapAdminClientSecret,
+    'urn:idp:management',
+  );
+  const enrol = await fetch(
+    `${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}/users/${h.tenant.user.id}/totp`,
+    { method: 'POST', headers: { authorization: `Bearer ${system.access_token}` } },
+  );
   expect(enrol.status).toBe(201);
   const secret = ((await enrol.json()) as { secret: string }).secret;
   try {
@@ -228,13 +293,18 @@ test('a TOTP code accepted at one oidc replica is refused at the other', async (
     // The same code on the other replica, within the same step: a replay.
     expect(await second(code)).toBe(401);
   } finally {
-    await h.db.models.User.updateOne({ tenantId: h.tenant.tenantId, _id: h.tenant.user.id }, { $unset: { totpSecret: 1, totpLastTimeStep: 1 } });
+    await h.db.models.User.updateOne(
+      { tenantId: h.tenant.tenantId, _id: h.tenant.user.id },
+      { $unset: { totpSecret: 1, totpLastTimeStep: 1 } },
+    );
   }
 });
 
 test('retention scheduler: both management replicas schedule the job in process, each tick runs once', async () => {
   const job = 'nhe-audit-retention';
-  expect(await h.db.models.Job.updateOne({ _id: job }, { $set: { schedule: '* * * * *', enabled: true } })).toMatchObject({ matchedCount: 1 });
+  expect(
+    await h.db.models.Job.updateOne({ _id: job }, { $set: { schedule: '* * * * *', enabled: true } }),
+  ).toMatchObject({ matchedCount: 1 });
   // A rolling restart of management: each replica applies the job rows at start, so both now fire every minute.
   for (const i of [0, 1]) {
     await h.topology.stopReplica('management', i);
@@ -245,7 +315,9 @@ test('retention scheduler: both management replicas schedule the job in process,
   await sleep(nextMinute - Date.now() + 15_000);
   const runs = await h.db.models.JobRun.find({ jobName: job, trigger: 'schedule', startedAt: { $gte: since } }).lean();
   const claims = await h.db.models.Counter.find({ _id: { $regex: `^job-tick:${job}@` } }).lean();
-  console.log(`retention: ${runs.length} scheduled run(s) since ${since.toISOString()}, tick claims ${JSON.stringify(claims.map((c) => c._id))}`);
+  console.log(
+    `retention: ${runs.length} scheduled run(s) since ${since.toISOString()}, tick claims ${JSON.stringify(claims.map((c) => c._id))}`,
+  );
   // Runs per tick (the minute each started in): a tick just after the restarts may fall in the window too (a slow
   // machine); what must hold is one run per tick, the awaited tick included.
   const perTick = new Map<string, number>();

@@ -25,7 +25,11 @@ export async function userToken(h: HaHarness): Promise<string> {
 export type ExchangeResult = { jti: string } | { status: number; error?: string };
 
 /** One token exchange through the router (one oidc replica and its sidecar): the token's jti, or the status and error. */
-export async function exchange(h: HaHarness, subjectToken: string, extraHeaders: Record<string, string> = {}): Promise<ExchangeResult> {
+export async function exchange(
+  h: HaHarness,
+  subjectToken: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<ExchangeResult> {
   try {
     const res = await fetch(`${h.topology.baseUrl}/auth/${h.tenant.tenantId}/oidc/token`, {
       method: 'POST',
@@ -51,7 +55,10 @@ export async function exchange(h: HaHarness, subjectToken: string, extraHeaders:
   } catch (err) {
     // fetch's TypeError says only "fetch failed": keep its cause (e.g. UND_ERR_SOCKET, other side closed) in the count.
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return { status: 0, error: cause ? `${(err as Error).name} (${cause.code ?? cause.message ?? 'no cause'})` : (err as Error).name };
+    return {
+      status: 0,
+      error: cause ? `${(err as Error).name} (${cause.code ?? cause.message ?? 'no cause'})` : (err as Error).name,
+    };
   }
 }
 
@@ -64,7 +71,13 @@ export interface LoadResult {
 }
 
 /** `concurrency` clients exchanging tokens back to back until keepGoing() is false; `issued` fills as they go. */
-export async function loadWhile(h: HaHarness, subjectToken: string, keepGoing: () => boolean, concurrency: number, issued: string[] = []): Promise<LoadResult> {
+export async function loadWhile(
+  h: HaHarness,
+  subjectToken: string,
+  keepGoing: () => boolean,
+  concurrency: number,
+  issued: string[] = [],
+): Promise<LoadResult> {
   const refused = new Map<string, number>();
   const started = Date.now();
   await Promise.all(
@@ -104,11 +117,16 @@ export async function waitForRows(h: HaHarness, n: number, timeoutMs = 60_000): 
  * received (the event was stored but the ack was lost in the election, so the sidecar answered 503 and handed out
  * nothing) are allowed and counted: no token exists without its row, which is the promise.
  */
-export async function checkRows(h: HaHarness, issued: string[]): Promise<{ rows: number; undelivered: number; missing: string[]; duplicates: number }> {
+export async function checkRows(
+  h: HaHarness,
+  issued: string[],
+): Promise<{ rows: number; undelivered: number; missing: string[]; duplicates: number }> {
   const jtis = await waitForRows(h, issued.length);
   // Let a writer finish any batch still in flight before the final count.
   await sleep(1500);
-  const final = (await h.db.models.TokenAudit.find({ tenantId: h.tenant.tenantId }, { jti: 1 }).lean()).map((r) => r.jti);
+  const final = (await h.db.models.TokenAudit.find({ tenantId: h.tenant.tenantId }, { jti: 1 }).lean()).map(
+    (r) => r.jti,
+  );
   const set = new Set(final);
   const issuedSet = new Set(issued);
   return {
@@ -120,19 +138,30 @@ export async function checkRows(h: HaHarness, issued: string[]): Promise<{ rows:
 }
 
 /** The nats-server (server_name) that leads the IDP_AUDIT stream now, and its replicas' state. */
-export async function streamLeader(h: HaHarness, servers = h.nats.url): Promise<{ leader: string; replicas: Array<{ name: string; current: boolean }> }> {
+export async function streamLeader(
+  h: HaHarness,
+  servers = h.nats.url,
+): Promise<{ leader: string; replicas: Array<{ name: string; current: boolean }> }> {
   const nats = await connectNats(servers, createLogger({ service: 'e2e', level: 'silent' }), 'e2e-ha');
   try {
     const jsm = await nats.js.jetstreamManager();
     const info = await jsm.streams.info(AUDIT_STREAM);
-    return { leader: info.cluster?.leader ?? '', replicas: (info.cluster?.replicas ?? []).map((r) => ({ name: r.name, current: r.current })) };
+    return {
+      leader: info.cluster?.leader ?? '',
+      replicas: (info.cluster?.replicas ?? []).map((r) => ({ name: r.name, current: r.current })),
+    };
   } finally {
     await nats.close();
   }
 }
 
 /** Waits until the stream has a leader other than `not` (the replicas may still be catching up). */
-export async function waitForNewLeader(h: HaHarness, not: string, timeoutMs = 30_000, servers = h.nats.url): Promise<string> {
+export async function waitForNewLeader(
+  h: HaHarness,
+  not: string,
+  timeoutMs = 30_000,
+  servers = h.nats.url,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const leader = (await streamLeader(h, servers).catch(() => ({ leader: '' }))).leader;
@@ -143,7 +172,10 @@ export async function waitForNewLeader(h: HaHarness, not: string, timeoutMs = 30
 }
 
 /** Waits until the stream has a leader and both other replicas are current (or the time is up). */
-export async function waitForStreamHealthy(h: HaHarness, timeoutMs = 30_000): Promise<{ leader: string; replicas: Array<{ name: string; current: boolean }> }> {
+export async function waitForStreamHealthy(
+  h: HaHarness,
+  timeoutMs = 30_000,
+): Promise<{ leader: string; replicas: Array<{ name: string; current: boolean }> }> {
   const deadline = Date.now() + timeoutMs;
   let last: { leader: string; replicas: Array<{ name: string; current: boolean }> } = { leader: '', replicas: [] };
   for (;;) {

@@ -16,7 +16,17 @@ import { AUDIT_STREAM, AUDIT_WRITER_DURABLE, connectNats } from '@idp/events';
 import { createLogger } from '@idp/logger';
 import { startHaHarness, type HaHarness } from '../../src/ha/ha-harness';
 import { clientsByNode } from '../../src/ha/nats-cluster';
-import { checkRows, describeLoad, loadWhile, sleep, streamLeader, undocumentedRefusals, userToken, waitForNewLeader, waitForStreamHealthy } from './helpers';
+import {
+  checkRows,
+  describeLoad,
+  loadWhile,
+  sleep,
+  streamLeader,
+  undocumentedRefusals,
+  userToken,
+  waitForNewLeader,
+  waitForStreamHealthy,
+} from './helpers';
 
 let h: HaHarness;
 let subject: string;
@@ -69,7 +79,9 @@ test('SIGKILL of the stream leader under load: issuing goes on after the electio
 
   allIssued.push(...load.issued);
   const rows = await checkRows(h, allIssued);
-  console.log(`audit: ${rows.rows} rows for ${load.issued.length} tokens received; ${rows.undelivered} rows of events stored whose 503 answer handed out no token; ${rows.duplicates} duplicates`);
+  console.log(
+    `audit: ${rows.rows} rows for ${load.issued.length} tokens received; ${rows.undelivered} rows of events stored whose 503 answer handed out no token; ${rows.duplicates} duplicates`,
+  );
   expect(rows.missing).toEqual([]);
   expect(rows.duplicates).toBe(0);
 
@@ -107,7 +119,9 @@ test('partition: one node cut off from the other two under load; quorum kept, is
   // until its sidecar lands on another node (each start picks a server of NATS_URL at random).
   const sidecarsOn = async () => {
     const byNode = await clientsByNode(h.nats);
-    return Object.fromEntries(Object.entries(byNode).map(([node, names]) => [node, names.filter((n) => n === 'nhe-delegation').length]));
+    return Object.fromEntries(
+      Object.entries(byNode).map(([node, names]) => [node, names.filter((n) => n === 'nhe-delegation').length]),
+    );
   };
   let placement = await sidecarsOn();
   for (let i = 0; i < 8 && Object.entries(placement).every(([node, count]) => node === cut || count === 0); i += 1) {
@@ -116,7 +130,9 @@ test('partition: one node cut off from the other two under load; quorum kept, is
     placement = await sidecarsOn();
   }
   console.log(`sidecars per NATS node before the cut: ${JSON.stringify(placement)}`);
-  const onMajority = Object.entries(placement).filter(([node]) => node !== cut).reduce((a, [, c]) => a + c, 0);
+  const onMajority = Object.entries(placement)
+    .filter(([node]) => node !== cut)
+    .reduce((a, [, c]) => a + c, 0);
   expect(onMajority).toBeGreaterThan(0);
 
   let go = true;
@@ -124,7 +140,10 @@ test('partition: one node cut off from the other two under load; quorum kept, is
   const loading = loadWhile(h, subject, () => go, 24, live);
   await sleep(3000);
   const leaderBefore = (await streamLeader(h)).leader;
-  const majority = h.nats.nodes.filter((n) => n.name !== cut).map((n) => n.url).join(',');
+  const majority = h.nats.nodes
+    .filter((n) => n.name !== cut)
+    .map((n) => n.url)
+    .join(',');
   await p.cut();
   // The other two keep (or elect) a leader between them.
   const leaderOfMajority = await waitForNewLeader(h, cut, 30_000, majority);
@@ -158,7 +177,9 @@ test('partition: one node cut off from the other two under load; quorum kept, is
 
   allIssued.push(...load.issued);
   const rows = await checkRows(h, allIssued);
-  console.log(`audit: ${rows.rows - before} new rows for ${load.issued.length} tokens received; ${rows.undelivered} undelivered; ${rows.duplicates} duplicates`);
+  console.log(
+    `audit: ${rows.rows - before} new rows for ${load.issued.length} tokens received; ${rows.undelivered} undelivered; ${rows.duplicates} duplicates`,
+  );
   expect(rows.missing).toEqual([]);
   expect(rows.duplicates).toBe(0);
 }, 150_000);

@@ -30,7 +30,9 @@ test('every oidc-core/sidecar pair and every writer restarted one at a time unde
     for (let i = 0; i < HA_WORKLOADS[workload].replicas; i += 1) {
       const r = h.topology.replica(workload, i);
       const pidsBefore = Object.values(r.processes).map((p) => p!.pid);
-      const exits = Object.values(r.processes).map((p) => new Promise<number | null>((res) => p!.once('exit', (code) => res(code))));
+      const exits = Object.values(r.processes).map(
+        (p) => new Promise<number | null>((res) => p!.once('exit', (code) => res(code))),
+      );
       const before = live.length;
       await h.topology.stopReplica(workload, i);
       // A clean drain: every container exited 0 on SIGTERM.
@@ -46,16 +48,22 @@ test('every oidc-core/sidecar pair and every writer restarted one at a time unde
   }
   go = false;
   const load = await loading;
-  console.log(`${describeLoad('rolling restart', load)}\nrestarted one at a time: ${restarted.join(', ')}\ncontainers restarted after exiting before ready at start-up: ${JSON.stringify(h.topology.crashRestarts)}\nrouter: ${h.topology.router.stats.retriedRefused} re-sent after a refused connection, ${h.topology.router.stats.badGateway} bad gateway`);
+  console.log(
+    `${describeLoad('rolling restart', load)}\nrestarted one at a time: ${restarted.join(', ')}\ncontainers restarted after exiting before ready at start-up: ${JSON.stringify(h.topology.crashRestarts)}\nrouter: ${h.topology.router.stats.retriedRefused} re-sent after a refused connection, ${h.topology.router.stats.badGateway} bad gateway`,
+  );
   expect(undocumentedRefusals(load)).toEqual([]);
   expect(h.topology.router.stats.badGateway).toBe(0);
   expect(load.issued.length).toBeGreaterThan(50);
   // Both oidc replicas served requests after their restart.
-  const served = [0, 1].map((i) => h.topology.router.stats.forwarded.get(h.topology.replica('oidc', i).ports['oidc-core']!) ?? 0);
+  const served = [0, 1].map(
+    (i) => h.topology.router.stats.forwarded.get(h.topology.replica('oidc', i).ports['oidc-core']!) ?? 0,
+  );
   expect(served.every((n) => n > 0)).toBe(true);
 
   const rows = await checkRows(h, load.issued);
-  console.log(`audit: ${rows.rows} rows for ${load.issued.length} tokens received; ${rows.undelivered} undelivered; ${rows.duplicates} duplicates`);
+  console.log(
+    `audit: ${rows.rows} rows for ${load.issued.length} tokens received; ${rows.undelivered} undelivered; ${rows.duplicates} duplicates`,
+  );
   expect(rows.missing).toEqual([]);
   expect(rows.duplicates).toBe(0);
 }, 150_000);

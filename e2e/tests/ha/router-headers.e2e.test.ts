@@ -47,7 +47,7 @@ describe.each([
   ['HA router', () => ha.server],
   ['dev router', () => dev],
 ])('%s', (_name, server) => {
-  test('the client is promised the keep-alive time the router keeps, not the upstream\'s', async () => {
+  test("the client is promised the keep-alive time the router keeps, not the upstream's", async () => {
     expect(upstream.server.keepAliveTimeout).toBe(65_000);
     const res = await fetch(`http://127.0.0.1:${port(server())}/auth/x`);
     expect(res.status).toBe(200);
@@ -57,12 +57,23 @@ describe.each([
     expect(res.headers.get('x-custom-hop')).toBeNull();
   });
 
-  test('the request\'s hop-by-hop fields do not reach the service; end-to-end fields do', async () => {
+  test("the request's hop-by-hop fields do not reach the service; end-to-end fields do", async () => {
     seen = [];
     // fetch refuses to send Connection; node:http sends what it is given.
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port: port(server()), path: '/auth/x', headers: { connection: 'keep-alive, x-client-hop', 'x-client-hop': 'secret', 'x-end-to-end': 'kept', te: 'trailers' }, agent: false },
+        {
+          host: '127.0.0.1',
+          port: port(server()),
+          path: '/auth/x',
+          headers: {
+            connection: 'keep-alive, x-client-hop',
+            'x-client-hop': 'secret',
+            'x-end-to-end': 'kept',
+            te: 'trailers',
+          },
+          agent: false,
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));

@@ -28,7 +28,12 @@ afterAll(async () => {
 async function nodeConnection(index: number): Promise<NatsConnection> {
   // One node first, the others to fail over to (as NATS_URL lists them), like a sidecar pinned near one node.
   const urls = cluster.nodes.map((n) => n.url);
-  const nc = await connect({ servers: [urls[index]!, ...urls.filter((_, i) => i !== index)], noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
+  const nc = await connect({
+    servers: [urls[index]!, ...urls.filter((_, i) => i !== index)],
+    noRandomize: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 200,
+  });
   connections.push(nc);
   return nc;
 }
@@ -66,13 +71,21 @@ test('replicated on three nodes; racing uses from two nodes: exactly one accepte
   expect(info.config.num_replicas).toBe(3);
   expect(info.cluster?.replicas ?? []).toHaveLength(2);
 
-  const stores = [a, b].map((nc) => jetStreamSingleUseStore(jetstream(nc, { timeout: 5000 }), { kind: 'actor-jti', tenantId: 1, maxAgeSeconds: 600, timeoutMs: 5000 }));
+  const stores = [a, b].map((nc) =>
+    jetStreamSingleUseStore(jetstream(nc, { timeout: 5000 }), {
+      kind: 'actor-jti',
+      tenantId: 1,
+      maxAgeSeconds: 600,
+      timeoutMs: 5000,
+    }),
+  );
   expect(await race(stores, 40)).toEqual(Array(40).fill(1));
 
   // A follower of the stream killed (the node neither client prefers, unless it leads): two of three nodes keep the
   // quorum and the guarantee.
   const leader = info.cluster?.leader;
-  const follower = cluster.nodes[1]!.name !== leader ? cluster.nodes[1]! : cluster.nodes.find((n) => n.name !== leader)!;
+  const follower =
+    cluster.nodes[1]!.name !== leader ? cluster.nodes[1]! : cluster.nodes.find((n) => n.name !== leader)!;
   await cluster.kill(follower.name);
   const deadline = Date.now() + 30_000;
   let after: number[] = [];

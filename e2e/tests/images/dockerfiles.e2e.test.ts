@@ -99,7 +99,8 @@ function parseDockerfile(text: string): Dockerfile {
 function execForm(args: string): string[] | null {
   if (!args.startsWith('[')) return null;
   const parsed: unknown = JSON.parse(args);
-  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error(`not a JSON string array: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string'))
+    throw new Error(`not a JSON string array: ${args}`);
   return parsed as string[];
 }
 
@@ -144,7 +145,8 @@ function pinProblem(image: string): string | null {
   if (colon < 0) return `${image}: no tag (means latest); pin a full version tag or a digest`;
   const tag = lastSegment.slice(colon + 1);
   if (tag === 'latest') return `${image}: "latest" is not a pin`;
-  if (!FULL_VERSION_TAG.test(tag)) return `${image}: tag "${tag}" is not a full version (major.minor.patch) and there is no @sha256 digest`;
+  if (!FULL_VERSION_TAG.test(tag))
+    return `${image}: tag "${tag}" is not a full version (major.minor.patch) and there is no @sha256 digest`;
   return null;
 }
 
@@ -161,20 +163,26 @@ function baseImage(df: Dockerfile, stage: Stage): string {
   throw new Error('stage cycle');
 }
 
-const isStageRef = (df: Dockerfile, stage: Stage) => df.stages.some((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
+const isStageRef = (df: Dockerfile, stage: Stage) =>
+  df.stages.some((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
 
-const NODE22_IMAGE = /^(?:(?:docker\.io\/)?(?:library\/)?node:22\.\d+\.\d+|gcr\.io\/distroless\/nodejs22-debian\d+[:@]|cgr\.dev\/chainguard\/node:22\.)/;
+const NODE22_IMAGE =
+  /^(?:(?:docker\.io\/)?(?:library\/)?node:22\.\d+\.\d+|gcr\.io\/distroless\/nodejs22-debian\d+[:@]|cgr\.dev\/chainguard\/node:22\.)/;
 const DISTROLESS_NODE = /^gcr\.io\/distroless\/nodejs\d+-/;
 
 function checkStages(df: Dockerfile): string[] {
-  return df.stages.length >= 2 ? [] : [`${df.stages.length} FROM stage(s); a build stage and a runtime stage are required`];
+  return df.stages.length >= 2
+    ? []
+    : [`${df.stages.length} FROM stage(s); a build stage and a runtime stage are required`];
 }
 
 function checkPins(df: Dockerfile): string[] {
-  return df.stages.filter((s) => !isStageRef(df, s)).flatMap((s) => {
-    const problem = pinProblem(s.from);
-    return problem ? [`line ${s.line}: FROM ${problem}`] : [];
-  });
+  return df.stages
+    .filter((s) => !isStageRef(df, s))
+    .flatMap((s) => {
+      const problem = pinProblem(s.from);
+      return problem ? [`line ${s.line}: FROM ${problem}`] : [];
+    });
 }
 
 function checkRuntimeNode22(df: Dockerfile): string[] {
@@ -203,17 +211,23 @@ function checkEntry(df: Dockerfile, service: string): string[] {
   for (const ins of [entrypoint, cmd]) {
     if (!ins) continue;
     const form = execForm(ins.args);
-    if (!form) problems.push(`line ${ins.line}: ${ins.keyword} uses the shell form (needs /bin/sh at runtime); use the JSON exec form`);
+    if (!form)
+      problems.push(
+        `line ${ins.line}: ${ins.keyword} uses the shell form (needs /bin/sh at runtime); use the JSON exec form`,
+      );
     else argv.push(...form);
   }
   if (problems.length) return problems;
   const workdir = final.body.filter((i) => i.keyword === 'WORKDIR').reduce((wd, i) => posix.resolve(wd, i.args), '/');
   const expected = posix.join(workdir, 'services', service, 'dist', 'main.js');
   // Distroless Node images have node as their own ENTRYPOINT; then CMD names the script alone.
-  const runsNode = posix.basename(argv[0] ?? '') === 'node' || (!entrypoint && DISTROLESS_NODE.test(baseImage(df, final)));
+  const runsNode =
+    posix.basename(argv[0] ?? '') === 'node' || (!entrypoint && DISTROLESS_NODE.test(baseImage(df, final)));
   if (!runsNode) problems.push(`entry ${JSON.stringify(argv)} does not start node`);
   if (!argv.some((a) => posix.resolve(workdir, a) === expected)) {
-    problems.push(`entry ${JSON.stringify(argv)} does not run ${expected} (services/${service}/dist/main.js under WORKDIR ${workdir})`);
+    problems.push(
+      `entry ${JSON.stringify(argv)} does not run ${expected} (services/${service}/dist/main.js under WORKDIR ${workdir})`,
+    );
   }
   return problems;
 }
@@ -230,7 +244,9 @@ function checkNpmCi(df: Dockerfile): string[] {
 function checkNodeEnv(df: Dockerfile): string[] {
   const final = df.stages[df.stages.length - 1];
   const envs = (final?.body ?? []).filter((i) => i.keyword === 'ENV').map((i) => i.args);
-  return envs.some((e) => /(?:^|\s)NODE_ENV(?:=|\s+)"?production"?(?:\s|$)/.test(e)) ? [] : ['final stage does not set ENV NODE_ENV=production'];
+  return envs.some((e) => /(?:^|\s)NODE_ENV(?:=|\s+)"?production"?(?:\s|$)/.test(e))
+    ? []
+    : ['final stage does not set ENV NODE_ENV=production'];
 }
 
 /** Workspace folders of the root package.json ("libs/*" expanded). */
@@ -239,7 +255,9 @@ function workspaces(): string[] {
   return pkg.workspaces.flatMap((w) => {
     if (!w.endsWith('/*')) return [w];
     const dir = w.slice(0, -2);
-    return readdirSync(join(repoRoot, dir)).map((d) => `${dir}/${d}`).filter((d) => existsSync(join(repoRoot, d, 'package.json')));
+    return readdirSync(join(repoRoot, dir))
+      .map((d) => `${dir}/${d}`)
+      .filter((d) => existsSync(join(repoRoot, d, 'package.json')));
   });
 }
 
@@ -262,9 +280,18 @@ function checkManifests(df: Dockerfile): string[] {
   return df.instructions
     .filter((i) => i.keyword === 'RUN' && /\bnpm\s+ci\b/.test(i.args))
     .flatMap((ci) => {
-      const before = copies(chainOf(df, ci).flatMap((s) => s.body).filter((i) => i.line < ci.line)).filter((c) => !c.from);
-      const covered = (file: string) => before.some((c) => c.sources.some((s) => s === '.' || s === file || file.startsWith(`${s.replace(/\/$/, '')}/`)));
-      return required.filter((f) => !covered(f)).map((f) => `${f} is not copied into the stage before npm ci (line ${ci.line})`);
+      const before = copies(
+        chainOf(df, ci)
+          .flatMap((s) => s.body)
+          .filter((i) => i.line < ci.line),
+      ).filter((c) => !c.from);
+      const covered = (file: string) =>
+        before.some((c) =>
+          c.sources.some((s) => s === '.' || s === file || file.startsWith(`${s.replace(/\/$/, '')}/`)),
+        );
+      return required
+        .filter((f) => !covered(f))
+        .map((f) => `${f} is not copied into the stage before npm ci (line ${ci.line})`);
     });
 }
 
@@ -296,7 +323,9 @@ function stageRuns(df: Dockerfile, name: string): string[] {
 
 /** Workspace folders under which package-lock.json installs nested dependencies (<folder>/node_modules/...). */
 function nestedModules(): Set<string> {
-  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   return new Set(
     Object.entries(lock.packages)
       .filter(([path, meta]) => !meta.dev && /^(?:libs|services)\/[^/]+\/node_modules\//.test(path))
@@ -319,17 +348,26 @@ function checkShippedPackages(df: Dockerfile, service: string): string[] {
     }));
   });
   const covered = (path: string, madeBy: RegExp | null) =>
-    landed.some((l) => (l.path === '.' || l.path === path || path.startsWith(`${l.path}/`)) && (!madeBy || l.runs.some((r) => madeBy.test(r))));
+    landed.some(
+      (l) =>
+        (l.path === '.' || l.path === path || path.startsWith(`${l.path}/`)) &&
+        (!madeBy || l.runs.some((r) => madeBy.test(r))),
+    );
   const packages = [...libClosure(service).map((l) => `libs/${l}`), `services/${service}`];
   const problems: string[] = [];
-  if (!covered('node_modules', /\bnpm\s+ci\b/)) problems.push('final stage does not copy node_modules from a stage that ran npm ci');
+  if (!covered('node_modules', /\bnpm\s+ci\b/))
+    problems.push('final stage does not copy node_modules from a stage that ran npm ci');
   for (const pkg of packages) {
-    if (!covered(`${pkg}/dist`, /\btsc\b/)) problems.push(`final stage does not copy ${pkg}/dist from a stage that ran tsc`);
-    if (!covered(`${pkg}/package.json`, null)) problems.push(`final stage does not copy ${pkg}/package.json (the node_modules/@idp link resolves through it)`);
+    if (!covered(`${pkg}/dist`, /\btsc\b/))
+      problems.push(`final stage does not copy ${pkg}/dist from a stage that ran tsc`);
+    if (!covered(`${pkg}/package.json`, null))
+      problems.push(`final stage does not copy ${pkg}/package.json (the node_modules/@idp link resolves through it)`);
     // npm nests a dependency under <package>/node_modules when versions conflict: the package folder must then come
     // whole from the production install, not just its package.json.
     if (nestedModules().has(pkg) && !covered(`${pkg}/node_modules`, /\bnpm\s+ci\b/)) {
-      problems.push(`final stage does not copy ${pkg}/node_modules (package-lock.json nests dependencies there) from a stage that ran npm ci`);
+      problems.push(
+        `final stage does not copy ${pkg}/node_modules (package-lock.json nests dependencies there) from a stage that ran npm ci`,
+      );
     }
   }
   // A filtered production install (npm ci --workspace=...) must name every lib, or the lib's dependencies are missing.
@@ -340,14 +378,17 @@ function checkShippedPackages(df: Dockerfile, service: string): string[] {
     const parent = df.stages.find((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
     return [...(parent ? stageBody(parent.alias as string) : []), ...stage.body];
   };
-  const nodeModulesFrom = copies(final.body).filter((c) => c.from && c.sources.some((src) => /(^|\/)node_modules\/?$/.test(src))).map((c) => c.from as string);
+  const nodeModulesFrom = copies(final.body)
+    .filter((c) => c.from && c.sources.some((src) => /(^|\/)node_modules\/?$/.test(src)))
+    .map((c) => c.from as string);
   const filtered = nodeModulesFrom
     .flatMap(stageBody)
     .filter((i) => i.keyword === 'RUN' && /\bnpm\s+ci\b/.test(i.args) && /--(?:workspace|w)\b/.test(i.args));
   for (const run of filtered) {
     const listed = new Set([...run.args.matchAll(/--(?:workspace|w)[= ](\S+)/g)].map((m) => m[1].replace(/\/$/, '')));
     for (const pkg of packages) {
-      if (!listed.has(pkg) && !listed.has(`@idp/${posix.basename(pkg)}`)) problems.push(`line ${run.line}: npm ci --workspace list lacks ${pkg}`);
+      if (!listed.has(pkg) && !listed.has(`@idp/${posix.basename(pkg)}`))
+        problems.push(`line ${run.line}: npm ci --workspace list lacks ${pkg}`);
     }
   }
   return problems;
@@ -358,7 +399,9 @@ function checkExpose(df: Dockerfile, service: string): string[] {
   const config = readFileSync(join(repoRoot, 'services', service, 'src', 'config.ts'), 'utf8');
   const port = /\bPORT:\s*intEnv\(\s*(\d+)/.exec(config)?.[1];
   const final = df.stages[df.stages.length - 1];
-  const exposed = (final?.body ?? []).filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(' ').map((p) => p.split('/')[0]));
+  const exposed = (final?.body ?? [])
+    .filter((i) => i.keyword === 'EXPOSE')
+    .flatMap((i) => i.args.split(' ').map((p) => p.split('/')[0]));
   if (!port) return exposed.length ? [`EXPOSE ${exposed.join(' ')} but src/config.ts has no PORT`] : [];
   return exposed.includes(port) ? [] : [`no EXPOSE ${port} (the default PORT in src/config.ts)`];
 }
@@ -367,7 +410,9 @@ function checkExpose(df: Dockerfile, service: string): string[] {
 // Tests
 
 const servicesDir = join(repoRoot, 'services');
-const services = readdirSync(servicesDir).filter((d) => statSync(join(servicesDir, d)).isDirectory() && existsSync(join(servicesDir, d, 'package.json'))).sort();
+const services = readdirSync(servicesDir)
+  .filter((d) => statSync(join(servicesDir, d)).isDirectory() && existsSync(join(servicesDir, d, 'package.json')))
+  .sort();
 
 /**
  * The Dockerfile as `docker build --target <target>` sees it: every stage before the target, then one final stage
@@ -384,7 +429,13 @@ function targetView(df: Dockerfile, target: string): Dockerfile {
     const index: number = s.index;
     s = df.stages.find((p) => p.index < index && p.alias === from);
   }
-  const merged: Stage = { index: stage.index, from: chain[0].from, alias: stage.alias, body: chain.flatMap((c) => c.body), line: chain[0].line };
+  const merged: Stage = {
+    index: stage.index,
+    from: chain[0].from,
+    alias: stage.alias,
+    body: chain.flatMap((c) => c.body),
+    line: chain[0].line,
+  };
   return { ...df, stages: [...df.stages.filter((p) => p.index < stage.index && !chain.includes(p)), merged] };
 }
 
@@ -393,7 +444,11 @@ function checkProdDepsOnly(df: Dockerfile): string[] {
   const final = df.stages[df.stages.length - 1];
   return copies(final.body)
     .filter((c) => c.from && c.sources.some((src) => /(^|\/)node_modules\/?$/.test(src)))
-    .flatMap((c) => stageRuns(df, c.from as string).filter((r) => /\bnpm\s+ci\b/.test(r) && !/--omit=dev\b/.test(r)).map((r) => `line ${c.line}: node_modules come from a stage that ran "${r.slice(0, 60)}" without --omit=dev`));
+    .flatMap((c) =>
+      stageRuns(df, c.from as string)
+        .filter((r) => /\bnpm\s+ci\b/.test(r) && !/--omit=dev\b/.test(r))
+        .map((r) => `line ${c.line}: node_modules come from a stage that ran "${r.slice(0, 60)}" without --omit=dev`),
+    );
 }
 
 describe('the rule checkers themselves', () => {
@@ -402,7 +457,17 @@ describe('the rule checkers themselves', () => {
     expect(pinProblem('docker.io/library/node:22.21.1')).toBeNull();
     expect(pinProblem(`gcr.io/distroless/nodejs22-debian12:nonroot@sha256:${'a'.repeat(64)}`)).toBeNull();
     expect(pinProblem('localhost:5000/node:22.21.1-bookworm-slim')).toBeNull();
-    for (const bad of ['node', 'node:latest', 'node:22', 'node:22-bookworm-slim', 'node:22.21', 'node:lts', 'gcr.io/distroless/nodejs22-debian12:nonroot', 'localhost:5000/node', 'node:${TAG}']) {
+    for (const bad of [
+      'node',
+      'node:latest',
+      'node:22',
+      'node:22-bookworm-slim',
+      'node:22.21',
+      'node:lts',
+      'gcr.io/distroless/nodejs22-debian12:nonroot',
+      'localhost:5000/node',
+      'node:${TAG}',
+    ]) {
       expect([bad, pinProblem(bad)]).toEqual([bad, expect.any(String)]);
     }
   });
@@ -422,19 +487,34 @@ describe('the rule checkers themselves', () => {
         'ENTRYPOINT ["node", "services/x/dist/main.js"]',
       ].join('\n'),
     );
-    expect(df.stages.map((s) => [s.from, s.alias])).toEqual([['node:22.21.1-bookworm-slim', 'build'], ['build', 'runtime']]);
+    expect(df.stages.map((s) => [s.from, s.alias])).toEqual([
+      ['node:22.21.1-bookworm-slim', 'build'],
+      ['build', 'runtime'],
+    ]);
     expect(df.stages[0].body).toEqual([{ keyword: 'RUN', args: 'npm ci --omit=dev', line: 4 }]);
     expect(checkPins(df)).toEqual([]);
     expect(checkRuntimeNode22(df)).toEqual([]);
     expect(checkUser(df)).toEqual([]);
     expect(checkEntry(df, 'x')).toEqual([]);
     expect(checkEntry(df, 'y')).toHaveLength(1);
-    expect(checkEntry(parseDockerfile('FROM node:22.21.1\nCMD node services/x/dist/main.js'), 'x')[0]).toMatch(/shell form/);
+    expect(checkEntry(parseDockerfile('FROM node:22.21.1\nCMD node services/x/dist/main.js'), 'x')[0]).toMatch(
+      /shell form/,
+    );
     expect(checkUser(parseDockerfile('FROM node:22.21.1\nUSER 0:0'))[0]).toMatch(/is root/);
     expect(checkNpmCi(parseDockerfile('FROM node:22.21.1\nRUN npm install && npm ci'))[0]).toMatch(/npm install/);
     // A target merges its FROM chain: USER and ENV set in a shared base stage count for the target.
     const multi = parseDockerfile(
-      ['FROM node:22.21.1 AS deps', 'RUN npm ci', 'FROM node:22.21.1 AS base', 'USER 1000', 'WORKDIR /app', 'FROM base AS x', 'COPY --from=deps /app/node_modules/ node_modules/', 'ENTRYPOINT ["node", "services/x/dist/main.js"]', 'FROM node:22.21.1 AS y'].join('\n'),
+      [
+        'FROM node:22.21.1 AS deps',
+        'RUN npm ci',
+        'FROM node:22.21.1 AS base',
+        'USER 1000',
+        'WORKDIR /app',
+        'FROM base AS x',
+        'COPY --from=deps /app/node_modules/ node_modules/',
+        'ENTRYPOINT ["node", "services/x/dist/main.js"]',
+        'FROM node:22.21.1 AS y',
+      ].join('\n'),
     );
     expect(checkUser(targetView(multi, 'x'))).toEqual([]);
     expect(checkEntry(targetView(multi, 'x'), 'x')).toEqual([]);
@@ -448,11 +528,17 @@ describe('Dockerfile (root, one target per service)', () => {
   const df = parseDockerfile(readFileSync(path, 'utf8'));
 
   it('finds the services', () => {
-    expect(services).toEqual(expect.arrayContaining(['audit-retention', 'audit-writer', 'management', 'nhe-delegation', 'oidc-core']));
+    expect(services).toEqual(
+      expect.arrayContaining(['audit-retention', 'audit-writer', 'management', 'nhe-delegation', 'oidc-core']),
+    );
   });
 
   it('is the only Dockerfile: no per-service copies to drift from it', () => {
-    expect(services.filter((s) => existsSync(join(servicesDir, s, 'Dockerfile'))).map((s) => `services/${s}/Dockerfile still exists`)).toEqual([]);
+    expect(
+      services
+        .filter((s) => existsSync(join(servicesDir, s, 'Dockerfile')))
+        .map((s) => `services/${s}/Dockerfile still exists`),
+    ).toEqual([]);
   });
 
   it('has a target for every service', () => {
@@ -470,10 +556,12 @@ describe('Dockerfile (root, one target per service)', () => {
     it('has a build stage and a runtime stage', () => expect(checkStages(view())).toEqual([]));
     it('runs on a Node 22 image', () => expect(checkRuntimeNode22(view())).toEqual([]));
     it('runs as a non-root USER', () => expect(checkUser(view())).toEqual([]));
-    it(`starts services/${service}/dist/main.js with node, exec form`, () => expect(checkEntry(view(), service)).toEqual([]));
+    it(`starts services/${service}/dist/main.js with node, exec form`, () =>
+      expect(checkEntry(view(), service)).toEqual([]));
     it('sets NODE_ENV=production at runtime', () => expect(checkNodeEnv(view())).toEqual([]));
     it('ships production dependencies only', () => expect(checkProdDepsOnly(view())).toEqual([]));
-    it('ships node_modules and the dist/ of the service and of every lib it references', () => expect(checkShippedPackages(view(), service)).toEqual([]));
+    it('ships node_modules and the dist/ of the service and of every lib it references', () =>
+      expect(checkShippedPackages(view(), service)).toEqual([]));
     it('exposes the default PORT of src/config.ts', () => expect(checkExpose(view(), service)).toEqual([]));
   });
 });

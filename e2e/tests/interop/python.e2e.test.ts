@@ -45,9 +45,15 @@ let versions: Record<string, string> = {};
 const results = new Map<string, CheckLine>();
 let runOutput = '';
 
-function runProgram(env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runProgram(
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [PROGRAM], { env: { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON, [PROGRAM], {
+      env: { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -62,15 +68,26 @@ function runProgram(env: Record<string, string>, timeoutMs: number): Promise<{ c
 }
 
 beforeAll(async () => {
-  execFileSync('bash', [join(repoRoot(), 'scripts', 'tools.sh'), 'python-interop'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('bash', [join(repoRoot(), 'scripts', 'tools.sh'), 'python-interop'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   h = await startHarness('interop-python');
   const base = h.topology.baseUrl;
   const T = h.tenant.tenantId;
-  const admin = await clientCredentialsToken(base, T, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management');
+  const admin = await clientCredentialsToken(
+    base,
+    T,
+    h.tenant.admin.clientId,
+    h.tenant.admin.clientSecret,
+    'urn:idp:management',
+  );
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}/auth/admin/tenants/${T}${path}`, {
       method,
-      headers: { authorization: `Bearer ${admin.access_token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${admin.access_token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
@@ -79,9 +96,24 @@ beforeAll(async () => {
   };
 
   // Every client the program uses is an ordinary one, created through the management API.
-  await api('POST', '/clients', { clientId: 'py-native', name: 'Python native app', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code', 'refresh_token'], redirectUris: [REDIRECT] });
-  await api('POST', '/clients', { clientId: 'py-device', name: 'Python device', tokenEndpointAuthMethod: 'none', grantTypes: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'] });
-  const service = await api('POST', '/clients', { clientId: 'py-service', name: 'Python service', grantTypes: ['client_credentials'] });
+  await api('POST', '/clients', {
+    clientId: 'py-native',
+    name: 'Python native app',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    redirectUris: [REDIRECT],
+  });
+  await api('POST', '/clients', {
+    clientId: 'py-device',
+    name: 'Python device',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+  });
+  const service = await api('POST', '/clients', {
+    clientId: 'py-service',
+    name: 'Python service',
+    grantTypes: ['client_credentials'],
+  });
   const roles = (await api('GET', '/roles')) as { items: Array<{ id: string; name: string }> };
   const clerk = roles.items.find((r) => r.name === 'orders-clerk');
   await api('PUT', `/clients/py-service/roles/${clerk!.id}`);
@@ -125,19 +157,38 @@ afterAll(async () => {
 });
 
 test('the program ran with exactly the pinned library versions', () => {
-  const pins = Object.fromEntries([...readFileSync(REQUIREMENTS, 'utf8').matchAll(/^([a-z0-9-]+)==(\S+)/gim)].map((m) => [m[1]!.toLowerCase(), m[2]!]));
+  const pins = Object.fromEntries(
+    [...readFileSync(REQUIREMENTS, 'utf8').matchAll(/^([a-z0-9-]+)==(\S+)/gim)].map((m) => [
+      m[1]!.toLowerCase(),
+      m[2]!,
+    ]),
+  );
   expect({ versions, output: Object.keys(versions).length ? undefined : runOutput }).toEqual({
-    versions: { python: expect.stringMatching(/^3\.(1[1-9]|[2-9]\d)\./), authlib: pins.authlib, joserfc: pins.joserfc, requests: pins.requests, cryptography: pins.cryptography },
+    versions: {
+      python: expect.stringMatching(/^3\.(1[1-9]|[2-9]\d)\./),
+      authlib: pins.authlib,
+      joserfc: pins.joserfc,
+      requests: pins.requests,
+      cryptography: pins.cryptography,
+    },
     output: undefined,
   });
 });
 
 test('the program printed exactly the expected checks', () => {
-  expect({ checks: [...results.keys()], output: results.size === CHECKS.length ? undefined : runOutput }).toEqual({ checks: [...CHECKS], output: undefined });
+  expect({ checks: [...results.keys()], output: results.size === CHECKS.length ? undefined : runOutput }).toEqual({
+    checks: [...CHECKS],
+    output: undefined,
+  });
 });
 
 test.each(CHECKS)('%s', (name) => {
   const line = results.get(name);
   // The error (and the library's trace) is part of the comparison so a failure says what the library refused.
-  expect({ check: name, ok: line?.ok, error: line?.error, trace: line?.trace }).toEqual({ check: name, ok: true, error: undefined, trace: undefined });
+  expect({ check: name, ok: line?.ok, error: line?.error, trace: line?.trace }).toEqual({
+    check: name,
+    ok: true,
+    error: undefined,
+    trace: undefined,
+  });
 });

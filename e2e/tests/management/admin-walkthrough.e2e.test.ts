@@ -19,11 +19,20 @@ const basic = basicAuth;
 
 test('admin walkthrough: tenant, client, resource server, user with role, NHE, policy, then a token exchange', async () => {
   const base = h.topology.baseUrl;
-  const admin = await clientCredentialsToken(base, h.topology.systemTenantId, h.topology.secrets.bootstrapAdminClientId, h.topology.secrets.bootstrapAdminClientSecret, 'urn:idp:management');
+  const admin = await clientCredentialsToken(
+    base,
+    h.topology.systemTenantId,
+    h.topology.secrets.bootstrapAdminClientId,
+    h.topology.secrets.bootstrapAdminClientSecret,
+    'urn:idp:management',
+  );
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}/auth/admin${path}`, {
       method,
-      headers: { authorization: `Bearer ${admin.access_token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${admin.access_token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
@@ -50,17 +59,44 @@ test('admin walkthrough: tenant, client, resource server, user with role, NHE, p
     config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true } },
   });
   expect(rs.status).toBe(201);
-  const role = await api('POST', `/tenants/${T}/roles`, { name: 'clerk', resourceServer: 'https://api.acme.example', permissions: ['orders:read'] });
+  const role = await api('POST', `/tenants/${T}/roles`, {
+    name: 'clerk',
+    resourceServer: 'https://api.acme.example',
+    permissions: ['orders:read'],
+  });
   const user = await api('POST', `/tenants/${T}/users`, { username: 'bob', password: 'a long passphrase' });
   expect((await api('PUT', `/tenants/${T}/users/${user.body.id}/roles/${role.body.id}`)).status).toBe(204);
-  const nhe = await api('POST', `/tenants/${T}/non-human-entities`, { identifier: 'acme-agent', type: 'llm-assistive', allowedScopes: ['orders:read'], operator: 'Acme Ops' });
+  const nhe = await api('POST', `/tenants/${T}/non-human-entities`, {
+    identifier: 'acme-agent',
+    type: 'llm-assistive',
+    allowedScopes: ['orders:read'],
+    operator: 'Acme Ops',
+  });
   expect(nhe.status).toBe(201);
-  const policy = await api('POST', `/tenants/${T}/non-human-entities/${nhe.body.id}/delegation-policies`, { target: { type: 'user', id: user.body.id }, allowedScopes: ['orders:read'] });
+  const policy = await api('POST', `/tenants/${T}/non-human-entities/${nhe.body.id}/delegation-policies`, {
+    target: { type: 'user', id: user.body.id },
+    allowedScopes: ['orders:read'],
+  });
   expect(policy.status).toBe(201);
-  const dryRun = await api('POST', `/tenants/${T}/non-human-entities/${nhe.body.id}/delegation-simulations`, { userId: user.body.id, clientId: 'acme-app', resource: 'https://api.acme.example', scope: 'orders:read' });
+  const dryRun = await api('POST', `/tenants/${T}/non-human-entities/${nhe.body.id}/delegation-simulations`, {
+    userId: user.body.id,
+    clientId: 'acme-app',
+    resource: 'https://api.acme.example',
+    scope: 'orders:read',
+  });
   expect(dryRun.body.decision).toMatchObject({ outcome: 'granted', scopes: ['orders:read'], ttl: 300 });
 
-  const userToken = await browserlessLogin({ baseUrl: base, tenantId: T, clientId: 'acme-app', clientSecret: secret, redirectUri: 'http://127.0.0.1:8400/callback', username: 'bob', password: 'a long passphrase', resource: 'https://api.acme.example', scope: 'openid orders:read' });
+  const userToken = await browserlessLogin({
+    baseUrl: base,
+    tenantId: T,
+    clientId: 'acme-app',
+    clientSecret: secret,
+    redirectUri: 'http://127.0.0.1:8400/callback',
+    username: 'bob',
+    password: 'a long passphrase',
+    resource: 'https://api.acme.example',
+    scope: 'openid orders:read',
+  });
   const exchange = () =>
     fetch(`${base}/auth/${T}/oidc/token`, {
       method: 'POST',
@@ -76,10 +112,19 @@ test('admin walkthrough: tenant, client, resource server, user with role, NHE, p
       }),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
   const issued = await exchange();
-  expect(issued).toMatchObject({ status: 200, body: { token_type: 'Bearer', expires_in: dryRun.body.decision.ttl, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' } });
+  expect(issued).toMatchObject({
+    status: 200,
+    body: {
+      token_type: 'Bearer',
+      expires_in: dryRun.body.decision.ttl,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    },
+  });
 
   // A configuration change applies without a restart: the client's delegation switched off is refused at once.
-  expect((await api('PATCH', `/tenants/${T}/clients/acme-app`, { config: { nhe: { delegationEnabled: false } } })).status).toBe(200);
+  expect(
+    (await api('PATCH', `/tenants/${T}/clients/acme-app`, { config: { nhe: { delegationEnabled: false } } })).status,
+  ).toBe(200);
   let refused: { status: number; body: Record<string, unknown> } | undefined;
   for (let i = 0; i < 40; i++) {
     refused = await exchange();

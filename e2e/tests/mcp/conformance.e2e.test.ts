@@ -60,11 +60,18 @@ async function authorizationScenarios(label: string, docPath: string): Promise<M
   const port = await freePort();
   const callback = `http://127.0.0.1:${port}/callback`;
   const clientId = w.docs.serve(docPath, nativeClientDocument('MCP conformance suite', callback));
-  const run = runConformance(['authorization', '--url', w.issuer, '--client-id', clientId, '--resource', w.mcp.url, '--port', String(port)], 150_000);
+  const run = runConformance(
+    ['authorization', '--url', w.issuer, '--client-id', clientId, '--resource', w.mcp.url, '--port', String(port)],
+    150_000,
+  );
   try {
     const [url] = await run.waitFor(/^https?:\/\/\S+\/authorize\?\S+$/m, 120_000);
     const authorize = new URL(url);
-    expect(Object.fromEntries(['client_id', 'resource', 'code_challenge_method'].map((k) => [k, authorize.searchParams.get(k)]))).toEqual({ client_id: clientId, resource: w.mcp.url, code_challenge_method: 'S256' });
+    expect(
+      Object.fromEntries(
+        ['client_id', 'resource', 'code_challenge_method'].map((k) => [k, authorize.searchParams.get(k)]),
+      ),
+    ).toEqual({ client_id: clientId, resource: w.mcp.url, code_challenge_method: 'S256' });
     await userStep(url, callback);
   } catch (err) {
     run.kill();
@@ -73,11 +80,15 @@ async function authorizationScenarios(label: string, docPath: string): Promise<M
   const { code, checks } = await run.done;
   const byScenario = new Map<string, ConformanceCheck[]>();
   for (const [dir, list] of checks) {
-    const scenario = ['authorization-server-metadata-endpoint', 'authorization-code-grant'].find((s) => dir.includes(s)) ?? dir;
+    const scenario =
+      ['authorization-server-metadata-endpoint', 'authorization-code-grant'].find((s) => dir.includes(s)) ?? dir;
     byScenario.set(scenario, list);
-    for (const c of list) table.push(`| authorization | ${scenario} (${label}) | ${c.id} | ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''} |`);
+    for (const c of list)
+      table.push(
+        `| authorization | ${scenario} (${label}) | ${c.id} | ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''} |`,
+      );
   }
-  if (code !== 0) throw new Error(`conformance exited ${code}:\n${table.join("\n")}\n${run.output().slice(-4000)}`);
+  if (code !== 0) throw new Error(`conformance exited ${code}:\n${table.join('\n')}\n${run.output().slice(-4000)}`);
   return byScenario;
 }
 
@@ -92,7 +103,7 @@ test('authorization-server scenarios with an ordinary client (Client ID Metadata
   ]);
 }, 180_000);
 
-test('authorization-server scenarios with an agent client (the NHE names its document): every check passes, the token is the agent\'s', async () => {
+test("authorization-server scenarios with an agent client (the NHE names its document): every check passes, the token is the agent's", async () => {
   const results = await authorizationScenarios('agent client', '/agents/conformance-suite.json');
   const grant = results.get('authorization-code-grant')!;
   expect(grant.map((c) => [c.id, c.status])).toEqual([['authorization-code-grant', 'SUCCESS']]);
@@ -105,21 +116,38 @@ test('authorization-server scenarios with an agent client (the NHE names its doc
     200,
   );
   expect(rows.body.items).toHaveLength(1);
-  expect(rows.body.items[0]).toMatchObject({ userId: w.h.tenant.user.id, nheIdentifier: AGENT, resourceServer: w.mcp.url, clientId, scopes: ['mcp:tools'] });
+  expect(rows.body.items[0]).toMatchObject({
+    userId: w.h.tenant.user.id,
+    nheIdentifier: AGENT,
+    resourceServer: w.mcp.url,
+    clientId,
+    scopes: ['mcp:tools'],
+  });
 }, 180_000);
 
 /** The server scenarios that concern a protected MCP server (see the file comment for the others). */
-const SERVER_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection'];
+const SERVER_SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-error',
+  'dns-rebinding-protection',
+];
 
-test('server scenarios through the resource-server SDK: refused without a token, every applicable scenario passes with a user\'s token', async () => {
+test("server scenarios through the resource-server SDK: refused without a token, every applicable scenario passes with a user's token", async () => {
   // No token: the suite cannot even initialize (the 401 that starts an MCP client's authorization).
   const bare = runConformance(['server', '--url', w.mcp.url, '--scenario', 'server-initialize'], 60_000);
   const refused = await bare.done;
   expect(refused.code).toBe(1);
   const refusedChecks = [...refused.checks.values()].flat();
   expect(refusedChecks.find((c) => c.id === 'server-initialize')).toMatchObject({ status: 'FAILURE' });
-  expect(refusedChecks.find((c) => c.id === 'server-initialize')!.errorMessage).toMatch(/401|Unauthorized|Streamable HTTP error/i);
-  table.push(`| server | server-initialize (no token) | server-initialize | ${refusedChecks.find((c) => c.id === 'server-initialize')!.status} (expected: refused with 401) |`);
+  expect(refusedChecks.find((c) => c.id === 'server-initialize')!.errorMessage).toMatch(
+    /401|Unauthorized|Streamable HTTP error/i,
+  );
+  table.push(
+    `| server | server-initialize (no token) | server-initialize | ${refusedChecks.find((c) => c.id === 'server-initialize')!.status} (expected: refused with 401) |`,
+  );
 
   const tokens = await browserlessLogin({
     baseUrl: w.h.topology.baseUrl,
@@ -135,18 +163,37 @@ test('server scenarios through the resource-server SDK: refused without a token,
   const proxy = await startBearerProxy(w.mcp.origin, () => tokens.access_token);
   try {
     for (const scenario of SERVER_SCENARIOS) {
-      const run = runConformance(['server', '--url', proxy.url('/mcp'), '--scenario', scenario, '--timeout', '10000'], 60_000);
+      const run = runConformance(
+        ['server', '--url', proxy.url('/mcp'), '--scenario', scenario, '--timeout', '10000'],
+        60_000,
+      );
       const { code, checks } = await run.done;
       const list = [...checks.values()].flat();
-      for (const c of list) table.push(`| server | ${scenario} (user token) | ${c.id} | ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''} |`);
-      expect({ scenario, code, failures: list.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage}`) }).toEqual({ scenario, code: 0, failures: [] });
+      for (const c of list)
+        table.push(
+          `| server | ${scenario} (user token) | ${c.id} | ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''} |`,
+        );
+      expect({
+        scenario,
+        code,
+        failures: list.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage}`),
+      }).toEqual({ scenario, code: 0, failures: [] });
       expect(list.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThanOrEqual(1);
     }
     // The tool scenarios reached the server's fixture tools (not an unknown-tool error that would also pass).
-    for (const tool of ['test_simple_text', 'test_error_handling']) expect(w.mcp.lines.some((l) => l.event === 'mcp.tool' && l.tool === tool)).toBe(true);
+    for (const tool of ['test_simple_text', 'test_error_handling'])
+      expect(w.mcp.lines.some((l) => l.event === 'mcp.tool' && l.tool === tool)).toBe(true);
   } finally {
     await proxy.close();
   }
   // The MCP server saw the suite's requests as the user's, through the SDK's audit line.
-  expect(w.mcp.lines.some((l) => l.event === 'mcp.request' && l.method === 'tools/call' && l.userId === w.h.tenant.user.id && l.delegated === false)).toBe(true);
+  expect(
+    w.mcp.lines.some(
+      (l) =>
+        l.event === 'mcp.request' &&
+        l.method === 'tools/call' &&
+        l.userId === w.h.tenant.user.id &&
+        l.delegated === false,
+    ),
+  ).toBe(true);
 }, 180_000);

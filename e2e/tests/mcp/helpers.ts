@@ -32,7 +32,15 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
   const h = await startHarness(label, { oidcEnv: { NODE_EXTRA_CA_CERTS: docs.caFile, CIMD_ALLOW_LOOPBACK: 'true' } });
   const T = h.tenant.tenantId;
   const issuer = `${h.topology.baseUrl}/auth/${T}`;
-  const admin = (await clientCredentialsToken(h.topology.baseUrl, T, h.tenant.admin.clientId, h.tenant.admin.clientSecret, 'urn:idp:management')).access_token;
+  const admin = (
+    await clientCredentialsToken(
+      h.topology.baseUrl,
+      T,
+      h.tenant.admin.clientId,
+      h.tenant.admin.clientSecret,
+      'urn:idp:management',
+    )
+  ).access_token;
   const manage = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${T}${path}`, {
       method,
@@ -52,7 +60,10 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
   await must(
     200,
     manage('PATCH', '', {
-      settings: { clientIdMetadataDocuments: { enabled: true, allowedHosts: ['127.0.0.1'] }, registration: { mode: 'open' } },
+      settings: {
+        clientIdMetadataDocuments: { enabled: true, allowedHosts: ['127.0.0.1'] },
+        registration: { mode: 'open' },
+      },
     }),
   );
   const port = await freePort();
@@ -68,7 +79,10 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
       config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true } },
     }),
   );
-  const role = await must(201, manage('POST', '/roles', { name: 'mcp-user', resourceServer: resource, permissions: [MCP_SCOPE] }));
+  const role = await must(
+    201,
+    manage('POST', '/roles', { name: 'mcp-user', resourceServer: resource, permissions: [MCP_SCOPE] }),
+  );
   await must(204, manage('PUT', `/users/${h.tenant.user.id}/roles/${role.id}`));
   // The agent: its metadata documents under /agents/ on the documents' host embody it.
   const nhe = await must(
@@ -83,12 +97,28 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
       agentClients: [`${docs.origin}/agents/*`],
     }),
   );
-  await must(201, manage('POST', `/non-human-entities/${nhe.id}/delegation-policies`, { target: { type: 'user', id: h.tenant.user.id }, allowedScopes: [MCP_SCOPE] }));
+  await must(
+    201,
+    manage('POST', `/non-human-entities/${nhe.id}/delegation-policies`, {
+      target: { type: 'user', id: h.tenant.user.id },
+      allowedScopes: [MCP_SCOPE],
+    }),
+  );
   // The MCP server's SSF receiver: a client allowed ssf.manage on urn:idp:ssf.
-  const ssfRole = await must(201, manage('POST', '/roles', { name: 'ssf-receiver', resourceServer: 'urn:idp:ssf', permissions: ['ssf.manage'] }));
-  const receiver = await must(201, manage('POST', '/clients', { name: 'MCP server (SSF receiver)', grantTypes: ['client_credentials'] }));
+  const ssfRole = await must(
+    201,
+    manage('POST', '/roles', { name: 'ssf-receiver', resourceServer: 'urn:idp:ssf', permissions: ['ssf.manage'] }),
+  );
+  const receiver = await must(
+    201,
+    manage('POST', '/clients', { name: 'MCP server (SSF receiver)', grantTypes: ['client_credentials'] }),
+  );
   await must(204, manage('PUT', `/clients/${receiver.clientId}/roles/${ssfRole.id}`));
-  const mcp = await startMcpServer({ port, issuer, ssf: { clientId: receiver.clientId, clientSecret: receiver.clientSecret, intervalMs: POLL_INTERVAL_MS } });
+  const mcp = await startMcpServer({
+    port,
+    issuer,
+    ssf: { clientId: receiver.clientId, clientSecret: receiver.clientSecret, intervalMs: POLL_INTERVAL_MS },
+  });
   return {
     h,
     docs,
@@ -119,7 +149,12 @@ export function nativeClientDocument(name: string, redirectUri: string) {
   });
 }
 
-export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000, stepMs = 50): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 5000,
+  stepMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -29,8 +29,15 @@ async function crashSignals(): Promise<void> {
   await exited;
 }
 
-async function poll(endpoint: string, body: Record<string, unknown>): Promise<{ sets: Record<string, string>; moreAvailable: boolean }> {
-  const res = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${receiver.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function poll(
+  endpoint: string,
+  body: Record<string, unknown>,
+): Promise<{ sets: Record<string, string>; moreAvailable: boolean }> {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${receiver.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as { sets: Record<string, string>; moreAvailable: boolean };
 }
@@ -56,11 +63,16 @@ it('a change made while the transmitter is down is delivered after it restarts, 
 
   await crashSignals();
   // The transmitter is gone: the kill-switch change still commits (management does not depend on it).
-  expect((await receiver.manage('PATCH', `/non-human-entities/${h.tenant.nhe.id}`, { enabled: false })).status).toBe(200);
+  expect((await receiver.manage('PATCH', `/non-human-entities/${h.tenant.nhe.id}`, { enabled: false })).status).toBe(
+    200,
+  );
   await h.topology.startService('signals');
 
   // The stream itself was persisted, and the change made while the process was down reaches it.
-  const status = await fetch(`${receiver.config.status_endpoint ?? `${receiver.config.configuration_endpoint}/status`}?stream_id=${stream_id}`, { headers: { authorization: `Bearer ${receiver.token}` } });
+  const status = await fetch(
+    `${receiver.config.status_endpoint ?? `${receiver.config.configuration_endpoint}/status`}?stream_id=${stream_id}`,
+    { headers: { authorization: `Bearer ${receiver.token}` } },
+  );
   expect(status.status).toBe(200);
   const first = await pollUntil(delivery.endpoint_url, 2);
   expect(first).toHaveLength(2);
@@ -72,7 +84,10 @@ it('a change made while the transmitter is down is delivered after it restarts, 
   expect(again).toEqual(first);
 
   // Acknowledged, then a graceful restart: nothing comes back.
-  expect(await poll(delivery.endpoint_url, { ack: first, returnImmediately: true })).toEqual({ sets: {}, moreAvailable: false });
+  expect(await poll(delivery.endpoint_url, { ack: first, returnImmediately: true })).toEqual({
+    sets: {},
+    moreAvailable: false,
+  });
   await h.topology.stopService('signals');
   await h.topology.startService('signals');
   expect(await poll(delivery.endpoint_url, { returnImmediately: true })).toEqual({ sets: {}, moreAvailable: false });

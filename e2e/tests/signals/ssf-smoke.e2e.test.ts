@@ -27,7 +27,10 @@ it('discovery, a stream created with a client-credentials token, and the SETs of
   // Discovery at the SSF 1.0 well-known path, and under the /_api alias.
   expect(config.issuer).toBe(`${base}/auth/${t}`);
   expect(config.configuration_endpoint).toBe(`${base}/auth/${t}/ssf/streams`);
-  expect(((await (await fetch(`${base}/_api/auth/${t}/.well-known/ssf-configuration`)).json()) as Record<string, string>).issuer).toBe(config.issuer);
+  expect(
+    ((await (await fetch(`${base}/_api/auth/${t}/.well-known/ssf-configuration`)).json()) as Record<string, string>)
+      .issuer,
+  ).toBe(config.issuer);
 
   const stream = await fetch(config.configuration_endpoint!, {
     method: 'POST',
@@ -40,7 +43,11 @@ it('discovery, a stream created with a client-credentials token, and the SETs of
 
   expect((await manage('PATCH', `/non-human-entities/${h.tenant.nhe.id}`, { enabled: false })).status).toBe(200);
   const poll = async (body: Record<string, unknown>) => {
-    const res = await fetch(delivery.endpoint_url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(delivery.endpoint_url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as { sets: Record<string, string>; moreAvailable: boolean };
   };
@@ -52,12 +59,24 @@ it('discovery, a stream created with a client-credentials token, and the SETs of
   const jwks = createRemoteJWKSet(new URL(config.jwks_uri!));
   const events: Record<string, unknown> = {};
   for (const set of Object.values(all)) {
-    const { payload } = await jwtVerify(set, jwks, { typ: 'secevent+jwt', issuer: config.issuer, audience: receiver.clientId });
+    const { payload } = await jwtVerify(set, jwks, {
+      typ: 'secevent+jwt',
+      issuer: config.issuer,
+      audience: receiver.clientId,
+    });
     Object.assign(events, payload.events);
-    expect(payload.sub_id).toMatchObject({ format: 'complex', nhe: { format: 'iss_sub', sub: `nhe:${h.tenant.nhe.identifier}` } });
+    expect(payload.sub_id).toMatchObject({
+      format: 'complex',
+      nhe: { format: 'iss_sub', sub: `nhe:${h.tenant.nhe.identifier}` },
+    });
   }
-  expect(events['https://schemas.openid.net/secevent/caep/event-type/session-revoked']).toMatchObject({ initiating_entity: 'admin' });
-  expect(events['urn:vendor:secevent:nhe-revocation']).toMatchObject({ reason: 'nhe.disabled', nhe: h.tenant.nhe.identifier });
+  expect(events['https://schemas.openid.net/secevent/caep/event-type/session-revoked']).toMatchObject({
+    initiating_entity: 'admin',
+  });
+  expect(events['urn:vendor:secevent:nhe-revocation']).toMatchObject({
+    reason: 'nhe.disabled',
+    nhe: h.tenant.nhe.identifier,
+  });
 
   expect(await poll({ ack: Object.keys(all), returnImmediately: true })).toEqual({ sets: {}, moreAvailable: false });
 }, 60_000);

@@ -45,13 +45,17 @@ export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: str
     row.dpopJkt ?? null,
     ...(a ? [['actor', a.method, a.jkt ?? null, a.issuer ?? null, a.subject ?? null, a.jti ?? null]] : []),
     // A token exchanged from another NHE token (issue 19 section 2): its parent and its whole actor chain.
-    ...(row.parentJti !== undefined ? [['chain', row.parentJti, (row.actorChain ?? []).map((c) => [c.nheIdentifier, c.method])]] : []),
+    ...(row.parentJti !== undefined
+      ? [['chain', row.parentJti, (row.actorChain ?? []).map((c) => [c.nheIdentifier, c.method])]]
+      : []),
     prevHash,
   ]);
 }
 
 export function auditRowHash(row: TokenAuditDoc, seq: number, prevHash: string): string {
-  return createHash('sha256').update(canonicalAuditRow(row, seq, prevHash)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalAuditRow(row, seq, prevHash))
+    .digest('hex');
 }
 
 /** Links `rows` after (tailSeq, tailHash): returns them with seq, prevHash, hash and chainKey set. */
@@ -78,13 +82,25 @@ export async function chainTail(models: Models, tenantId: number): Promise<{ seq
 /** Records the highest seq written (never lowered). */
 export async function advanceChainHead(models: Models, tenantId: number, seq: number): Promise<void> {
   // Two writers may create the head at once: the loser applies $max to the document the winner inserted.
-  await upsertRacing(() => models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } }, { upsert: true }).exec());
+  await upsertRacing(() =>
+    models.Counter.updateOne({ _id: chainHeadId(tenantId) }, { $max: { seq } }, { upsert: true }).exec(),
+  );
 }
 
 /** Records that retention pruned the chain up to (seq, hash); never moves the anchor backwards. */
-export async function advanceChainAnchor(models: Models, tenantId: number, seq: number, hash: string, now = new Date()): Promise<void> {
+export async function advanceChainAnchor(
+  models: Models,
+  tenantId: number,
+  seq: number,
+  hash: string,
+  now = new Date(),
+): Promise<void> {
   try {
-    await models.AuditChainAnchor.updateOne({ _id: tenantId, seq: { $lt: seq } }, { $set: { seq, hash, prunedAt: now } }, { upsert: true });
+    await models.AuditChainAnchor.updateOne(
+      { _id: tenantId, seq: { $lt: seq } },
+      { $set: { seq, hash, prunedAt: now } },
+      { upsert: true },
+    );
   } catch (err) {
     // Upsert hit the existing anchor that is already at or past seq: nothing to do.
     if (!isDuplicateKeyError(err)) throw err;
@@ -132,7 +148,11 @@ type ChainRow = TokenAuditDoc & { seq: number };
  * (deleted rows), rows whose content no longer matches their hash (altered), rows whose prevHash does not match
  * the previous row's hash (re-hashed or re-ordered rows), and rows deleted from the newest end (truncated).
  */
-export async function verifyAuditChain(models: Models, tenantId: number, o: VerifyOptions = {}): Promise<ChainVerification> {
+export async function verifyAuditChain(
+  models: Models,
+  tenantId: number,
+  o: VerifyOptions = {},
+): Promise<ChainVerification> {
   const batchSize = o.batchSize ?? 1000;
   const maxProblems = o.maxProblems ?? 100;
   const anchorDoc = await models.AuditChainAnchor.findById(tenantId).lean<AuditChainAnchorDoc>();
@@ -144,7 +164,9 @@ export async function verifyAuditChain(models: Models, tenantId: number, o: Veri
     checked: 0,
     firstSeq: null,
     lastSeq: null,
-    anchor: anchorDoc ? { seq: anchorDoc.seq, hash: anchorDoc.hash, prunedAt: new Date(anchorDoc.prunedAt).toISOString() } : null,
+    anchor: anchorDoc
+      ? { seq: anchorDoc.seq, hash: anchorDoc.hash, prunedAt: new Date(anchorDoc.prunedAt).toISOString() }
+      : null,
     headSeq: head?.seq ?? 0,
     problems: [],
     problemsTruncated: false,
@@ -163,10 +185,14 @@ export async function verifyAuditChain(models: Models, tenantId: number, o: Veri
   const first = o.from
     ? await models.TokenAudit.findOne(inRange, { seq: 1 }).sort({ seq: 1 }).lean<{ seq: number }>()
     : { seq: baseSeq + 1 };
-  const last = o.to ? await models.TokenAudit.findOne(inRange, { seq: 1 }).sort({ seq: -1 }).lean<{ seq: number }>() : null;
+  const last = o.to
+    ? await models.TokenAudit.findOne(inRange, { seq: 1 }).sort({ seq: -1 }).lean<{ seq: number }>()
+    : null;
   if (o.from && !first) {
     // No row issued in the range: only the newest end can still be checked.
-    const newest = await models.TokenAudit.findOne({ tenantId, seq: { $gte: 1 } }, { seq: 1 }).sort({ seq: -1 }).lean<{ seq: number }>();
+    const newest = await models.TokenAudit.findOne({ tenantId, seq: { $gte: 1 } }, { seq: 1 })
+      .sort({ seq: -1 })
+      .lean<{ seq: number }>();
     const tailSeq = Math.max(newest?.seq ?? 0, baseSeq);
     if (!o.to && result.headSeq > tailSeq) report({ kind: 'truncated', fromSeq: tailSeq + 1, toSeq: result.headSeq });
     return result;
@@ -176,9 +202,13 @@ export async function verifyAuditChain(models: Models, tenantId: number, o: Veri
 
   // The link into the range: the anchor / genesis, or the row just before it.
   let prev: { seq: number; hash: string } | null;
-  if (startSeq === baseSeq + 1) prev = anchorDoc ? { seq: anchorDoc.seq, hash: anchorDoc.hash } : { seq: 0, hash: GENESIS_HASH };
+  if (startSeq === baseSeq + 1)
+    prev = anchorDoc ? { seq: anchorDoc.seq, hash: anchorDoc.hash } : { seq: 0, hash: GENESIS_HASH };
   else {
-    const before = await models.TokenAudit.findOne({ tenantId, seq: startSeq - 1 }, { seq: 1, hash: 1 }).lean<{ seq: number; hash: string }>();
+    const before = await models.TokenAudit.findOne({ tenantId, seq: startSeq - 1 }, { seq: 1, hash: 1 }).lean<{
+      seq: number;
+      hash: string;
+    }>();
     prev = before ?? null;
     if (!before) report({ kind: 'missing', fromSeq: startSeq - 1, toSeq: startSeq - 1 });
   }
@@ -194,8 +224,10 @@ export async function verifyAuditChain(models: Models, tenantId: number, o: Veri
         report({ kind: 'missing', fromSeq: expectedSeq, toSeq: row.seq - 1 });
         prev = null;
       }
-      if (auditRowHash(row, row.seq, row.prevHash ?? '') !== row.hash) report({ kind: 'altered', fromSeq: row.seq, toSeq: row.seq, jti: row.jti });
-      if (prev && row.prevHash !== prev.hash) report({ kind: 'broken-link', fromSeq: row.seq, toSeq: row.seq, jti: row.jti });
+      if (auditRowHash(row, row.seq, row.prevHash ?? '') !== row.hash)
+        report({ kind: 'altered', fromSeq: row.seq, toSeq: row.seq, jti: row.jti });
+      if (prev && row.prevHash !== prev.hash)
+        report({ kind: 'broken-link', fromSeq: row.seq, toSeq: row.seq, jti: row.jti });
       result.firstSeq ??= row.seq;
       result.lastSeq = row.seq;
       result.checked += 1;
@@ -205,6 +237,7 @@ export async function verifyAuditChain(models: Models, tenantId: number, o: Veri
     }
     if (rows.length < batchSize) break;
   }
-  if (!o.to && result.headSeq >= expectedSeq) report({ kind: 'truncated', fromSeq: expectedSeq, toSeq: result.headSeq });
+  if (!o.to && result.headSeq >= expectedSeq)
+    report({ kind: 'truncated', fromSeq: expectedSeq, toSeq: result.headSeq });
   return result;
 }

@@ -18,13 +18,21 @@ function refusingModel(indexes: Array<[Record<string, number>, Record<string, un
 
 function recordingLogger() {
   const lines: Array<[string, string]> = [];
-  const logger = { info: (_o: object, msg: string) => lines.push(['info', msg]), warn: (_o: object, msg: string) => lines.push(['warn', msg]) } as unknown as Logger;
+  const logger = {
+    info: (_o: object, msg: string) => lines.push(['info', msg]),
+    warn: (_o: object, msg: string) => lines.push(['warn', msg]),
+  } as unknown as Logger;
   return { logger, lines };
 }
 
 it('a TTL index the server does not implement is logged at info (expected on FerretDB), another refused option at warn', async () => {
   const { logger, lines } = recordingLogger();
-  const models = { Thing: refusingModel([[{ expiresAt: 1 }, { expireAfterSeconds: 0 }], [{ name: 1 }, { collation: { locale: 'en' } }]]) } as unknown as Models;
+  const models = {
+    Thing: refusingModel([
+      [{ expiresAt: 1 }, { expireAfterSeconds: 0 }],
+      [{ name: 1 }, { collation: { locale: 'en' } }],
+    ]),
+  } as unknown as Models;
   await createIndexes(models, logger);
   expect(lines.map(([level]) => level)).toEqual(['info', 'warn']);
   expect(lines[0]![1]).toMatch(/TTL index not supported.*sweepers/);

@@ -12,7 +12,11 @@ export interface Database {
   close: () => Promise<void>;
 }
 
-export async function connectDatabase(uri: string, logger: Logger, options: { appName?: string } = {}): Promise<Database> {
+export async function connectDatabase(
+  uri: string,
+  logger: Logger,
+  options: { appName?: string } = {},
+): Promise<Database> {
   const connection = mongoose.createConnection(uri, {
     appName: options.appName,
     serverSelectionTimeoutMS: 5000,
@@ -22,7 +26,9 @@ export async function connectDatabase(uri: string, logger: Logger, options: { ap
   await connection.asPromise();
   // A disconnection we asked for (close() at shutdown) is no news; one we did not is.
   let closing = false;
-  connection.on('disconnected', () => (closing ? logger.info('mongodb connection closed') : logger.warn('mongodb disconnected')));
+  connection.on('disconnected', () =>
+    closing ? logger.info('mongodb connection closed') : logger.warn('mongodb disconnected'),
+  );
   connection.on('reconnected', () => logger.info('mongodb reconnected'));
   const models = createModels(connection);
   return {
@@ -55,12 +61,19 @@ export async function createIndexes(models: Models, logger: Logger): Promise<voi
     });
     for (const [fields, options] of model.schema.indexes()) {
       try {
-        await model.collection.createIndex(fields as import('mongodb').IndexSpecification, options as import('mongodb').CreateIndexesOptions);
+        await model.collection.createIndex(
+          fields as import('mongodb').IndexSpecification,
+          options as import('mongodb').CreateIndexesOptions,
+        );
       } catch (err) {
         if ((err as { code?: number }).code === 238) {
           const ttl = typeof (options as { expireAfterSeconds?: unknown } | undefined)?.expireAfterSeconds === 'number';
           const line = { collection: model.collection.collectionName, fields, reason: (err as Error).message };
-          if (ttl) logger.info(line, 'TTL index not supported by this server (FerretDB): expired rows are removed by the readers and sweepers');
+          if (ttl)
+            logger.info(
+              line,
+              'TTL index not supported by this server (FerretDB): expired rows are removed by the readers and sweepers',
+            );
           else logger.warn(line, 'index option not supported by this server');
           continue;
         }

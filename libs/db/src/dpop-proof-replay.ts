@@ -11,7 +11,10 @@ const DEFAULT_TTL_MS = 5 * 60 * 1000;
  * The unique `_id` makes the check atomic: the second insert of a key fails, on whichever replica it runs.
  * Structurally a `ReplayStore` of @idp/resource-server (remember resolves true when the key was new).
  */
-export function dpopProofReplayStore(models: Models, tenantId: number): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
+export function dpopProofReplayStore(
+  models: Models,
+  tenantId: number,
+): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
   return singleUseStore(models, tenantId, 'DPoPProof');
 }
 
@@ -19,7 +22,11 @@ export function dpopProofReplayStore(models: Models, tenantId: number): { rememb
  * The same store for another kind of single-use value (`kind` is the record's model, e.g. `ActorToken` for the
  * jti of actor tokens at token exchange): `{tenantId}:{kind}:{key}`, one unique insert per use, every replica.
  */
-export function singleUseStore(models: Models, tenantId: number, kind: string): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
+export function singleUseStore(
+  models: Models,
+  tenantId: number,
+  kind: string,
+): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
   return {
     async remember(key, expiresAt) {
       try {

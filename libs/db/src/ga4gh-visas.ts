@@ -14,5 +14,11 @@ export function storeVisaConditions(conditions: VisaConditions): StoredVisaCondi
 /** The list of lists, or undefined when `stored` is absent or not a list. */
 export function readVisaConditions(stored: unknown): VisaConditions | undefined {
   if (!Array.isArray(stored)) return undefined;
-  return stored.map((c: unknown) => (Array.isArray(c) ? c : Array.isArray((c as { all?: unknown } | null)?.all) ? (c as { all: Array<Record<string, unknown>> }).all : []));
+  return stored.map((c: unknown) =>
+    Array.isArray(c)
+      ? c
+      : Array.isArray((c as { all?: unknown } | null)?.all)
+        ? (c as { all: Array<Record<string, unknown>> }).all
+        : [],
+  );
 }

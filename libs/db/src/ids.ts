@@ -19,7 +19,13 @@ export async function upsertRacing<T>(upsert: () => Promise<T>): Promise<T> {
 /** Next value of a named sequence (numeric client ids, tenant ids). */
 export async function nextSequence(models: Models, name: string, floor = 1000): Promise<number> {
   const doc = await upsertRacing(() =>
-    models.Counter.findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true }).lean().exec(),
+    models.Counter.findOneAndUpdate(
+      { _id: name },
+      { $inc: { seq: 1 } },
+      { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true },
+    )
+      .lean()
+      .exec(),
   );
   const seq = doc?.seq ?? 1;
   return floor + seq;
@@ -30,7 +36,9 @@ export async function nextSequence(models: Models, name: string, floor = 1000): 
  * handing out values already taken (restored from a backup behind the rows, or FerretDB's non-atomic `$inc`).
  */
 async function advanceSequence(models: Models, name: string, inUse: number, floor = 1000): Promise<void> {
-  await upsertRacing(() => models.Counter.updateOne({ _id: name }, { $max: { seq: inUse - floor } }, { upsert: true }).exec());
+  await upsertRacing(() =>
+    models.Counter.updateOne({ _id: name }, { $max: { seq: inUse - floor } }, { upsert: true }).exec(),
+  );
 }
 
 /** How many numeric ids `insertClient` tries before it gives up (it moves the counter on after the first collision). */
@@ -42,7 +50,10 @@ const MAX_NUMERIC_ID_ATTEMPTS = 20;
  * and a counter restored from a backup can lag behind the rows, so a duplicate that is not the clientId moves the
  * counter past the highest id in use and takes the next value.
  */
-export async function insertClient(models: Models, row: Record<string, unknown> & { tenantId: number; clientId: string }) {
+export async function insertClient(
+  models: Models,
+  row: Record<string, unknown> & { tenantId: number; clientId: string },
+) {
   for (let attempt = 0; ; attempt++) {
     try {
       return await models.Client.create({ ...row, numericId: await nextSequence(models, 'clients') });
@@ -50,7 +61,10 @@ export async function insertClient(models: Models, row: Record<string, unknown> 
       if (!isDuplicateKeyError(err)) throw err;
       if (await models.Client.exists({ tenantId: row.tenantId, clientId: row.clientId })) return undefined;
       if (attempt >= MAX_NUMERIC_ID_ATTEMPTS) throw err;
-      const [highest] = await models.Client.find({}, { numericId: 1 }).sort({ numericId: -1 }).limit(1).lean<Array<{ numericId: number }>>();
+      const [highest] = await models.Client.find({}, { numericId: 1 })
+        .sort({ numericId: -1 })
+        .limit(1)
+        .lean<Array<{ numericId: number }>>();
       if (highest) await advanceSequence(models, 'clients', highest.numericId);
     }
   }

@@ -15,7 +15,9 @@ beforeAll(async () => {
   await db.models.OidcPayload.init();
   for (let i = 0; i < ids.length; i += 500) {
     await db.models.OidcPayload.collection.insertMany(
-      ids.slice(i, i + 500).map((_id, j) => ({ _id, tenantId: TENANT, model: 'Session', payload: JSON.stringify({ n: i + j }) })) as never,
+      ids
+        .slice(i, i + 500)
+        .map((_id, j) => ({ _id, tenantId: TENANT, model: 'Session', payload: JSON.stringify({ n: i + j }) })) as never,
     );
   }
 });
@@ -41,7 +43,10 @@ test('a find by _id is served by the _id index, not a collection scan', async ()
 
 test('finds, updates and deletes by _id still act on exactly the one document', async () => {
   const id = ids[777]!;
-  expect(await db.models.OidcPayload.findById(id, { payload: 1 }).lean()).toEqual({ _id: id, payload: JSON.stringify({ n: 777 }) });
+  expect(await db.models.OidcPayload.findById(id, { payload: 1 }).lean()).toEqual({
+    _id: id,
+    payload: JSON.stringify({ n: 777 }),
+  });
   expect(await db.models.OidcPayload.findById(`${TENANT}:Session:nope`).lean()).toBeNull();
   const updated = await db.models.OidcPayload.updateOne({ _id: id }, { $set: { payload: '{"n":-1}' } });
   expect(updated.modifiedCount).toBe(1);
@@ -53,7 +58,16 @@ test('finds, updates and deletes by _id still act on exactly the one document', 
 
 test('ids with JSON-special characters are matched exactly', async () => {
   const odd = [`${TENANT}:Grant:a"b`, `${TENANT}:Grant:a\\b`, `${TENANT}:Grant:ä/ü`, `${TENANT}:Grant:a"b `];
-  await db.models.OidcPayload.collection.insertMany(odd.map((_id) => ({ _id, tenantId: TENANT, model: 'Grant', payload: JSON.stringify({ id: _id }) })) as never);
+  await db.models.OidcPayload.collection.insertMany(
+    odd.map((_id) => ({ _id, tenantId: TENANT, model: 'Grant', payload: JSON.stringify({ id: _id }) })) as never,
+  );
   for (const id of odd) expect(JSON.parse((await db.models.OidcPayload.findById(id).lean())!.payload)).toEqual({ id });
-  await expect(db.models.OidcPayload.collection.insertOne({ _id: odd[0], tenantId: TENANT, model: 'Grant', payload: '{}' } as never)).rejects.toThrow(/duplicate key|E11000/);
+  await expect(
+    db.models.OidcPayload.collection.insertOne({
+      _id: odd[0],
+      tenantId: TENANT,
+      model: 'Grant',
+      payload: '{}',
+    } as never),
+  ).rejects.toThrow(/duplicate key|E11000/);
 });

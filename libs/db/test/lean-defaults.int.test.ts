@@ -26,18 +26,35 @@ it('a user stored without roleIds and groupIds reads with empty lists, and its p
   const user = await db.models.User.findOne({ tenantId, _id }).lean();
   expect(user).toMatchObject({ roleIds: [], groupIds: [], enabled: true, claims: {} });
   await expect(userPermissions(db.models, tenantId, String(_id), 'https://api.example')).resolves.toEqual(new Set());
-  await expect(userMemberships(db.models, tenantId, { roleIds: undefined, groupIds: undefined })).resolves.toEqual({ groups: [], roles: [] });
+  await expect(userMemberships(db.models, tenantId, { roleIds: undefined, groupIds: undefined })).resolves.toEqual({
+    groups: [],
+    roles: [],
+  });
 });
 
 it('a role reached through a group without roleIds, and a role without permissions, give no permission instead of an error', async () => {
   const role = new Types.ObjectId();
   const group = new Types.ObjectId();
   const user = new Types.ObjectId();
-  await db.models.Role.collection.insertOne({ _id: role, tenantId, name: 'bare', resourceServer: 'https://api.example' });
+  await db.models.Role.collection.insertOne({
+    _id: role,
+    tenantId,
+    name: 'bare',
+    resourceServer: 'https://api.example',
+  });
   await db.models.Group.collection.insertOne({ _id: group, tenantId, name: 'bare-group' });
-  await db.models.User.collection.insertOne({ _id: user, tenantId, username: 'grouped', passwordHash: 'x', roleIds: [String(role)], groupIds: [String(group)] });
+  await db.models.User.collection.insertOne({
+    _id: user,
+    tenantId,
+    username: 'grouped',
+    passwordHash: 'x',
+    roleIds: [String(role)],
+    groupIds: [String(group)],
+  });
   await expect(userPermissions(db.models, tenantId, String(user), 'https://api.example')).resolves.toEqual(new Set());
-  await expect(userMemberships(db.models, tenantId, { roleIds: [String(role)], groupIds: [String(group)] })).resolves.toEqual({
+  await expect(
+    userMemberships(db.models, tenantId, { roleIds: [String(role)], groupIds: [String(group)] }),
+  ).resolves.toEqual({
     groups: ['bare-group'],
     roles: [{ name: 'bare', resourceServer: 'https://api.example' }],
   });
@@ -45,7 +62,13 @@ it('a role reached through a group without roleIds, and a role without permissio
 
 it('an inclusive projection returns only what it names; a stored value is never replaced by a default', async () => {
   const _id = new Types.ObjectId();
-  await db.models.User.collection.insertOne({ _id, tenantId, username: 'projected', passwordHash: 'x', enabled: false });
+  await db.models.User.collection.insertOne({
+    _id,
+    tenantId,
+    username: 'projected',
+    passwordHash: 'x',
+    enabled: false,
+  });
   const projected = await db.models.User.findOne({ tenantId, _id }, { roleIds: 1 }).lean();
   expect(Object.keys(projected ?? {}).sort()).toEqual(['_id', 'roleIds']);
   const many = await db.models.User.find({ tenantId, _id }).lean();

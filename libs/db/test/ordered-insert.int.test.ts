@@ -22,20 +22,30 @@ test.each([
   ['at the first document', 0],
   ['in the middle of the first 100', 57],
   ['in the second 100', 140],
-])('a duplicate _id %s: the documents before it are stored, none after it, and the error names its index', async (_name, at) => {
-  const c = db.connection.db!.collection<{ _id: string; n: number }>(`ordered_${at}`);
-  const batch = docs(`d${at}`, 250);
-  await c.insertOne(batch[at]!);
-  const err = await c.insertMany(batch, { ordered: true }).then(
-    () => null,
-    (e: { writeErrors?: unknown; code?: number }) => e,
-  );
-  expect(err).not.toBeNull();
-  const writeErrors = ([] as Array<{ index: number; code: number }>).concat((err as { writeErrors: never }).writeErrors);
-  expect(writeErrors.map((w) => [w.index, w.code])).toEqual([[at, 11000]]);
-  const stored = (await c.find({}, { projection: { n: 1 } }).sort({ n: 1 }).toArray()).map((d) => d.n);
-  expect(stored).toEqual(Array.from({ length: at + 1 }, (_, i) => i));
-});
+])(
+  'a duplicate _id %s: the documents before it are stored, none after it, and the error names its index',
+  async (_name, at) => {
+    const c = db.connection.db!.collection<{ _id: string; n: number }>(`ordered_${at}`);
+    const batch = docs(`d${at}`, 250);
+    await c.insertOne(batch[at]!);
+    const err = await c.insertMany(batch, { ordered: true }).then(
+      () => null,
+      (e: { writeErrors?: unknown; code?: number }) => e,
+    );
+    expect(err).not.toBeNull();
+    const writeErrors = ([] as Array<{ index: number; code: number }>).concat(
+      (err as { writeErrors: never }).writeErrors,
+    );
+    expect(writeErrors.map((w) => [w.index, w.code])).toEqual([[at, 11000]]);
+    const stored = (
+      await c
+        .find({}, { projection: { n: 1 } })
+        .sort({ n: 1 })
+        .toArray()
+    ).map((d) => d.n);
+    expect(stored).toEqual(Array.from({ length: at + 1 }, (_, i) => i));
+  },
+);
 
 test('a duplicate on a unique secondary index also stops an ordered insert of more than 100 documents', async () => {
   const c = db.connection.db!.collection<{ _id: string; key: string }>('ordered_unique');

@@ -30,12 +30,14 @@ export function agentClientEntryProblem(entry: string): string | undefined {
     return 'must be an absolute https URL';
   }
   // http only on loopback (a tenant that allows loopback metadata documents, for development).
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return 'a metadata document URL must be https (http only on loopback)';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)))
+    return 'a metadata document URL must be https (http only on loopback)';
   if (url.username || url.password || url.hash || url.search) return 'must not carry user info, a query or a fragment';
   // The host must be complete before a wildcard: `https://agent.example*` would match agent.example.evil.net.
   const afterHost = entry.slice(entry.indexOf('//') + 2);
   const slash = afterHost.indexOf('/');
-  if (wildcard !== -1 && (slash === -1 || slash > afterHost.indexOf('*'))) return 'a pattern must name the host in full and end its path with *';
+  if (wildcard !== -1 && (slash === -1 || slash > afterHost.indexOf('*')))
+    return 'a pattern must name the host in full and end its path with *';
   return undefined;
 }
 
@@ -46,13 +48,20 @@ export function agentClientMatches(entry: string, clientId: string): boolean {
 }
 
 /** The NHE registrations that name `clientId` as an agent client (normally none or one). */
-export async function agentNhesOf(models: Models, tenantId: number, clientId: string): Promise<Array<NheDoc & { _id: unknown }>> {
+export async function agentNhesOf(
+  models: Models,
+  tenantId: number,
+  clientId: string,
+): Promise<Array<NheDoc & { _id: unknown }>> {
   // Exact entries by index; patterns are few per tenant, matched here.
-  const candidates = await models.Nhe.find({ tenantId, agentClients: { $exists: true, $ne: [] } }).lean<Array<NheDoc & { _id: unknown }>>();
+  const candidates = await models.Nhe.find({ tenantId, agentClients: { $exists: true, $ne: [] } }).lean<
+    Array<NheDoc & { _id: unknown }>
+  >();
   return candidates.filter((n) => (n.agentClients ?? []).some((e) => agentClientMatches(e, clientId)));
 }
 
-export type AgentLink = { kind: 'none' } | { kind: 'agent'; nhe: NheDoc & { _id: unknown } } | { kind: 'ambiguous'; identifiers: string[] };
+export type AgentLink =
+  { kind: 'none' } | { kind: 'agent'; nhe: NheDoc & { _id: unknown } } | { kind: 'ambiguous'; identifiers: string[] };
 
 /** What the client embodies: no NHE, exactly one, or several (refused: a client is one agent). */
 export async function agentLinkOf(models: Models, tenantId: number, clientId: string): Promise<AgentLink> {
@@ -69,7 +78,11 @@ export async function agentLinkOf(models: Models, tenantId: number, clientId: st
  * and the client record's maxTokenLifetime, when it has one, still caps the lifetime. Used by the sidecar and the
  * management API's dry run alike.
  */
-export function agentClientFacts(loaded: DelegationFacts, nheIdentifier: string, clientNumericId: number): DelegationFacts {
+export function agentClientFacts(
+  loaded: DelegationFacts,
+  nheIdentifier: string,
+  clientNumericId: number,
+): DelegationFacts {
   return {
     ...loaded,
     client: {
@@ -79,7 +92,9 @@ export function agentClientFacts(loaded: DelegationFacts, nheIdentifier: string,
       nhe: {
         delegationEnabled: true,
         allowedNheIdentifiers: [nheIdentifier],
-        ...(loaded.client.nhe.maxTokenLifetime !== undefined ? { maxTokenLifetime: loaded.client.nhe.maxTokenLifetime } : {}),
+        ...(loaded.client.nhe.maxTokenLifetime !== undefined
+          ? { maxTokenLifetime: loaded.client.nhe.maxTokenLifetime }
+          : {}),
       },
     },
     actorAuth: 'named',

@@ -28,10 +28,19 @@ export function actorChainOf(act: unknown, max = 8): ChainActor[] | null {
   while (current !== undefined) {
     if (!isObject(current) || out.length >= max) return null;
     const sub = current.sub;
-    if (typeof sub !== 'string' || !sub.startsWith(NHE_SUBJECT_PREFIX) || sub.length === NHE_SUBJECT_PREFIX.length || sub.length > 300) return null;
+    if (
+      typeof sub !== 'string' ||
+      !sub.startsWith(NHE_SUBJECT_PREFIX) ||
+      sub.length === NHE_SUBJECT_PREFIX.length ||
+      sub.length > 300
+    )
+      return null;
     const proof = current[CLAIM_ACTOR_PROOF];
     if (proof !== undefined && proof !== 'key' && proof !== 'workload') return null;
-    out.push({ identifier: sub.slice(NHE_SUBJECT_PREFIX.length), method: (proof as ActorAuthMethod | undefined) ?? 'named' });
+    out.push({
+      identifier: sub.slice(NHE_SUBJECT_PREFIX.length),
+      method: (proof as ActorAuthMethod | undefined) ?? 'named',
+    });
     current = current.act;
   }
   return out.length ? out : null;

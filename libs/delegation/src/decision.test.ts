@@ -18,9 +18,19 @@ function baseFacts(): DelegationFacts {
     tenant: {
       id: 7,
       name: 'tenant-7',
-      nhe: { enabled: true, hardMaxTokenLifetime: 900, allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'], requireDpop: false },
+      nhe: {
+        enabled: true,
+        hardMaxTokenLifetime: 900,
+        allowedNheTypes: ['llm-autonomous', 'llm-assistive', 'automated-pipeline'],
+        requireDpop: false,
+      },
     },
-    client: { clientId: 'demo-app', numericId: 11, firstParty: true, nhe: { delegationEnabled: true, allowedNheIdentifiers: [] } },
+    client: {
+      clientId: 'demo-app',
+      numericId: 11,
+      firstParty: true,
+      nhe: { delegationEnabled: true, allowedNheIdentifiers: [] },
+    },
     resourceServer: {
       identifier: 'https://api.orders.example',
       accessTokenLifetime: 3600,
@@ -38,7 +48,9 @@ function baseFacts(): DelegationFacts {
     userId: 'user-1',
     userActive: true,
     userGroupIds: ['group-a'],
-    policies: [{ id: 'policy-user', target: { type: 'user', id: 'user-1' }, allowedScopes: ['orders:read', 'orders:write'] }],
+    policies: [
+      { id: 'policy-user', target: { type: 'user', id: 'user-1' }, allowedScopes: ['orders:read', 'orders:write'] },
+    ],
     userPermissions: new Set(['orders:read', 'orders:write']),
     consentedScopes: new Set(),
     requestedScopes: ['orders:read', 'orders:write'],
@@ -75,19 +87,59 @@ describe('decideDelegation: base facts', () => {
 describe('decideDelegation: gates', () => {
   const rows: Array<[string, (f: DelegationFacts) => void, DelegationErrorCode, DenialGate]> = [
     ['tenant NHE delegation disabled', (f) => void (f.tenant.nhe.enabled = false), 'access_denied', 'tenant-disabled'],
-    ['client delegation disabled', (f) => void (f.client.nhe.delegationEnabled = false), 'access_denied', 'client-disabled'],
+    [
+      'client delegation disabled',
+      (f) => void (f.client.nhe.delegationEnabled = false),
+      'access_denied',
+      'client-disabled',
+    ],
     ['user inactive (missing or disabled)', (f) => void (f.userActive = false), 'invalid_grant', 'user-inactive'],
     ['NHE not found', (f) => void (f.nhe = null), 'invalid_grant', 'nhe-not-found'],
     ['NHE disabled', (f) => void (f.nhe!.enabled = false), 'invalid_grant', 'nhe-disabled'],
-    ['the user blocked this NHE for themselves (issue 18)', (f) => void (f.userOptedOut = true), 'access_denied', 'user-opt-out'],
-    ['client allowedNheIdentifiers excludes the NHE', (f) => void (f.client.nhe.allowedNheIdentifiers = ['other-agent']), 'access_denied', 'client-nhe-not-allowed'],
-    ['NHE type not in tenant allowedNheTypes', (f) => void (f.tenant.nhe.allowedNheTypes = ['llm-autonomous', 'automated-pipeline']), 'access_denied', 'tenant-nhe-type'],
-    ['tenant allows no NHE type at all', (f) => void (f.tenant.nhe.allowedNheTypes = []), 'access_denied', 'tenant-nhe-type'],
+    [
+      'the user blocked this NHE for themselves (issue 18)',
+      (f) => void (f.userOptedOut = true),
+      'access_denied',
+      'user-opt-out',
+    ],
+    [
+      'client allowedNheIdentifiers excludes the NHE',
+      (f) => void (f.client.nhe.allowedNheIdentifiers = ['other-agent']),
+      'access_denied',
+      'client-nhe-not-allowed',
+    ],
+    [
+      'NHE type not in tenant allowedNheTypes',
+      (f) => void (f.tenant.nhe.allowedNheTypes = ['llm-autonomous', 'automated-pipeline']),
+      'access_denied',
+      'tenant-nhe-type',
+    ],
+    [
+      'tenant allows no NHE type at all',
+      (f) => void (f.tenant.nhe.allowedNheTypes = []),
+      'access_denied',
+      'tenant-nhe-type',
+    ],
     ['resource server not found', (f) => void (f.resourceServer = null), 'invalid_target', 'resource-not-found'],
-    ['resource server does not accept delegation tokens', (f) => void (f.resourceServer!.nhe.acceptDelegationTokens = false), 'invalid_target', 'resource-rejects-delegation'],
-    ['resource server allowedNheTypes excludes the type', (f) => void (f.resourceServer!.nhe.allowedNheTypes = ['automated-pipeline']), 'invalid_target', 'resource-rejects-nhe-type'],
+    [
+      'resource server does not accept delegation tokens',
+      (f) => void (f.resourceServer!.nhe.acceptDelegationTokens = false),
+      'invalid_target',
+      'resource-rejects-delegation',
+    ],
+    [
+      'resource server allowedNheTypes excludes the type',
+      (f) => void (f.resourceServer!.nhe.allowedNheTypes = ['automated-pipeline']),
+      'invalid_target',
+      'resource-rejects-nhe-type',
+    ],
     ['no policy at all', (f) => void (f.policies = []), 'access_denied', 'no-policy'],
-    ['only a policy for another user', (f) => void (f.policies = [{ id: 'p', target: { type: 'user', id: 'user-2' }, allowedScopes: ['orders:read'] }]), 'access_denied', 'no-policy'],
+    [
+      'only a policy for another user',
+      (f) => void (f.policies = [{ id: 'p', target: { type: 'user', id: 'user-2' }, allowedScopes: ['orders:read'] }]),
+      'access_denied',
+      'no-policy',
+    ],
   ];
 
   it.each(rows)('%s → %s (%s)', (_name, patch, error, gate) => {
@@ -106,7 +158,10 @@ describe('decideDelegation: gates', () => {
     expect([d.error, d.gate]).toEqual(['access_denied', 'user-opt-out']);
     expect(d.description).toContain('user-opt-out');
     // Lifted: the same facts are granted again.
-    expect(granted(decideDelegation({ ...blocked, userOptedOut: false })).scopes).toEqual(['orders:read', 'orders:write']);
+    expect(granted(decideDelegation({ ...blocked, userOptedOut: false })).scopes).toEqual([
+      'orders:read',
+      'orders:write',
+    ]);
   });
 
   it('a disabled tenant is reported as such even when every other fact is wrong too', () => {
@@ -127,31 +182,39 @@ describe('decideDelegation: gates', () => {
 
   it('an empty client allowedNheIdentifiers allows any NHE of the tenant', () => {
     for (const identifier of ['orders-agent', 'another-agent', 'x']) {
-      const d = decideDelegation(facts((f) => {
-        f.client.nhe.allowedNheIdentifiers = [];
-        f.nhe!.identifier = identifier;
-      }));
+      const d = decideDelegation(
+        facts((f) => {
+          f.client.nhe.allowedNheIdentifiers = [];
+          f.nhe!.identifier = identifier;
+        }),
+      );
       expect(d.outcome).toBe('granted');
     }
   });
 
   it('a non-empty client allowedNheIdentifiers that lists the NHE allows it', () => {
-    const d = decideDelegation(facts((f) => void (f.client.nhe.allowedNheIdentifiers = ['other-agent', 'orders-agent'])));
+    const d = decideDelegation(
+      facts((f) => void (f.client.nhe.allowedNheIdentifiers = ['other-agent', 'orders-agent'])),
+    );
     expect(d.outcome).toBe('granted');
   });
 
   it('an empty resource allowedNheTypes accepts every type the tenant allows', () => {
     for (const type of ['llm-autonomous', 'llm-assistive', 'automated-pipeline']) {
-      const d = decideDelegation(facts((f) => {
-        f.resourceServer!.nhe.allowedNheTypes = [];
-        f.nhe!.type = type;
-      }));
+      const d = decideDelegation(
+        facts((f) => {
+          f.resourceServer!.nhe.allowedNheTypes = [];
+          f.nhe!.type = type;
+        }),
+      );
       expect(d.outcome).toBe('granted');
     }
   });
 
   it('a resource allowedNheTypes listing the type accepts it', () => {
-    const d = decideDelegation(facts((f) => void (f.resourceServer!.nhe.allowedNheTypes = ['automated-pipeline', 'llm-assistive'])));
+    const d = decideDelegation(
+      facts((f) => void (f.resourceServer!.nhe.allowedNheTypes = ['automated-pipeline', 'llm-assistive'])),
+    );
     expect(d.outcome).toBe('granted');
   });
 });
@@ -168,7 +231,11 @@ describe('decideDelegation: scope layers', () => {
         }),
       ),
     );
-    expect(d).toMatchObject({ error: 'invalid_scope', gate: 'scope-exceeds-policy', scopes: ['orders:refund', 'admin'] });
+    expect(d).toMatchObject({
+      error: 'invalid_scope',
+      gate: 'scope-exceeds-policy',
+      scopes: ['orders:refund', 'admin'],
+    });
   });
 
   it('a scope the user does not hold is narrowed away (not an error)', () => {
@@ -254,7 +321,9 @@ describe('decideDelegation: scope layers', () => {
     });
 
     it('a third-party client asking only for an unconsented scope fails with invalid_scope', () => {
-      const d = denied(decideDelegation(facts((f) => (thirdParty(['orders:read'])(f), void (f.requestedScopes = ['orders:write'])))));
+      const d = denied(
+        decideDelegation(facts((f) => (thirdParty(['orders:read'])(f), void (f.requestedScopes = ['orders:write'])))),
+      );
       expect(d).toMatchObject({ error: 'invalid_scope', gate: 'scope-empty', scopes: ['orders:write'] });
     });
 
@@ -264,7 +333,16 @@ describe('decideDelegation: scope layers', () => {
     });
 
     it('consent never widens: a consented scope the user no longer holds is still removed (user-permissions)', () => {
-      const d = granted(decideDelegation(facts((f) => (thirdParty(['orders:read', 'orders:write'])(f), void (f.userPermissions = new Set(['orders:read']))))));
+      const d = granted(
+        decideDelegation(
+          facts(
+            (f) => (
+              thirdParty(['orders:read', 'orders:write'])(f),
+              void (f.userPermissions = new Set(['orders:read']))
+            ),
+          ),
+        ),
+      );
       expect(d.scopes).toEqual(['orders:read']);
       expect(d.removed).toEqual([{ scope: 'orders:write', layer: 'user-permissions' }]);
     });
@@ -282,8 +360,16 @@ describe('decideDelegation: scope layers', () => {
   });
 
   const emptyRows: Array<[string, (f: DelegationFacts) => void, string[]]> = [
-    ['the user holds none of the requested scopes', (f) => void (f.userPermissions = new Set()), ['orders:read', 'orders:write']],
-    ['the NHE allows none of the requested scopes', (f) => void (f.nhe!.allowedScopes = ['orders:refund']), ['orders:read', 'orders:write']],
+    [
+      'the user holds none of the requested scopes',
+      (f) => void (f.userPermissions = new Set()),
+      ['orders:read', 'orders:write'],
+    ],
+    [
+      'the NHE allows none of the requested scopes',
+      (f) => void (f.nhe!.allowedScopes = ['orders:refund']),
+      ['orders:read', 'orders:write'],
+    ],
     ['only offline_access is requested', (f) => void (f.requestedScopes = ['offline_access']), ['offline_access']],
     ['no scope is requested', (f) => void (f.requestedScopes = []), []],
   ];
@@ -363,7 +449,11 @@ describe('decideDelegation: TTL terms', () => {
       ),
     );
     expect([d.ttl, d.ttlSetBy]).toEqual([700, 'resourceServer.accessToken.lifetime']);
-    expect(d.ttlTerms).toEqual({ 'tenant.hardMaxTokenLifetime': 900, 'nhe.maxTokenLifetime': 800, 'resourceServer.accessToken.lifetime': 700 });
+    expect(d.ttlTerms).toEqual({
+      'tenant.hardMaxTokenLifetime': 900,
+      'nhe.maxTokenLifetime': 800,
+      'resourceServer.accessToken.lifetime': 700,
+    });
   });
 
   it('the tenant hard maximum caps a longer NHE, policy, client and resource lifetime', () => {
@@ -415,16 +505,43 @@ describe('resolveTtl', () => {
       'client.maxTokenLifetime': undefined,
       'resourceServer.accessToken.lifetime': 3600,
     });
-    expect(r).toEqual({ ttl: 300, setBy: 'nhe.maxTokenLifetime', terms: { 'tenant.hardMaxTokenLifetime': 900, 'nhe.maxTokenLifetime': 300, 'resourceServer.accessToken.lifetime': 3600 } });
+    expect(r).toEqual({
+      ttl: 300,
+      setBy: 'nhe.maxTokenLifetime',
+      terms: {
+        'tenant.hardMaxTokenLifetime': 900,
+        'nhe.maxTokenLifetime': 300,
+        'resourceServer.accessToken.lifetime': 3600,
+      },
+    });
   });
 });
 
 describe('matchPolicies', () => {
-  const userPolicy: PolicyFacts = { id: 'p-user', target: { type: 'user', id: 'user-1' }, allowedScopes: ['orders:read'] };
-  const groupA: PolicyFacts = { id: 'p-a', target: { type: 'group', id: 'group-a' }, allowedScopes: ['orders:read', 'orders:write'], maxTokenLifetime: 200 };
-  const groupB: PolicyFacts = { id: 'p-b', target: { type: 'group', id: 'group-b' }, allowedScopes: ['orders:refund'], maxTokenLifetime: 150 };
+  const userPolicy: PolicyFacts = {
+    id: 'p-user',
+    target: { type: 'user', id: 'user-1' },
+    allowedScopes: ['orders:read'],
+  };
+  const groupA: PolicyFacts = {
+    id: 'p-a',
+    target: { type: 'group', id: 'group-a' },
+    allowedScopes: ['orders:read', 'orders:write'],
+    maxTokenLifetime: 200,
+  };
+  const groupB: PolicyFacts = {
+    id: 'p-b',
+    target: { type: 'group', id: 'group-b' },
+    allowedScopes: ['orders:refund'],
+    maxTokenLifetime: 150,
+  };
   const groupC: PolicyFacts = { id: 'p-c', target: { type: 'group', id: 'group-c' }, allowedScopes: ['reports:read'] };
-  const otherGroup: PolicyFacts = { id: 'p-z', target: { type: 'group', id: 'group-z' }, allowedScopes: ['admin'], maxTokenLifetime: 61 };
+  const otherGroup: PolicyFacts = {
+    id: 'p-z',
+    target: { type: 'group', id: 'group-z' },
+    allowedScopes: ['admin'],
+    maxTokenLifetime: 61,
+  };
 
   it('a policy naming the user wins over group policies (their scopes and lifetimes are not used)', () => {
     const m = matchPolicies([groupA, userPolicy, groupB], 'user-1', ['group-a', 'group-b']);
@@ -448,8 +565,16 @@ describe('matchPolicies', () => {
   });
 
   it('target type matters: a group policy whose id equals the user id, or a user policy whose id equals a group, does not match', () => {
-    const groupNamedLikeUser: PolicyFacts = { id: 'p-g', target: { type: 'group', id: 'user-1' }, allowedScopes: ['x'] };
-    const userNamedLikeGroup: PolicyFacts = { id: 'p-u', target: { type: 'user', id: 'group-a' }, allowedScopes: ['y'] };
+    const groupNamedLikeUser: PolicyFacts = {
+      id: 'p-g',
+      target: { type: 'group', id: 'user-1' },
+      allowedScopes: ['x'],
+    };
+    const userNamedLikeGroup: PolicyFacts = {
+      id: 'p-u',
+      target: { type: 'user', id: 'group-a' },
+      allowedScopes: ['y'],
+    };
     expect(matchPolicies([groupNamedLikeUser, userNamedLikeGroup], 'user-1', ['group-a'])).toBeNull();
   });
 
@@ -518,7 +643,15 @@ describe('matchPolicies', () => {
 });
 
 describe('authenticated actors (issue 19): requireActorProof, tenant and per NHE', () => {
-  const rows: Array<[string, boolean | undefined, boolean | null | undefined, 'named' | 'key' | 'workload' | undefined, 'granted' | 'denied']> = [
+  const rows: Array<
+    [
+      string,
+      boolean | undefined,
+      boolean | null | undefined,
+      'named' | 'key' | 'workload' | undefined,
+      'granted' | 'denied',
+    ]
+  > = [
     ['defaults: a named actor is granted (the spec)', undefined, undefined, undefined, 'granted'],
     ['tenant on: named refused', true, undefined, 'named', 'denied'],
     ['tenant on: key granted', true, null, 'key', 'granted'],
@@ -536,6 +669,13 @@ describe('authenticated actors (issue 19): requireActorProof, tenant and per NHE
       }),
     );
     if (outcome === 'granted') expect(granted(d).actorAuth).toBe(actorAuth ?? 'named');
-    else expect(denied(d)).toEqual({ outcome: 'denied', error: 'invalid_grant', gate: 'actor-proof-required', description: 'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt' });
+    else
+      expect(denied(d)).toEqual({
+        outcome: 'denied',
+        error: 'invalid_grant',
+        gate: 'actor-proof-required',
+        description:
+          'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt',
+      });
   });
 });

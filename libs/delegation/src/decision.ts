@@ -214,9 +214,15 @@ export interface DelegationDenied {
 export type DelegationDecision = DelegationGranted | DelegationDenied;
 
 /** error_description of a refusal by the user's own block: names the layer (the gate) the dry run reports. */
-export const USER_OPT_OUT_DESCRIPTION = 'the user has blocked this agent for themselves (user-opt-out); only the user can lift it, on their agents page';
+export const USER_OPT_OUT_DESCRIPTION =
+  'the user has blocked this agent for themselves (user-opt-out); only the user can lift it, on their agents page';
 
-const deny = (error: DelegationErrorCode, gate: DenialGate, description: string, scopes?: string[]): DelegationDenied => ({
+const deny = (
+  error: DelegationErrorCode,
+  gate: DenialGate,
+  description: string,
+  scopes?: string[],
+): DelegationDenied => ({
   outcome: 'denied',
   error,
   gate,
@@ -228,10 +234,16 @@ const deny = (error: DelegationErrorCode, gate: DenialGate, description: string,
  * Policy matching: a policy naming the user wins over group policies; several matching group policies give the
  * union of their scopes and the smallest of their lifetimes (DESIGN.md).
  */
-export function matchPolicies(policies: PolicyFacts[], userId: string, groupIds: string[]): { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] } | null {
+export function matchPolicies(
+  policies: PolicyFacts[],
+  userId: string,
+  groupIds: string[],
+): { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] } | null {
   const direct = policies.filter((p) => p.target.type === 'user' && p.target.id === userId);
   const groups = new Set(groupIds);
-  const matching = direct.length ? direct : policies.filter((p) => p.target.type === 'group' && groups.has(p.target.id));
+  const matching = direct.length
+    ? direct
+    : policies.filter((p) => p.target.type === 'group' && groups.has(p.target.id));
   if (!matching.length) return null;
   const lifetimes = matching.map((p) => p.maxTokenLifetime).filter((v): v is number => typeof v === 'number');
   return {
@@ -242,7 +254,11 @@ export function matchPolicies(policies: PolicyFacts[], userId: string, groupIds:
 }
 
 /** Effective TTL: the minimum of the terms that are set, clamped up to 60 seconds. */
-export function resolveTtl(terms: Partial<Record<Exclude<TtlTerm, 'minimum'>, number | undefined>>): { ttl: number; setBy: TtlTerm; terms: Partial<Record<TtlTerm, number>> } {
+export function resolveTtl(terms: Partial<Record<Exclude<TtlTerm, 'minimum'>, number | undefined>>): {
+  ttl: number;
+  setBy: TtlTerm;
+  terms: Partial<Record<TtlTerm, number>>;
+} {
   let ttl = Number.POSITIVE_INFINITY;
   let setBy: TtlTerm = 'tenant.hardMaxTokenLifetime';
   const used: Partial<Record<TtlTerm, number>> = {};
@@ -260,9 +276,12 @@ export function resolveTtl(terms: Partial<Record<Exclude<TtlTerm, 'minimum'>, nu
 
 export function decideDelegation(f: DelegationFacts): DelegationDecision {
   // Gate 1 and 2: tenant and client (spec: access_denied when the feature is off at either level).
-  if (!f.tenant.nhe.enabled) return deny('access_denied', 'tenant-disabled', 'NHE delegation is disabled for this tenant');
-  if (!f.client.nhe.delegationEnabled) return deny('access_denied', 'client-disabled', 'NHE delegation is disabled for this client');
-  if (!f.userActive) return deny('invalid_grant', 'user-inactive', 'the user of subject_token does not exist or is disabled');
+  if (!f.tenant.nhe.enabled)
+    return deny('access_denied', 'tenant-disabled', 'NHE delegation is disabled for this tenant');
+  if (!f.client.nhe.delegationEnabled)
+    return deny('access_denied', 'client-disabled', 'NHE delegation is disabled for this client');
+  if (!f.userActive)
+    return deny('invalid_grant', 'user-inactive', 'the user of subject_token does not exist or is disabled');
   // The NHE named by actor_token.
   if (!f.nhe) return deny('invalid_grant', 'nhe-not-found', 'unknown NHE');
   if (!f.nhe.enabled) return deny('invalid_grant', 'nhe-disabled', 'the NHE is disabled');
@@ -270,7 +289,11 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   if (f.userOptedOut) return deny('access_denied', 'user-opt-out', USER_OPT_OUT_DESCRIPTION);
   const actorAuth = f.actorAuth ?? 'named';
   if (actorAuth === 'named' && actorProofRequired(f.tenant, f.nhe)) {
-    return deny('invalid_grant', 'actor-proof-required', 'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt');
+    return deny(
+      'invalid_grant',
+      'actor-proof-required',
+      'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt',
+    );
   }
   if (f.client.nhe.allowedNheIdentifiers.length && !f.client.nhe.allowedNheIdentifiers.includes(f.nhe.identifier)) {
     return deny('access_denied', 'client-nhe-not-allowed', 'this client may not delegate to this NHE');
@@ -281,10 +304,18 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   // Gate 3: the resource server.
   if (!f.resourceServer) return deny('invalid_target', 'resource-not-found', 'unknown resource server');
   if (!f.resourceServer.nhe.acceptDelegationTokens) {
-    return deny('invalid_target', 'resource-rejects-delegation', 'the resource server does not accept delegated tokens');
+    return deny(
+      'invalid_target',
+      'resource-rejects-delegation',
+      'the resource server does not accept delegated tokens',
+    );
   }
   if (f.resourceServer.nhe.allowedNheTypes.length && !f.resourceServer.nhe.allowedNheTypes.includes(f.nhe.type)) {
-    return deny('invalid_target', 'resource-rejects-nhe-type', `the resource server does not accept NHE type ${f.nhe.type}`);
+    return deny(
+      'invalid_target',
+      'resource-rejects-nhe-type',
+      `the resource server does not accept NHE type ${f.nhe.type}`,
+    );
   }
   // Delegation policy: the user's (or group's) for this NHE; for a handed-on token (issue 19 section 2) the policy
   // that lets the parent's NHE hand on to this one, after every hop of the parent's chain is checked again.
@@ -296,7 +327,8 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     ({ policy, record: chain } = checked);
   } else {
     const matched = matchPolicies(f.policies, f.userId, f.userGroupIds);
-    if (!matched) return deny('access_denied', 'no-policy', 'no delegation policy allows this user to delegate to this NHE');
+    if (!matched)
+      return deny('access_denied', 'no-policy', 'no delegation policy allows this user to delegate to this NHE');
     policy = matched;
   }
   const withChain = (d: DelegationDenied): DelegationDenied => (chain ? { ...d, chain } : d);
@@ -306,11 +338,21 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   if (f.chain) {
     const parentScopes = new Set(f.chain.scopes);
     const beyondParent = requested.filter((s) => !parentScopes.has(s) && s !== 'offline_access');
-    if (beyondParent.length) return withChain(deny('invalid_scope', 'scope-exceeds-parent', "requested scope exceeds the subject_token's scopes", beyondParent));
+    if (beyondParent.length)
+      return withChain(
+        deny(
+          'invalid_scope',
+          'scope-exceeds-parent',
+          "requested scope exceeds the subject_token's scopes",
+          beyondParent,
+        ),
+      );
   }
   const beyondPolicy = requested.filter((s) => !policy.scopes.has(s) && s !== 'offline_access');
   if (beyondPolicy.length) {
-    return withChain(deny('invalid_scope', 'scope-exceeds-policy', 'requested scope exceeds the delegation policy', beyondPolicy));
+    return withChain(
+      deny('invalid_scope', 'scope-exceeds-policy', 'requested scope exceeds the delegation policy', beyondPolicy),
+    );
   }
   const removed: DelegationGranted['removed'] = [];
   const nheScopes = new Set(f.nhe.allowedScopes);
@@ -326,7 +368,8 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     else return true;
     return false;
   });
-  if (!scopes.length) return withChain(deny('invalid_scope', 'scope-empty', 'none of the requested scopes can be delegated', requested));
+  if (!scopes.length)
+    return withChain(deny('invalid_scope', 'scope-empty', 'none of the requested scopes can be delegated', requested));
 
   const { ttl, setBy, terms } = resolveTtl({
     // The spec's hard ceiling holds even if a stored setting is out of range.
@@ -341,9 +384,30 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     const remaining = Math.floor(f.chain.remainingSeconds);
     terms['parent.remaining'] = remaining;
     if (remaining < 1) return withChain(deny('invalid_grant', 'chain-parent-expired', 'subject_token has expired'));
-    if (remaining < ttl) return { outcome: 'granted', scopes, removed, ttl: remaining, ttlSetBy: 'parent.remaining', ttlTerms: terms, policyIds: policy.ids, actorAuth, ...(chain ? { chain } : {}) };
+    if (remaining < ttl)
+      return {
+        outcome: 'granted',
+        scopes,
+        removed,
+        ttl: remaining,
+        ttlSetBy: 'parent.remaining',
+        ttlTerms: terms,
+        policyIds: policy.ids,
+        actorAuth,
+        ...(chain ? { chain } : {}),
+      };
   }
-  return { outcome: 'granted', scopes, removed, ttl, ttlSetBy: setBy, ttlTerms: terms, policyIds: policy.ids, actorAuth, ...(chain ? { chain } : {}) };
+  return {
+    outcome: 'granted',
+    scopes,
+    removed,
+    ttl,
+    ttlSetBy: setBy,
+    ttlTerms: terms,
+    policyIds: policy.ids,
+    actorAuth,
+    ...(chain ? { chain } : {}),
+  };
 }
 
 /** Default maxChainDepth of a policy without one: 1 for a user or group (no onward delegation), 2 for an NHE target. */
@@ -352,7 +416,10 @@ export function policyChainDepth(p: PolicyFacts): number {
 }
 
 /** The NHE -> NHE policies of `policies` whose target is the NHE with record id `fromNheId` (union of scopes, smallest lifetime and depth). */
-export function matchHandOnPolicies(policies: PolicyFacts[], fromNheId: string): { scopes: Set<string>; maxTokenLifetime?: number; ids: string[]; maxChainDepth: number } | null {
+export function matchHandOnPolicies(
+  policies: PolicyFacts[],
+  fromNheId: string,
+): { scopes: Set<string>; maxTokenLifetime?: number; ids: string[]; maxChainDepth: number } | null {
   const matching = policies.filter((p) => p.target.type === 'nhe' && p.target.id === fromNheId);
   if (!matching.length) return null;
   const lifetimes = matching.map((p) => p.maxTokenLifetime).filter((v): v is number => typeof v === 'number');
@@ -385,14 +452,32 @@ function checkChain(
   c: ChainFacts,
   nhe: NheFacts,
   resource: string,
-): DelegationDenied | { outcome: 'checked'; policy: { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] }; record: ChainRecord } {
+):
+  | DelegationDenied
+  | {
+      outcome: 'checked';
+      policy: { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] };
+      record: ChainRecord;
+    } {
   const depth = c.actors.length + 1;
   const tenantMax = tenantChainDepth(f.tenant);
   const record: ChainRecord = { depth, maxDepth: tenantMax, hops: [] };
-  const refuse = (error: DelegationErrorCode, gate: DenialGate, description: string): DelegationDenied => ({ ...deny(error, gate, description), chain: record });
-  if (depth > tenantMax) return refuse('invalid_grant', 'chain-depth-exceeded', `the delegation chain would be ${depth} actors deep; this tenant allows at most ${tenantMax}`);
+  const refuse = (error: DelegationErrorCode, gate: DenialGate, description: string): DelegationDenied => ({
+    ...deny(error, gate, description),
+    chain: record,
+  });
+  if (depth > tenantMax)
+    return refuse(
+      'invalid_grant',
+      'chain-depth-exceeded',
+      `the delegation chain would be ${depth} actors deep; this tenant allows at most ${tenantMax}`,
+    );
   if (!c.audience.includes(resource)) {
-    return refuse('invalid_target', 'chain-resource-mismatch', "a handed-on token is for its parent's resource only: resource must be the subject_token's audience");
+    return refuse(
+      'invalid_target',
+      'chain-resource-mismatch',
+      "a handed-on token is for its parent's resource only: resource must be the subject_token's audience",
+    );
   }
   // Innermost (the user's own delegation) first.
   const path = [...c.actors].reverse();
@@ -405,7 +490,11 @@ function checkChain(
     const identifier = actor ? actor.identifier : nhe.identifier;
     const to = `nhe:${identifier}`;
     if (actor && (!target || !target.enabled)) {
-      return refuse('invalid_grant', 'chain-nhe-disabled', `the delegation chain passes through an NHE that is disabled or no longer registered (${identifier})`);
+      return refuse(
+        'invalid_grant',
+        'chain-nhe-disabled',
+        `the delegation chain passes through an NHE that is disabled or no longer registered (${identifier})`,
+      );
     }
     const policies = actor ? actor.policies : f.policies;
     let hop: { ids: string[]; maxChainDepth: number } | null;
@@ -413,16 +502,30 @@ function checkChain(
       const matched = matchPolicies(policies, f.userId, f.userGroupIds);
       const user = policies.filter((p) => matched?.ids.includes(p.id));
       hop = matched ? { ids: matched.ids, maxChainDepth: Math.min(...user.map(policyChainDepth)) } : null;
-      if (!hop) return refuse('access_denied', 'chain-no-policy', `no delegation policy allows this user to delegate to ${identifier}`);
+      if (!hop)
+        return refuse(
+          'access_denied',
+          'chain-no-policy',
+          `no delegation policy allows this user to delegate to ${identifier}`,
+        );
     } else {
       last = matchHandOnPolicies(policies, fromNheId);
       hop = last;
-      if (!hop) return refuse('access_denied', 'chain-no-policy', `no delegation policy lets ${from.slice(4)} hand on to ${identifier}`);
+      if (!hop)
+        return refuse(
+          'access_denied',
+          'chain-no-policy',
+          `no delegation policy lets ${from.slice(4)} hand on to ${identifier}`,
+        );
     }
     record.hops.push({ depth: i + 1, from, to, policyIds: hop.ids, maxChainDepth: hop.maxChainDepth });
     if (hop.maxChainDepth < record.maxDepth) record.maxDepth = hop.maxChainDepth;
     if (depth > hop.maxChainDepth) {
-      return refuse('invalid_grant', 'chain-depth-exceeded', `the delegation chain would be ${depth} actors deep; the policy of hop ${i + 1} (${from} -> ${to}) allows at most ${hop.maxChainDepth}`);
+      return refuse(
+        'invalid_grant',
+        'chain-depth-exceeded',
+        `the delegation chain would be ${depth} actors deep; the policy of hop ${i + 1} (${from} -> ${to}) allows at most ${hop.maxChainDepth}`,
+      );
     }
     from = to;
     fromNheId = target!.id;

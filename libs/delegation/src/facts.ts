@@ -1,7 +1,16 @@
 import type { ClientDoc, DelegationPolicyDoc, Models, NheDoc, ResourceServerDoc, TenantDoc } from '@idp/db';
 import { NHE_SETTINGS_DEFAULTS, toObjectId, userPermissions } from '@idp/db';
 import type { ActorAuthMethod } from '@idp/db';
-import type { ChainActorFacts, ChainFacts, ClientFacts, DelegationFacts, NheFacts, PolicyFacts, ResourceServerFacts, TenantFacts } from './decision';
+import type {
+  ChainActorFacts,
+  ChainFacts,
+  ClientFacts,
+  DelegationFacts,
+  NheFacts,
+  PolicyFacts,
+  ResourceServerFacts,
+  TenantFacts,
+} from './decision';
 
 /** The subject token of a hand-on (issue 19 section 2): a delegation token, as its claims say. */
 export interface ParentToken {
@@ -35,7 +44,11 @@ export interface DelegationRequest {
 }
 
 /** The chain facts of a hand-on: the parent's actors as loaded, with the parent token's own (per-request) values. */
-export function chainFactsOf(parent: ParentToken, actors: Array<Omit<ChainActorFacts, 'method'>>, nowSeconds = Date.now() / 1000): ChainFacts {
+export function chainFactsOf(
+  parent: ParentToken,
+  actors: Array<Omit<ChainActorFacts, 'method'>>,
+  nowSeconds = Date.now() / 1000,
+): ChainFacts {
   return {
     actors: actors.map((a, i) => ({ ...a, method: parent.actors[i]?.method ?? 'named' })),
     scopes: parent.scopes,
@@ -44,7 +57,13 @@ export function chainFactsOf(parent: ParentToken, actors: Array<Omit<ChainActorF
   };
 }
 
-function policyFacts(p: { _id: unknown; target: { type: PolicyFacts['target']['type']; id: string }; allowedScopes: string[]; maxTokenLifetime?: number; maxChainDepth?: number }): PolicyFacts {
+function policyFacts(p: {
+  _id: unknown;
+  target: { type: PolicyFacts['target']['type']; id: string };
+  allowedScopes: string[];
+  maxTokenLifetime?: number;
+  maxChainDepth?: number;
+}): PolicyFacts {
   return {
     id: String(p._id),
     target: { type: p.target.type, id: p.target.id },
@@ -78,7 +97,9 @@ function clientFacts(doc: ClientDoc): ClientFacts {
     nhe: {
       delegationEnabled: doc.config?.nhe?.delegationEnabled ?? false,
       allowedNheIdentifiers: doc.config?.nhe?.allowedNheIdentifiers ?? [],
-      ...(typeof doc.config?.nhe?.maxTokenLifetime === 'number' ? { maxTokenLifetime: doc.config.nhe.maxTokenLifetime } : {}),
+      ...(typeof doc.config?.nhe?.maxTokenLifetime === 'number'
+        ? { maxTokenLifetime: doc.config.nhe.maxTokenLifetime }
+        : {}),
     },
   };
 }
@@ -88,7 +109,10 @@ function resourceServerFacts(doc: ResourceServerDoc): ResourceServerFacts {
     identifier: doc.identifier,
     scopes: doc.scopes ?? [],
     accessTokenLifetime: doc.config?.accessToken?.lifetime ?? 3600,
-    nhe: { acceptDelegationTokens: doc.config?.nhe?.acceptDelegationTokens ?? false, allowedNheTypes: doc.config?.nhe?.allowedNheTypes ?? [] },
+    nhe: {
+      acceptDelegationTokens: doc.config?.nhe?.acceptDelegationTokens ?? false,
+      allowedNheTypes: doc.config?.nhe?.allowedNheTypes ?? [],
+    },
   };
 }
 
@@ -122,7 +146,9 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     models.Client.findOne({ tenantId: r.tenantId, clientId: r.clientId }).lean<ClientDoc>(),
     models.ResourceServer.findOne({ tenantId: r.tenantId, identifier: r.resource }).lean<ResourceServerDoc>(),
     models.Nhe.findOne({ tenantId: r.tenantId, identifier: r.nheIdentifier }).lean<NheDoc & { _id: unknown }>(),
-    userObjectId ? models.User.findOne({ tenantId: r.tenantId, _id: userObjectId }, { groupIds: 1, enabled: 1 }).lean() : null,
+    userObjectId
+      ? models.User.findOne({ tenantId: r.tenantId, _id: userObjectId }, { groupIds: 1, enabled: 1 }).lean()
+      : null,
     userPermissions(models, r.tenantId, r.userId, r.resource),
   ]);
   const chainDocs = await chainLoad;
@@ -136,9 +162,18 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     : [[], null];
   return {
     tenant: tenantFacts(tenant),
-    client: client ? clientFacts(client) : { clientId: r.clientId, numericId: 0, firstParty: false, nhe: { delegationEnabled: false, allowedNheIdentifiers: [] } },
+    client: client
+      ? clientFacts(client)
+      : {
+          clientId: r.clientId,
+          numericId: 0,
+          firstParty: false,
+          nhe: { delegationEnabled: false, allowedNheIdentifiers: [] },
+        },
     resourceServer: rs ? resourceServerFacts(rs) : null,
-    nhe: nhe ? nheFacts(nhe, { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime) : null,
+    nhe: nhe
+      ? nheFacts(nhe, { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime)
+      : null,
     userId: r.userId,
     userActive: Boolean(user?.enabled),
     userGroupIds: user?.groupIds ?? [],
@@ -156,12 +191,22 @@ type ChainDocs = { nhes: Array<NheDoc & { _id: unknown }>; policies: Array<Deleg
 /** The NHEs of a parent's chain and their policies: two queries whatever the depth. */
 async function loadChainDocs(models: Models, tenantId: number, parent: ParentToken): Promise<ChainDocs> {
   const identifiers = [...new Set(parent.actors.map((a) => a.identifier))];
-  const nhes = await models.Nhe.find({ tenantId, identifier: { $in: identifiers } }).lean<Array<NheDoc & { _id: unknown }>>();
-  const policies = nhes.length ? await models.DelegationPolicy.find({ tenantId, nheId: { $in: nhes.map((n) => String(n._id)) } }).lean<Array<DelegationPolicyDoc & { _id: unknown }>>() : [];
+  const nhes = await models.Nhe.find({ tenantId, identifier: { $in: identifiers } }).lean<
+    Array<NheDoc & { _id: unknown }>
+  >();
+  const policies = nhes.length
+    ? await models.DelegationPolicy.find({ tenantId, nheId: { $in: nhes.map((n) => String(n._id)) } }).lean<
+        Array<DelegationPolicyDoc & { _id: unknown }>
+      >()
+    : [];
   return { nhes, policies };
 }
 
-function chainActorsOf(parent: ParentToken, docs: ChainDocs, tenant: TenantDoc): Array<Omit<ChainActorFacts, 'method'>> {
+function chainActorsOf(
+  parent: ParentToken,
+  docs: ChainDocs,
+  tenant: TenantDoc,
+): Array<Omit<ChainActorFacts, 'method'>> {
   const defaultLifetime = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime;
   return parent.actors.map((a) => {
     const doc = docs.nhes.find((n) => n.identifier === a.identifier);

@@ -14,10 +14,17 @@ interface MongoLikeError {
  * 11000, its updates do not).
  */
 export function isDuplicateKeyError(err: unknown): boolean {
-  const e = err as MongoLikeError & { message?: string; writeErrors?: Array<{ code?: number; err?: { code?: number } }> };
+  const e = err as MongoLikeError & {
+    message?: string;
+    writeErrors?: Array<{ code?: number; err?: { code?: number } }>;
+  };
   if (e?.code === 11000) return true;
   if (e?.code === 1 && /UNIQUE constraint failed/.test(String(e.message ?? ''))) return true;
-  return Array.isArray(e?.writeErrors) && e.writeErrors.length > 0 && e.writeErrors.every((w) => (w.code ?? w.err?.code) === 11000);
+  return (
+    Array.isArray(e?.writeErrors) &&
+    e.writeErrors.length > 0 &&
+    e.writeErrors.every((w) => (w.code ?? w.err?.code) === 11000)
+  );
 }
 
 /**
@@ -37,7 +44,9 @@ export function mapMongoError(err: unknown): unknown {
     );
   }
   if (e?.name === 'CastError') {
-    return problems.validation('a value has the wrong type', [{ name: String((e as { path?: string }).path ?? ''), reason: 'wrong type' }]);
+    return problems.validation('a value has the wrong type', [
+      { name: String((e as { path?: string }).path ?? ''), reason: 'wrong type' },
+    ]);
   }
   return err;
 }

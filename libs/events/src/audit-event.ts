@@ -47,7 +47,9 @@ export const nheTokenIssuedSchema = z
     parentJti: z.string().min(1).max(128).optional(),
     /** With parentJti: every actor of the new token's `act` chain, outermost (its own NHE) first. */
     actorChain: z
-      .array(z.object({ nheIdentifier: z.string().min(1).max(256), method: z.enum(['named', 'key', 'workload']) }).strict())
+      .array(
+        z.object({ nheIdentifier: z.string().min(1).max(256), method: z.enum(['named', 'key', 'workload']) }).strict(),
+      )
       .min(2)
       .max(5)
       .optional(),

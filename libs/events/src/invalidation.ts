@@ -16,7 +16,18 @@ export const INVALIDATION_SUBJECT_PREFIX = 'idp.config.invalidate';
 export const INVALIDATION_SUBJECT_WILDCARD = `${INVALIDATION_SUBJECT_PREFIX}.*`;
 export const invalidationSubject = (tenantId: number) => `${INVALIDATION_SUBJECT_PREFIX}.${tenantId}`;
 
-export const INVALIDATION_KINDS = ['tenant', 'client', 'resource-server', 'keys', 'nhe', 'policy', 'user', 'group', 'role', 'grant'] as const;
+export const INVALIDATION_KINDS = [
+  'tenant',
+  'client',
+  'resource-server',
+  'keys',
+  'nhe',
+  'policy',
+  'user',
+  'group',
+  'role',
+  'grant',
+] as const;
 export type InvalidationKindName = (typeof INVALIDATION_KINDS)[number];
 
 export const invalidationEventSchema = z
@@ -32,7 +43,10 @@ export const invalidationEventSchema = z
 export type InvalidationEvent = z.infer<typeof invalidationEventSchema>;
 
 /** Publishes one invalidation; resolves once the server has it (flush). */
-export async function publishInvalidation(nc: NatsConnection, e: { tenantId: number; kind: InvalidationKindName; id?: string }): Promise<void> {
+export async function publishInvalidation(
+  nc: NatsConnection,
+  e: { tenantId: number; kind: InvalidationKindName; id?: string },
+): Promise<void> {
   const event = invalidationEventSchema.parse({ ...e, at: new Date().toISOString() });
   nc.publish(invalidationSubject(event.tenantId), JSON.stringify(event));
   await nc.flush();

@@ -32,7 +32,12 @@ export interface NatsHandle {
  * server URLs, so they are passed as options (the chart composes NATS_URL with the password from a Secret). A
  * `tls://` URL requires TLS (the `tls` option), as its scheme says.
  */
-export function natsConnectionOptions(servers: string): { servers: string[]; user?: string; pass?: string; tls?: Record<string, never> } {
+export function natsConnectionOptions(servers: string): {
+  servers: string[];
+  user?: string;
+  pass?: string;
+  tls?: Record<string, never>;
+} {
   let user: string | undefined;
   let pass: string | undefined;
   const list = servers
@@ -62,7 +67,11 @@ export type NatsStatusType = Status['type'];
  * invalidation events, the kill-switch deny list) uses it to start over after a reconnect: messages published while
  * the connection was down are not redelivered to core subscriptions.
  */
-export function onNatsStatus(nc: NatsConnection, types: readonly NatsStatusType[], handler: (type: NatsStatusType) => unknown): () => void {
+export function onNatsStatus(
+  nc: NatsConnection,
+  types: readonly NatsStatusType[],
+  handler: (type: NatsStatusType) => unknown,
+): () => void {
   const status = nc.status()[Symbol.asyncIterator]();
   void (async () => {
     for (let next = await status.next(); !next.done; next = await status.next()) {
@@ -127,7 +136,11 @@ export async function ensureAuditStream(nc: NatsConnection, options: StreamOptio
     const { storage: _storage, ...updatable } = config;
     await jsm.streams.update(AUDIT_STREAM, updatable);
   } catch (err) {
-    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String((err as Error).message))) throw err;
+    if (
+      (err as { name?: string }).name !== 'StreamNotFoundError' &&
+      !/stream not found/i.test(String((err as Error).message))
+    )
+      throw err;
     try {
       await jsm.streams.add(config);
     } catch (addErr) {
@@ -155,7 +168,9 @@ export const AUDIT_CONSUMER_BACKOFF_SECONDS = [10, 20, 30, 60];
  * Consumer lag: messages not yet delivered (num_pending) and delivered but not yet acked (num_ack_pending).
  * Any process can read it; several writer replicas share one durable, so the figures are the same from each.
  */
-export async function auditConsumerLag(jsm: JetStreamManager): Promise<{ pending: number; ackPending: number; redelivered: number }> {
+export async function auditConsumerLag(
+  jsm: JetStreamManager,
+): Promise<{ pending: number; ackPending: number; redelivered: number }> {
   const info = await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
   return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
 }
@@ -184,7 +199,11 @@ export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: 
       max_deliver: config.max_deliver,
     });
   } catch (err) {
-    if (!/consumer not found/i.test(String((err as Error).message)) && (err as { name?: string }).name !== 'ConsumerNotFoundError') throw err;
+    if (
+      !/consumer not found/i.test(String((err as Error).message)) &&
+      (err as { name?: string }).name !== 'ConsumerNotFoundError'
+    )
+      throw err;
     try {
       await jsm.consumers.add(AUDIT_STREAM, config);
     } catch (addErr) {
@@ -198,6 +217,12 @@ export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: 
  * Publishes with Nats-Msg-Id = `msgId` and resolves only once JetStream has stored the message (PubAck).
  * A duplicate within the window resolves too (the first copy is stored). Rejects on timeout or no responders.
  */
-export async function publishAndAwaitAck(js: JetStreamClient, subject: string, data: unknown, msgId: string, timeoutMs = 3000): Promise<PubAck> {
+export async function publishAndAwaitAck(
+  js: JetStreamClient,
+  subject: string,
+  data: unknown,
+  msgId: string,
+  timeoutMs = 3000,
+): Promise<PubAck> {
   return js.publish(subject, JSON.stringify(data), { msgID: msgId, timeout: timeoutMs });
 }

@@ -84,8 +84,12 @@ export function buildRevocationEntry(input: RevocationInput): RevocationEntry {
   const revokedAt = input.revokedAt ?? new Date();
   // Never shorter than the spec's 15-minute ceiling: the tenant's hardMaxTokenLifetime may just have been lowered
   // (even in the same change), while tokens issued under the old value are still alive.
-  const lifetime = Math.max(input.maxTokenLifetimeSeconds ?? DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS, DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS);
-  const expiresAt = input.expiresAt ?? new Date(revokedAt.getTime() + (lifetime + REVOCATION_CLOCK_SKEW_SECONDS) * 1000);
+  const lifetime = Math.max(
+    input.maxTokenLifetimeSeconds ?? DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS,
+    DEFAULT_MAX_NHE_TOKEN_LIFETIME_SECONDS,
+  );
+  const expiresAt =
+    input.expiresAt ?? new Date(revokedAt.getTime() + (lifetime + REVOCATION_CLOCK_SKEW_SECONDS) * 1000);
   const entry: RevocationEntry = {
     id: randomUUID(),
     tenantId: input.tenantId,
@@ -119,10 +123,17 @@ export interface RevocationStore {
 export function revocationStore(collection: RevocationCollection): RevocationStore {
   return {
     async save(entry) {
-      await collection.insertOne({ _id: entry.id, tenantId: entry.tenantId, expiresAt: new Date(entry.expiresAt), entry });
+      await collection.insertOne({
+        _id: entry.id,
+        tenantId: entry.tenantId,
+        expiresAt: new Date(entry.expiresAt),
+        entry,
+      });
     },
     async active(now = new Date(), tenantId?: number) {
-      const rows = await collection.find({ expiresAt: { $gt: now }, ...(tenantId !== undefined ? { tenantId } : {}) }).toArray();
+      const rows = await collection
+        .find({ expiresAt: { $gt: now }, ...(tenantId !== undefined ? { tenantId } : {}) })
+        .toArray();
       const out: RevocationEntry[] = [];
       for (const row of rows) {
         const parsed = revocationEntrySchema.safeParse((row as { entry?: unknown }).entry);
@@ -145,7 +156,11 @@ export interface PublishRevocationOptions {
  * Persists (when a store is given) and publishes a deny-list entry; resolves once the NATS server has the message
  * (flush). Throws when the store write fails (the caller should then report the mutation as failed or retry).
  */
-export async function publishRevocation(nc: NatsConnection, input: RevocationInput, options: PublishRevocationOptions = {}): Promise<RevocationEntry> {
+export async function publishRevocation(
+  nc: NatsConnection,
+  input: RevocationInput,
+  options: PublishRevocationOptions = {},
+): Promise<RevocationEntry> {
   const entry = buildRevocationEntry(input);
   if (options.store) await options.store.save(entry);
   nc.publish(revocationSubject(entry.tenantId), JSON.stringify(entry));
@@ -222,7 +237,12 @@ export class DenyList {
         tenant.delete(id);
         continue;
       }
-      if (e.nheIdentifier !== undefined && e.nheIdentifier !== token.nheIdentifier && !token.actorChain?.includes(e.nheIdentifier)) continue;
+      if (
+        e.nheIdentifier !== undefined &&
+        e.nheIdentifier !== token.nheIdentifier &&
+        !token.actorChain?.includes(e.nheIdentifier)
+      )
+        continue;
       if (e.clientNumericId !== undefined && e.clientNumericId !== token.azp) continue;
       if (e.subject !== undefined && e.subject !== token.sub) continue;
       if (e.jti !== undefined) {

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { DiscardPolicy, JetStreamApiError, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  JetStreamApiError,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+} from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /**
@@ -59,7 +66,11 @@ export async function ensureSingleUseStream(nc: NatsConnection, options: SingleU
     await jsm.streams.info(name);
     await jsm.streams.update(name, updatable);
   } catch (err) {
-    if ((err as { name?: string }).name !== 'StreamNotFoundError' && !/stream not found/i.test(String((err as Error).message))) throw err;
+    if (
+      (err as { name?: string }).name !== 'StreamNotFoundError' &&
+      !/stream not found/i.test(String((err as Error).message))
+    )
+      throw err;
     try {
       await jsm.streams.add(config);
     } catch (addErr) {
@@ -85,20 +96,33 @@ function apiErrorCode(err: unknown): number | undefined {
  */
 export function jetStreamSingleUseStore(
   js: JetStreamClient,
-  o: { kind: string; tenantId: number; maxAgeSeconds: number; timeoutMs?: number; subjectPrefix?: string; now?: () => number },
+  o: {
+    kind: string;
+    tenantId: number;
+    maxAgeSeconds: number;
+    timeoutMs?: number;
+    subjectPrefix?: string;
+    now?: () => number;
+  },
 ): { remember(key: string, expiresAt?: Date): Promise<boolean> } {
-  if (!/^[A-Za-z0-9_-]+$/.test(o.kind)) throw new Error(`single-use kind ${JSON.stringify(o.kind)} must be one subject token`);
+  if (!/^[A-Za-z0-9_-]+$/.test(o.kind))
+    throw new Error(`single-use kind ${JSON.stringify(o.kind)} must be one subject token`);
   const prefix = `${o.subjectPrefix ?? SINGLE_USE_SUBJECT_PREFIX}.${o.kind}.${o.tenantId}.`;
   const now = o.now ?? Date.now;
   return {
     async remember(key, expiresAt) {
       // The stream forgets a record after max_age: a value that must be remembered longer is refused, not risked.
       if (expiresAt && expiresAt.getTime() - now() > o.maxAgeSeconds * 1000) {
-        throw new Error(`single-use ${o.kind} must be kept until ${expiresAt.toISOString()}, longer than the stream's max_age (${o.maxAgeSeconds} s)`);
+        throw new Error(
+          `single-use ${o.kind} must be kept until ${expiresAt.toISOString()}, longer than the stream's max_age (${o.maxAgeSeconds} s)`,
+        );
       }
       const subject = prefix + createHash('sha256').update(key).digest('base64url');
       try {
-        await js.publish(subject, new Uint8Array(0), { expect: { lastSubjectSequence: 0 }, ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}) });
+        await js.publish(subject, new Uint8Array(0), {
+          expect: { lastSubjectSequence: 0 },
+          ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}),
+        });
         return true;
       } catch (err) {
         const code = apiErrorCode(err);

@@ -1,7 +1,14 @@
 /** Kill-switch deny list: publish over real NATS, persist in FerretDB, rebuild after a restart, expire. */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { openTestDatabase, testNats } from '@idp/testing';
-import { DenyList, REVOCATION_COLLECTION, buildRevocationEntry, publishRevocation, revocationStore, startDenyList } from '../src';
+import {
+  DenyList,
+  REVOCATION_COLLECTION,
+  buildRevocationEntry,
+  publishRevocation,
+  revocationStore,
+  startDenyList,
+} from '../src';
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let nats: Awaited<ReturnType<typeof testNats>>;
@@ -21,13 +28,21 @@ afterAll(async () => {
 
 const collection = () => db.connection.collection(REVOCATION_COLLECTION);
 const token = (over: Partial<Parameters<DenyList['match']>[0]> = {}) => ({
-  tenantId: 7, nheIdentifier: 'bot', jti: 'j1', azp: 3, sub: 'u1', iat: Math.floor(Date.now() / 1000) - 5, ...over,
+  tenantId: 7,
+  nheIdentifier: 'bot',
+  jti: 'j1',
+  azp: 3,
+  sub: 'u1',
+  iat: Math.floor(Date.now() / 1000) - 5,
+  ...over,
 });
 
 it('matches by every selector, only tokens issued before the revocation, and forgets expired entries', () => {
   let now = Date.now();
   const list = new DenyList(() => now);
-  list.add(buildRevocationEntry({ tenantId: 7, nheIdentifier: 'bot', reason: 'nhe.disabled', maxTokenLifetimeSeconds: 60 }));
+  list.add(
+    buildRevocationEntry({ tenantId: 7, nheIdentifier: 'bot', reason: 'nhe.disabled', maxTokenLifetimeSeconds: 60 }),
+  );
   expect(list.isRevoked(token())).toBe(true);
   expect(list.isRevoked(token({ nheIdentifier: 'other' }))).toBe(false);
   // Delegation chains (issue 19): an agent anywhere in the act chain revokes the token handed on below it.
@@ -83,7 +98,8 @@ it('an entry persisted while a verifier was cut off from NATS is loaded when it 
     await store.save(buildRevocationEntry({ tenantId: 11, nheIdentifier: 'bot', reason: 'nhe.disabled' }));
     expect(live.denyList.isRevoked(token({ tenantId: 11 }))).toBe(false);
     await nats.server.restart();
-    for (let i = 0; i < 100 && !live.denyList.isRevoked(token({ tenantId: 11 })); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !live.denyList.isRevoked(token({ tenantId: 11 })); i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(live.denyList.isRevoked(token({ tenantId: 11 }))).toBe(true);
   } finally {
     live.close();

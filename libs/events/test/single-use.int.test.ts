@@ -35,8 +35,19 @@ afterAll(async () => {
   await nats.server?.stop();
 });
 
-const store = (nc: NatsConnection, tenantId = 1, kind = 'actor-jti', over: { maxAgeSeconds?: number; subjectPrefix?: string } = {}) =>
-  jetStreamSingleUseStore(jetstream(nc), { kind, tenantId, maxAgeSeconds: over.maxAgeSeconds ?? 600, subjectPrefix: over.subjectPrefix ?? PREFIX, timeoutMs: 2000 });
+const store = (
+  nc: NatsConnection,
+  tenantId = 1,
+  kind = 'actor-jti',
+  over: { maxAgeSeconds?: number; subjectPrefix?: string } = {},
+) =>
+  jetStreamSingleUseStore(jetstream(nc), {
+    kind,
+    tenantId,
+    maxAgeSeconds: over.maxAgeSeconds ?? 600,
+    subjectPrefix: over.subjectPrefix ?? PREFIX,
+    timeoutMs: 2000,
+  });
 
 it('a value is new once, on whichever replica sees it; another tenant or kind is another value', async () => {
   const key = `iss-hash:${randomUUID()}`;
@@ -62,7 +73,14 @@ it('concurrent uses of one value on two replicas: exactly one is accepted', asyn
 it('the stream keeps one record per value (a second write never replaces the first) and ages records out', async () => {
   const jsm = await jetstreamManager(a);
   const info = await jsm.streams.info(STREAM);
-  expect(info.config).toMatchObject({ name: STREAM, max_msgs_per_subject: 1, discard: 'new', discard_new_per_subject: true, max_age: 600 * 1e9, storage: 'file' });
+  expect(info.config).toMatchObject({
+    name: STREAM,
+    max_msgs_per_subject: 1,
+    discard: 'new',
+    discard_new_per_subject: true,
+    max_age: 600 * 1e9,
+    storage: 'file',
+  });
   // A short max_age: the value is new again once its record is gone.
   const SHORT = `${STREAM}_SHORT`;
   await ensureSingleUseStream(a, { replicas: 1, maxAgeSeconds: 1, name: SHORT, subjectPrefix: `${PREFIX}-short` });
@@ -80,8 +98,12 @@ it('the stream keeps one record per value (a second write never replaces the fir
 }, 20_000);
 
 it('a value that must be kept longer than max_age is refused, not accepted unchecked', async () => {
-  await expect(store(a, 1, 'actor-jti', { maxAgeSeconds: 60 }).remember(randomUUID(), new Date(Date.now() + 120_000))).rejects.toThrow(/longer than the stream's max_age/);
-  expect(() => jetStreamSingleUseStore(jetstream(a), { kind: 'a.b', tenantId: 1, maxAgeSeconds: 60 })).toThrow(/one subject token/);
+  await expect(
+    store(a, 1, 'actor-jti', { maxAgeSeconds: 60 }).remember(randomUUID(), new Date(Date.now() + 120_000)),
+  ).rejects.toThrow(/longer than the stream's max_age/);
+  expect(() => jetStreamSingleUseStore(jetstream(a), { kind: 'a.b', tenantId: 1, maxAgeSeconds: 60 })).toThrow(
+    /one subject token/,
+  );
 });
 
 it('without NATS the check fails (rejects), it never answers "new"', async () => {

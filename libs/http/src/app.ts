@@ -115,15 +115,22 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use((req: Request, res: Response, next: NextFunction) => observe(req, res, next));
 
   const skipRequestLog = options.skipRequestLog;
-  const log = requestLog({ logger: options.logger, ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' });
-  const maybeLog = skipRequestLog ? (req: IncomingMessage, res: ServerResponse, next: () => void) => (skipRequestLog(req) ? next() : log(req, res, next)) : log;
+  const log = requestLog({
+    logger: options.logger,
+    ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
+  });
+  const maybeLog = skipRequestLog
+    ? (req: IncomingMessage, res: ServerResponse, next: () => void) =>
+        skipRequestLog(req) ? next() : log(req, res, next)
+    : log;
   app.use((req: Request, res: Response, next: NextFunction) => maybeLog(req, res, next));
 
   const prelude: HttpApp['prelude'] = (req, res, route, next) => {
     (req as Observed).routeLabel = route;
     securityHeaders(req, res, () => observe(req, res, () => maybeLog(req, res, next)));
   };
-  const clientIp: HttpApp['clientIp'] = (req) => proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
+  const clientIp: HttpApp['clientIp'] = (req) =>
+    proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -168,12 +175,17 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unkno
  * computed per request (a nonce) keeps helmet running per request.
  */
 function fixedHeaders(middleware: Middleware, csp: HttpAppOptions['contentSecurityPolicy']): Middleware {
-  const perRequest = typeof csp === 'object' && Object.values(csp.directives ?? {}).some((v) => typeof v === 'function' || (Array.isArray(v) && v.some((x) => typeof x === 'function')));
+  const perRequest =
+    typeof csp === 'object' &&
+    Object.values(csp.directives ?? {}).some(
+      (v) => typeof v === 'function' || (Array.isArray(v) && v.some((x) => typeof x === 'function')),
+    );
   if (perRequest) return middleware;
   const headers = new Map<string, string | number | readonly string[]>();
   const recorder = {
     // Lower-case names: node keys its header table by the lower-case name, and then has nothing to convert.
-    setHeader: (name: string, value: string | number | readonly string[]) => void headers.set(name.toLowerCase(), value),
+    setHeader: (name: string, value: string | number | readonly string[]) =>
+      void headers.set(name.toLowerCase(), value),
     removeHeader: (name: string) => void headers.delete(name.toLowerCase()),
   };
   middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (err) => {

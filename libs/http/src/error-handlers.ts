@@ -61,7 +61,10 @@ export function sendOAuthError(res: ServerResponse, error: OAuthError): void {
   res.setHeader('Cache-Control', 'no-store');
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
   if (error.status === 401 && error.error === 'invalid_token') {
-    res.setHeader('WWW-Authenticate', `Bearer error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"`);
+    res.setHeader(
+      'WWW-Authenticate',
+      `Bearer error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"`,
+    );
   }
   const body = JSON.stringify(error.toJSON());
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -80,12 +83,20 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
       if (status === 413) error = new ProblemError('payload-too-large', 413, 'request body too large');
       else if (status === 415) error = new ProblemError('unsupported-media-type', 415, 'use application/json');
       // The router's own 400: a path segment that is not valid percent-encoding.
-      else if (err instanceof URIError) error = problems.validation('the request path is not valid', [{ name: 'path', reason: err.message }]);
-      else if (isJsonTooDeep(err)) error = problems.validation('the request body is nested too deeply', [{ name: 'body', reason: `at most ${err.maxDepth} levels of arrays and objects` }]);
+      else if (err instanceof URIError)
+        error = problems.validation('the request path is not valid', [{ name: 'path', reason: err.message }]);
+      else if (isJsonTooDeep(err))
+        error = problems.validation('the request body is nested too deeply', [
+          { name: 'body', reason: `at most ${err.maxDepth} levels of arrays and objects` },
+        ]);
       else if (status !== undefined && isJsonText((err as { body?: unknown }).body))
-        error = problems.validation('the request body must be a JSON object', [{ name: 'body', reason: 'a JSON object is expected' }]);
+        error = problems.validation('the request body must be a JSON object', [
+          { name: 'body', reason: 'a JSON object is expected' },
+        ]);
       else if (status !== undefined)
-        error = problems.validation('the request body is not valid JSON', [{ name: 'body', reason: (err as Error).message }]);
+        error = problems.validation('the request body is not valid JSON', [
+          { name: 'body', reason: (err as Error).message },
+        ]);
       else error = problems.internal(err);
     }
     if (error.status >= 500 && error.status !== 503) log(req, logger).error({ err }, 'unhandled error');

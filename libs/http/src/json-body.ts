@@ -27,7 +27,8 @@ export class JsonTooDeepError extends Error {
   }
 }
 
-export const isJsonTooDeep = (err: unknown): err is JsonTooDeepError => (err as { type?: unknown } | null)?.type === 'entity.too.deep';
+export const isJsonTooDeep = (err: unknown): err is JsonTooDeepError =>
+  (err as { type?: unknown } | null)?.type === 'entity.too.deep';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -68,7 +69,12 @@ function scanText(buf: Buffer, encoding: string | null | undefined): string | Ui
     decoder = new TextDecoder(enc);
   } catch {
     // A charset body-parser knows but the scanner cannot read (UTF-32): refused as an unsupported charset.
-    throw Object.assign(new Error(`unsupported charset "${enc.toUpperCase()}"`), { status: 415, statusCode: 415, expose: true, type: 'charset.unsupported' });
+    throw Object.assign(new Error(`unsupported charset "${enc.toUpperCase()}"`), {
+      status: 415,
+      statusCode: 415,
+      expose: true,
+      type: 'charset.unsupported',
+    });
   }
   return decoder.decode(buf);
 }

@@ -29,9 +29,12 @@ describe('addressProblem', () => {
     expect(addressProblem(ip)).toEqual(expect.any(String));
   });
 
-  it.each(['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '172.32.0.1', '11.0.0.1'])('allows the public address %s', (ip) => {
-    expect(addressProblem(ip)).toBeUndefined();
-  });
+  it.each(['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '172.32.0.1', '11.0.0.1'])(
+    'allows the public address %s',
+    (ip) => {
+      expect(addressProblem(ip)).toBeUndefined();
+    },
+  );
 
   it('allows loopback only with allowLoopback, private networks only with allowPrivateNetworks, metadata never', () => {
     expect(addressProblem('127.0.0.1', { allowLoopback: true })).toBeUndefined();
@@ -39,7 +42,9 @@ describe('addressProblem', () => {
     expect(addressProblem('10.1.2.3', { allowLoopback: true })).toMatch(/private/);
     expect(addressProblem('10.1.2.3', { allowPrivateNetworks: true })).toBeUndefined();
     expect(addressProblem('127.0.0.1', { allowPrivateNetworks: true })).toMatch(/loopback/);
-    expect(addressProblem('169.254.169.254', { allowLoopback: true, allowPrivateNetworks: true })).toMatch(/link-local/);
+    expect(addressProblem('169.254.169.254', { allowLoopback: true, allowPrivateNetworks: true })).toMatch(
+      /link-local/,
+    );
   });
 });
 
@@ -65,13 +70,16 @@ describe('checkOutboundUrl', () => {
     expect(() => checkOutboundUrl(url)).toThrow(message);
   });
 
-  it.each(['https://localhost.:8443/rx', 'https://LOCALHOST./rx', 'https://rx.localhost./', 'https://localhost../rx', 'https://127.0.0.1.:8443/rx'])(
-    'refuses %s: a fully qualified loopback name (trailing dot) is the same loopback host',
-    (url) => {
-      expect(() => checkOutboundUrl(url)).toThrow(/loopback/);
-      expect(() => checkOutboundUrl(url.replace('https:', 'http:'), { allowLoopback: false })).toThrow(OutboundUrlError);
-    },
-  );
+  it.each([
+    'https://localhost.:8443/rx',
+    'https://LOCALHOST./rx',
+    'https://rx.localhost./',
+    'https://localhost../rx',
+    'https://127.0.0.1.:8443/rx',
+  ])('refuses %s: a fully qualified loopback name (trailing dot) is the same loopback host', (url) => {
+    expect(() => checkOutboundUrl(url)).toThrow(/loopback/);
+    expect(() => checkOutboundUrl(url.replace('https:', 'http:'), { allowLoopback: false })).toThrow(OutboundUrlError);
+  });
 
   it('treats a trailing-dot loopback name as loopback where loopback is allowed (http included)', () => {
     expect(checkOutboundUrl('http://localhost.:8080/rx', { allowLoopback: true }).hostname).toBe('localhost.');
@@ -81,25 +89,37 @@ describe('checkOutboundUrl', () => {
     expect(checkOutboundUrl('http://127.0.0.1:8080/rx', { allowLoopback: true }).port).toBe('8080');
     expect(checkOutboundUrl('http://localhost:8080/rx', { allowLoopback: true }).hostname).toBe('localhost');
     expect(() => checkOutboundUrl('http://rx.example.com/', { allowLoopback: true })).toThrow(/https/);
-    expect(() => checkOutboundUrl('http://10.0.0.1/', { allowLoopback: true, allowPrivateNetworks: true })).toThrow(/https/);
+    expect(() => checkOutboundUrl('http://10.0.0.1/', { allowLoopback: true, allowPrivateNetworks: true })).toThrow(
+      /https/,
+    );
   });
 });
 
 describe('guardedLookup', () => {
   const fakeResolver = (addresses: LookupAddress[]) =>
-    ((_host: string, _opts: unknown, cb: (err: Error | null, a: LookupAddress[]) => void) => cb(null, addresses)) as never;
+    ((_host: string, _opts: unknown, cb: (err: Error | null, a: LookupAddress[]) => void) =>
+      cb(null, addresses)) as never;
   const run = (addresses: LookupAddress[], policy = {}, all = false) =>
     new Promise<{ err: Error | null; address: unknown }>((resolve) =>
-      guardedLookup(policy, fakeResolver(addresses))('rx.example.com', { all } as never, (err: Error | null, address: unknown) => resolve({ err, address })),
+      guardedLookup(policy, fakeResolver(addresses))(
+        'rx.example.com',
+        { all } as never,
+        (err: Error | null, address: unknown) => resolve({ err, address }),
+      ),
     );
 
   it('passes a name whose every address is public', async () => {
     expect(await run([{ address: '93.184.216.34', family: 4 }])).toEqual({ err: null, address: '93.184.216.34' });
-    expect((await run([{ address: '93.184.216.34', family: 4 }], {}, true)).address).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    expect((await run([{ address: '93.184.216.34', family: 4 }], {}, true)).address).toEqual([
+      { address: '93.184.216.34', family: 4 },
+    ]);
   });
 
   it('refuses a name with any refused address (DNS pointing at the metadata service or a private network)', async () => {
-    const metadata = await run([{ address: '93.184.216.34', family: 4 }, { address: '169.254.169.254', family: 4 }]);
+    const metadata = await run([
+      { address: '93.184.216.34', family: 4 },
+      { address: '169.254.169.254', family: 4 },
+    ]);
     expect(metadata.err).toBeInstanceOf(OutboundUrlError);
     const internal = await run([{ address: '10.0.0.7', family: 4 }]);
     expect(internal.err?.message).toMatch(/private/);
@@ -108,7 +128,9 @@ describe('guardedLookup', () => {
 
   it('outboundRequest connects only after the check: a public-looking name that resolves to loopback is refused', async () => {
     const resolve = fakeResolver([{ address: '127.0.0.1', family: 4 }]);
-    await expect(outboundRequest('https://rebind.example.com/', { resolve, timeoutMs: 2000 })).rejects.toThrow(/refused address/);
+    await expect(outboundRequest('https://rebind.example.com/', { resolve, timeoutMs: 2000 })).rejects.toThrow(
+      /refused address/,
+    );
   });
 });
 
@@ -121,11 +143,23 @@ describe('outboundRequest deadlines', () => {
     const port = (tarpit.address() as AddressInfo).port;
     try {
       let started = performance.now();
-      await expect(outboundRequest(`https://127.0.0.1:${port}/`, { policy: { allowLoopback: true }, timeoutMs: 5000, connectTimeoutMs: 300 })).rejects.toThrow(/not established within 300 ms/);
+      await expect(
+        outboundRequest(`https://127.0.0.1:${port}/`, {
+          policy: { allowLoopback: true },
+          timeoutMs: 5000,
+          connectTimeoutMs: 300,
+        }),
+      ).rejects.toThrow(/not established within 300 ms/);
       expect(performance.now() - started).toBeLessThan(2000);
       // Plain http: the TCP connection is made at once, so the total deadline is what ends the wait.
       started = performance.now();
-      await expect(outboundRequest(`http://127.0.0.1:${port}/`, { policy: { allowLoopback: true }, timeoutMs: 600, connectTimeoutMs: 300 })).rejects.toThrow(/timed out after 600 ms/);
+      await expect(
+        outboundRequest(`http://127.0.0.1:${port}/`, {
+          policy: { allowLoopback: true },
+          timeoutMs: 600,
+          connectTimeoutMs: 300,
+        }),
+      ).rejects.toThrow(/timed out after 600 ms/);
       expect(performance.now() - started).toBeGreaterThanOrEqual(550);
     } finally {
       for (const s of sockets) s.destroy();

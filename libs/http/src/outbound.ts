@@ -36,7 +36,13 @@ loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
 
 const privateNets = new BlockList();
-for (const [net, prefix] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10]] as const) privateNets.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['100.64.0.0', 10],
+] as const)
+  privateNets.addSubnet(net, prefix, 'ipv4');
 privateNets.addSubnet('fc00::', 7, 'ipv6');
 
 /** Never reachable through this helper, whatever the policy. */
@@ -51,7 +57,8 @@ for (const [net, prefix] of [
   ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) forbidden.addSubnet(net, prefix, 'ipv4');
+] as const)
+  forbidden.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['fe80::', 10], // link-local
@@ -63,7 +70,8 @@ for (const [net, prefix] of [
   ['2002::', 16], // 6to4: embeds an IPv4 address
   ['2001::', 32], // Teredo
   ['100::', 64], // discard-only
-] as const) forbidden.addSubnet(net, prefix, 'ipv6');
+] as const)
+  forbidden.addSubnet(net, prefix, 'ipv6');
 
 /** The IPv4 address an IPv4-mapped or IPv4-compatible IPv6 address stands for (::ffff:10.0.0.1, ::10.0.0.1). */
 function embeddedIpv4(address: string): string | undefined {
@@ -87,8 +95,10 @@ export function addressProblem(address: string, policy: OutboundPolicy = {}): st
   if (v4) return addressProblem(v4, policy);
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (loopback.check(address, type)) return policy.allowLoopback ? undefined : `${address} is a loopback address`;
-  if (forbidden.check(address, type)) return `${address} is a link-local, multicast, reserved or otherwise non-public address`;
-  if (privateNets.check(address, type)) return policy.allowPrivateNetworks ? undefined : `${address} is a private-network address`;
+  if (forbidden.check(address, type))
+    return `${address} is a link-local, multicast, reserved or otherwise non-public address`;
+  if (privateNets.check(address, type))
+    return policy.allowPrivateNetworks ? undefined : `${address} is a private-network address`;
   return undefined;
 }
 
@@ -114,9 +124,12 @@ export function checkOutboundUrl(raw: string, policy: OutboundPolicy = {}): URL 
   if (url.hash) throw new OutboundUrlError('the URL must not carry a fragment');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) !== 0;
-  const loopbackHost = literal ? addressProblem(host, { allowLoopback: true }) === undefined && addressProblem(host, {}) !== undefined : isLoopbackName(host);
+  const loopbackHost = literal
+    ? addressProblem(host, { allowLoopback: true }) === undefined && addressProblem(host, {}) !== undefined
+    : isLoopbackName(host);
   if (url.protocol !== 'https:') {
-    if (!(url.protocol === 'http:' && policy.allowLoopback && loopbackHost)) throw new OutboundUrlError('the URL must use https');
+    if (!(url.protocol === 'http:' && policy.allowLoopback && loopbackHost))
+      throw new OutboundUrlError('the URL must use https');
   }
   if (literal) {
     const problem = addressProblem(host, policy);
@@ -136,12 +149,21 @@ export function guardedLookup(policy: OutboundPolicy, resolve: typeof dnsLookup 
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as unknown as LookupAddress[];
-      if (!list.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      if (!list.length)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       for (const a of list) {
         const problem = addressProblem(a.address, policy);
-        if (problem) return callback(Object.assign(new OutboundUrlError(`${hostname} resolves to a refused address: ${problem}`), { code: 'EREFUSEDADDRESS' }), '', 0);
+        if (problem)
+          return callback(
+            Object.assign(new OutboundUrlError(`${hostname} resolves to a refused address: ${problem}`), {
+              code: 'EREFUSEDADDRESS',
+            }),
+            '',
+            0,
+          );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
@@ -219,7 +241,12 @@ export function outboundRequest(raw: string, o: OutboundRequest = {}): Promise<O
         });
         res.on('end', () => {
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), truncated });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            truncated,
+          });
         });
         res.on('error', (err) => {
           clearTimeout(timer);
@@ -227,10 +254,16 @@ export function outboundRequest(raw: string, o: OutboundRequest = {}): Promise<O
         });
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`request to ${url.origin} timed out after ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new Error(`request to ${url.origin} timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const connectTimeoutMs = o.connectTimeoutMs;
     if (connectTimeoutMs !== undefined && connectTimeoutMs < timeoutMs) {
-      const connectTimer = setTimeout(() => req.destroy(new Error(`connection to ${url.origin} not established within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      const connectTimer = setTimeout(
+        () => req.destroy(new Error(`connection to ${url.origin} not established within ${connectTimeoutMs} ms`)),
+        connectTimeoutMs,
+      );
       const established = () => clearTimeout(connectTimer);
       req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', established));
       req.once('close', established);

@@ -20,7 +20,9 @@ export interface RequestLogOptions {
  * per request, for a logger that a successful request almost never uses (bench/README.md). The completion line is
  * only assembled when its level is enabled.
  */
-export function requestLog(options: RequestLogOptions): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+export function requestLog(
+  options: RequestLogOptions,
+): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   const { logger, ignore } = options;
   return (req, res, next) => {
     const start = Date.now();
@@ -33,7 +35,10 @@ export function requestLog(options: RequestLogOptions): (req: IncomingMessage, r
         const aborted = !res.writableFinished;
         const level = completionLevel(res.statusCode, aborted);
         if (!logger.isLevelEnabled(level)) return;
-        logger[level]({ req: requestFields(state), res: { statusCode: res.statusCode }, responseTime: Date.now() - start }, aborted ? 'request aborted' : res.statusCode >= 500 ? 'request errored' : 'request completed');
+        logger[level](
+          { req: requestFields(state), res: { statusCode: res.statusCode }, responseTime: Date.now() - start },
+          aborted ? 'request aborted' : res.statusCode >= 500 ? 'request errored' : 'request completed',
+        );
       });
     }
     next();

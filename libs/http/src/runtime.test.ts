@@ -10,7 +10,9 @@ import { ModuleKind, transpileModule } from 'typescript';
  * so this is what shows the flag still exists and still works on the Node in use.
  */
 function pretenuringDecisions(disable: boolean): number {
-  const source = transpileModule(readFileSync(join(__dirname, 'runtime.ts'), 'utf8'), { compilerOptions: { module: ModuleKind.CommonJS } }).outputText;
+  const source = transpileModule(readFileSync(join(__dirname, 'runtime.ts'), 'utf8'), {
+    compilerOptions: { module: ModuleKind.CommonJS },
+  }).outputText;
   const program = `
     const exports = {};
     ${source}
@@ -19,7 +21,10 @@ function pretenuringDecisions(disable: boolean): number {
     const keep = [];
     for (let i = 0; i < 1e6; i++) { keep.push(make(i)); if (keep.length > 200000) keep.length = 0; }
   `;
-  const out = execFileSync(process.execPath, ['--trace-pretenuring-statistics', '-e', program], { encoding: 'utf8', timeout: 30_000 });
+  const out = execFileSync(process.execPath, ['--trace-pretenuring-statistics', '-e', program], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return out.split('\n').filter((line) => line.includes('pretenuring: AllocationSite')).length;
 }
 

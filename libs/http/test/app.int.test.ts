@@ -12,7 +12,11 @@ type Line = Record<string, unknown> & { level: string; msg: string };
 
 function capture(level = 'debug'): { logger: Logger; lines: Line[] } {
   const lines: Line[] = [];
-  const logger = createLogger({ service: 'test', level, destination: { write: (l: string) => void lines.push(JSON.parse(l) as Line) } });
+  const logger = createLogger({
+    service: 'test',
+    level,
+    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Line) },
+  });
   return { logger, lines };
 }
 
@@ -51,7 +55,9 @@ describe('request log', () => {
     await request(listener).get('/raw?token=abc').expect(200);
     await settle();
     const done = lines.filter((l) => l.req !== undefined && l.res !== undefined);
-    expect(done.map((l) => [(l.req as { url: string }).url, (l.res as { statusCode: number }).statusCode, l.level, l.msg])).toEqual([
+    expect(
+      done.map((l) => [(l.req as { url: string }).url, (l.res as { statusCode: number }).statusCode, l.level, l.msg]),
+    ).toEqual([
       ['/ok?[redacted]', 200, 'debug', 'request completed'],
       ['/boom', 500, 'error', 'request errored'],
       ['/busy', 503, 'info', 'request errored'],
@@ -71,8 +77,16 @@ describe('request log', () => {
     expect(res.headers['x-request-id']).toBe('req-42');
     await settle();
     const handler = lines.find((l) => l.msg === 'handler line');
-    expect(handler).toMatchObject({ level: 'warn', note: 'from the handler', req: { id: 'req-42', method: 'GET', url: '/logs' } });
-    expect(lines.find((l) => l.msg === 'request completed')).toMatchObject({ level: 'info', req: { id: 'req-42' }, res: { statusCode: 404 } });
+    expect(handler).toMatchObject({
+      level: 'warn',
+      note: 'from the handler',
+      req: { id: 'req-42', method: 'GET', url: '/logs' },
+    });
+    expect(lines.find((l) => l.msg === 'request completed')).toMatchObject({
+      level: 'info',
+      req: { id: 'req-42' },
+      res: { statusCode: 404 },
+    });
   });
 
   it('builds no per-request logger unless a handler uses it, and skips lines below the level', async () => {
@@ -85,7 +99,9 @@ describe('request log', () => {
     await request(listener).get('/logs').expect(404);
     expect(child).toHaveBeenCalledTimes(1);
     await settle();
-    expect(lines.filter((l) => l.msg === 'request completed').map((l) => (l.req as { url: string }).url)).toEqual(['/logs']);
+    expect(lines.filter((l) => l.msg === 'request completed').map((l) => (l.req as { url: string }).url)).toEqual([
+      '/logs',
+    ]);
   });
 
   it('logs a request the client abandoned as aborted', async () => {
@@ -120,7 +136,11 @@ describe('request log', () => {
     for (const handler of [oauthErrorHandler(logger), problemErrorHandler(logger)]) {
       const http = createHttpApp({ service: 'test', logger });
       http.app.get('/fail', () => {
-        throw Object.assign(new Error('driver failed'), { code: 'E_DRIVER', keyValue: { secretDigest: 'digest-value' }, errorResponse: { password: 'pw-value' } });
+        throw Object.assign(new Error('driver failed'), {
+          code: 'E_DRIVER',
+          keyValue: { secretDigest: 'digest-value' },
+          errorResponse: { password: 'pw-value' },
+        });
       });
       http.app.use(handler);
       await request(http.app).get('/fail').expect(500);
@@ -136,7 +156,15 @@ describe('request log', () => {
   });
 
   it('maps statuses to levels', () => {
-    expect([200, 302, 400, 404, 500, 502, 503].map((s) => completionLevel(s))).toEqual(['debug', 'debug', 'info', 'info', 'error', 'error', 'info']);
+    expect([200, 302, 400, 404, 500, 502, 503].map((s) => completionLevel(s))).toEqual([
+      'debug',
+      'debug',
+      'info',
+      'info',
+      'error',
+      'error',
+      'info',
+    ]);
     expect(completionLevel(200, true)).toBe('info');
   });
 });
@@ -148,10 +176,23 @@ describe('security headers', () => {
     const res = await request((req: IncomingMessage, res: ServerResponse) => mw(req, res, () => res.end())).get('/');
     return res.headers as Record<string, string>;
   }
-  const SECURITY = ['content-security-policy', 'cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'referrer-policy', 'strict-transport-security', 'x-content-type-options', 'x-dns-prefetch-control', 'x-download-options', 'x-frame-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+  const SECURITY = [
+    'content-security-policy',
+    'cross-origin-opener-policy',
+    'cross-origin-resource-policy',
+    'origin-agent-cluster',
+    'referrer-policy',
+    'strict-transport-security',
+    'x-content-type-options',
+    'x-dns-prefetch-control',
+    'x-download-options',
+    'x-frame-options',
+    'x-permitted-cross-domain-policies',
+    'x-xss-protection',
+  ];
   const pick = (h: Record<string, string>) => Object.fromEntries(SECURITY.map((k) => [k, h[k]]));
 
-  it('sets helmet\'s headers on express routes and on the express-free path alike', async () => {
+  it("sets helmet's headers on express routes and on the express-free path alike", async () => {
     const expected = pick(
       await helmetHeaders({
         contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },

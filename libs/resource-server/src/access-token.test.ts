@@ -34,7 +34,17 @@ async function accessToken(claims: Record<string, unknown> = {}, o: { exp?: numb
     .sign(signing.privateKey);
 }
 
-async function proof(token: string | undefined, o: { htm?: string; htu?: string; iat?: unknown; jti?: string; ath?: string | null; key?: { privateKey: CryptoKey; jwk: JWK } } = {}) {
+async function proof(
+  token: string | undefined,
+  o: {
+    htm?: string;
+    htu?: string;
+    iat?: unknown;
+    jti?: string;
+    ath?: string | null;
+    key?: { privateKey: CryptoKey; jwk: JWK };
+  } = {},
+) {
   const key = o.key ?? holder;
   return new SignJWT({
     htm: o.htm ?? 'GET',
@@ -47,7 +57,10 @@ async function proof(token: string | undefined, o: { htm?: string; htu?: string;
     .sign(key.privateKey);
 }
 
-const options = (extra: Partial<AccessTokenOptions> = {}, dpop?: { proof?: string; htm?: string; htu?: string }): AccessTokenOptions => ({
+const options = (
+  extra: Partial<AccessTokenOptions> = {},
+  dpop?: { proof?: string; htm?: string; htu?: string },
+): AccessTokenOptions => ({
   key: signing.publicKey,
   issuer: ISSUER,
   audience: AUDIENCE,
@@ -82,7 +95,9 @@ describe('parseAuthorization', () => {
         throw new Error('accepted');
       })();
       expect([err.status, err.error, err.reason]).toEqual([401, undefined, 'missing_token']);
-      expect(err.wwwAuthenticate({ realm: 'api', dpopAlgorithms: ['ES256'] })).toBe('Bearer realm="api", DPoP realm="api", algs="ES256"');
+      expect(err.wwwAuthenticate({ realm: 'api', dpopAlgorithms: ['ES256'] })).toBe(
+        'Bearer realm="api", DPoP realm="api", algs="ES256"',
+      );
       expect(err.wwwAuthenticate({ realm: 'api' })).toBe('Bearer realm="api"');
     }
   });
@@ -115,10 +130,17 @@ describe('verifyJwtAccessToken', () => {
 
   it.each([
     ['expired', { exp: Math.floor(Date.now() / 1000) - 10 }, 'expired', 'the access token has expired'],
-    ['for another audience', { aud: 'https://api.example' }, 'claim_invalid', 'the access token aud claim is not valid here'],
+    [
+      'for another audience',
+      { aud: 'https://api.example' },
+      'claim_invalid',
+      'the access token aud claim is not valid here',
+    ],
     ['of another typ', { typ: 'JWT' }, 'claim_invalid', 'the access token typ claim is not valid here'],
   ])('refuses a token %s, naming why', async (_what, o, reason, message) => {
-    const err = await refusal(verifyJwtAccessToken(await accessToken({}, o), { key: signing.publicKey, issuer: ISSUER, audience: AUDIENCE }));
+    const err = await refusal(
+      verifyJwtAccessToken(await accessToken({}, o), { key: signing.publicKey, issuer: ISSUER, audience: AUDIENCE }),
+    );
     expect([err.error, err.reason, err.message]).toEqual(['invalid_token', reason, message]);
   });
 
@@ -129,21 +151,33 @@ describe('verifyJwtAccessToken', () => {
   });
 
   it('reports cnf.jkt as the binding; refuses a cnf it does not understand or a malformed one', async () => {
-    const bound = await verifyJwtAccessToken(await accessToken({ cnf: { jkt: holder.jkt } }), { key: signing.publicKey, issuer: ISSUER });
+    const bound = await verifyJwtAccessToken(await accessToken({ cnf: { jkt: holder.jkt } }), {
+      key: signing.publicKey,
+      issuer: ISSUER,
+    });
     expect(bound.binding).toEqual({ jkt: holder.jkt });
-    for (const cnf of [{ 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' }, { jkt: holder.jkt, 'x5t#S256': 'x' }]) {
-      const err = await refusal(verifyJwtAccessToken(await accessToken({ cnf }), { key: signing.publicKey, issuer: ISSUER }));
+    for (const cnf of [
+      { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' },
+      { jkt: holder.jkt, 'x5t#S256': 'x' },
+    ]) {
+      const err = await refusal(
+        verifyJwtAccessToken(await accessToken({ cnf }), { key: signing.publicKey, issuer: ISSUER }),
+      );
       expect([err.status, err.error, err.reason]).toEqual([401, 'invalid_token', 'cnf_unsupported']);
       expect(err.message).toContain('x5t#S256');
     }
     for (const cnf of [{}, 'jkt', [], { jkt: 42 }, { jkt: `${holder.jkt}=` }]) {
-      const err = await refusal(verifyJwtAccessToken(await accessToken({ cnf }), { key: signing.publicKey, issuer: ISSUER }));
+      const err = await refusal(
+        verifyJwtAccessToken(await accessToken({ cnf }), { key: signing.publicKey, issuer: ISSUER }),
+      );
       expect(err.reason).toBe('cnf_malformed');
     }
   });
 
   it('refuses symmetric algorithms as configuration (TypeError)', async () => {
-    await expect(verifyJwtAccessToken(await accessToken(), { key: signing.publicKey, issuer: ISSUER, algorithms: ['HS256'] })).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      verifyJwtAccessToken(await accessToken(), { key: signing.publicKey, issuer: ISSUER, algorithms: ['HS256'] }),
+    ).rejects.toBeInstanceOf(TypeError);
   });
 });
 
@@ -163,7 +197,12 @@ describe('verifyAccessToken: sender constraint (RFC 9449 section 7)', () => {
   it('a bound token sent as Bearer gets 401 with WWW-Authenticate: DPoP error="invalid_token"', async () => {
     const token = await accessToken({ cnf: { jkt: holder.jkt } });
     const err = await refusal(verifyAccessToken(`Bearer ${token}`, options({}, { proof: await proof(token) })));
-    expect([err.status, err.error, err.reason, err.scheme]).toEqual([401, 'invalid_token', 'bound_token_as_bearer', 'DPoP']);
+    expect([err.status, err.error, err.reason, err.scheme]).toEqual([
+      401,
+      'invalid_token',
+      'bound_token_as_bearer',
+      'DPoP',
+    ]);
     expect(err.wwwAuthenticate({ realm: 'management', dpopAlgorithms: ['ES256', 'PS256'] })).toBe(
       'DPoP realm="management", error="invalid_token", error_description="the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof", algs="ES256 PS256"',
     );
@@ -182,16 +221,31 @@ describe('verifyAccessToken: sender constraint (RFC 9449 section 7)', () => {
     const v = await verifyAccessToken(`DPoP ${token}`, { ...o, dpop: { proof: p, htm: 'GET', htu: HTU } });
     expect([v.scheme, v.binding, v.proof?.jkt]).toEqual(['DPoP', { jkt: holder.jkt }, holder.jkt]);
     const again = await refusal(verifyAccessToken(`DPoP ${token}`, { ...o, dpop: { proof: p, htm: 'GET', htu: HTU } }));
-    expect([again.status, again.error, again.reason, again.message]).toEqual([401, 'invalid_dpop_proof', 'dpop_replayed', 'DPoP proof has been used before']);
-    expect(again.wwwAuthenticate({ dpopAlgorithms: ['ES256'] })).toBe('DPoP error="invalid_dpop_proof", error_description="DPoP proof has been used before", algs="ES256"');
+    expect([again.status, again.error, again.reason, again.message]).toEqual([
+      401,
+      'invalid_dpop_proof',
+      'dpop_replayed',
+      'DPoP proof has been used before',
+    ]);
+    expect(again.wwwAuthenticate({ dpopAlgorithms: ['ES256'] })).toBe(
+      'DPoP error="invalid_dpop_proof", error_description="DPoP proof has been used before", algs="ES256"',
+    );
   });
 
   it.each([
     ['no proof', async () => undefined, 'dpop_proof_missing'],
     ['a proof for another token (ath)', async () => proof(await accessToken({ cnf: { jkt: 'x' } })), 'dpop_ath'],
     ['a proof without ath', async (t: string) => proof(t, { ath: null }), 'dpop_ath'],
-    ['a proof for another URL (htu)', async (t: string) => proof(t, { htu: 'https://idp.test/auth/admin/tenants/7/users' }), 'dpop_htu'],
-    ['a proof for another origin (htu)', async (t: string) => proof(t, { htu: 'https://evil.example/auth/admin/tenants/7/clients' }), 'dpop_htu'],
+    [
+      'a proof for another URL (htu)',
+      async (t: string) => proof(t, { htu: 'https://idp.test/auth/admin/tenants/7/users' }),
+      'dpop_htu',
+    ],
+    [
+      'a proof for another origin (htu)',
+      async (t: string) => proof(t, { htu: 'https://evil.example/auth/admin/tenants/7/clients' }),
+      'dpop_htu',
+    ],
     ['a proof for another method (htm)', async (t: string) => proof(t, { htm: 'POST' }), 'dpop_htm'],
     ['a proof made with another key', async (t: string) => proof(t, { key: stranger }), 'dpop_key_mismatch'],
     ['a proof too old', async (t: string) => proof(t, { iat: Math.floor(Date.now() / 1000) - 300 }), 'dpop_iat_window'],
@@ -204,7 +258,9 @@ describe('verifyAccessToken: sender constraint (RFC 9449 section 7)', () => {
   it('htu is compared without query and fragment and after URL normalisation', async () => {
     const token = await accessToken({ cnf: { jkt: holder.jkt } });
     const p = await proof(token, { htu: 'HTTPS://IDP.test:443/auth/admin/tenants/7/clients' });
-    await expect(verifyAccessToken(`DPoP ${token}`, options({}, { proof: p, htu: `${HTU}?limit=5` }))).resolves.toMatchObject({ scheme: 'DPoP' });
+    await expect(
+      verifyAccessToken(`DPoP ${token}`, options({}, { proof: p, htu: `${HTU}?limit=5` })),
+    ).resolves.toMatchObject({ scheme: 'DPoP' });
   });
 
   it('a non-canonical token is refused before any other check, with the scheme the client used', async () => {

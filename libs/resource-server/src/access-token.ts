@@ -4,7 +4,17 @@
  * bound by `cnf.jkt` passes only as `Authorization: DPoP` with a valid proof made with that key, a token bound by a
  * confirmation method this verifier does not understand never passes, and an unbound token sent as DPoP is refused.
  */
-import { errors as joseErrors, jwtVerify, type CryptoKey, type JWK, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type KeyObject } from 'jose';
+import {
+  errors as joseErrors,
+  jwtVerify,
+  type CryptoKey,
+  type JWK,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type KeyObject,
+} from 'jose';
 import { assertAsymmetric, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_ALGORITHMS } from './algorithms';
 import { compactJwsProblem, isCanonicalBase64url } from './compact-jws';
 import { verifyDpopProof, type DpopNonceOptions, type VerifiedDpopProof } from './dpop';
@@ -86,7 +96,12 @@ const JKT_LENGTH = 43;
 /** Confirmation methods this verifier enforces (RFC 7800 `cnf` members). */
 const SUPPORTED_CNF = new Set(['jkt']);
 
-const invalidToken = (reason: ConstructorParameters<typeof ResourceServerError>[1], description: string, scheme: AuthScheme = 'Bearer', cause?: unknown) =>
+const invalidToken = (
+  reason: ConstructorParameters<typeof ResourceServerError>[1],
+  description: string,
+  scheme: AuthScheme = 'Bearer',
+  cause?: unknown,
+) =>
   new ResourceServerError('invalid_token', reason, description, { scheme, ...(cause === undefined ? {} : { cause }) });
 
 /**
@@ -97,10 +112,21 @@ export function parseAuthorization(header: string | undefined | null): { scheme:
   if (!header) throw new ResourceServerError(undefined, 'missing_token', 'an access token is required');
   const m = /^([A-Za-z]+) +(\S+)$/.exec(header);
   const scheme = m?.[1]?.toLowerCase();
-  if (!m || (scheme !== 'bearer' && scheme !== 'dpop')) throw new ResourceServerError(undefined, 'missing_token', 'an access token is required (Authorization: Bearer or DPoP)');
+  if (!m || (scheme !== 'bearer' && scheme !== 'dpop'))
+    throw new ResourceServerError(
+      undefined,
+      'missing_token',
+      'an access token is required (Authorization: Bearer or DPoP)',
+    );
   const token = m[2]!;
   const normalized: AuthScheme = scheme === 'dpop' ? 'DPoP' : 'Bearer';
-  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) throw new ResourceServerError('invalid_request', 'malformed_authorization', 'the Authorization header is malformed', { scheme: normalized });
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token))
+    throw new ResourceServerError(
+      'invalid_request',
+      'malformed_authorization',
+      'the Authorization header is malformed',
+      { scheme: normalized },
+    );
   return { scheme: normalized, token };
 }
 
@@ -108,25 +134,35 @@ export function parseAuthorization(header: string | undefined | null): { scheme:
 export function tokenBinding(payload: JWTPayload): TokenBinding | undefined {
   const cnf = payload.cnf;
   if (cnf === undefined) return undefined;
-  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) throw invalidToken('cnf_malformed', 'the access token cnf claim is malformed');
+  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf))
+    throw invalidToken('cnf_malformed', 'the access token cnf claim is malformed');
   const members = Object.keys(cnf);
   const unsupported = members.filter((m) => !SUPPORTED_CNF.has(m));
-  if (unsupported.length) throw invalidToken('cnf_unsupported', `the access token is bound by a confirmation method this resource does not support (cnf ${unsupported.join(', ')})`);
+  if (unsupported.length)
+    throw invalidToken(
+      'cnf_unsupported',
+      `the access token is bound by a confirmation method this resource does not support (cnf ${unsupported.join(', ')})`,
+    );
   const jkt = (cnf as { jkt?: unknown }).jkt;
-  if (typeof jkt !== 'string' || jkt.length !== JKT_LENGTH || !isCanonicalBase64url(jkt)) throw invalidToken('cnf_malformed', 'the access token cnf claim is malformed');
+  if (typeof jkt !== 'string' || jkt.length !== JKT_LENGTH || !isCanonicalBase64url(jkt))
+    throw invalidToken('cnf_malformed', 'the access token cnf claim is malformed');
   return { jkt };
 }
 
 /** A jose verification error as the refusal it stands for. */
 export function mapJoseError(err: unknown): ResourceServerError {
-  if (err instanceof joseErrors.JWTExpired) return invalidToken('expired', 'the access token has expired', 'Bearer', err);
+  if (err instanceof joseErrors.JWTExpired)
+    return invalidToken('expired', 'the access token has expired', 'Bearer', err);
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     if (err.claim === 'nbf') return invalidToken('not_yet_valid', 'the access token is not yet valid', 'Bearer', err);
     return invalidToken('claim_invalid', `the access token ${err.claim} claim is not valid here`, 'Bearer', err);
   }
-  if (err instanceof joseErrors.JOSEAlgNotAllowed) return invalidToken('alg_not_allowed', 'the access token alg is not accepted', 'Bearer', err);
-  if (err instanceof joseErrors.JWKSNoMatchingKey) return invalidToken('no_matching_key', 'the access token was signed by an unknown key', 'Bearer', err);
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return invalidToken('signature_invalid', 'the access token signature is not valid', 'Bearer', err);
+  if (err instanceof joseErrors.JOSEAlgNotAllowed)
+    return invalidToken('alg_not_allowed', 'the access token alg is not accepted', 'Bearer', err);
+  if (err instanceof joseErrors.JWKSNoMatchingKey)
+    return invalidToken('no_matching_key', 'the access token was signed by an unknown key', 'Bearer', err);
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+    return invalidToken('signature_invalid', 'the access token signature is not valid', 'Bearer', err);
   if (err instanceof ResourceServerError) return err;
   return invalidToken('malformed_token', 'the access token is not a valid JWT', 'Bearer', err);
 }
@@ -158,10 +194,18 @@ export function prepareJwtOptions(o: JwtAccessTokenOptions): PreparedJwtOptions 
 }
 
 /** verifyJwtAccessToken with options prepared by prepareJwtOptions (`currentDate` overrides the prepared one). */
-export async function verifyPreparedJwt(token: string, p: PreparedJwtOptions, currentDate?: Date): Promise<VerifiedJwtAccessToken> {
+export async function verifyPreparedJwt(
+  token: string,
+  p: PreparedJwtOptions,
+  currentDate?: Date,
+): Promise<VerifiedJwtAccessToken> {
   const problem = compactJwsProblem(token, p.maxLength);
   if (problem === 'too_long') throw invalidToken('token_too_long', 'the access token is too long');
-  if (problem === 'non_canonical') throw invalidToken('non_canonical_encoding', 'the access token is not canonical base64url (padding or characters outside the alphabet)');
+  if (problem === 'non_canonical')
+    throw invalidToken(
+      'non_canonical_encoding',
+      'the access token is not canonical base64url (padding or characters outside the alphabet)',
+    );
   if (problem) throw invalidToken('malformed_token', 'the access token is not a JWT in compact serialization');
   let result: { payload: JWTPayload; protectedHeader: JWTHeaderParameters };
   try {
@@ -171,7 +215,9 @@ export async function verifyPreparedJwt(token: string, p: PreparedJwtOptions, cu
     throw mapJoseError(err);
   }
   const binding = tokenBinding(result.payload);
-  return binding ? { payload: result.payload, protectedHeader: result.protectedHeader, binding } : { payload: result.payload, protectedHeader: result.protectedHeader };
+  return binding
+    ? { payload: result.payload, protectedHeader: result.protectedHeader, binding }
+    : { payload: result.payload, protectedHeader: result.protectedHeader };
 }
 
 /**
@@ -200,11 +246,21 @@ export async function enforceSenderConstraint(
   o: { clockSkew?: number | undefined; currentDate?: Date | undefined },
 ): Promise<VerifiedDpopProof | undefined> {
   if (!binding) {
-    if (scheme === 'DPoP') throw invalidToken('unbound_token_as_dpop', 'the access token is not DPoP-bound: send it with Authorization: Bearer', 'Bearer');
+    if (scheme === 'DPoP')
+      throw invalidToken(
+        'unbound_token_as_dpop',
+        'the access token is not DPoP-bound: send it with Authorization: Bearer',
+        'Bearer',
+      );
     return undefined;
   }
   if (!dpop) throw invalidToken('bound_token_not_accepted', 'DPoP-bound access tokens are not accepted here', 'Bearer');
-  if (scheme !== 'DPoP') throw invalidToken('bound_token_as_bearer', 'the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof', 'DPoP');
+  if (scheme !== 'DPoP')
+    throw invalidToken(
+      'bound_token_as_bearer',
+      'the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof',
+      'DPoP',
+    );
   return verifyDpopProof(dpop.proof, {
     htm: dpop.htm,
     htu: dpop.htu,
@@ -221,7 +277,12 @@ export async function enforceSenderConstraint(
 
 /** A refusal of the token itself, re-issued with the DPoP scheme when the client used it (it learns why its DPoP request failed). */
 export function withClientScheme(err: unknown, scheme: AuthScheme): unknown {
-  if (err instanceof ResourceServerError && err.error === 'invalid_token' && scheme === 'DPoP' && err.scheme !== 'DPoP') {
+  if (
+    err instanceof ResourceServerError &&
+    err.error === 'invalid_token' &&
+    scheme === 'DPoP' &&
+    err.scheme !== 'DPoP'
+  ) {
     return new ResourceServerError('invalid_token', err.reason, err.message, { scheme: 'DPoP', cause: err.cause });
   }
   return err;
@@ -232,7 +293,10 @@ export function withClientScheme(err: unknown, scheme: AuthScheme): unknown {
  * token, and its sender constraint with the `DPoP` proof. Resolves with the token's claims; rejects with a
  * ResourceServerError that carries the status and the challenge to answer with.
  */
-export async function verifyAccessToken(authorization: string | undefined | null, o: AccessTokenOptions): Promise<VerifiedAccessToken> {
+export async function verifyAccessToken(
+  authorization: string | undefined | null,
+  o: AccessTokenOptions,
+): Promise<VerifiedAccessToken> {
   const { scheme, token } = parseAuthorization(authorization);
   let verified: VerifiedJwtAccessToken;
   try {

@@ -29,6 +29,7 @@ export const DEFAULT_ACCESS_TOKEN_ALGORITHMS: readonly string[] = ['ES256', 'RS2
 export function assertAsymmetric(algorithms: readonly string[], what: string): void {
   if (!algorithms.length) throw new TypeError(`${what}: at least one algorithm is required`);
   for (const alg of algorithms) {
-    if (!ASYMMETRIC_ALGORITHMS.has(alg)) throw new TypeError(`${what}: ${JSON.stringify(alg)} is not an asymmetric JWS algorithm`);
+    if (!ASYMMETRIC_ALGORITHMS.has(alg))
+      throw new TypeError(`${what}: ${JSON.stringify(alg)} is not an asymmetric JWS algorithm`);
   }
 }

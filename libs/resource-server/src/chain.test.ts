@@ -14,7 +14,16 @@ const PROOF = 'org.vendor.actor.proof';
 
 function chainClaims(act: Record<string, unknown>): JWTPayload {
   const outer = String(act.sub).slice(4);
-  return { sub: 'alice', jti: 'j1', iat: T0 - 10, azp: 12, client_id: 'app', act, agent: { id: outer, type: 'llm-assistive', operator: 'ops' }, 'org.vendor.nhe.delegation': true };
+  return {
+    sub: 'alice',
+    jti: 'j1',
+    iat: T0 - 10,
+    azp: 12,
+    client_id: 'app',
+    act,
+    agent: { id: outer, type: 'llm-assistive', operator: 'ops' },
+    'org.vendor.nhe.delegation': true,
+  };
 }
 
 function accessOf(claims: JWTPayload): Access {
@@ -45,17 +54,29 @@ describe('a handed-on token', () => {
       return undefined;
     })();
     expect(refusal).toBeInstanceOf(ResourceServerError);
-    expect({ error: refusal!.error, status: refusal!.status, reason: refusal!.reason, message: refusal!.message }).toEqual({
+    expect({
+      error: refusal!.error,
+      status: refusal!.status,
+      reason: refusal!.reason,
+      message: refusal!.message,
+    }).toEqual({
       error: 'insufficient_scope',
       status: 403,
       reason: 'actor_not_proven',
       message: 'this resource accepts proven agents only; nhe:planner did not prove who it is',
     });
     // An unknown proof value is not a proof.
-    expect(() => applyRules(accessOf(chainClaims({ sub: 'nhe:tool', [PROOF]: 'password' })), { requireProvenActors: true })).toThrow(/nhe:tool did not prove/);
+    expect(() =>
+      applyRules(accessOf(chainClaims({ sub: 'nhe:tool', [PROOF]: 'password' })), { requireProvenActors: true }),
+    ).toThrow(/nhe:tool did not prove/);
     // Without the option, named actors pass; a user's token is never affected.
     expect(() => applyRules(accessOf(chainClaims(namedInside)), {})).not.toThrow();
-    expect(() => applyRules({ userId: 'alice', scopes: [], clientId: 'app', claims: { sub: 'alice' }, token: 't', scheme: 'Bearer' }, { requireProvenActors: true })).not.toThrow();
+    expect(() =>
+      applyRules(
+        { userId: 'alice', scopes: [], clientId: 'app', claims: { sub: 'alice' }, token: 't', scheme: 'Bearer' },
+        { requireProvenActors: true },
+      ),
+    ).not.toThrow();
   });
 
   it('revoking any agent of the chain revokes the token (the deny list and its matcher)', () => {

@@ -35,7 +35,10 @@ function canonicalRange(value: string, start: number, end: number): boolean {
 }
 
 /** Why a value is not a canonical compact JWS, or undefined when it is one. One pass of a regular expression, no copies (it runs on every request). */
-export function compactJwsProblem(value: unknown, maxLength: number): 'too_long' | 'malformed' | 'non_canonical' | undefined {
+export function compactJwsProblem(
+  value: unknown,
+  maxLength: number,
+): 'too_long' | 'malformed' | 'non_canonical' | undefined {
   if (typeof value !== 'string' || value.length === 0) return 'malformed';
   if (value.length > maxLength) return 'too_long';
   if (!COMPACT.test(value)) {
@@ -46,9 +49,15 @@ export function compactJwsProblem(value: unknown, maxLength: number): 'too_long'
   }
   const first = value.indexOf('.');
   const second = value.indexOf('.', first + 1);
-  if (!canonicalRange(value, 0, first) || !canonicalRange(value, first + 1, second) || !canonicalRange(value, second + 1, value.length)) return 'non_canonical';
+  if (
+    !canonicalRange(value, 0, first) ||
+    !canonicalRange(value, first + 1, second) ||
+    !canonicalRange(value, second + 1, value.length)
+  )
+    return 'non_canonical';
   return undefined;
 }
 
 /** True for a JWS in compact serialization whose three segments are non-empty canonical base64url. */
-export const isCanonicalCompactJws = (value: unknown, maxLength = 16 * 1024): value is string => compactJwsProblem(value, maxLength) === undefined;
+export const isCanonicalCompactJws = (value: unknown, maxLength = 16 * 1024): value is string =>
+  compactJwsProblem(value, maxLength) === undefined;

@@ -21,7 +21,9 @@ export function actorProof(actor: Actor): 'key' | 'workload' | undefined {
 
 /** The NHE identifiers of a delegation's actor chain, outermost (the current agent) first. */
 export function chainAgents(d: Delegation): string[] {
-  return d.actorChain.map((a) => (a.sub.startsWith(NHE_SUBJECT_PREFIX) ? a.sub.slice(NHE_SUBJECT_PREFIX.length) : a.sub));
+  return d.actorChain.map((a) =>
+    a.sub.startsWith(NHE_SUBJECT_PREFIX) ? a.sub.slice(NHE_SUBJECT_PREFIX.length) : a.sub,
+  );
 }
 
 /** Model information of an agent (optional in the token; members as the provider records them). */
@@ -62,13 +64,15 @@ const MAX_ACTORS = 8;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const malformed = (description: string) => new ResourceServerError('invalid_token', 'delegation_malformed', `the access token ${description}`);
+const malformed = (description: string) =>
+  new ResourceServerError('invalid_token', 'delegation_malformed', `the access token ${description}`);
 
 function actorChainOf(act: unknown): Actor[] {
   const chain: Actor[] = [];
   let current: unknown = act;
   while (current !== undefined) {
-    if (!isObject(current) || typeof current.sub !== 'string' || current.sub === '') throw malformed('act claim is malformed');
+    if (!isObject(current) || typeof current.sub !== 'string' || current.sub === '')
+      throw malformed('act claim is malformed');
     if (chain.length === MAX_ACTORS) throw malformed(`act claim nests more than ${MAX_ACTORS} actors`);
     const { act: next, ...actor } = current;
     chain.push(actor as Actor);
@@ -101,7 +105,8 @@ export function delegationOf(payload: JWTPayload): Delegation | undefined {
   const actorChain = actorChainOf(payload.act);
   if (!actorChain.length) throw malformed('is a delegation token without an act claim');
   const sub = actorChain[0]!.sub;
-  if (!sub.startsWith(NHE_SUBJECT_PREFIX) || sub.length === NHE_SUBJECT_PREFIX.length) throw malformed('act.sub does not name an NHE (nhe:<identifier>)');
+  if (!sub.startsWith(NHE_SUBJECT_PREFIX) || sub.length === NHE_SUBJECT_PREFIX.length)
+    throw malformed('act.sub does not name an NHE (nhe:<identifier>)');
   const nheIdentifier = sub.slice(NHE_SUBJECT_PREFIX.length);
   return { nheIdentifier, agent: agentOf(payload.agent, nheIdentifier), actorChain };
 }

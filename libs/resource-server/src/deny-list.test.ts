@@ -5,7 +5,13 @@ import type { Access } from './verifier';
 const T0 = 1_800_000_000; // seconds
 
 function access(o: { nhe?: string; sub?: string; azp?: number; jti?: string; iat?: number } = {}): Access {
-  const claims: JWTPayload = { sub: o.sub ?? 'alice', jti: o.jti ?? 'jti-1', iat: o.iat ?? T0 - 10, azp: o.azp ?? 12, client_id: 'app' };
+  const claims: JWTPayload = {
+    sub: o.sub ?? 'alice',
+    jti: o.jti ?? 'jti-1',
+    iat: o.iat ?? T0 - 10,
+    azp: o.azp ?? 12,
+    client_id: 'app',
+  };
   return {
     userId: String(claims.sub),
     scopes: [],
@@ -13,11 +19,24 @@ function access(o: { nhe?: string; sub?: string; azp?: number; jti?: string; iat
     claims,
     token: 't',
     scheme: 'Bearer',
-    ...(o.nhe ? { delegation: { nheIdentifier: o.nhe, agent: { id: o.nhe, type: 'llm-assistive', operator: 'ops' }, actorChain: [{ sub: `nhe:${o.nhe}` }] } } : {}),
+    ...(o.nhe
+      ? {
+          delegation: {
+            nheIdentifier: o.nhe,
+            agent: { id: o.nhe, type: 'llm-assistive', operator: 'ops' },
+            actorChain: [{ sub: `nhe:${o.nhe}` }],
+          },
+        }
+      : {}),
   };
 }
 
-const entry = (e: Partial<RevocationSelector> = {}): RevocationSelector => ({ id: 'e1', until: T0 + 900, issuedBefore: T0, ...e });
+const entry = (e: Partial<RevocationSelector> = {}): RevocationSelector => ({
+  id: 'e1',
+  until: T0 + 900,
+  issuedBefore: T0,
+  ...e,
+});
 
 describe('DenyList', () => {
   let clock = T0 * 1000;

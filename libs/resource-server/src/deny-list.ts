@@ -56,7 +56,8 @@ export class DenyList implements RevocationSource {
 
   constructor(o: DenyListOptions = {}) {
     this.maxEntries = o.maxEntries ?? 50_000;
-    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new TypeError('DenyList: maxEntries must be a positive integer');
+    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1)
+      throw new TypeError('DenyList: maxEntries must be a positive integer');
     this.now = o.now ?? Date.now;
   }
 

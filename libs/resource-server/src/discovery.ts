@@ -31,14 +31,22 @@ export interface DiscoveryOptions {
 export function discoveryUrls(issuer: string): [oidc: string, rfc8414: string] {
   const u = new URL(issuer);
   const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
-  return [`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, `${u.origin}/.well-known/oauth-authorization-server${path}`];
+  return [
+    `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`,
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+  ];
 }
 
 const MAX_DOCUMENT = 256 * 1024;
 
 async function fetchDocument(url: string, o: DiscoveryOptions): Promise<unknown> {
   const fetchImpl: FetchLike = o.fetch ?? ((u, init) => globalThis.fetch(u, init));
-  const res = await fetchImpl(url, { method: 'GET', headers: new Headers({ accept: 'application/json' }), redirect: 'manual', signal: AbortSignal.timeout(o.timeoutMs ?? 5000) });
+  const res = await fetchImpl(url, {
+    method: 'GET',
+    headers: new Headers({ accept: 'application/json' }),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(o.timeoutMs ?? 5000),
+  });
   if (res.status !== 200) {
     await res.body?.cancel().catch(() => undefined);
     throw new Error(`${url} answered ${res.status}`);
@@ -61,9 +69,11 @@ export function metadataProblem(doc: unknown, issuer: string): string | undefine
     return 'has a jwks_uri that is not an absolute URL';
   }
   const issuerHttps = issuer.startsWith('https:');
-  if (jwks.protocol !== 'https:' && (issuerHttps || jwks.protocol !== 'http:')) return 'has a jwks_uri that is not https';
+  if (jwks.protocol !== 'https:' && (issuerHttps || jwks.protocol !== 'http:'))
+    return 'has a jwks_uri that is not https';
   const algs = m.dpop_signing_alg_values_supported;
-  if (algs !== undefined && (!Array.isArray(algs) || algs.some((a) => typeof a !== 'string'))) return 'has a malformed dpop_signing_alg_values_supported';
+  if (algs !== undefined && (!Array.isArray(algs) || algs.some((a) => typeof a !== 'string')))
+    return 'has a malformed dpop_signing_alg_values_supported';
   return undefined;
 }
 

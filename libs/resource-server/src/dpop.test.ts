@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { base64url, calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import {
+  base64url,
+  calculateJwkThumbprint,
+  CompactSign,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import { isCanonicalBase64url, isCanonicalCompactJws } from './compact-jws';
 import { DEFAULT_DPOP_ALGORITHMS } from './algorithms';
 import { accessTokenHash, verifyDpopProof, type DpopProofOptions } from './dpop';
@@ -73,15 +82,23 @@ describe('verifyDpopProof', () => {
         .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk: await exportJWK(k.publicKey) })
         .sign(k.privateKey);
     };
-    for (const alg of ['ES256', 'EdDSA', 'Ed25519', 'PS256']) await expect(verifyDpopProof(await signedWith(alg), opts())).resolves.toMatchObject({ alg });
+    for (const alg of ['ES256', 'EdDSA', 'Ed25519', 'PS256'])
+      await expect(verifyDpopProof(await signedWith(alg), opts())).resolves.toMatchObject({ alg });
     for (const alg of ['ES384', 'RS256', 'PS512']) {
-      expect([alg, (await refusal(verifyDpopProof(await signedWith(alg), opts()))).message]).toEqual([alg, 'DPoP proof alg is not supported']);
+      expect([alg, (await refusal(verifyDpopProof(await signedWith(alg), opts()))).message]).toEqual([
+        alg,
+        'DPoP proof alg is not supported',
+      ]);
     }
   });
 
   it('a string iat is reported as an iat problem, not as a bad signature', async () => {
     const err = await refusal(verifyDpopProof(await proof({ iat: String(Math.floor(Date.now() / 1000)) }), opts()));
-    expect([err.error, err.reason, err.message]).toEqual(['invalid_dpop_proof', 'dpop_iat_type', 'DPoP proof iat is missing or not a number']);
+    expect([err.error, err.reason, err.message]).toEqual([
+      'invalid_dpop_proof',
+      'dpop_iat_type',
+      'DPoP proof iat is missing or not a number',
+    ]);
   });
 
   it.each([
@@ -118,17 +135,29 @@ describe('verifyDpopProof', () => {
   it('a symmetric (HS256) proof is refused for its alg', async () => {
     const secret = new Uint8Array(32).fill(7);
     const hs = await new SignJWT({ htm: 'POST', htu: HTU, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
-      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: base64url.encode(secret) } as unknown as JWK })
+      .setProtectedHeader({
+        alg: 'HS256',
+        typ: 'dpop+jwt',
+        jwk: { kty: 'oct', k: base64url.encode(secret) } as unknown as JWK,
+      })
       .sign(secret);
     expect((await refusal(verifyDpopProof(hs, opts()))).message).toBe('DPoP proof alg is not supported');
-    const none = [{ alg: 'none', typ: 'dpop+jwt', jwk: key.jwk }, { htm: 'POST', htu: HTU, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) }, { x: 1 }];
+    const none = [
+      { alg: 'none', typ: 'dpop+jwt', jwk: key.jwk },
+      { htm: 'POST', htu: HTU, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) },
+      { x: 1 },
+    ];
     const unsigned = none.map((part) => base64url.encode(JSON.stringify(part))).join('.');
     expect((await refusal(verifyDpopProof(unsigned, opts()))).message).toBe('DPoP proof alg is not supported');
   });
 
   it('a proof signed by another key than its jwk has a bad signature', async () => {
     const other = await generateKeyPair('ES256');
-    const forged = await new CompactSign(new TextEncoder().encode(JSON.stringify({ htm: 'POST', htu: HTU, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })))
+    const forged = await new CompactSign(
+      new TextEncoder().encode(
+        JSON.stringify({ htm: 'POST', htu: HTU, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) }),
+      ),
+    )
       .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
       .sign(other.privateKey);
     expect((await refusal(verifyDpopProof(forged, opts()))).message).toBe('DPoP proof signature is not valid');
@@ -137,15 +166,27 @@ describe('verifyDpopProof', () => {
   it('a proof that is not a canonical JWS is refused as such', async () => {
     expect((await refusal(verifyDpopProof('garbage', opts()))).message).toBe('DPoP proof is not a JWS');
     expect((await refusal(verifyDpopProof(`${await proof()}==`, opts()))).reason).toBe('dpop_proof_malformed');
-    expect((await refusal(verifyDpopProof([await proof(), await proof()], opts()))).message).toBe('more than one DPoP proof was sent');
+    expect((await refusal(verifyDpopProof([await proof(), await proof()], opts()))).message).toBe(
+      'more than one DPoP proof was sent',
+    );
     expect((await refusal(verifyDpopProof(undefined, opts()))).message).toBe('DPoP proof is missing');
   });
 
   it('with an access token, ath must be its SHA-256', async () => {
     const token = 'a.b.c';
-    await expect(verifyDpopProof(await proof({ ath: await accessTokenHash(token) }), opts({ accessToken: token }))).resolves.toMatchObject({ jkt: key.jkt });
-    expect((await refusal(verifyDpopProof(await proof(), opts({ accessToken: token })))).message).toBe('DPoP proof ath is missing');
-    expect((await refusal(verifyDpopProof(await proof({ ath: await accessTokenHash('x.y.z') }), opts({ accessToken: token })))).message).toBe('DPoP proof ath does not match the access token');
+    await expect(
+      verifyDpopProof(await proof({ ath: await accessTokenHash(token) }), opts({ accessToken: token })),
+    ).resolves.toMatchObject({ jkt: key.jkt });
+    expect((await refusal(verifyDpopProof(await proof(), opts({ accessToken: token })))).message).toBe(
+      'DPoP proof ath is missing',
+    );
+    expect(
+      (
+        await refusal(
+          verifyDpopProof(await proof({ ath: await accessTokenHash('x.y.z') }), opts({ accessToken: token })),
+        )
+      ).message,
+    ).toBe('DPoP proof ath does not match the access token');
   });
 
   it('a replay store refuses the second use of a proof (and only then)', async () => {
@@ -161,15 +202,25 @@ describe('verifyDpopProof', () => {
   it('nonces: required without one, or an invalid one, is use_dpop_nonce with a fresh nonce', async () => {
     const nonce = { required: true, isValid: (n: string) => n === 'good', issue: () => 'fresh' };
     const missing = await refusal(verifyDpopProof(await proof(), opts({ nonce })));
-    expect([missing.error, missing.nonce, missing.headers()['DPoP-Nonce']]).toEqual(['use_dpop_nonce', 'fresh', 'fresh']);
-    const bad = await refusal(verifyDpopProof(await proof({ nonce: 'bad' }), opts({ nonce: { ...nonce, required: false } })));
+    expect([missing.error, missing.nonce, missing.headers()['DPoP-Nonce']]).toEqual([
+      'use_dpop_nonce',
+      'fresh',
+      'fresh',
+    ]);
+    const bad = await refusal(
+      verifyDpopProof(await proof({ nonce: 'bad' }), opts({ nonce: { ...nonce, required: false } })),
+    );
     expect(bad.error).toBe('use_dpop_nonce');
     await expect(verifyDpopProof(await proof(), opts({ nonce: { ...nonce, required: false } }))).resolves.toBeDefined();
-    await expect(verifyDpopProof(await proof({ nonce: 'good' }), opts({ nonce }))).resolves.toMatchObject({ nonce: 'good' });
+    await expect(verifyDpopProof(await proof({ nonce: 'good' }), opts({ nonce }))).resolves.toMatchObject({
+      nonce: 'good',
+    });
   });
 
   it('refuses symmetric algorithms as configuration (TypeError)', async () => {
-    await expect(verifyDpopProof(await proof(), opts({ algorithms: ['ES256', 'HS256'] }))).rejects.toBeInstanceOf(TypeError);
+    await expect(verifyDpopProof(await proof(), opts({ algorithms: ['ES256', 'HS256'] }))).rejects.toBeInstanceOf(
+      TypeError,
+    );
   });
 });
 

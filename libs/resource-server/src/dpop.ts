@@ -94,19 +94,25 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * Verifies a DPoP proof. Resolves with the proof's key thumbprint and claims; rejects with a ResourceServerError
  * (`invalid_dpop_proof`, or `use_dpop_nonce` with a fresh nonce) whose message names the failed check.
  */
-export async function verifyDpopProof(proof: string | readonly string[] | undefined, o: DpopProofOptions): Promise<VerifiedDpopProof> {
+export async function verifyDpopProof(
+  proof: string | readonly string[] | undefined,
+  o: DpopProofOptions,
+): Promise<VerifiedDpopProof> {
   const algorithms = o.algorithms ?? DEFAULT_DPOP_ALGORITHMS;
   assertAsymmetric(algorithms, 'verifyDpopProof algorithms');
   const maxAge = o.maxAge ?? 60;
   const skew = o.clockSkew ?? 0;
   const now = Math.floor((o.currentDate?.getTime() ?? Date.now()) / 1000);
 
-  if (proof === undefined || (Array.isArray(proof) && proof.length === 0)) throw refuse('dpop_proof_missing', 'DPoP proof is missing');
-  if (Array.isArray(proof) && proof.length > 1) throw refuse('dpop_proof_malformed', 'more than one DPoP proof was sent');
+  if (proof === undefined || (Array.isArray(proof) && proof.length === 0))
+    throw refuse('dpop_proof_missing', 'DPoP proof is missing');
+  if (Array.isArray(proof) && proof.length > 1)
+    throw refuse('dpop_proof_malformed', 'more than one DPoP proof was sent');
   const jws = (Array.isArray(proof) ? proof[0] : proof) as string;
   const problem = compactJwsProblem(jws, o.maxLength ?? 8192);
   if (problem === 'too_long') throw refuse('dpop_proof_malformed', 'DPoP proof is too long');
-  if (problem === 'non_canonical') throw refuse('dpop_proof_malformed', 'DPoP proof is not a JWS: its segments are not canonical base64url');
+  if (problem === 'non_canonical')
+    throw refuse('dpop_proof_malformed', 'DPoP proof is not a JWS: its segments are not canonical base64url');
   if (problem) throw refuse('dpop_proof_malformed', 'DPoP proof is not a JWS');
   const [headerSegment, payloadSegment] = jws.split('.') as [string, string, string];
 
@@ -134,7 +140,8 @@ export async function verifyDpopProof(proof: string | readonly string[] | undefi
   try {
     await compactVerify(jws, key, { algorithms: [alg] });
   } catch (err) {
-    if (err instanceof joseErrors.JWSSignatureVerificationFailed) throw refuse('dpop_signature', 'DPoP proof signature is not valid', err);
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+      throw refuse('dpop_signature', 'DPoP proof signature is not valid', err);
     throw refuse('dpop_jwk', `DPoP proof jwk is not a usable ${alg} public key`, err);
   }
 
@@ -148,26 +155,39 @@ export async function verifyDpopProof(proof: string | readonly string[] | undefi
 
   if (payload.htm !== o.htm) throw refuse('dpop_htm', 'DPoP proof htm mismatch');
   const expectedHtu = normalizeHtu(o.htu);
-  if (typeof payload.htu !== 'string' || expectedHtu === undefined || normalizeHtu(payload.htu) !== expectedHtu) throw refuse('dpop_htu', 'DPoP proof htu mismatch');
+  if (typeof payload.htu !== 'string' || expectedHtu === undefined || normalizeHtu(payload.htu) !== expectedHtu)
+    throw refuse('dpop_htu', 'DPoP proof htu mismatch');
   if (typeof payload.jti !== 'string' || payload.jti === '') throw refuse('dpop_jti', 'DPoP proof jti is missing');
-  if (payload.jti.length < 8 || payload.jti.length > 256) throw refuse('dpop_jti', 'DPoP proof jti must be 8 to 256 characters');
-  if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat)) throw refuse('dpop_iat_type', 'DPoP proof iat is missing or not a number');
+  if (payload.jti.length < 8 || payload.jti.length > 256)
+    throw refuse('dpop_jti', 'DPoP proof jti must be 8 to 256 characters');
+  if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat))
+    throw refuse('dpop_iat_type', 'DPoP proof iat is missing or not a number');
   if (Math.abs(now - payload.iat) > maxAge + skew) throw refuse('dpop_iat_window', 'DPoP proof iat is not recent');
   if (o.accessToken !== undefined) {
     if (typeof payload.ath !== 'string') throw refuse('dpop_ath', 'DPoP proof ath is missing');
-    if (payload.ath !== (await accessTokenHash(o.accessToken))) throw refuse('dpop_ath', 'DPoP proof ath does not match the access token');
+    if (payload.ath !== (await accessTokenHash(o.accessToken)))
+      throw refuse('dpop_ath', 'DPoP proof ath does not match the access token');
   }
-  if (payload.nonce !== undefined && (typeof payload.nonce !== 'string' || payload.nonce === '' || payload.nonce.length > 256)) {
+  if (
+    payload.nonce !== undefined &&
+    (typeof payload.nonce !== 'string' || payload.nonce === '' || payload.nonce.length > 256)
+  ) {
     throw refuse('dpop_nonce_malformed', 'DPoP proof nonce is malformed');
   }
 
   const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
-  if (o.jkt !== undefined && jkt !== o.jkt) throw refuse('dpop_key_mismatch', 'DPoP proof key is not the key the access token is bound to');
+  if (o.jkt !== undefined && jkt !== o.jkt)
+    throw refuse('dpop_key_mismatch', 'DPoP proof key is not the key the access token is bound to');
 
   const nonce = payload.nonce as string | undefined;
   if (o.nonce && (o.nonce.required || nonce !== undefined)) {
     if (nonce === undefined || !(await o.nonce.isValid(nonce))) {
-      throw new ResourceServerError('use_dpop_nonce', 'dpop_nonce_required', 'resource server requires nonce in DPoP proof', { nonce: await o.nonce.issue() });
+      throw new ResourceServerError(
+        'use_dpop_nonce',
+        'dpop_nonce_required',
+        'resource server requires nonce in DPoP proof',
+        { nonce: await o.nonce.issue() },
+      );
     }
   }
 

@@ -3,7 +3,8 @@
  * code and the scheme decide the challenge (`WWW-Authenticate`) the resource answers with; `reason` is a stable,
  * machine-readable cause for logs, metrics and callers that word their own messages.
  */
-export type ResourceServerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+export type ResourceServerErrorCode =
+  'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
 
 export type AuthScheme = 'Bearer' | 'DPoP';
 
@@ -93,7 +94,12 @@ export class ResourceServerError extends Error {
   /** For insufficient_scope: the scopes the request needs and the token lacks (the challenge's `scope`). */
   readonly scope: readonly string[] | undefined;
 
-  constructor(error: ResourceServerErrorCode | undefined, reason: RefusalReason, description: string, options: { scheme?: AuthScheme; nonce?: string; scope?: readonly string[]; cause?: unknown } = {}) {
+  constructor(
+    error: ResourceServerErrorCode | undefined,
+    reason: RefusalReason,
+    description: string,
+    options: { scheme?: AuthScheme; nonce?: string; scope?: readonly string[]; cause?: unknown } = {},
+  ) {
     super(description, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ResourceServerError';
     this.error = error;
@@ -118,7 +124,14 @@ export class ResourceServerError extends Error {
       return `${bearer}, ${dpopParams.length ? `DPoP ${dpopParams.join(', ')}` : 'DPoP'}`;
     }
     const scope = this.scope ? [`scope=${quote(this.scope.join(' '))}`] : [];
-    const params = [...realm, `error=${quote(this.error)}`, `error_description=${quote(this.message)}`, ...scope, ...(this.scheme === 'DPoP' ? algs : []), ...metadata];
+    const params = [
+      ...realm,
+      `error=${quote(this.error)}`,
+      `error_description=${quote(this.message)}`,
+      ...scope,
+      ...(this.scheme === 'DPoP' ? algs : []),
+      ...metadata,
+    ];
     return `${this.scheme} ${params.join(', ')}`;
   }
 
@@ -133,7 +146,8 @@ export class ResourceServerError extends Error {
   }
 }
 
-export const isResourceServerError = (value: unknown): value is ResourceServerError => value instanceof ResourceServerError;
+export const isResourceServerError = (value: unknown): value is ResourceServerError =>
+  value instanceof ResourceServerError;
 
 /**
  * The verifier cannot decide (the authorization server's metadata or keys could not be fetched): not the client's

@@ -8,7 +8,11 @@
  *   // in the handler: accessOf(req).userId, accessOf(req).delegation, auditLine(accessOf(req))
  */
 import { ResourceServerError, VerifierUnavailableError } from './errors';
-import { protectedResourceMetadataPath, secureUrl, type ProtectedResourceMetadata } from './protected-resource-metadata';
+import {
+  protectedResourceMetadataPath,
+  secureUrl,
+  type ProtectedResourceMetadata,
+} from './protected-resource-metadata';
 import type { Access, AccessRules, Verifier } from './verifier';
 
 /** The request members the middleware reads (express's Request has them). */
@@ -72,11 +76,14 @@ function single(req: HttpRequest, name: string): string | readonly string[] | un
  * cannot be fetched; other errors (a failing revocation source or replay store) go to `next(err)`.
  */
 export function requireAccess(verifier: Verifier, options: RequireAccessOptions = {}): Middleware {
-  if (options.resourceMetadataUrl !== undefined) secureUrl(options.resourceMetadataUrl, 'requireAccess resourceMetadataUrl');
+  if (options.resourceMetadataUrl !== undefined)
+    secureUrl(options.resourceMetadataUrl, 'requireAccess resourceMetadataUrl');
   const origin = (options.origin ?? defaultOrigin(verifier))?.replace(/\/$/, '');
   if (origin !== undefined) secureUrl(origin, 'requireAccess origin');
   else if (verifier.dpopAlgorithms.length) {
-    throw new TypeError("requireAccess: origin (the API's public origin, for DPoP htu) is required when the audience is not an http(s) URL; or create the verifier with dpop: false");
+    throw new TypeError(
+      "requireAccess: origin (the API's public origin, for DPoP htu) is required when the audience is not an http(s) URL; or create the verifier with dpop: false",
+    );
   }
   const challenge = verifier.challengeOptions({
     ...(options.realm !== undefined ? { realm: options.realm } : {}),
@@ -91,7 +98,11 @@ export function requireAccess(verifier: Verifier, options: RequireAccessOptions 
   return (req, res, next) => {
     const authorization = single(req, 'authorization');
     if (Array.isArray(authorization)) {
-      const err = new ResourceServerError('invalid_request', 'malformed_authorization', 'more than one Authorization header was sent');
+      const err = new ResourceServerError(
+        'invalid_request',
+        'malformed_authorization',
+        'more than one Authorization header was sent',
+      );
       answer(res, err);
       return;
     }
@@ -118,7 +129,10 @@ export function requireAccess(verifier: Verifier, options: RequireAccessOptions 
           else if (err instanceof VerifierUnavailableError) {
             res.status(503);
             res.setHeader('Retry-After', '5');
-            res.json({ error: 'temporarily_unavailable', error_description: 'the authorization server cannot be reached; retry later' });
+            res.json({
+              error: 'temporarily_unavailable',
+              error_description: 'the authorization server cannot be reached; retry later',
+            });
           } else next(err);
         },
       );

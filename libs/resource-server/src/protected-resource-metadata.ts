@@ -47,7 +47,8 @@ export function secureUrl(value: string, what: string): URL {
   } catch {
     throw new TypeError(`${what} must be an absolute URL`);
   }
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.test(u.hostname))) throw new TypeError(`${what} must be an https URL (http only on loopback)`);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.test(u.hostname)))
+    throw new TypeError(`${what} must be an https URL (http only on loopback)`);
   if (u.hash || value.includes('#')) throw new TypeError(`${what} must not contain a fragment`);
   if (u.username || u.password) throw new TypeError(`${what} must not contain credentials`);
   return u;
@@ -77,8 +78,12 @@ export function protectedResourceMetadata(o: ProtectedResourceMetadataOptions): 
     authorization_servers: [...o.authorizationServers],
     bearer_methods_supported: [...(o.bearerMethodsSupported ?? ['header'])],
     ...(o.scopesSupported ? { scopes_supported: [...o.scopesSupported] } : {}),
-    ...(o.dpopSigningAlgValuesSupported?.length ? { dpop_signing_alg_values_supported: [...o.dpopSigningAlgValuesSupported] } : {}),
-    ...(o.dpopBoundAccessTokensRequired !== undefined ? { dpop_bound_access_tokens_required: o.dpopBoundAccessTokensRequired } : {}),
+    ...(o.dpopSigningAlgValuesSupported?.length
+      ? { dpop_signing_alg_values_supported: [...o.dpopSigningAlgValuesSupported] }
+      : {}),
+    ...(o.dpopBoundAccessTokensRequired !== undefined
+      ? { dpop_bound_access_tokens_required: o.dpopBoundAccessTokensRequired }
+      : {}),
     ...(o.resourceName !== undefined ? { resource_name: o.resourceName } : {}),
     ...(o.resourceDocumentation !== undefined ? { resource_documentation: o.resourceDocumentation } : {}),
   };

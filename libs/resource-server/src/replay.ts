@@ -15,7 +15,9 @@ export interface ReplayStore {
  * An in-process ReplayStore for a single instance and for tests: a map swept of expired keys as it is used.
  * `maxEntries` bounds its memory; when full it refuses new keys (fails closed) until entries expire.
  */
-export function memoryReplayStore(options: { maxEntries?: number; now?: () => number } = {}): ReplayStore & { size(): number } {
+export function memoryReplayStore(
+  options: { maxEntries?: number; now?: () => number } = {},
+): ReplayStore & { size(): number } {
   const maxEntries = options.maxEntries ?? 100_000;
   const now = options.now ?? Date.now;
   const seen = new Map<string, number>();

@@ -35,11 +35,14 @@ export function selectorFromVendorEvent(event: unknown): RevocationSelector {
   if (!nonEmpty(id)) throw new SetProblem('the nhe-revocation event has no id');
   if (!numericDate(until)) throw new SetProblem('the nhe-revocation event has no until');
   if (nhe !== undefined && !nonEmpty(nhe)) throw new SetProblem('the nhe-revocation event has a malformed nhe');
-  if (azp !== undefined && !(typeof azp === 'number' && Number.isInteger(azp))) throw new SetProblem('the nhe-revocation event has a malformed azp');
+  if (azp !== undefined && !(typeof azp === 'number' && Number.isInteger(azp)))
+    throw new SetProblem('the nhe-revocation event has a malformed azp');
   if (sub !== undefined && !nonEmpty(sub)) throw new SetProblem('the nhe-revocation event has a malformed sub');
   if (jti !== undefined && !nonEmpty(jti)) throw new SetProblem('the nhe-revocation event has a malformed jti');
-  if (issuedBefore !== undefined && !numericDate(issuedBefore)) throw new SetProblem('the nhe-revocation event has a malformed issuedBefore');
-  if (jti === undefined && issuedBefore === undefined) throw new SetProblem('the nhe-revocation event names neither jti nor issuedBefore');
+  if (issuedBefore !== undefined && !numericDate(issuedBefore))
+    throw new SetProblem('the nhe-revocation event has a malformed issuedBefore');
+  if (jti === undefined && issuedBefore === undefined)
+    throw new SetProblem('the nhe-revocation event names neither jti nor issuedBefore');
   return {
     id,
     until,
@@ -56,13 +59,21 @@ function membersOfSubject(subject: unknown): Pick<RevocationSelector, 'nhe' | 'a
   if (!isObject(subject)) throw new SetProblem('the SET has no sub_id');
   const out: Pick<RevocationSelector, 'nhe' | 'azp' | 'sub' | 'jti'> = {};
   const simple = (id: unknown, member?: string) => {
-    if (!isObject(id)) throw new SetProblem(member ? `the SET's subject member ${member} is not an object` : 'the SET has a malformed sub_id');
+    if (!isObject(id))
+      throw new SetProblem(
+        member ? `the SET's subject member ${member} is not an object` : 'the SET has a malformed sub_id',
+      );
     if (id.format === 'iss_sub' && nonEmpty(id.sub)) {
       if (id.sub.startsWith('nhe:') && member !== 'user') out.nhe = id.sub.slice(4);
       else out.sub = id.sub;
     } else if (id.format === 'jwt_id' && nonEmpty(id.jti)) {
       out.jti = id.jti;
-    } else if (id.format === 'opaque' && member === 'application' && typeof id.id === 'string' && /^\d{1,15}$/.test(id.id)) {
+    } else if (
+      id.format === 'opaque' &&
+      member === 'application' &&
+      typeof id.id === 'string' &&
+      /^\d{1,15}$/.test(id.id)
+    ) {
       out.azp = Number(id.id);
     }
     // Other members (the tenant, formats this package does not know) are not part of the selector: leaving a member
@@ -92,7 +103,13 @@ export function selectorFromSet(payload: JWTPayload, caepLifetimeSeconds: number
     const id = nonEmpty(payload.txn) ? payload.txn : payload.jti;
     if (!nonEmpty(id)) throw new SetProblem('the SET has neither txn nor jti');
     const members = membersOfSubject(payload.sub_id);
-    return { id, reason: 'caep.session-revoked', ...members, ...(members.jti === undefined ? { issuedBefore: at } : {}), until: at + caepLifetimeSeconds };
+    return {
+      id,
+      reason: 'caep.session-revoked',
+      ...members,
+      ...(members.jti === undefined ? { issuedBefore: at } : {}),
+      until: at + caepLifetimeSeconds,
+    };
   }
   return undefined;
 }

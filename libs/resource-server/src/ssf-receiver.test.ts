@@ -1,9 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { AUDIENCE, fakeIssuer, ISSUER, JWKS_URI, nheClaims, signingKey, URL_ORDERS, type FakeIssuer, type SigningKey } from '../test/fixtures';
+import {
+  AUDIENCE,
+  fakeIssuer,
+  ISSUER,
+  JWKS_URI,
+  nheClaims,
+  signingKey,
+  URL_ORDERS,
+  type FakeIssuer,
+  type SigningKey,
+} from '../test/fixtures';
 import { ResourceServerError } from './errors';
 import { CAEP_SESSION_REVOKED, NHE_REVOCATION_EVENT, selectorFromSet, SSF_VERIFICATION_EVENT } from './ssf-events';
-import { createSsfPollReceiver, ssfConfigurationUrls, type SsfFetch, type SsfPollReceiverOptions } from './ssf-receiver';
+import {
+  createSsfPollReceiver,
+  ssfConfigurationUrls,
+  type SsfFetch,
+  type SsfPollReceiverOptions,
+} from './ssf-receiver';
 import { createVerifier } from './verifier';
 
 const SSF_CONFIG = 'https://idp.test/.well-known/ssf-configuration/auth/7';
@@ -13,7 +28,15 @@ const STATUS = `${ISSUER}/ssf/status`;
 const RECEIVER = 'orders-api-receiver';
 const now = () => Math.floor(Date.now() / 1000);
 
-type SignOptions = { aud?: string; iss?: string; typ?: string; key?: SigningKey; txn?: string; subId?: unknown; jti?: string };
+type SignOptions = {
+  aud?: string;
+  iss?: string;
+  typ?: string;
+  key?: SigningKey;
+  txn?: string;
+  subId?: unknown;
+  jti?: string;
+};
 
 interface FakeStream {
   id: string;
@@ -39,7 +62,11 @@ async function fakeTransmitter(idp: FakeIssuer) {
     pollStatus: 200,
     async sign(events: Record<string, unknown>, o: SignOptions = {}): Promise<{ jti: string; set: string }> {
       const jti = o.jti ?? randomUUID();
-      const set = await new SignJWT({ events, txn: o.txn ?? 'entry-1', sub_id: o.subId ?? { format: 'complex', tenant: { format: 'opaque', id: '7' } } })
+      const set = await new SignJWT({
+        events,
+        txn: o.txn ?? 'entry-1',
+        sub_id: o.subId ?? { format: 'complex', tenant: { format: 'opaque', id: '7' } },
+      })
         .setProtectedHeader({ alg: 'ES256', kid: (o.key ?? key).kid, typ: o.typ ?? 'secevent+jwt' })
         .setIssuer(o.iss ?? ISSUER)
         .setAudience(o.aud ?? RECEIVER)
@@ -61,7 +88,8 @@ async function fakeTransmitter(idp: FakeIssuer) {
     fetch: (async (url, init) => {
       calls.push(`${init.method} ${url}`);
       if (t.down) throw new TypeError('fetch failed: ECONNREFUSED');
-      if (url === JWKS_URI || url === `${ISSUER}/.well-known/openid-configuration`) return idp.fetch(url, init as never);
+      if (url === JWKS_URI || url === `${ISSUER}/.well-known/openid-configuration`)
+        return idp.fetch(url, init as never);
       if (url === SSF_CONFIG) {
         return Response.json({
           spec_version: '1_0',
@@ -75,23 +103,43 @@ async function fakeTransmitter(idp: FakeIssuer) {
       if (url === TOKEN_ENDPOINT) {
         const expected = `Basic ${Buffer.from(`${RECEIVER}:s3cret%2F`).toString('base64')}`;
         const form = new URLSearchParams(init.body);
-        if (init.headers.get('authorization') !== expected || form.get('grant_type') !== 'client_credentials' || form.get('resource') !== 'urn:idp:ssf' || form.get('scope') !== 'ssf.manage') {
+        if (
+          init.headers.get('authorization') !== expected ||
+          form.get('grant_type') !== 'client_credentials' ||
+          form.get('resource') !== 'urn:idp:ssf' ||
+          form.get('scope') !== 'ssf.manage'
+        ) {
           return Response.json({ error: 'invalid_client' }, { status: 401 });
         }
         t.tokensIssued++;
         return Response.json({ access_token: `tok-${t.tokensIssued}`, token_type: 'Bearer', expires_in: 300 });
       }
-      if (!/^Bearer tok-\d+$/.test(init.headers.get('authorization') ?? '')) return Response.json({ error: 'invalid_token' }, { status: 401 });
+      if (!/^Bearer tok-\d+$/.test(init.headers.get('authorization') ?? ''))
+        return Response.json({ error: 'invalid_token' }, { status: 401 });
       const u = new URL(url);
       const body = init.body ? (JSON.parse(init.body) as Record<string, any>) : {};
-      const streamJson = (s: FakeStream) => ({ stream_id: s.id, iss: ISSUER, aud: RECEIVER, delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: `${ISSUER}/ssf/poll/${s.id}` }, description: s.description });
+      const streamJson = (s: FakeStream) => ({
+        stream_id: s.id,
+        iss: ISSUER,
+        aud: RECEIVER,
+        delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: `${ISSUER}/ssf/poll/${s.id}` },
+        description: s.description,
+      });
       if (u.pathname === '/auth/7/ssf/streams') {
         if (init.method === 'POST') {
-          const s: FakeStream = { id: randomUUID(), status: 'enabled', pending: new Map(t.inForce.map((e) => [e.jti, e.set])), acked: [], setErrs: {}, description: body.description };
+          const s: FakeStream = {
+            id: randomUUID(),
+            status: 'enabled',
+            pending: new Map(t.inForce.map((e) => [e.jti, e.set])),
+            acked: [],
+            setErrs: {},
+            description: body.description,
+          };
           streams.set(s.id, s);
           return Response.json(streamJson(s), { status: 201 });
         }
-        if (init.method === 'GET' && !u.searchParams.has('stream_id')) return Response.json([...streams.values()].map(streamJson));
+        if (init.method === 'GET' && !u.searchParams.has('stream_id'))
+          return Response.json([...streams.values()].map(streamJson));
         const s = streams.get(u.searchParams.get('stream_id') ?? '');
         if (!s) return Response.json({ error: 'not_found' }, { status: 404 });
         if (init.method === 'DELETE') {
@@ -104,7 +152,8 @@ async function fakeTransmitter(idp: FakeIssuer) {
         const s = streams.get(body.stream_id);
         if (!s) return Response.json({ error: 'not_found' }, { status: 404 });
         if (body.status === 'disabled') s.pending.clear();
-        if (body.status === 'enabled' && s.status === 'disabled') for (const e of t.inForce) s.pending.set(e.jti, e.set);
+        if (body.status === 'enabled' && s.status === 'disabled')
+          for (const e of t.inForce) s.pending.set(e.jti, e.set);
         s.status = body.status;
         return Response.json({ stream_id: s.id, status: s.status });
       }
@@ -114,7 +163,8 @@ async function fakeTransmitter(idp: FakeIssuer) {
         const s = streams.get(poll[1]!);
         if (!s) return Response.json({ error: 'not_found' }, { status: 404 });
         for (const jti of body.ack ?? []) if (s.pending.delete(jti)) s.acked.push(jti);
-        for (const [jti, e] of Object.entries((body.setErrs ?? {}) as Record<string, { err: string }>)) if (s.pending.delete(jti)) s.setErrs[jti] = e;
+        for (const [jti, e] of Object.entries((body.setErrs ?? {}) as Record<string, { err: string }>))
+          if (s.pending.delete(jti)) s.setErrs[jti] = e;
         const max = body.maxEvents ?? 100;
         const all = [...s.pending.entries()];
         return Response.json({ sets: Object.fromEntries(all.slice(0, max)), moreAvailable: all.length > max });
@@ -148,20 +198,41 @@ const receiverOf = (extra: Partial<SsfPollReceiverOptions> = {}) => {
   stopList.push(() => r.stop());
   return r;
 };
-const selector = (o: Record<string, unknown> = {}) => ({ id: 'entry-1', reason: 'nhe.disabled', nhe: 'invoice-bot', issuedBefore: now(), until: now() + 960, ...o });
+const selector = (o: Record<string, unknown> = {}) => ({
+  id: 'entry-1',
+  reason: 'nhe.disabled',
+  nhe: 'invoice-bot',
+  issuedBefore: now(),
+  until: now() + 960,
+  ...o,
+});
 
 describe('ssfConfigurationUrls', () => {
   it('puts the well-known segment between the host and the issuer path, then the suffixed form', () => {
-    expect(ssfConfigurationUrls('https://idp.test/auth/7')).toEqual(['https://idp.test/.well-known/ssf-configuration/auth/7', 'https://idp.test/auth/7/.well-known/ssf-configuration']);
-    expect(ssfConfigurationUrls('https://idp.test')).toEqual(['https://idp.test/.well-known/ssf-configuration', 'https://idp.test/.well-known/ssf-configuration']);
+    expect(ssfConfigurationUrls('https://idp.test/auth/7')).toEqual([
+      'https://idp.test/.well-known/ssf-configuration/auth/7',
+      'https://idp.test/auth/7/.well-known/ssf-configuration',
+    ]);
+    expect(ssfConfigurationUrls('https://idp.test')).toEqual([
+      'https://idp.test/.well-known/ssf-configuration',
+      'https://idp.test/.well-known/ssf-configuration',
+    ]);
   });
 });
 
 describe('createSsfPollReceiver', () => {
   it('refuses an ambiguous configuration', () => {
     expect(() => createSsfPollReceiver({ issuer: ISSUER })).toThrow(TypeError);
-    expect(() => createSsfPollReceiver({ issuer: ISSUER, getAccessToken: () => 'x', clientCredentials: { clientId: 'a', clientSecret: 'b' } })).toThrow(TypeError);
-    expect(() => createSsfPollReceiver({ issuer: ISSUER, getAccessToken: () => 'x', algorithms: ['HS256'] })).toThrow(TypeError);
+    expect(() =>
+      createSsfPollReceiver({
+        issuer: ISSUER,
+        getAccessToken: () => 'x',
+        clientCredentials: { clientId: 'a', clientSecret: 'b' },
+      }),
+    ).toThrow(TypeError);
+    expect(() => createSsfPollReceiver({ issuer: ISSUER, getAccessToken: () => 'x', algorithms: ['HS256'] })).toThrow(
+      TypeError,
+    );
   });
 
   it('discovers, gets a client-credentials token, creates its poll stream, receives the revocations in force, acknowledges them, and deletes the stream at stop', async () => {
@@ -173,7 +244,12 @@ describe('createSsfPollReceiver', () => {
     expect(stream!.acked).toHaveLength(1);
     expect(stream!.pending.size).toBe(0);
     expect(r.denyList.entries()).toEqual([expect.objectContaining({ id: 'entry-1', nhe: 'invoice-bot' })]);
-    expect(r.status()).toMatchObject({ streamId: stream!.id, consecutiveFailures: 0, entries: 1, failingClosed: false });
+    expect(r.status()).toMatchObject({
+      streamId: stream!.id,
+      consecutiveFailures: 0,
+      entries: 1,
+      failingClosed: false,
+    });
     const create = tx.calls.indexOf(`POST ${STREAMS}`);
     expect(tx.calls.slice(0, create + 1)).toEqual([`GET ${SSF_CONFIG}`, `POST ${TOKEN_ENDPOINT}`, `POST ${STREAMS}`]);
     await r.stop();
@@ -188,7 +264,9 @@ describe('createSsfPollReceiver', () => {
     const request = (token: string) => ({ authorization: `Bearer ${token}`, method: 'GET', url: URL_ORDERS });
     const agentToken = await idp.sign({ ...nheClaims('invoice-bot'), iat: now() - 5 });
     const userToken = await idp.sign({ iat: now() - 5 });
-    await expect(verifier.verify(request(agentToken))).resolves.toMatchObject({ delegation: { nheIdentifier: 'invoice-bot' } });
+    await expect(verifier.verify(request(agentToken))).resolves.toMatchObject({
+      delegation: { nheIdentifier: 'invoice-bot' },
+    });
 
     await tx.revoke(selector({ issuedBefore: now() - 1 }));
     expect(await r.pollOnce()).toEqual({ received: 1, moreAvailable: false });
@@ -197,7 +275,9 @@ describe('createSsfPollReceiver', () => {
     expect(err).toMatchObject({ error: 'invalid_token', reason: 'revoked', status: 401 });
     await expect(verifier.verify(request(userToken))).resolves.toMatchObject({ userId: 'user-1' });
     const later = await idp.sign({ ...nheClaims('invoice-bot'), iat: now() + 1 });
-    await expect(verifier.verify(request(later))).resolves.toMatchObject({ delegation: { nheIdentifier: 'invoice-bot' } });
+    await expect(verifier.verify(request(later))).resolves.toMatchObject({
+      delegation: { nheIdentifier: 'invoice-bot' },
+    });
     // The ack goes with the next poll.
     await r.pollOnce();
     expect([...tx.streams.values()][0]!.acked).toHaveLength(1);
@@ -224,12 +304,19 @@ describe('createSsfPollReceiver', () => {
       await tx.sign({ [NHE_REVOCATION_EVENT]: selector({ id: 'sig' }) }, { key: stranger }),
       await tx.sign({ [NHE_REVOCATION_EVENT]: { id: 'no-until', nhe: 'x', issuedBefore: now() } }),
     ];
-    const unknownKid = await tx.sign({ [NHE_REVOCATION_EVENT]: selector({ id: 'kid' }) }, { key: await signingKey('rotated-later') });
+    const unknownKid = await tx.sign(
+      { [NHE_REVOCATION_EVENT]: selector({ id: 'kid' }) },
+      { key: await signingKey('rotated-later') },
+    );
     for (const s of [...bad, unknownKid]) tx.deliver(s);
     await r.pollOnce();
     await r.pollOnce(); // carries the setErrs
     const stream = [...tx.streams.values()][0]!;
-    expect(Object.fromEntries(Object.entries(stream.setErrs).map(([jti, e]) => [bad.findIndex((b) => b.jti === jti), e.err]))).toEqual({
+    expect(
+      Object.fromEntries(
+        Object.entries(stream.setErrs).map(([jti, e]) => [bad.findIndex((b) => b.jti === jti), e.err]),
+      ),
+    ).toEqual({
       0: 'invalid_request',
       1: 'invalid_issuer',
       2: 'invalid_audience',
@@ -250,20 +337,40 @@ describe('createSsfPollReceiver', () => {
       application: { format: 'opaque', id: '12' },
       nhe: { format: 'iss_sub', iss: ISSUER, sub: 'nhe:invoice-bot' },
     };
-    const caep = await tx.sign({ [CAEP_SESSION_REVOKED]: { event_timestamp: at, initiating_entity: 'admin' } }, { txn: 'entry-9', subId });
-    const vendor = await tx.sign({ [NHE_REVOCATION_EVENT]: selector({ id: 'entry-9', sub: 'alice', azp: 12, issuedBefore: at }) }, { txn: 'entry-9', subId });
+    const caep = await tx.sign(
+      { [CAEP_SESSION_REVOKED]: { event_timestamp: at, initiating_entity: 'admin' } },
+      { txn: 'entry-9', subId },
+    );
+    const vendor = await tx.sign(
+      { [NHE_REVOCATION_EVENT]: selector({ id: 'entry-9', sub: 'alice', azp: 12, issuedBefore: at }) },
+      { txn: 'entry-9', subId },
+    );
     const verification = await tx.sign({ [SSF_VERIFICATION_EVENT]: { state: 'x' } });
     tx.inForce.push(caep, vendor, verification);
     const r = receiverOf();
     await r.start();
-    expect(r.denyList.entries()).toEqual([{ id: 'entry-9', reason: 'caep.session-revoked', nhe: 'invoice-bot', sub: 'alice', azp: 12, issuedBefore: at, until: expect.any(Number) }]);
+    expect(r.denyList.entries()).toEqual([
+      {
+        id: 'entry-9',
+        reason: 'caep.session-revoked',
+        nhe: 'invoice-bot',
+        sub: 'alice',
+        azp: 12,
+        issuedBefore: at,
+        until: expect.any(Number),
+      },
+    ]);
     expect([...tx.streams.values()][0]!.acked).toHaveLength(3);
   });
 
   it('outage: the list is kept and enforced, polls back off, and resume when the transmitter is back', async () => {
     await tx.revoke(selector());
     const errors: string[] = [];
-    const r = receiverOf({ intervalMs: 20, backoff: { initialMs: 10, maxMs: 40 }, onError: (e) => errors.push(e.message) });
+    const r = receiverOf({
+      intervalMs: 20,
+      backoff: { initialMs: 10, maxMs: 40 },
+      onError: (e) => errors.push(e.message),
+    });
     await r.start();
     tx.down = true;
     await new Promise((res) => setTimeout(res, 150));
@@ -336,13 +443,21 @@ describe('createSsfPollReceiver', () => {
   });
 
   it('refuses a transmitter whose metadata names another issuer, or a poll URL on another origin', async () => {
-    const evil: SsfFetch = async (url, init) => (url === SSF_CONFIG ? Response.json({ issuer: 'https://evil.test', jwks_uri: JWKS_URI, configuration_endpoint: STREAMS }) : tx.fetch(url, init));
-    await expect(receiverOf({ fetch: evil }).start()).rejects.toThrow(/could not be discovered.*names issuer "https:\/\/evil.test"/);
+    const evil: SsfFetch = async (url, init) =>
+      url === SSF_CONFIG
+        ? Response.json({ issuer: 'https://evil.test', jwks_uri: JWKS_URI, configuration_endpoint: STREAMS })
+        : tx.fetch(url, init);
+    await expect(receiverOf({ fetch: evil }).start()).rejects.toThrow(
+      /could not be discovered.*names issuer "https:\/\/evil.test"/,
+    );
     const elsewhere: SsfFetch = async (url, init) => {
       const res = await tx.fetch(url, init);
       if (init.method !== 'POST' || url !== STREAMS) return res;
       const body = (await res.json()) as Record<string, any>;
-      return Response.json({ ...body, delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: 'https://collector.evil.test/poll' } }, { status: 201 });
+      return Response.json(
+        { ...body, delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: 'https://collector.evil.test/poll' } },
+        { status: 201 },
+      );
     };
     await expect(receiverOf({ fetch: elsewhere }).start()).rejects.toThrow(/another origin/);
   });
@@ -350,7 +465,17 @@ describe('createSsfPollReceiver', () => {
 
 describe('selectorFromSet', () => {
   it('maps a simple jwt_id subject to a one-token entry and refuses a SET without events', () => {
-    expect(selectorFromSet({ jti: 's', txn: 't', sub_id: { format: 'jwt_id', iss: ISSUER, jti: 'tok-1' }, events: { [CAEP_SESSION_REVOKED]: { event_timestamp: 100 } } }, 60)).toEqual({
+    expect(
+      selectorFromSet(
+        {
+          jti: 's',
+          txn: 't',
+          sub_id: { format: 'jwt_id', iss: ISSUER, jti: 'tok-1' },
+          events: { [CAEP_SESSION_REVOKED]: { event_timestamp: 100 } },
+        },
+        60,
+      ),
+    ).toEqual({
       id: 't',
       reason: 'caep.session-revoked',
       jti: 'tok-1',

@@ -150,24 +150,31 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function ssfConfigurationUrls(issuer: string): [string, string] {
   const u = new URL(issuer);
   const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
-  return [`${u.origin}/.well-known/ssf-configuration${path}`, `${issuer.replace(/\/$/, '')}/.well-known/ssf-configuration`];
+  return [
+    `${u.origin}/.well-known/ssf-configuration${path}`,
+    `${issuer.replace(/\/$/, '')}/.well-known/ssf-configuration`,
+  ];
 }
 
 export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceiver {
-  if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer)) throw new TypeError('createSsfPollReceiver: issuer must be an http(s) URL');
-  if (!o.getAccessToken === !o.clientCredentials) throw new TypeError('createSsfPollReceiver: give exactly one of getAccessToken and clientCredentials');
+  if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer))
+    throw new TypeError('createSsfPollReceiver: issuer must be an http(s) URL');
+  if (!o.getAccessToken === !o.clientCredentials)
+    throw new TypeError('createSsfPollReceiver: give exactly one of getAccessToken and clientCredentials');
   const algorithms = o.algorithms ?? DEFAULT_ACCESS_TOKEN_ALGORITHMS;
   assertAsymmetric(algorithms, 'createSsfPollReceiver algorithms');
   const intervalMs = o.intervalMs ?? 5000;
   const maxEvents = Math.min(o.maxEvents ?? 100, 1000);
-  if (!(intervalMs >= 0) || !(maxEvents >= 1)) throw new TypeError('createSsfPollReceiver: intervalMs must be >= 0 and maxEvents >= 1');
+  if (!(intervalMs >= 0) || !(maxEvents >= 1))
+    throw new TypeError('createSsfPollReceiver: intervalMs must be >= 0 and maxEvents >= 1');
   const initialBackoff = o.backoff?.initialMs ?? 1000;
   const maxBackoff = o.backoff?.maxMs ?? 60_000;
   const timeoutMs = o.timeoutMs ?? 10_000;
   const caepLifetime = o.caepLifetimeSeconds ?? 960;
   const now = o.now ?? Date.now;
   const fetchImpl: SsfFetch = o.fetch ?? ((url, init) => globalThis.fetch(url, init));
-  const denyList = o.denyList ?? new DenyList({ ...(o.maxEntries !== undefined ? { maxEntries: o.maxEntries } : {}), now });
+  const denyList =
+    o.denyList ?? new DenyList({ ...(o.maxEntries !== undefined ? { maxEntries: o.maxEntries } : {}), now });
   const issuerHttps = o.issuer.startsWith('https:');
   const eventsRequested = o.eventsRequested ?? [NHE_REVOCATION_EVENT, CAEP_SESSION_REVOKED];
 
@@ -208,11 +215,16 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     } catch {
       throw new SsfReceiverError(`the transmitter's ${what} is not an absolute URL`);
     }
-    if (url.protocol !== 'https:' && (issuerHttps || url.protocol !== 'http:')) throw new SsfReceiverError(`the transmitter's ${what} is not https`);
+    if (url.protocol !== 'https:' && (issuerHttps || url.protocol !== 'http:'))
+      throw new SsfReceiverError(`the transmitter's ${what} is not https`);
     return value;
   };
 
-  async function request(method: string, url: string, init: { body?: unknown; auth?: boolean; extraTimeoutMs?: number; form?: URLSearchParams; basic?: string } = {}): Promise<{ status: number; body: unknown }> {
+  async function request(
+    method: string,
+    url: string,
+    init: { body?: unknown; auth?: boolean; extraTimeoutMs?: number; form?: URLSearchParams; basic?: string } = {},
+  ): Promise<{ status: number; body: unknown }> {
     const aborted = cycleAbort.signal;
     const headers = new Headers({ accept: 'application/json' });
     let body: string | undefined;
@@ -231,22 +243,37 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     const abort = () => controller.abort(aborted.reason);
     if (aborted.aborted) abort();
     aborted.addEventListener('abort', abort, { once: true });
-    const timeout = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs + (init.extraTimeoutMs ?? 0)} ms`)), timeoutMs + (init.extraTimeoutMs ?? 0));
+    const timeout = setTimeout(
+      () => controller.abort(new Error(`timed out after ${timeoutMs + (init.extraTimeoutMs ?? 0)} ms`)),
+      timeoutMs + (init.extraTimeoutMs ?? 0),
+    );
     let res: Response;
     let text: string;
     try {
       try {
-        res = await fetchImpl(url, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: controller.signal });
+        res = await fetchImpl(url, {
+          method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          redirect: 'manual',
+          signal: controller.signal,
+        });
         text = res.status === 204 ? '' : await res.text();
       } catch (err) {
-        const reason = controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason.message : err instanceof Error ? err.message : String(err);
+        const reason =
+          controller.signal.aborted && controller.signal.reason instanceof Error
+            ? controller.signal.reason.message
+            : err instanceof Error
+              ? err.message
+              : String(err);
         throw new SsfReceiverError(`${method} ${url} failed: ${reason}`, undefined, { cause: err });
       }
     } finally {
       clearTimeout(timeout);
       aborted.removeEventListener('abort', abort);
     }
-    if (text.length > MAX_ANSWER) throw new SsfReceiverError(`${method} ${url} answered more than ${MAX_ANSWER} characters`, res.status);
+    if (text.length > MAX_ANSWER)
+      throw new SsfReceiverError(`${method} ${url} answered more than ${MAX_ANSWER} characters`, res.status);
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -258,7 +285,9 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
   }
 
   const failure = (what: string, r: { status: number; body: unknown }) => {
-    const detail = isObject(r.body) ? [r.body.error, r.body.error_description ?? r.body.description].filter((x) => typeof x === 'string').join(': ') : '';
+    const detail = isObject(r.body)
+      ? [r.body.error, r.body.error_description ?? r.body.description].filter((x) => typeof x === 'string').join(': ')
+      : '';
     return new SsfReceiverError(`${what} answered ${r.status}${detail ? ` (${detail})` : ''}`, r.status);
   };
 
@@ -270,13 +299,23 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       const m = await discoverMetadata(o.issuer, { fetch: (url, init) => fetchImpl(url, init), timeoutMs });
       tokenEndpoint = checkUrl(m.token_endpoint, 'token_endpoint');
     }
-    const basic = Buffer.from(`${encodeURIComponent(cc.clientId)}:${encodeURIComponent(cc.clientSecret)}`).toString('base64');
-    const form = new URLSearchParams({ grant_type: 'client_credentials', resource: cc.resource ?? 'urn:idp:ssf', scope: cc.scope ?? 'ssf.manage' });
+    const basic = Buffer.from(`${encodeURIComponent(cc.clientId)}:${encodeURIComponent(cc.clientSecret)}`).toString(
+      'base64',
+    );
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      resource: cc.resource ?? 'urn:idp:ssf',
+      scope: cc.scope ?? 'ssf.manage',
+    });
     const r = await request('POST', tokenEndpoint, { form, basic });
-    if (r.status !== 200 || !isObject(r.body) || typeof r.body.access_token !== 'string') throw failure('the token endpoint', r);
+    if (r.status !== 200 || !isObject(r.body) || typeof r.body.access_token !== 'string')
+      throw failure('the token endpoint', r);
     const lifetime = typeof r.body.expires_in === 'number' ? r.body.expires_in : 300;
     // Renewed a little before it expires (at most 30 s, at most half its lifetime).
-    token = { value: r.body.access_token, expiresAt: now() + Math.max(lifetime - Math.min(30, lifetime / 2), 1) * 1000 };
+    token = {
+      value: r.body.access_token,
+      expiresAt: now() + Math.max(lifetime - Math.min(30, lifetime / 2), 1) * 1000,
+    };
     return token.value;
   }
 
@@ -300,7 +339,8 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
         continue;
       }
       const methods = doc.delivery_methods_supported;
-      if (Array.isArray(methods) && !methods.includes(DELIVERY_POLL)) throw new SsfReceiverError('the transmitter does not offer poll delivery (RFC 8936)');
+      if (Array.isArray(methods) && !methods.includes(DELIVERY_POLL))
+        throw new SsfReceiverError('the transmitter does not offer poll delivery (RFC 8936)');
       return {
         issuer: o.issuer,
         jwks_uri: checkUrl(doc.jwks_uri, 'jwks_uri'),
@@ -312,14 +352,24 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
 
   /** The stream as the transmitter answered it, checked: a poll stream of this issuer, polled on the transmitter's origin. */
   function streamFrom(body: unknown): StreamState {
-    if (!isObject(body) || typeof body.stream_id !== 'string' || !body.stream_id) throw new SsfReceiverError('the transmitter answered a stream without stream_id');
+    if (!isObject(body) || typeof body.stream_id !== 'string' || !body.stream_id)
+      throw new SsfReceiverError('the transmitter answered a stream without stream_id');
     const delivery = body.delivery;
-    if (!isObject(delivery) || delivery.method !== DELIVERY_POLL) throw new SsfReceiverError(`stream ${body.stream_id} is not a poll stream`);
+    if (!isObject(delivery) || delivery.method !== DELIVERY_POLL)
+      throw new SsfReceiverError(`stream ${body.stream_id} is not a poll stream`);
     const pollUrl = checkUrl(delivery.endpoint_url, 'poll endpoint_url');
     // The access token goes to the poll URL: only to the transmitter's own origin.
-    if (new URL(pollUrl).origin !== new URL(metadata!.configuration_endpoint).origin) throw new SsfReceiverError(`the poll endpoint_url of stream ${body.stream_id} is on another origin`);
-    if (body.iss !== undefined && body.iss !== o.issuer) throw new SsfReceiverError(`stream ${body.stream_id} names issuer ${JSON.stringify(body.iss)}`);
-    const aud = o.audience ?? (typeof body.aud === 'string' ? body.aud : Array.isArray(body.aud) && typeof body.aud[0] === 'string' ? body.aud[0] : undefined);
+    if (new URL(pollUrl).origin !== new URL(metadata!.configuration_endpoint).origin)
+      throw new SsfReceiverError(`the poll endpoint_url of stream ${body.stream_id} is on another origin`);
+    if (body.iss !== undefined && body.iss !== o.issuer)
+      throw new SsfReceiverError(`stream ${body.stream_id} names issuer ${JSON.stringify(body.iss)}`);
+    const aud =
+      o.audience ??
+      (typeof body.aud === 'string'
+        ? body.aud
+        : Array.isArray(body.aud) && typeof body.aud[0] === 'string'
+          ? body.aud[0]
+          : undefined);
     if (!aud) throw new SsfReceiverError(`stream ${body.stream_id} names no aud; pass the audience option`);
     return { id: body.stream_id, pollUrl, audience: aud };
   }
@@ -333,7 +383,10 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
 
   async function setUp(): Promise<StreamState> {
     metadata ??= await discover();
-    keys ??= createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeoutMs, ...(o.fetch ? { [customFetch]: o.fetch } : {}) });
+    keys ??= createRemoteJWKSet(new URL(metadata.jwks_uri), {
+      timeoutDuration: timeoutMs,
+      ...(o.fetch ? { [customFetch]: o.fetch } : {}),
+    });
     const config = metadata.configuration_endpoint;
     // Only when the process starts: a stream deleted behind a running receiver's back (a 404) was most likely
     // deleted by another process's sweep; sweeping again would delete that process's new stream, and the two would
@@ -353,7 +406,11 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       auth: true,
       body: { delivery: { method: DELIVERY_POLL }, events_requested: eventsRequested, description },
     });
-    if (r.status === 409) throw new SsfReceiverError(`${failure(`POST ${config}`, r).message}: delete the streams left behind (or set exclusive when one process uses this client)`, 409);
+    if (r.status === 409)
+      throw new SsfReceiverError(
+        `${failure(`POST ${config}`, r).message}: delete the streams left behind (or set exclusive when one process uses this client)`,
+        409,
+      );
     if (r.status !== 201 && r.status !== 200) throw failure(`POST ${config}`, r);
     acks.clear();
     setErrs.clear();
@@ -368,8 +425,14 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       if (err.claim === 'aud') return { err: 'invalid_audience', description: err.message };
       return { err: 'invalid_request', description: err.message };
     }
-    if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JOSEAlgNotAllowed) return { err: 'invalid_key', description: err.message };
-    if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JOSENotSupported || err instanceof joseErrors.JWTExpired) {
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JOSEAlgNotAllowed)
+      return { err: 'invalid_key', description: err.message };
+    if (
+      err instanceof joseErrors.JWTInvalid ||
+      err instanceof joseErrors.JWSInvalid ||
+      err instanceof joseErrors.JOSENotSupported ||
+      err instanceof joseErrors.JWTExpired
+    ) {
       return { err: 'invalid_request', description: err.message };
     }
     // An unknown kid (a key rotation the JWKS cache has not seen yet), a JWKS that cannot be fetched: not the SET's
@@ -381,17 +444,33 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     let payload: JWTPayload;
     try {
       if (typeof set !== 'string') throw new SetProblem('the SET is not a string');
-      ({ payload } = await jwtVerify(set, keys!, { typ: 'secevent+jwt', issuer: o.issuer, audience: s.audience, algorithms: [...algorithms] }));
+      ({ payload } = await jwtVerify(set, keys!, {
+        typ: 'secevent+jwt',
+        issuer: o.issuer,
+        audience: s.audience,
+        algorithms: [...algorithms],
+      }));
       if (payload.jti !== jti) throw new SetProblem('the SET was delivered under another jti');
       const selector = selectorFromSet(payload, caepLifetime);
       const result = selector ? denyList.add(selector) : undefined;
-      if (result === 'overflow') report(new SsfReceiverError(`the deny list is full (${denyList.maxEntries} entries): delegation tokens are refused until ${new Date(denyList.overflowUntil * 1000).toISOString()}`));
+      if (result === 'overflow')
+        report(
+          new SsfReceiverError(
+            `the deny list is full (${denyList.maxEntries} entries): delegation tokens are refused until ${new Date(denyList.overflowUntil * 1000).toISOString()}`,
+          ),
+        );
       acks.add(jti);
       o.onEvent?.({ jti, ...(selector ? { selector } : {}), ...(result ? { result } : {}) });
     } catch (err) {
       const problem = setErrorOf(err);
       if (problem) setErrs.set(jti, problem);
-      report(new SsfReceiverError(`SET ${jti} ${problem ? `refused (${problem.err})` : 'left for redelivery'}: ${(err as Error).message}`, undefined, { cause: err }));
+      report(
+        new SsfReceiverError(
+          `SET ${jti} ${problem ? `refused (${problem.err})` : 'left for redelivery'}: ${(err as Error).message}`,
+          undefined,
+          { cause: err },
+        ),
+      );
     }
   }
 
@@ -431,7 +510,15 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     const s = stream!;
     const ack = [...acks];
     const errs = new Map(setErrs);
-    const r = await request('POST', s.pollUrl, { auth: true, body: { maxEvents: 0, returnImmediately: true, ...(ack.length ? { ack } : {}), ...(errs.size ? { setErrs: Object.fromEntries(errs) } : {}) } });
+    const r = await request('POST', s.pollUrl, {
+      auth: true,
+      body: {
+        maxEvents: 0,
+        returnImmediately: true,
+        ...(ack.length ? { ack } : {}),
+        ...(errs.size ? { setErrs: Object.fromEntries(errs) } : {}),
+      },
+    });
     if (r.status !== 200) throw failure(`POST ${s.pollUrl}`, r);
     for (const jti of ack) acks.delete(jti);
     for (const jti of errs.keys()) setErrs.delete(jti);
@@ -507,7 +594,12 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     },
     pollOnce,
     isRevoked(access: Access): boolean {
-      if (o.failClosedAfterMs !== undefined && access.delegation && now() - (lastSuccessAt ?? startedAt) > o.failClosedAfterMs) return true;
+      if (
+        o.failClosedAfterMs !== undefined &&
+        access.delegation &&
+        now() - (lastSuccessAt ?? startedAt) > o.failClosedAfterMs
+      )
+        return true;
       return denyList.isRevoked(access);
     },
     status() {
@@ -522,5 +614,4 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       };
     },
   };
-
 }

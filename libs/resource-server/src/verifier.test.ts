@@ -1,5 +1,16 @@
 import { generateSecret, SignJWT } from 'jose';
-import { AUDIENCE, fakeIssuer, holder, ISSUER, nheClaims, proof, signingKey, URL_ORDERS, type FakeIssuer, type Holder } from '../test/fixtures';
+import {
+  AUDIENCE,
+  fakeIssuer,
+  holder,
+  ISSUER,
+  nheClaims,
+  proof,
+  signingKey,
+  URL_ORDERS,
+  type FakeIssuer,
+  type Holder,
+} from '../test/fixtures';
 import { ResourceServerError, VerifierUnavailableError } from './errors';
 import { memoryReplayStore } from './replay';
 import { createVerifier, type Access, type AccessRules, type VerifierOptions } from './verifier';
@@ -12,7 +23,8 @@ beforeEach(async () => {
   alice ??= await holder();
 });
 
-const verifierOf = (extra: Partial<VerifierOptions> = {}) => createVerifier({ issuer: ISSUER, audience: AUDIENCE, fetch: idp.fetch, ...extra });
+const verifierOf = (extra: Partial<VerifierOptions> = {}) =>
+  createVerifier({ issuer: ISSUER, audience: AUDIENCE, fetch: idp.fetch, ...extra });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}`, method: 'GET', url: URL_ORDERS });
 
 async function refusal(p: Promise<unknown>): Promise<ResourceServerError> {
@@ -39,7 +51,13 @@ describe('createVerifier: discovery', () => {
     const token = await idp.sign({ scope: 'orders:read orders:write' });
     for (let i = 0; i < 5; i++) {
       const access = await v.verify(bearer(token));
-      expect(access).toMatchObject({ userId: 'user-1', scopes: ['orders:read', 'orders:write'], clientId: 'orders-app', token, scheme: 'Bearer' });
+      expect(access).toMatchObject({
+        userId: 'user-1',
+        scopes: ['orders:read', 'orders:write'],
+        clientId: 'orders-app',
+        token,
+        scheme: 'Bearer',
+      });
       expect(access.delegation).toBeUndefined();
       expect(access.claims.iss).toBe(ISSUER);
     }
@@ -47,21 +65,35 @@ describe('createVerifier: discovery', () => {
   });
 
   it('refuses metadata naming another issuer (exact match) and falls back to RFC 8414', async () => {
-    idp.documents.set(`${ISSUER}/.well-known/openid-configuration`, { status: 200, body: { issuer: `${ISSUER}/`, jwks_uri: 'https://idp.test/auth/7/jwks' } });
+    idp.documents.set(`${ISSUER}/.well-known/openid-configuration`, {
+      status: 200,
+      body: { issuer: `${ISSUER}/`, jwks_uri: 'https://idp.test/auth/7/jwks' },
+    });
     const token = await idp.sign();
     const err = await verifierOf()
       .verify(bearer(token))
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VerifierUnavailableError);
-    expect((err as Error).message).toMatch(/names issuer "https:\/\/idp.test\/auth\/7\/", not "https:\/\/idp.test\/auth\/7"/);
-    expect(idp.calls).toEqual([`${ISSUER}/.well-known/openid-configuration`, 'https://idp.test/.well-known/oauth-authorization-server/auth/7']);
+    expect((err as Error).message).toMatch(
+      /names issuer "https:\/\/idp.test\/auth\/7\/", not "https:\/\/idp.test\/auth\/7"/,
+    );
+    expect(idp.calls).toEqual([
+      `${ISSUER}/.well-known/openid-configuration`,
+      'https://idp.test/.well-known/oauth-authorization-server/auth/7',
+    ]);
 
-    idp.documents.set('https://idp.test/.well-known/oauth-authorization-server/auth/7', { status: 200, body: { issuer: ISSUER, jwks_uri: 'https://idp.test/auth/7/jwks' } });
+    idp.documents.set('https://idp.test/.well-known/oauth-authorization-server/auth/7', {
+      status: 200,
+      body: { issuer: ISSUER, jwks_uri: 'https://idp.test/auth/7/jwks' },
+    });
     await expect(verifierOf().verify(bearer(token))).resolves.toMatchObject({ userId: 'user-1' });
   });
 
   it('refuses a jwks_uri that is not https for an https issuer', async () => {
-    idp.documents.set(`${ISSUER}/.well-known/openid-configuration`, { status: 200, body: { issuer: ISSUER, jwks_uri: 'http://idp.test/auth/7/jwks' } });
+    idp.documents.set(`${ISSUER}/.well-known/openid-configuration`, {
+      status: 200,
+      body: { issuer: ISSUER, jwks_uri: 'http://idp.test/auth/7/jwks' },
+    });
     await expect(verifierOf().metadata()).rejects.toThrow(/jwks_uri that is not https/);
   });
 
@@ -85,7 +117,8 @@ describe('createVerifier: discovery', () => {
     const v = createVerifier({
       issuer: ISSUER,
       audience: AUDIENCE,
-      fetch: (url, init) => (url.endsWith('/jwks') ? Promise.resolve(new Response('oops', { status: 500 })) : idp.fetch(url, init)),
+      fetch: (url, init) =>
+        url.endsWith('/jwks') ? Promise.resolve(new Response('oops', { status: 500 })) : idp.fetch(url, init),
     });
     await expect(v.verify(bearer(await idp.sign()))).rejects.toBeInstanceOf(VerifierUnavailableError);
   });
@@ -126,7 +159,9 @@ describe('createVerifier: key rotation', () => {
 
   it('a key that is not in the set at all is no_matching_key (401), not an outage', async () => {
     const stranger = await signingKey('k9');
-    const err = await refusal(verifierOf({ jwks: { cooldownMs: 0 } }).verify(bearer(await idp.sign({}, { key: stranger }))));
+    const err = await refusal(
+      verifierOf({ jwks: { cooldownMs: 0 } }).verify(bearer(await idp.sign({}, { key: stranger }))),
+    );
     expect(err).toMatchObject({ error: 'invalid_token', status: 401, reason: 'no_matching_key' });
   });
 });
@@ -157,7 +192,9 @@ describe('createVerifier: claim rules (RFC 9068)', () => {
   it('accepts exp and nbf within the clock skew (default 5 s, configurable)', async () => {
     await expect(verifierOf().verify(bearer(await idp.sign({ exp: now() - 2 })))).resolves.toBeDefined();
     await expect(verifierOf().verify(bearer(await idp.sign({ nbf: now() + 2 })))).resolves.toBeDefined();
-    const strict = await refusal(verifierOf({ clockSkewSeconds: 0 }).verify(bearer(await idp.sign({ exp: now() - 2 }))));
+    const strict = await refusal(
+      verifierOf({ clockSkewSeconds: 0 }).verify(bearer(await idp.sign({ exp: now() - 2 }))),
+    );
     expect(strict.reason).toBe('expired');
   });
 
@@ -179,7 +216,9 @@ describe('createVerifier: claim rules (RFC 9068)', () => {
 
   it('refuses a token signed by another key with the same kid, and a non-canonical spelling', async () => {
     const impostor = await signingKey('k1');
-    expect((await refusal(verifierOf().verify(bearer(await idp.sign({}, { key: impostor }))))).reason).toBe('signature_invalid');
+    expect((await refusal(verifierOf().verify(bearer(await idp.sign({}, { key: impostor }))))).reason).toBe(
+      'signature_invalid',
+    );
     const token = await idp.sign();
     expect((await refusal(verifierOf().verify(bearer(`${token}=`)))).reason).toBe('non_canonical_encoding');
   });
@@ -191,7 +230,12 @@ describe('createVerifier: claim rules (RFC 9068)', () => {
 });
 
 describe('createVerifier: DPoP (RFC 9449 section 7)', () => {
-  const dpopRequest = async (token: string, p?: string) => ({ authorization: `DPoP ${token}`, dpop: p ?? (await proof(alice, token)), method: 'GET', url: URL_ORDERS });
+  const dpopRequest = async (token: string, p?: string) => ({
+    authorization: `DPoP ${token}`,
+    dpop: p ?? (await proof(alice, token)),
+    method: 'GET',
+    url: URL_ORDERS,
+  });
 
   it('a bound token with a valid proof passes; the proof is returned', async () => {
     const token = await idp.sign({ cnf: { jkt: alice.jkt } });
@@ -223,7 +267,9 @@ describe('createVerifier: DPoP (RFC 9449 section 7)', () => {
   it.each(proofCases)('refuses %s (401 invalid_dpop_proof)', async (_name, make, reason) => {
     const token = await idp.sign({ cnf: { jkt: alice.jkt } });
     const p = await make(token);
-    const err = await refusal(verifierOf().verify({ authorization: `DPoP ${token}`, dpop: p, method: 'GET', url: URL_ORDERS }));
+    const err = await refusal(
+      verifierOf().verify({ authorization: `DPoP ${token}`, dpop: p, method: 'GET', url: URL_ORDERS }),
+    );
     expect(err).toMatchObject({ error: 'invalid_dpop_proof', status: 401, reason, scheme: 'DPoP' });
   });
 
@@ -252,7 +298,9 @@ describe('createVerifier: DPoP (RFC 9449 section 7)', () => {
 
   it('dpop: false refuses bound tokens; dpop.required refuses unbound ones', async () => {
     const bound = await idp.sign({ cnf: { jkt: alice.jkt } });
-    expect((await refusal(verifierOf({ dpop: false }).verify(await dpopRequest(bound)))).reason).toBe('bound_token_not_accepted');
+    expect((await refusal(verifierOf({ dpop: false }).verify(await dpopRequest(bound)))).reason).toBe(
+      'bound_token_not_accepted',
+    );
     const err = await refusal(verifierOf({ dpop: { required: true } }).verify(bearer(await idp.sign())));
     expect(err).toMatchObject({ error: 'invalid_token', reason: 'dpop_required', scheme: 'DPoP' });
     await expect(verifierOf({ dpop: { required: true } }).verify(await dpopRequest(bound))).resolves.toBeDefined();
@@ -273,15 +321,28 @@ describe('createVerifier: delegation', () => {
     expect(access.userId).toBe('user-1');
     expect(access.delegation).toEqual({
       nheIdentifier: 'invoice-bot',
-      agent: { id: 'invoice-bot', type: 'llm-autonomous', operator: 'acme-ops', model: { name: 'gpt', version: '5', provider: 'openai' } },
+      agent: {
+        id: 'invoice-bot',
+        type: 'llm-autonomous',
+        operator: 'acme-ops',
+        model: { name: 'gpt', version: '5', provider: 'openai' },
+      },
       actorChain: [{ sub: 'nhe:invoice-bot' }],
     });
   });
 
   it('lists a nested act chain outermost first', async () => {
-    const token = await idp.sign(nheClaims('invoice-bot', { act: { sub: 'nhe:invoice-bot', iss: ISSUER, act: { sub: 'nhe:planner', act: { sub: 'service-x' } } } }));
+    const token = await idp.sign(
+      nheClaims('invoice-bot', {
+        act: { sub: 'nhe:invoice-bot', iss: ISSUER, act: { sub: 'nhe:planner', act: { sub: 'service-x' } } },
+      }),
+    );
     const access = await verifierOf().verify(bearer(token));
-    expect(access.delegation?.actorChain).toEqual([{ sub: 'nhe:invoice-bot', iss: ISSUER }, { sub: 'nhe:planner' }, { sub: 'service-x' }]);
+    expect(access.delegation?.actorChain).toEqual([
+      { sub: 'nhe:invoice-bot', iss: ISSUER },
+      { sub: 'nhe:planner' },
+      { sub: 'service-x' },
+    ]);
   });
 
   const malformed: Array<[string, Record<string, unknown>]> = [
@@ -325,16 +386,30 @@ describe('createVerifier: delegation', () => {
     const v = verifierOf();
     const nhe = await idp.sign(nheClaims());
     await expect(v.verify(bearer(nhe), { agentTypes: ['llm-autonomous', 'llm-assistive'] })).resolves.toBeDefined();
-    expect(await refusal(v.verify(bearer(nhe), { agentTypes: ['automated-pipeline'] }))).toMatchObject({ status: 403, reason: 'agent_type_refused' });
+    expect(await refusal(v.verify(bearer(nhe), { agentTypes: ['automated-pipeline'] }))).toMatchObject({
+      status: 403,
+      reason: 'agent_type_refused',
+    });
     await expect(v.verify(bearer(await idp.sign()), { agentTypes: ['automated-pipeline'] })).resolves.toBeDefined();
   });
 });
 
 describe('createVerifier: scopes and revocations', () => {
   it('insufficient_scope (403) names exactly the missing scopes', async () => {
-    const err = await refusal(verifierOf().verify(bearer(await idp.sign({ scope: 'orders:read' })), { scopes: ['orders:read', 'orders:write', 'orders:delete'] }));
-    expect(err).toMatchObject({ error: 'insufficient_scope', status: 403, reason: 'insufficient_scope', scope: ['orders:write', 'orders:delete'] });
-    const noScope = await refusal(verifierOf().verify(bearer(await idp.sign({}, { omit: ['scope'] })), { scopes: ['orders:read'] }));
+    const err = await refusal(
+      verifierOf().verify(bearer(await idp.sign({ scope: 'orders:read' })), {
+        scopes: ['orders:read', 'orders:write', 'orders:delete'],
+      }),
+    );
+    expect(err).toMatchObject({
+      error: 'insufficient_scope',
+      status: 403,
+      reason: 'insufficient_scope',
+      scope: ['orders:write', 'orders:delete'],
+    });
+    const noScope = await refusal(
+      verifierOf().verify(bearer(await idp.sign({}, { omit: ['scope'] })), { scopes: ['orders:read'] }),
+    );
     expect(noScope.scope).toEqual(['orders:read']);
   });
 

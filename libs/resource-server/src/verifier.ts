@@ -6,14 +6,40 @@
  * types). Everything that can be computed once is computed at construction: the hot path is jose's jwtVerify plus
  * a few property reads.
  */
-import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { enforceSenderConstraint, mapJoseError, parseAuthorization, prepareJwtOptions, tokenBinding, verifyPreparedJwt, withClientScheme, type DpopSettings, type PreparedJwtOptions, type TokenBinding } from './access-token';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors as joseErrors,
+  jwtVerify,
+  type FlattenedJWSInput,
+  type JWSHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import {
+  enforceSenderConstraint,
+  mapJoseError,
+  parseAuthorization,
+  prepareJwtOptions,
+  tokenBinding,
+  verifyPreparedJwt,
+  withClientScheme,
+  type DpopSettings,
+  type PreparedJwtOptions,
+  type TokenBinding,
+} from './access-token';
 import { assertAsymmetric, DEFAULT_ACCESS_TOKEN_ALGORITHMS, DEFAULT_DPOP_ALGORITHMS } from './algorithms';
 import { actorProof, delegationOf, type Delegation } from './delegation';
 import { compactJwsProblem } from './compact-jws';
 import { discoverMetadata, type AuthorizationServerMetadata, type FetchLike } from './discovery';
 import type { VerifiedDpopProof } from './dpop';
-import { ResourceServerError, VerifierUnavailableError, type AuthScheme, type ChallengeOptions, type RefusalReason } from './errors';
+import {
+  ResourceServerError,
+  VerifierUnavailableError,
+  type AuthScheme,
+  type ChallengeOptions,
+  type RefusalReason,
+} from './errors';
 import { memoryReplayStore, type ReplayStore } from './replay';
 
 /** What the verifier returns for an accepted request. */
@@ -122,21 +148,31 @@ const REQUIRED_CLAIMS = ['exp', 'iat', 'sub', 'client_id', 'jti'];
 /** After a failed discovery, how long verify() answers "unavailable" before trying again (milliseconds). */
 const DISCOVERY_RETRY_MS = 5000;
 
-const refuse = (scheme: AuthScheme, reason: RefusalReason, description: string, error: 'invalid_token' | 'insufficient_scope' = 'invalid_token', scope?: readonly string[]) =>
-  new ResourceServerError(error, reason, description, { scheme, ...(scope ? { scope } : {}) });
+const refuse = (
+  scheme: AuthScheme,
+  reason: RefusalReason,
+  description: string,
+  error: 'invalid_token' | 'insufficient_scope' = 'invalid_token',
+  scope?: readonly string[],
+) => new ResourceServerError(error, reason, description, { scheme, ...(scope ? { scope } : {}) });
 
-const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 
 /** Creates a verifier for one issuer and audience. Discovery happens on first use (or `await verifier.metadata()` at start). */
 export function createVerifier(o: VerifierOptions): Verifier {
-  if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer)) throw new TypeError('createVerifier: issuer must be an http(s) URL');
+  if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer))
+    throw new TypeError('createVerifier: issuer must be an http(s) URL');
   const audiences = typeof o.audience === 'string' ? [o.audience] : o.audience;
-  if (!audiences?.length || audiences.some((a) => typeof a !== 'string' || a === '')) throw new TypeError('createVerifier: audience is required');
+  if (!audiences?.length || audiences.some((a) => typeof a !== 'string' || a === ''))
+    throw new TypeError('createVerifier: audience is required');
   const algorithms = o.algorithms ?? DEFAULT_ACCESS_TOKEN_ALGORITHMS;
   assertAsymmetric(algorithms, 'createVerifier algorithms');
   const clockSkew = o.clockSkewSeconds ?? 5;
-  if (!Number.isFinite(clockSkew) || clockSkew < 0) throw new TypeError('createVerifier: clockSkewSeconds must be a non-negative number');
-  const dpopSettings: VerifierDpopOptions | undefined = o.dpop === false ? undefined : { algorithms: DEFAULT_DPOP_ALGORITHMS, ...(o.dpop ?? {}) };
+  if (!Number.isFinite(clockSkew) || clockSkew < 0)
+    throw new TypeError('createVerifier: clockSkewSeconds must be a non-negative number');
+  const dpopSettings: VerifierDpopOptions | undefined =
+    o.dpop === false ? undefined : { algorithms: DEFAULT_DPOP_ALGORITHMS, ...(o.dpop ?? {}) };
   if (dpopSettings?.algorithms) assertAsymmetric(dpopSettings.algorithms, 'createVerifier dpop.algorithms');
   const dpopRequired = dpopSettings?.required === true;
   const replay = o.replay ?? memoryReplayStore({ maxEntries: 100_000 });
@@ -148,10 +184,16 @@ export function createVerifier(o: VerifierOptions): Verifier {
   let remote: ReturnType<typeof createRemoteJWKSet> | undefined;
   let remoteUri: string | undefined;
   const unavailable = (err: unknown) => {
-    if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys || err instanceof joseErrors.JOSENotSupported) throw err;
+    if (
+      err instanceof joseErrors.JWKSNoMatchingKey ||
+      err instanceof joseErrors.JWKSMultipleMatchingKeys ||
+      err instanceof joseErrors.JOSENotSupported
+    )
+      throw err;
     throw new VerifierUnavailableError(`the keys of ${o.issuer} could not be fetched`, { cause: err });
   };
-  const key: JWTVerifyGetKey = (header: JWSHeaderParameters, token: FlattenedJWSInput) => remote!(header, token).catch(unavailable);
+  const key: JWTVerifyGetKey = (header: JWSHeaderParameters, token: FlattenedJWSInput) =>
+    remote!(header, token).catch(unavailable);
   const prepared: PreparedJwtOptions = prepareJwtOptions({
     key,
     issuer: o.issuer,
@@ -171,7 +213,10 @@ export function createVerifier(o: VerifierOptions): Verifier {
   const discover = (): Promise<AuthorizationServerMetadata> => {
     if (pending) return pending;
     if (Date.now() < failedUntil && !meta) return Promise.reject(lastFailure);
-    pending = discoverMetadata(o.issuer, { ...(o.fetch ? { fetch: o.fetch } : {}), ...(o.jwks?.timeoutMs ? { timeoutMs: o.jwks.timeoutMs } : {}) })
+    pending = discoverMetadata(o.issuer, {
+      ...(o.fetch ? { fetch: o.fetch } : {}),
+      ...(o.jwks?.timeoutMs ? { timeoutMs: o.jwks.timeoutMs } : {}),
+    })
       .then((m) => {
         if (m.jwks_uri !== remoteUri) {
           remote = createRemoteJWKSet(new URL(m.jwks_uri), {
@@ -187,7 +232,10 @@ export function createVerifier(o: VerifierOptions): Verifier {
         return m;
       })
       .catch((err: unknown) => {
-        lastFailure = err instanceof VerifierUnavailableError ? err : new VerifierUnavailableError(`the metadata of ${o.issuer} could not be discovered`, { cause: err });
+        lastFailure =
+          err instanceof VerifierUnavailableError
+            ? err
+            : new VerifierUnavailableError(`the metadata of ${o.issuer} could not be discovered`, { cause: err });
         failedUntil = Date.now() + DISCOVERY_RETRY_MS;
         // Stale metadata beats none: keep using it until a refresh succeeds.
         if (meta) {
@@ -243,29 +291,55 @@ export function createVerifier(o: VerifierOptions): Verifier {
       }
     }
     const { sub, client_id: clientId, jti } = claims;
-    if (typeof sub !== 'string' || sub === '' || typeof clientId !== 'string' || clientId === '' || typeof jti !== 'string' || jti === '') {
+    if (
+      typeof sub !== 'string' ||
+      sub === '' ||
+      typeof clientId !== 'string' ||
+      clientId === '' ||
+      typeof jti !== 'string' ||
+      jti === ''
+    ) {
       throw refuse(scheme, 'claim_invalid', 'the access token sub, client_id or jti claim is not a non-empty string');
     }
     const scope = claims.scope;
-    if (scope !== undefined && typeof scope !== 'string') throw refuse(scheme, 'claim_invalid', 'the access token scope claim is not a string');
+    if (scope !== undefined && typeof scope !== 'string')
+      throw refuse(scheme, 'claim_invalid', 'the access token scope claim is not a string');
     let delegation: Delegation | undefined;
     try {
       delegation = delegationOf(claims);
     } catch (err) {
       throw withClientScheme(err, scheme);
     }
-    if (!binding && dpopRequired) throw refuse('DPoP', 'dpop_required', 'this resource accepts DPoP-bound access tokens only');
+    if (!binding && dpopRequired)
+      throw refuse('DPoP', 'dpop_required', 'this resource accepts DPoP-bound access tokens only');
     const proof =
       binding || scheme === 'DPoP'
-        ? await enforceSenderConstraint(scheme, token, binding, binding && dpopSettings ? { ...dpopSettings, proof: request.dpop, htm: request.method, htu: request.url } : undefined, replay, { clockSkew })
+        ? await enforceSenderConstraint(
+            scheme,
+            token,
+            binding,
+            binding && dpopSettings
+              ? { ...dpopSettings, proof: request.dpop, htm: request.method, htu: request.url }
+              : undefined,
+            replay,
+            { clockSkew },
+          )
         : undefined;
-    const access: Access = { userId: sub, scopes: scope ? scope.split(' ').filter(Boolean) : [], clientId, claims, token, scheme };
+    const access: Access = {
+      userId: sub,
+      scopes: scope ? scope.split(' ').filter(Boolean) : [],
+      clientId,
+      claims,
+      token,
+      scheme,
+    };
     if (delegation) access.delegation = delegation;
     if (proof) access.proof = proof;
 
     if (revocations) {
       const revoked = revocations.isRevoked(access);
-      if (revoked === true || (isThenable(revoked) && (await revoked) === true)) throw refuse(scheme, 'revoked', 'the access token has been revoked');
+      if (revoked === true || (isThenable(revoked) && (await revoked) === true))
+        throw refuse(scheme, 'revoked', 'the access token has been revoked');
     }
     if (rules) applyRules(access, rules);
     return access;
@@ -285,17 +359,47 @@ export function createVerifier(o: VerifierOptions): Verifier {
 export function applyRules(access: Access, rules: AccessRules): void {
   const d = access.delegation;
   const rule = rules.delegation ?? 'allow';
-  if (rule === 'require' && !d) throw refuse(access.scheme, 'delegation_required', 'this resource accepts delegated (agent) access tokens only', 'insufficient_scope');
-  if (rule === 'deny' && d) throw refuse(access.scheme, 'delegation_refused', 'this resource does not accept delegated (agent) access tokens', 'insufficient_scope');
+  if (rule === 'require' && !d)
+    throw refuse(
+      access.scheme,
+      'delegation_required',
+      'this resource accepts delegated (agent) access tokens only',
+      'insufficient_scope',
+    );
+  if (rule === 'deny' && d)
+    throw refuse(
+      access.scheme,
+      'delegation_refused',
+      'this resource does not accept delegated (agent) access tokens',
+      'insufficient_scope',
+    );
   if (d && rules.agentTypes && !rules.agentTypes.includes(d.agent.type)) {
-    throw refuse(access.scheme, 'agent_type_refused', `agents of type ${d.agent.type} may not use this resource`, 'insufficient_scope');
+    throw refuse(
+      access.scheme,
+      'agent_type_refused',
+      `agents of type ${d.agent.type} may not use this resource`,
+      'insufficient_scope',
+    );
   }
   if (d && rules.requireProvenActors) {
     const unproven = d.actorChain.find((a) => actorProof(a) === undefined);
-    if (unproven) throw refuse(access.scheme, 'actor_not_proven', `this resource accepts proven agents only; ${unproven.sub} did not prove who it is`, 'insufficient_scope');
+    if (unproven)
+      throw refuse(
+        access.scheme,
+        'actor_not_proven',
+        `this resource accepts proven agents only; ${unproven.sub} did not prove who it is`,
+        'insufficient_scope',
+      );
   }
   if (rules.scopes?.length) {
     const missing = rules.scopes.filter((s) => !access.scopes.includes(s));
-    if (missing.length) throw refuse(access.scheme, 'insufficient_scope', `the access token lacks the scope(s) ${missing.join(' ')}`, 'insufficient_scope', missing);
+    if (missing.length)
+      throw refuse(
+        access.scheme,
+        'insufficient_scope',
+        `the access token lacks the scope(s) ${missing.join(' ')}`,
+        'insufficient_scope',
+        missing,
+      );
   }
 }

@@ -42,7 +42,10 @@ export interface FakeIssuer {
   fetch: FetchLike;
   /** Overrides of the discovery documents, by URL (status and body). */
   documents: Map<string, { status: number; body: unknown }>;
-  sign(claims?: Record<string, unknown>, o?: { key?: SigningKey; typ?: string; alg?: string; omit?: string[] }): Promise<string>;
+  sign(
+    claims?: Record<string, unknown>,
+    o?: { key?: SigningKey; typ?: string; alg?: string; omit?: string[] },
+  ): Promise<string>;
 }
 
 export async function fakeIssuer(o: { issuer?: string; jwksUri?: string } = {}): Promise<FakeIssuer> {
@@ -52,13 +55,19 @@ export async function fakeIssuer(o: { issuer?: string; jwksUri?: string } = {}):
   const keys: SigningKey[] = [first];
   const calls: string[] = [];
   const documents = new Map<string, { status: number; body: unknown }>();
-  documents.set(`${issuer}/.well-known/openid-configuration`, { status: 200, body: { issuer, jwks_uri: jwksUri, dpop_signing_alg_values_supported: ['ES256'] } });
+  documents.set(`${issuer}/.well-known/openid-configuration`, {
+    status: 200,
+    body: { issuer, jwks_uri: jwksUri, dpop_signing_alg_values_supported: ['ES256'] },
+  });
   const fetch: FetchLike = async (url) => {
     calls.push(url);
     if (url === jwksUri) return Response.json({ keys: keys.map((k) => k.jwk) });
     const doc = documents.get(url);
     if (!doc) return new Response('not found', { status: 404 });
-    return new Response(typeof doc.body === 'string' ? doc.body : JSON.stringify(doc.body), { status: doc.status, headers: { 'content-type': 'application/json' } });
+    return new Response(typeof doc.body === 'string' ? doc.body : JSON.stringify(doc.body), {
+      status: doc.status,
+      headers: { 'content-type': 'application/json' },
+    });
   };
   return {
     keys,
@@ -80,7 +89,9 @@ export async function fakeIssuer(o: { issuer?: string; jwksUri?: string } = {}):
         ...claims,
       };
       for (const c of s.omit ?? []) delete payload[c];
-      return new SignJWT(payload).setProtectedHeader({ alg: s.alg ?? 'ES256', kid: key.kid, typ: s.typ ?? 'at+jwt' }).sign(key.privateKey);
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: s.alg ?? 'ES256', kid: key.kid, typ: s.typ ?? 'at+jwt' })
+        .sign(key.privateKey);
     },
   };
 }
@@ -94,7 +105,12 @@ export function nheClaims(identifier = 'invoice-bot', extra: Record<string, unkn
     'org.vendor.tenant.name': 'acme',
     'org.vendor.tenant.id': 7,
     act: { sub: `nhe:${identifier}` },
-    agent: { id: identifier, type: 'llm-autonomous', operator: 'acme-ops', model: { name: 'gpt', version: '5', provider: 'openai' } },
+    agent: {
+      id: identifier,
+      type: 'llm-autonomous',
+      operator: 'acme-ops',
+      model: { name: 'gpt', version: '5', provider: 'openai' },
+    },
     'org.vendor.nhe.delegation': true,
     ...extra,
   };

@@ -7,7 +7,19 @@
  * express middleware, as Bearer and as a DPoP-bound token. A source that does not compile stops the pack.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { DEFAULT_DPOP_ALGORITHMS } from '../src/algorithms';
@@ -19,7 +31,9 @@ const checkout = join(work, 'checkout');
 const consumer = join(work, 'orders-api');
 // npm's own environment (jest run through `npm test`) and a cache of its own: nothing may come from a registry.
 const env: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_PATH' && k !== 'NODE_OPTIONS')),
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_PATH' && k !== 'NODE_OPTIONS'),
+  ),
   npm_config_cache: join(work, 'npm-cache'),
   npm_config_update_notifier: 'false',
 };
@@ -31,7 +45,8 @@ interface Packed {
 
 function run(cmd: string, args: string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status ?? r.signal}:\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status ?? r.signal}:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
 
@@ -56,7 +71,10 @@ beforeAll(() => {
   for (const f of ['package.json', 'tsconfig.base.json']) cpSync(join(REPO, f), join(checkout, f));
   cpSync(PACKAGE, join(checkout, 'libs', 'resource-server'), {
     recursive: true,
-    filter: (src) => !relative(PACKAGE, src).split(sep).some((part) => part === 'dist' || part === 'node_modules' || part.endsWith('.tsbuildinfo')),
+    filter: (src) =>
+      !relative(PACKAGE, src)
+        .split(sep)
+        .some((part) => part === 'dist' || part === 'node_modules' || part.endsWith('.tsbuildinfo')),
   });
   // `npm ci` at the root of a clone: the repository's installed dependencies (typescript among them).
   symlinkSync(join(REPO, 'node_modules'), join(checkout, 'node_modules'), 'junction');
@@ -69,7 +87,13 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('npm pack from a checkout that was never built', () => {
   it('builds the package and packs the code, its typings and the documents, nothing else', () => {
     const files = inFolder.files.map((f) => f.path).sort();
-    const expected = [...modules.flatMap((m) => [`dist/${m}.js`, `dist/${m}.d.ts`]), 'package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].sort();
+    const expected = [
+      ...modules.flatMap((m) => [`dist/${m}.js`, `dist/${m}.d.ts`]),
+      'package.json',
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE',
+    ].sort();
     expect(files).toEqual(expected);
   });
 
@@ -81,12 +105,23 @@ describe('npm pack from a checkout that was never built', () => {
   it('fails, and packs nothing, when the source does not compile', () => {
     const broken = join(work, 'broken');
     cpSync(checkout, broken, { recursive: true, verbatimSymlinks: true });
-    writeFileSync(join(broken, 'libs', 'resource-server', 'src', 'index.ts'), 'export const broken: number = "not a number";\n', { flag: 'a' });
+    writeFileSync(
+      join(broken, 'libs', 'resource-server', 'src', 'index.ts'),
+      'export const broken: number = "not a number";\n',
+      { flag: 'a' },
+    );
     const destination = join(work, 'packed-broken');
     mkdirSync(destination);
-    const r = spawnSync('npm', ['pack', '--pack-destination', destination], { cwd: join(broken, 'libs', 'resource-server'), env, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync('npm', ['pack', '--pack-destination', destination], {
+      cwd: join(broken, 'libs', 'resource-server'),
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(r.status).not.toBe(0);
-    expect(r.stdout + r.stderr).toMatch(/@idp\/resource-server prepack: the build \(tsc -p tsconfig.build.json\) failed/);
+    expect(r.stdout + r.stderr).toMatch(
+      /@idp\/resource-server prepack: the build \(tsc -p tsconfig.build.json\) failed/,
+    );
     expect(readdirSync(destination)).toEqual([]);
   }, 120_000);
 });
@@ -101,12 +136,16 @@ describe('the documents say what the package is', () => {
     expect(tarballs.length).toBeGreaterThan(0);
     expect(new Set(tarballs)).toEqual(new Set([version]));
     expect(/^## (\S+)$/m.exec(readFileSync(join(PACKAGE, 'CHANGELOG.md'), 'utf8'))?.[1]).toBe(version);
-    const named = [...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/`@idp\/resource-server` (\d+\.\d+\.\d+)/g)].map((m) => m[1]);
+    const named = [
+      ...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/`@idp\/resource-server` (\d+\.\d+\.\d+)/g),
+    ].map((m) => m[1]);
     expect(new Set(named)).toEqual(new Set([version]));
   });
 
-  it("show the default DPoP algorithms the code has, and no install from a registry that does not have the package", () => {
-    expect(readme).toContain(`dpop: { algorithms: [${DEFAULT_DPOP_ALGORITHMS.map((a) => `'${a}'`).join(', ')}], maxAge: 60, required: false }, // default`);
+  it('show the default DPoP algorithms the code has, and no install from a registry that does not have the package', () => {
+    expect(readme).toContain(
+      `dpop: { algorithms: [${DEFAULT_DPOP_ALGORITHMS.map((a) => `'${a}'`).join(', ')}], maxAge: 60, required: false }, // default`,
+    );
     expect(readme).not.toMatch(/npm install @idp\/resource-server/);
   });
 });
@@ -114,9 +153,16 @@ describe('the documents say what the package is', () => {
 describe('the tarball installed outside the repository', () => {
   beforeAll(() => {
     mkdirSync(consumer);
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'orders-api', version: '1.0.0', private: true }));
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'orders-api', version: '1.0.0', private: true }),
+    );
     // jose (the only dependency) comes as a tarball too: the install has no registry to fetch it from.
-    const jose = pack(['--ignore-scripts', realpathSync(join(REPO, 'node_modules', 'jose'))], consumer, join(work, 'packed-jose'));
+    const jose = pack(
+      ['--ignore-scripts', realpathSync(join(REPO, 'node_modules', 'jose'))],
+      consumer,
+      join(work, 'packed-jose'),
+    );
     run('npm', ['install', '--offline', '--no-audit', '--no-fund', jose.filename, inFolder.filename], consumer);
   }, 120_000);
 
@@ -137,16 +183,33 @@ describe('the tarball installed outside the repository', () => {
       `import { createVerifier, DEFAULT_DPOP_ALGORITHMS } from '@idp/resource-server'; import { requireAccess } from '@idp/resource-server/express';
        console.log(JSON.stringify({ import: [typeof createVerifier, typeof requireAccess], dpop: DEFAULT_DPOP_ALGORITHMS }));`,
     );
-    const cjs = JSON.parse(run(process.execPath, ['entry-points.cjs'], consumer)) as { require: string[]; resolved: string };
+    const cjs = JSON.parse(run(process.execPath, ['entry-points.cjs'], consumer)) as {
+      require: string[];
+      resolved: string;
+    };
     expect(cjs.require).toEqual(['function', 'function', 'function', 'function']);
-    expect(cjs.resolved).toBe(join(realpathSync(consumer), 'node_modules', '@idp', 'resource-server', 'dist', 'index.js'));
-    const esm = JSON.parse(run(process.execPath, ['entry-points.mjs'], consumer)) as { import: string[]; dpop: string[] };
+    expect(cjs.resolved).toBe(
+      join(realpathSync(consumer), 'node_modules', '@idp', 'resource-server', 'dist', 'index.js'),
+    );
+    const esm = JSON.parse(run(process.execPath, ['entry-points.mjs'], consumer)) as {
+      import: string[];
+      dpop: string[];
+    };
     expect(esm).toEqual({ import: ['function', 'function'], dpop: ['ES256', 'EdDSA', 'Ed25519', 'PS256'] });
   });
 
   it('has typings: an API written in TypeScript type-checks against them, and a misuse does not', () => {
     // A Node API type-checks with Node's own types (fetch, URL): the repository's @types/node stands in for its own.
-    const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2023'], strict: true, noEmit: true, typeRoots: [join(REPO, 'node_modules', '@types')], types: ['node'] };
+    const compilerOptions = {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2023'],
+      strict: true,
+      noEmit: true,
+      typeRoots: [join(REPO, 'node_modules', '@types')],
+      types: ['node'],
+    };
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['api.ts'] }));
     const api = `import { createVerifier, type Access } from '@idp/resource-server';
 import { accessOf, requireAccess } from '@idp/resource-server/express';
@@ -158,8 +221,16 @@ export const verified: Promise<Access> = verifier.verify({ authorization: 'Beare
     // One compilation: the misuse on the last line is the only error (a missing typing would add its own, and
     // typings resolved to any would hide the misuse).
     writeFileSync(join(consumer, 'api.ts'), `${api}export const wrong: number = verifier.dpopAlgorithms;\n`);
-    const r = spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: consumer, env, encoding: 'utf8' });
-    expect(r.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^api\.ts\(7,\d+\): error TS2322: Type 'readonly string\[\]' is not assignable to type 'number'\.$/)]);
+    const r = spawnSync(
+      process.execPath,
+      [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      { cwd: consumer, env, encoding: 'utf8' },
+    );
+    expect(r.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^api\.ts\(7,\d+\): error TS2322: Type 'readonly string\[\]' is not assignable to type 'number'\.$/,
+      ),
+    ]);
   }, 60_000);
 
   it('verifies tokens of an issuer on loopback: Bearer and DPoP, with the verifier and the express middleware', () => {

@@ -10,7 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT, type JSONWebKeySet } from 'jose';
 import { eventually, PUBLIC_BASE_URL, startHarness, type Harness } from '../../../services/signals/test/harness';
-import { createSsfPollReceiver, createVerifier, type SsfFetch, type SsfPollReceiver, type SsfPollReceiverOptions, type Verifier } from '../src';
+import {
+  createSsfPollReceiver,
+  createVerifier,
+  type SsfFetch,
+  type SsfPollReceiver,
+  type SsfPollReceiverOptions,
+  type Verifier,
+} from '../src';
 
 const A = 9611;
 const ISSUER = `${PUBLIC_BASE_URL}/auth/${A}`;
@@ -29,7 +36,8 @@ beforeAll(async () => {
   jwks = await h.jwks(A);
   fetchViaHarness = async (url, init) => {
     if (url === `${ISSUER}/jwks`) return Response.json(jwks);
-    if (url === `${ISSUER}/.well-known/openid-configuration`) return Response.json({ issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` });
+    if (url === `${ISSUER}/.well-known/openid-configuration`)
+      return Response.json({ issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` });
     return fetch(url.replace(PUBLIC_BASE_URL, h.base()), init);
   };
 }, 60_000);
@@ -40,13 +48,24 @@ afterAll(async () => {
 });
 
 function receiver(extra: Partial<SsfPollReceiverOptions> = {}): SsfPollReceiver {
-  const r = createSsfPollReceiver({ issuer: ISSUER, getAccessToken: () => h.token(A, RECEIVER), fetch: fetchViaHarness, intervalMs: 250, backoff: { initialMs: 100, maxMs: 400 }, ...extra });
+  const r = createSsfPollReceiver({
+    issuer: ISSUER,
+    getAccessToken: () => h.token(A, RECEIVER),
+    fetch: fetchViaHarness,
+    intervalMs: 250,
+    backoff: { initialMs: 100, maxMs: 400 },
+    ...extra,
+  });
   receivers.push(r);
   return r;
 }
 
 /** An NHE delegation token of the tenant for the API, as the token exchange mints it. */
-async function nheToken(nhe: string, iat = Math.floor(Date.now() / 1000) - 2, parentAct?: Record<string, unknown>): Promise<string> {
+async function nheToken(
+  nhe: string,
+  iat = Math.floor(Date.now() / 1000) - 2,
+  parentAct?: Record<string, unknown>,
+): Promise<string> {
   const keys = await h.keyStore.load(A);
   const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
   return new SignJWT({
@@ -67,10 +86,11 @@ async function nheToken(nhe: string, iat = Math.floor(Date.now() / 1000) - 2, pa
     .sign(await importJWK(jwk, 'ES256'));
 }
 
-const verify = (token: string) => verifier.verify({ authorization: `Bearer ${token}`, method: 'GET', url: `${API}/orders` }).then(
-  () => 'accepted',
-  (err: { reason?: string }) => err.reason ?? String(err),
-);
+const verify = (token: string) =>
+  verifier.verify({ authorization: `Bearer ${token}`, method: 'GET', url: `${API}/orders` }).then(
+    () => 'accepted',
+    (err: { reason?: string }) => err.reason ?? String(err),
+  );
 
 /** Milliseconds from the publication of a kill-switch entry until the verifier refuses the token. */
 async function timeToRefusal(nhe: string): Promise<number> {
@@ -94,7 +114,12 @@ it('revocations reach createVerifier within the poll interval; the transmitter s
   // A later token of the same agent (after a re-enable) passes; the user and other agents were never affected.
   expect(await verify(await nheToken('bot-0', Math.floor(Date.now() / 1000) + 1))).toBe('accepted');
   expect(await verify(await nheToken('unrelated'))).toBe('accepted');
-  await eventually(async () => (await h.db.connection.collection('ssf_events').countDocuments({ streamId: r.status().streamId, state: 'pending' })) === 0);
+  await eventually(
+    async () =>
+      (await h.db.connection
+        .collection('ssf_events')
+        .countDocuments({ streamId: r.status().streamId, state: 'pending' })) === 0,
+  );
 });
 
 it('transmitter down: the list is kept and enforced, polls back off; a change published meanwhile arrives after the restart', async () => {
@@ -130,7 +155,8 @@ it('a restarted process gets a new stream with every revocation in force; exclus
   const leftover = first.status().streamId!;
   await h.revoke({ tenantId: A, nheIdentifier: 'restart-bot', reason: 'nhe.disabled' });
   await eventually(async () => (await first.pollOnce(), first.denyList.entries().some((e) => e.nhe === 'restart-bot')));
-  const pending = () => h.db.connection.collection('ssf_events').countDocuments({ streamId: leftover, state: 'pending' });
+  const pending = () =>
+    h.db.connection.collection('ssf_events').countDocuments({ streamId: leftover, state: 'pending' });
   await eventually(async () => (await first.pollOnce(), (await pending()) === 0));
 
   // The "crash": no stop(); the list is gone, the stream stays with its events acknowledged. The next process:
@@ -156,7 +182,12 @@ it('exclusive sweeps once, at start: a running receiver whose stream was deleted
   const newerStream = newer.status().streamId!;
   const streams = h.db.connection.collection('ssf_streams');
   expect(await streams.countDocuments({ _id: olderStream as never })).toBe(0);
-  await eventually(() => older.status().streamId !== undefined && older.status().streamId !== olderStream && older.status().consecutiveFailures === 0);
+  await eventually(
+    () =>
+      older.status().streamId !== undefined &&
+      older.status().streamId !== olderStream &&
+      older.status().consecutiveFailures === 0,
+  );
   for (let i = 0; i < 4; i++) {
     await newer.pollOnce();
     await older.pollOnce();

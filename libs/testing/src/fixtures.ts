@@ -27,7 +27,13 @@ export interface SeededTenant {
   tenantName: string;
   resource: string;
   user: { id: string; username: string; password: string };
-  client: { clientId: string; clientSecret: string; numericId: number; redirectUri: string; postLogoutRedirectUri?: string };
+  client: {
+    clientId: string;
+    clientSecret: string;
+    numericId: number;
+    redirectUri: string;
+    postLogoutRedirectUri?: string;
+  };
   admin: { clientId: string; clientSecret: string };
   nhe: { id: string; identifier: string };
   policyId: string;
@@ -89,24 +95,47 @@ export async function seedDelegationTenant(models: Models, keyStore: KeyStore, o
   const tenantName = o.tenantName ?? `tenant-${o.tenantId}`;
   const resource = 'https://api.orders.example';
   const redirectUri = o.redirectUri ?? 'http://127.0.0.1:8400/callback';
-  await models.Tenant.create({ _id: o.tenantId, name: tenantName, settings: { nhe: { enabled: o.nheEnabled ?? true } } });
+  await models.Tenant.create({
+    _id: o.tenantId,
+    name: tenantName,
+    settings: { nhe: { enabled: o.nheEnabled ?? true } },
+  });
   await keyStore.ensureKeys(o.tenantId);
   await models.ResourceServer.create({
     tenantId: o.tenantId,
     identifier: resource,
     name: 'Orders API',
     scopes: ['orders:read', 'orders:write', 'orders:refund'],
-    config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true, requireDelegationTokens: false, allowedNheTypes: [] } },
+    config: {
+      accessToken: { lifetime: 3600 },
+      nhe: { acceptDelegationTokens: true, requireDelegationTokens: false, allowedNheTypes: [] },
+    },
   });
-  const role = await models.Role.create({ tenantId: o.tenantId, name: 'orders-clerk', resourceServer: resource, permissions: ['orders:read', 'orders:write'] });
-  const adminRole = await models.Role.create({ tenantId: o.tenantId, name: 'tenant-admin', resourceServer: MANAGEMENT_AUDIENCE, permissions: [...MANAGEMENT_SCOPES] });
+  const role = await models.Role.create({
+    tenantId: o.tenantId,
+    name: 'orders-clerk',
+    resourceServer: resource,
+    permissions: ['orders:read', 'orders:write'],
+  });
+  const adminRole = await models.Role.create({
+    tenantId: o.tenantId,
+    name: 'tenant-admin',
+    resourceServer: MANAGEMENT_AUDIENCE,
+    permissions: [...MANAGEMENT_SCOPES],
+  });
   const password = o.password ?? 'correct horse battery staple';
   const user = await models.User.create({
     tenantId: o.tenantId,
     username: 'alice',
     passwordHash: await hashPassword(password),
     roleIds: [String(role._id)],
-    claims: { name: 'Alice Example', given_name: 'Alice', family_name: 'Example', email: 'alice@example.com', email_verified: true },
+    claims: {
+      name: 'Alice Example',
+      given_name: 'Alice',
+      family_name: 'Example',
+      email: 'alice@example.com',
+      email_verified: true,
+    },
   });
   const client = await createClient(models, o.clientSecretPepper, {
     tenantId: o.tenantId,
@@ -145,7 +174,11 @@ export async function seedDelegationTenant(models: Models, keyStore: KeyStore, o
     tenantName,
     resource,
     user: { id: String(user._id), username: 'alice', password },
-    client: { ...client, redirectUri, ...(o.postLogoutRedirectUri ? { postLogoutRedirectUri: o.postLogoutRedirectUri } : {}) },
+    client: {
+      ...client,
+      redirectUri,
+      ...(o.postLogoutRedirectUri ? { postLogoutRedirectUri: o.postLogoutRedirectUri } : {}),
+    },
     admin,
     nhe: { id: String(nhe._id), identifier: 'orders-agent' },
     policyId: String(policy._id),

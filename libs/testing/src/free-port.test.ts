@@ -4,7 +4,7 @@ import { FETCH_BLOCKED_PORTS, freePort } from './infra';
 
 const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
 
-test('ports come from below the ephemeral range, from this worker\'s slice, never twice, and can be bound', async () => {
+test("ports come from below the ephemeral range, from this worker's slice, never twice, and can be bound", async () => {
   const ports: number[] = [];
   for (let i = 0; i < 40; i++) ports.push(await freePort());
   expect(new Set(ports).size).toBe(ports.length);
@@ -14,7 +14,13 @@ test('ports come from below the ephemeral range, from this worker\'s slice, neve
   for (const p of ports) expect(Math.floor((p - 10_000) / size)).toBe(slice);
   const servers: Server[] = [];
   try {
-    for (const p of ports) servers.push(await new Promise<Server>((res, rej) => { const s = createServer().once('error', rej); s.listen(p, '127.0.0.1', () => res(s)); }));
+    for (const p of ports)
+      servers.push(
+        await new Promise<Server>((res, rej) => {
+          const s = createServer().once('error', rej);
+          s.listen(p, '127.0.0.1', () => res(s));
+        }),
+      );
   } finally {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
@@ -27,7 +33,10 @@ test('outgoing connections never take such a port: their local ports are in the 
   try {
     for (let i = 0; i < 20; i++) {
       const local = await new Promise<number>((res, rej) => {
-        const c = connect(port, '127.0.0.1', () => { res(c.localPort!); c.destroy(); }).once('error', rej);
+        const c = connect(port, '127.0.0.1', () => {
+          res(c.localPort!);
+          c.destroy();
+        }).once('error', rej);
       });
       expect(local).toBeGreaterThanOrEqual(low);
     }

@@ -25,7 +25,9 @@ export function toolPath(name: 'ferretdb' | 'nats-server' | 'helm'): string {
 
 /** Builds the named tools when missing (a no-op when they are current). */
 export function ensureTools(...names: Array<'ferretdb' | 'nats-server' | 'helm'>): void {
-  execFileSync('bash', [join(repoRoot(), 'scripts', 'tools.sh'), ...names], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('bash', [join(repoRoot(), 'scripts', 'tools.sh'), ...names], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 }
 
 /** The kernel's choice for `listen(0)` on loopback. */
@@ -68,9 +70,10 @@ function ephemeralLow(): number | undefined {
  * worker's slice below.
  */
 export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135,
-  137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719,
-  1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 const FREE_PORT_BASE = 10_000;
@@ -108,7 +111,8 @@ export async function freePort(): Promise<number> {
 export async function waitForPort(port: number, timeoutMs = 20_000, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening on ${port}`);
+    if (child && child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before listening on ${port}`);
     const ok = await new Promise<boolean>((res) => {
       const s = netConnect(port, '127.0.0.1');
       s.once('connect', () => {
@@ -180,7 +184,10 @@ async function startServer(
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `idp-${name}-`));
   const launch = async () => {
-    const child = spawn(bin, args(port, dataDir), { stdio: ['ignore', 'ignore', options.quiet === false ? 'inherit' : 'ignore'], detached: options.ownProcessGroup === true });
+    const child = spawn(bin, args(port, dataDir), {
+      stdio: ['ignore', 'ignore', options.quiet === false ? 'inherit' : 'ignore'],
+      detached: options.ownProcessGroup === true,
+    });
     if (options.ownProcessGroup) killOnExit(child);
     await waitForPort(port, 30_000, child);
     return child;

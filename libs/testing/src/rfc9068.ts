@@ -37,7 +37,10 @@ const isNumericDate = (v: unknown): v is number => typeof v === 'number' && Numb
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((e) => typeof e === 'string');
 
 /** The RFC 9068 problems of `token` (empty when it conforms). */
-export async function rfc9068Problems(token: string, o: Rfc9068Expectations): Promise<{ problems: string[]; token?: Rfc9068Token }> {
+export async function rfc9068Problems(
+  token: string,
+  o: Rfc9068Expectations,
+): Promise<{ problems: string[]; token?: Rfc9068Token }> {
   const problems: string[] = [];
   const parts = token.split('.');
   if (parts.length !== 3) return { problems: [`not a JWS in compact serialization (${parts.length} segments)`] };
@@ -48,7 +51,8 @@ export async function rfc9068Problems(token: string, o: Rfc9068Expectations): Pr
     return { problems: ['the protected header is not valid JSON'] };
   }
   if (header.typ !== 'at+jwt') problems.push(`header typ is ${JSON.stringify(header.typ)}, not "at+jwt" (section 2.1)`);
-  if (typeof header.alg !== 'string' || SYMMETRIC.test(header.alg)) problems.push(`header alg ${JSON.stringify(header.alg)} is not an asymmetric JWS algorithm (section 2.1)`);
+  if (typeof header.alg !== 'string' || SYMMETRIC.test(header.alg))
+    problems.push(`header alg ${JSON.stringify(header.alg)} is not an asymmetric JWS algorithm (section 2.1)`);
   if ('crit' in header) problems.push('header carries crit, which a stock validator refuses');
   let payload: Record<string, unknown>;
   try {
@@ -58,39 +62,55 @@ export async function rfc9068Problems(token: string, o: Rfc9068Expectations): Pr
     problems.push(`the signature does not verify with the issuer's JWKS (${(err as Error).message})`);
     return { problems };
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { problems: [...problems, 'the payload is not a JSON object'] };
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return { problems: [...problems, 'the payload is not a JSON object'] };
 
   // Section 2.2: required claims and their types.
   if (typeof payload.iss !== 'string') problems.push('iss is missing or not a string (section 2.2)');
   if (!isNumericDate(payload.exp)) problems.push('exp is missing or not a NumericDate (section 2.2)');
   const aud = payload.aud;
-  if (!(typeof aud === 'string' && aud.length) && !(isStringArray(aud) && aud.length)) problems.push('aud is missing, empty or not a string / array of strings (section 2.2)');
+  if (!(typeof aud === 'string' && aud.length) && !(isStringArray(aud) && aud.length))
+    problems.push('aud is missing, empty or not a string / array of strings (section 2.2)');
   if (typeof payload.sub !== 'string' || !payload.sub) problems.push('sub is missing or not a string (section 2.2)');
-  if (typeof payload.client_id !== 'string' || !payload.client_id) problems.push('client_id is missing or not a string (section 2.2)');
+  if (typeof payload.client_id !== 'string' || !payload.client_id)
+    problems.push('client_id is missing or not a string (section 2.2)');
   if (!isNumericDate(payload.iat)) problems.push('iat is missing or not a NumericDate (section 2.2)');
   if (typeof payload.jti !== 'string' || !payload.jti) problems.push('jti is missing or not a string (section 2.2)');
 
   // Sections 2.2.1 to 2.2.3: optional claims, typed when present.
-  if ('auth_time' in payload && !isNumericDate(payload.auth_time)) problems.push('auth_time is not a NumericDate (section 2.2.1)');
+  if ('auth_time' in payload && !isNumericDate(payload.auth_time))
+    problems.push('auth_time is not a NumericDate (section 2.2.1)');
   if ('acr' in payload && typeof payload.acr !== 'string') problems.push('acr is not a string (section 2.2.1)');
   if ('amr' in payload && !isStringArray(payload.amr)) problems.push('amr is not an array of strings (section 2.2.1)');
-  if ('scope' in payload && (typeof payload.scope !== 'string' || !/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(payload.scope))) {
+  if (
+    'scope' in payload &&
+    (typeof payload.scope !== 'string' ||
+      !/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(payload.scope))
+  ) {
     problems.push('scope is not a space-delimited string of scope tokens (section 2.2.3)');
   }
-  for (const claim of ['groups', 'roles', 'entitlements']) if (claim in payload && !isStringArray(payload[claim])) problems.push(`${claim} is not an array of strings (section 2.2.3.1)`);
+  for (const claim of ['groups', 'roles', 'entitlements'])
+    if (claim in payload && !isStringArray(payload[claim]))
+      problems.push(`${claim} is not an array of strings (section 2.2.3.1)`);
 
   // Section 4: validation by the resource server.
   const now = Math.floor(Date.now() / 1000);
   const skew = o.clockSkew ?? 0;
-  if (payload.iss !== o.issuer) problems.push(`iss ${JSON.stringify(payload.iss)} is not the expected issuer ${JSON.stringify(o.issuer)} (section 4)`);
+  if (payload.iss !== o.issuer)
+    problems.push(
+      `iss ${JSON.stringify(payload.iss)} is not the expected issuer ${JSON.stringify(o.issuer)} (section 4)`,
+    );
   if (o.audience !== undefined) {
     const audiences = typeof aud === 'string' ? [aud] : isStringArray(aud) ? aud : [];
-    if (!audiences.includes(o.audience)) problems.push(`aud ${JSON.stringify(aud)} does not name ${JSON.stringify(o.audience)} (section 4)`);
+    if (!audiences.includes(o.audience))
+      problems.push(`aud ${JSON.stringify(aud)} does not name ${JSON.stringify(o.audience)} (section 4)`);
   }
-  if (o.clientId !== undefined && payload.client_id !== o.clientId) problems.push(`client_id ${JSON.stringify(payload.client_id)} is not ${JSON.stringify(o.clientId)}`);
+  if (o.clientId !== undefined && payload.client_id !== o.clientId)
+    problems.push(`client_id ${JSON.stringify(payload.client_id)} is not ${JSON.stringify(o.clientId)}`);
   if (isNumericDate(payload.exp) && payload.exp <= now - skew) problems.push('exp is in the past (section 4)');
   if (isNumericDate(payload.iat) && payload.iat > now + skew) problems.push('iat is in the future');
-  if (isNumericDate(payload.exp) && isNumericDate(payload.iat) && payload.exp <= payload.iat) problems.push('exp is not after iat');
+  if (isNumericDate(payload.exp) && isNumericDate(payload.iat) && payload.exp <= payload.iat)
+    problems.push('exp is not after iat');
   return { problems, token: { header, payload } };
 }
 

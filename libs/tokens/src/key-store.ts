@@ -71,7 +71,10 @@ export class KeyStore {
   }
 
   async createKey(tenantId: number, alg: SigningAlg, createdAt = new Date()): Promise<SigningKeyDoc> {
-    const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
+    const { privateKey } = await generateKeyPair(alg, {
+      extractable: true,
+      ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
+    });
     const kid = `${tenantId}-${alg.toLowerCase()}-${randomUUID().slice(0, 8)}`;
     const jwk = { ...(await exportJWK(privateKey)), kid, alg, use: 'sig' as const };
     const doc: SigningKeyDoc = {
@@ -93,11 +96,17 @@ export class KeyStore {
    * key, the newest: `active` is the key in use afterwards, `created` the one this call made (the same key unless
    * a concurrent rotation's key is newer).
    */
-  async rotate(tenantId: number, alg: SigningAlg, publishForSeconds: number): Promise<{ created: SigningKeyDoc; active: SigningKeyDoc }> {
+  async rotate(
+    tenantId: number,
+    alg: SigningAlg,
+    publishForSeconds: number,
+  ): Promise<{ created: SigningKeyDoc; active: SigningKeyDoc }> {
     // "Newest" is by creation time, stamped by whichever replica creates the key: a replica whose clock is behind
     // the one that created the current key must still make a newer one, or the rotation would retire its own key
     // and leave the old one (perhaps compromised) in use.
-    const [current] = (await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>()).sort(newestFirst);
+    const [current] = (
+      await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>()
+    ).sort(newestFirst);
     const now = Date.now();
     const createdAt = new Date(current && current.createdAt.getTime() >= now ? current.createdAt.getTime() + 1 : now);
     const created = await this.createKey(tenantId, alg, createdAt);
@@ -118,7 +127,9 @@ export class KeyStore {
       const now = new Date();
       await this.models.SigningKey.updateMany(
         { tenantId, kid: { $in: older.map((k) => k.kid) }, status: 'active' },
-        { $set: { status: 'retired', retiredAt: now, publishUntil: new Date(now.getTime() + publishForSeconds * 1000) } },
+        {
+          $set: { status: 'retired', retiredAt: now, publishUntil: new Date(now.getTime() + publishForSeconds * 1000) },
+        },
       );
     }
     return newest;
@@ -128,10 +139,10 @@ export class KeyStore {
     const docs = await this.models.SigningKey.find({
       tenantId,
       $or: [{ status: 'active' }, { status: 'retired', publishUntil: { $gt: now } }],
-    })
-      .lean();
+    }).lean();
     docs.sort(newestFirst);
-    const open = (d: (typeof docs)[number]) => JSON.parse(this.kek.decrypt(d.encryptedPrivateJwk, aad(tenantId, d.kid))) as PrivateJwk;
+    const open = (d: (typeof docs)[number]) =>
+      JSON.parse(this.kek.decrypt(d.encryptedPrivateJwk, aad(tenantId, d.kid))) as PrivateJwk;
     const signing = docs.filter((d) => d.status === 'active').map(open);
     const retired = docs.filter((d) => d.status !== 'active').map((d) => ({ ...open(d), key_ops: ['verify'] }));
     return { signing, retired, publicJwks: { keys: docs.map((d) => d.publicJwk as JWK) } };

@@ -31,4 +31,5 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A hash that no password matches, compared against when an account does not exist (equal timing). */
-export const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+export const DUMMY_PASSWORD_HASH =
+  'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

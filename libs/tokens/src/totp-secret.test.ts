@@ -5,7 +5,15 @@ const kek = new KeyEncryptionKey('k'.repeat(40));
 const USER = '6b0239e335230b1326f158aa';
 
 it('encodes base32 as RFC 4648 section 10 (unpadded)', () => {
-  const vectors: Array<[string, string]> = [['', ''], ['f', 'MY'], ['fo', 'MZXQ'], ['foo', 'MZXW6'], ['foob', 'MZXW6YQ'], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI']];
+  const vectors: Array<[string, string]> = [
+    ['', ''],
+    ['f', 'MY'],
+    ['fo', 'MZXQ'],
+    ['foo', 'MZXW6'],
+    ['foob', 'MZXW6YQ'],
+    ['fooba', 'MZXW6YTB'],
+    ['foobar', 'MZXW6YTBOI'],
+  ];
   for (const [plain, encoded] of vectors) expect([plain, base32Encode(Buffer.from(plain))]).toEqual([plain, encoded]);
 });
 
@@ -35,5 +43,7 @@ it('seals base32 secrets only', () => {
 
 it('builds the otpauth Key URI with issuer label and parameters', () => {
   const uri = totpUri({ issuer: 'Acme Corp', account: 'bob@acme.example', secret: 'JBSWY3DPEHPK3PXP' });
-  expect(uri).toBe('otpauth://totp/Acme%20Corp:bob%40acme.example?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Corp&algorithm=SHA1&digits=6&period=30');
+  expect(uri).toBe(
+    'otpauth://totp/Acme%20Corp:bob%40acme.example?secret=JBSWY3DPEHPK3PXP&issuer=Acme%20Corp&algorithm=SHA1&digits=6&period=30',
+  );
 });

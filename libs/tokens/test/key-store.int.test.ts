@@ -20,9 +20,10 @@ afterAll(async () => {
   await db.close();
 });
 
-const active = (tenantId: number, alg: 'ES256' | 'RS256') => db.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean();
+const active = (tenantId: number, alg: 'ES256' | 'RS256') =>
+  db.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean();
 
-it('replicas creating a new tenant\'s keys at once leave one active key per algorithm, the others still published', async () => {
+it("replicas creating a new tenant's keys at once leave one active key per algorithm, the others still published", async () => {
   const tenantId = randomInt(3_000_000, 4_000_000);
   // Separate KeyStore instances, as separate replicas would have.
   const replicas = Array.from({ length: 5 }, () => new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40))));
@@ -32,7 +33,8 @@ it('replicas creating a new tenant\'s keys at once leave one active key per algo
     const all = await db.models.SigningKey.find({ tenantId, alg }).lean();
     expect(all.length).toBeGreaterThanOrEqual(1);
     expect(all.filter((k) => k.status === 'active')).toHaveLength(1);
-    for (const k of all.filter((x) => x.status === 'retired')) expect(k.publishUntil!.getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
+    for (const k of all.filter((x) => x.status === 'retired'))
+      expect(k.publishUntil!.getTime()).toBeGreaterThan(Date.now() + 23 * 3600 * 1000);
   }
   const keys = await keyStore.load(tenantId);
   expect(keys.signing.map((k) => k.alg).sort()).toEqual(['ES256', 'RS256']);
@@ -49,7 +51,9 @@ it('rotations at once leave exactly one active key, the newest, and report it', 
   expect(now).toHaveLength(1);
   const all = await db.models.SigningKey.find({ tenantId, alg: 'ES256' }).lean();
   expect(all).toHaveLength(5);
-  const newest = all.reduce((a, b) => (b.createdAt > a.createdAt || (+b.createdAt === +a.createdAt && b.kid > a.kid) ? b : a));
+  const newest = all.reduce((a, b) =>
+    b.createdAt > a.createdAt || (+b.createdAt === +a.createdAt && b.kid > a.kid) ? b : a,
+  );
   expect(now[0]!.kid).toBe(newest.kid);
   // The last rotation to settle reports the key that is active; none reports a key that was never created.
   expect(rotated.map((r) => r.active.kid)).toContain(newest.kid);

@@ -6,7 +6,11 @@ describe('readArgs (the job command line)', () => {
   });
 
   it('takes --batch-size, --limit and --dry-run', () => {
-    expect(readArgs(['--batch-size=250', '--limit', '500', '--dry-run'])).toEqual({ batchSize: 250, limit: 500, dryRun: true });
+    expect(readArgs(['--batch-size=250', '--limit', '500', '--dry-run'])).toEqual({
+      batchSize: 250,
+      limit: 500,
+      dryRun: true,
+    });
   });
 
   it.each([

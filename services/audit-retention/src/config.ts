@@ -29,8 +29,17 @@ export function readArgs(argv: string[]): RetentionArgs {
     options: { 'batch-size': { type: 'string' }, limit: { type: 'string' }, 'dry-run': { type: 'boolean' } },
     strict: true,
   });
-  const parsed = argsSchema.safeParse({ batchSize: values['batch-size'], limit: values.limit, dryRun: values['dry-run'] });
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`).join('; '));
+  const parsed = argsSchema.safeParse({
+    batchSize: values['batch-size'],
+    limit: values.limit,
+    dryRun: values['dry-run'],
+  });
+  if (!parsed.success)
+    throw new Error(
+      parsed.error.issues
+        .map((i) => `--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`)
+        .join('; '),
+    );
   return parsed.data;
 }
 

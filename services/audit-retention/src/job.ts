@@ -39,7 +39,9 @@ export function resolveBatchSize(job: Pick<JobDoc, 'customOptions'> | null, cli?
   if (cli !== undefined) return cli;
   const parsed = retentionCustomOptionsSchema.safeParse(job?.customOptions ?? {});
   if (!parsed.success) {
-    throw new Error(`job ${JOB_NAME}: customOptions are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'customOptions'}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `job ${JOB_NAME}: customOptions are not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'customOptions'}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data.batchSize ?? DEFAULT_BATCH_SIZE;
 }
@@ -52,7 +54,11 @@ export function resolveBatchSize(job: Pick<JobDoc, 'customOptions'> | null, cli?
 /** A run still `running` after this long was killed without recording its outcome (SIGKILL, OOM, node loss). */
 export const ABANDONED_AFTER_MS = 24 * 3_600_000;
 
-export async function runRetentionJob(models: Models, logger: Logger, o: RetentionJobOptions): Promise<RetentionJobResult> {
+export async function runRetentionJob(
+  models: Models,
+  logger: Logger,
+  o: RetentionJobOptions,
+): Promise<RetentionJobResult> {
   await models.JobRun.updateMany(
     { jobName: JOB_NAME, status: 'running', startedAt: { $lt: new Date(o.now.getTime() - ABANDONED_AFTER_MS) } },
     { $set: { status: 'failed', error: 'abandoned: the run ended without recording an outcome' } },
@@ -72,22 +78,41 @@ export async function runRetentionJob(models: Models, logger: Logger, o: Retenti
     const tenants = outcomes.map(toRunCount);
     await models.JobRun.updateOne(
       { _id: run._id },
-      { $set: { status, finishedAt: new Date(), tenants, deleted: o.dryRun ? 0 : tenants.reduce((n, t) => n + t.deleted, 0), ...(error ? { error } : {}) } },
+      {
+        $set: {
+          status,
+          finishedAt: new Date(),
+          tenants,
+          deleted: o.dryRun ? 0 : tenants.reduce((n, t) => n + t.deleted, 0),
+          ...(error ? { error } : {}),
+        },
+      },
     );
   };
   let outcomes: TenantOutcome[] = [];
   try {
     const job = await models.Job.findById(JOB_NAME).lean<JobDoc>();
     const batchSize = resolveBatchSize(job, o.batchSize);
-    logger.info({ runId, trigger: o.trigger, batchSize, maxRowsPerTenant: o.maxRowsPerTenant, dryRun: o.dryRun }, 'retention run started');
-    outcomes = await runRetention(models, logger, { batchSize, maxRowsPerTenant: o.maxRowsPerTenant, dryRun: o.dryRun, now: o.now, signal: o.signal });
+    logger.info(
+      { runId, trigger: o.trigger, batchSize, maxRowsPerTenant: o.maxRowsPerTenant, dryRun: o.dryRun },
+      'retention run started',
+    );
+    outcomes = await runRetention(models, logger, {
+      batchSize,
+      maxRowsPerTenant: o.maxRowsPerTenant,
+      dryRun: o.dryRun,
+      now: o.now,
+      signal: o.signal,
+    });
     await finish('succeeded', outcomes);
     return { status: 'succeeded', runId, outcomes };
   } catch (err) {
     if (err instanceof RetentionInterrupted || err instanceof RetentionFailed) outcomes = err.outcomes;
     const status = err instanceof RetentionInterrupted ? 'interrupted' : 'failed';
     const error = (err as Error).message;
-    await finish(status, outcomes, error).catch((e: unknown) => logger.error({ err: (e as Error).message }, 'could not record the run'));
+    await finish(status, outcomes, error).catch((e: unknown) =>
+      logger.error({ err: (e as Error).message }, 'could not record the run'),
+    );
     return { status, runId, outcomes, error };
   }
 }

@@ -14,7 +14,10 @@ async function main(): Promise<number> {
     process.stderr.write(`audit-retention: ${(err as Error).message}\n`);
     return 2;
   }
-  const logger = createLogger({ service: 'audit-retention', level: config.LOG_LEVEL }).child({ job: JOB_NAME, jobType: JOB_TYPE });
+  const logger = createLogger({ service: 'audit-retention', level: config.LOG_LEVEL }).child({
+    job: JOB_NAME,
+    jobType: JOB_TYPE,
+  });
   // SIGTERM (pod eviction, CronJob deadline, management stopping) ends the run after the current batch.
   const stop = new AbortController();
   // A repeated signal does not kill the run mid-batch either (SIGKILL after the grace period still does).
@@ -36,10 +39,16 @@ async function main(): Promise<number> {
     });
     const deleted = result.outcomes.reduce((n, o) => n + ('deleted' in o ? o.deleted : 0), 0);
     if (result.status === 'succeeded') {
-      logger.info({ runId: result.runId, tenants: result.outcomes.length, deleted, dryRun: args.dryRun }, 'retention run finished');
+      logger.info(
+        { runId: result.runId, tenants: result.outcomes.length, deleted, dryRun: args.dryRun },
+        'retention run finished',
+      );
       return 0;
     }
-    logger.error({ runId: result.runId, status: result.status, error: result.error, deleted }, `retention run ${result.status}`);
+    logger.error(
+      { runId: result.runId, status: result.status, error: result.error, deleted },
+      `retention run ${result.status}`,
+    );
     return result.status === 'interrupted' ? 143 : 1;
   } finally {
     await db.close();

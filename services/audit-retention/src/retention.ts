@@ -21,8 +21,25 @@ export interface RetentionOptions {
 
 export type TenantOutcome =
   | { tenantId: number; status: 'skipped'; reason: 'nhe-disabled' | 'retention-not-positive' }
-  | { tenantId: number; status: 'pruned' | 'dry-run'; cutoff: string; deleted: number; batches: number; capped: boolean; durationMs: number; interrupted?: boolean }
-  | { tenantId: number; status: 'failed'; cutoff: string; deleted: number; batches: number; durationMs: number; error: string };
+  | {
+      tenantId: number;
+      status: 'pruned' | 'dry-run';
+      cutoff: string;
+      deleted: number;
+      batches: number;
+      capped: boolean;
+      durationMs: number;
+      interrupted?: boolean;
+    }
+  | {
+      tenantId: number;
+      status: 'failed';
+      cutoff: string;
+      deleted: number;
+      batches: number;
+      durationMs: number;
+      error: string;
+    };
 
 export class RetentionInterrupted extends Error {
   constructor(readonly outcomes: TenantOutcome[]) {
@@ -32,7 +49,12 @@ export class RetentionInterrupted extends Error {
 
 export class RetentionFailed extends Error {
   constructor(readonly outcomes: TenantOutcome[]) {
-    super(`retention failed for tenant(s) ${outcomes.filter((o) => o.status === 'failed').map((o) => o.tenantId).join(', ')}`);
+    super(
+      `retention failed for tenant(s) ${outcomes
+        .filter((o) => o.status === 'failed')
+        .map((o) => o.tenantId)
+        .join(', ')}`,
+    );
   }
 }
 
@@ -40,12 +62,37 @@ export class RetentionFailed extends Error {
 export function toRunCount(o: TenantOutcome): JobRunTenantCount {
   switch (o.status) {
     case 'skipped':
-      return { tenantId: o.tenantId, status: 'skipped', reason: o.reason, deleted: 0, batches: 0, capped: false, durationMs: 0 };
+      return {
+        tenantId: o.tenantId,
+        status: 'skipped',
+        reason: o.reason,
+        deleted: 0,
+        batches: 0,
+        capped: false,
+        durationMs: 0,
+      };
     case 'pruned':
     case 'dry-run':
-      return { tenantId: o.tenantId, status: o.status, deleted: o.deleted, batches: o.batches, capped: o.capped, durationMs: o.durationMs, cutoff: o.cutoff };
+      return {
+        tenantId: o.tenantId,
+        status: o.status,
+        deleted: o.deleted,
+        batches: o.batches,
+        capped: o.capped,
+        durationMs: o.durationMs,
+        cutoff: o.cutoff,
+      };
     case 'failed':
-      return { tenantId: o.tenantId, status: 'failed', reason: o.error, deleted: o.deleted, batches: o.batches, capped: false, durationMs: o.durationMs, cutoff: o.cutoff };
+      return {
+        tenantId: o.tenantId,
+        status: 'failed',
+        reason: o.error,
+        deleted: o.deleted,
+        batches: o.batches,
+        capped: false,
+        durationMs: o.durationMs,
+        cutoff: o.cutoff,
+      };
   }
 }
 
@@ -80,7 +127,13 @@ async function take<T>(cursor: { next(): Promise<T | null> }, n: number): Promis
  * Rows written before the chain existed (no seq), oldest first by issuedAt, in one cursor pass: each batch is
  * deleted by `_id`.
  */
-async function pruneLegacy(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+async function pruneLegacy(
+  models: Models,
+  tenantId: number,
+  cutoff: Date,
+  o: RetentionOptions,
+  p: TenantProgress,
+): Promise<boolean> {
   if (p.deleted >= o.maxRowsPerTenant) return true;
   const cursor = models.TokenAudit.find({ tenantId, seq: { $exists: false }, issuedAt: { $lt: cutoff } }, { _id: 1 })
     .sort({ issuedAt: 1 })
@@ -113,7 +166,13 @@ async function pruneLegacy(models: Models, tenantId: number, cutoff: Date, o: Re
  * not past the cutoff ends the pass: an old row chained after a younger one (delivery delays of seconds) waits for
  * the next run, so the chain never gets a hole.
  */
-async function pruneChain(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+async function pruneChain(
+  models: Models,
+  tenantId: number,
+  cutoff: Date,
+  o: RetentionOptions,
+  p: TenantProgress,
+): Promise<boolean> {
   if (p.deleted >= o.maxRowsPerTenant) return true;
   const anchor = await models.AuditChainAnchor.findById(tenantId).lean<AuditChainAnchorDoc>();
   let anchoredSeq = anchor?.seq ?? 0;
@@ -157,7 +216,13 @@ async function pruneChain(models: Models, tenantId: number, cutoff: Date, o: Ret
  * `_id` lookup decodes the whole collection, so this halves the work of a run there. Each batch's delete still costs
  * FerretDB one such scan (bench/README.md "bench/audit").
  */
-async function pruneTenant(models: Models, tenantId: number, cutoff: Date, o: RetentionOptions, p: TenantProgress): Promise<boolean> {
+async function pruneTenant(
+  models: Models,
+  tenantId: number,
+  cutoff: Date,
+  o: RetentionOptions,
+  p: TenantProgress,
+): Promise<boolean> {
   if (!(await pruneLegacy(models, tenantId, cutoff, o, p))) return false;
   return pruneChain(models, tenantId, cutoff, o, p);
 }
@@ -199,10 +264,21 @@ export async function runRetention(models: Models, logger: Logger, o: RetentionO
     const progress: TenantProgress = { deleted: 0, batches: 0 };
     let completed = true;
     try {
-      if (o.dryRun) progress.deleted = Math.min(await models.TokenAudit.countDocuments({ tenantId, issuedAt: { $lt: cutoff } }), o.maxRowsPerTenant);
+      if (o.dryRun)
+        progress.deleted = Math.min(
+          await models.TokenAudit.countDocuments({ tenantId, issuedAt: { $lt: cutoff } }),
+          o.maxRowsPerTenant,
+        );
       else completed = await pruneTenant(models, tenantId, cutoff, o, progress);
     } catch (err) {
-      const failed: TenantOutcome = { tenantId, status: 'failed', cutoff: cutoff.toISOString(), ...progress, durationMs: Date.now() - started, error: (err as Error).message };
+      const failed: TenantOutcome = {
+        tenantId,
+        status: 'failed',
+        cutoff: cutoff.toISOString(),
+        ...progress,
+        durationMs: Date.now() - started,
+        error: (err as Error).message,
+      };
       outcomes.push(failed);
       logger.error(failed, 'tenant failed');
       continue;

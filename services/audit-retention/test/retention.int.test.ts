@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Database, TokenAuditDoc } from '@idp/db';
 import { createLogger } from '@idp/logger';
 import { openTestDatabase } from '@idp/testing';
-import { DEFAULT_BATCH_SIZE, DEFAULT_MAX_ROWS_PER_TENANT, runRetention, type RetentionOptions, type TenantOutcome } from '../src/retention';
+import {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_MAX_ROWS_PER_TENANT,
+  runRetention,
+  type RetentionOptions,
+  type TenantOutcome,
+} from '../src/retention';
 
 const DAY_MS = 86_400_000;
 const NOW = new Date('2025-06-15T12:00:00.000Z');
@@ -53,7 +59,9 @@ async function insertRows(tenant: number, dates: Date[]): Promise<string[]> {
 
 /** jtis of a tenant's remaining rows, oldest first. */
 async function remaining(tenant: number): Promise<string[]> {
-  const docs = await db.models.TokenAudit.find({ tenantId: tenant }, { jti: 1, issuedAt: 1 }).sort({ issuedAt: 1 }).lean();
+  const docs = await db.models.TokenAudit.find({ tenantId: tenant }, { jti: 1, issuedAt: 1 })
+    .sort({ issuedAt: 1 })
+    .lean();
   return docs.map((d) => d.jti);
 }
 
@@ -110,8 +118,16 @@ describe('audit retention (real database)', () => {
 
     expect(outcomeOf(outcomes, disabled)).toEqual({ tenantId: disabled, status: 'skipped', reason: 'nhe-disabled' });
     expect(outcomeOf(outcomes, zero)).toEqual({ tenantId: zero, status: 'skipped', reason: 'retention-not-positive' });
-    expect(outcomeOf(outcomes, negative)).toEqual({ tenantId: negative, status: 'skipped', reason: 'retention-not-positive' });
-    expect(outcomeOf(outcomes, noSettings)).toEqual({ tenantId: noSettings, status: 'skipped', reason: 'nhe-disabled' });
+    expect(outcomeOf(outcomes, negative)).toEqual({
+      tenantId: negative,
+      status: 'skipped',
+      reason: 'retention-not-positive',
+    });
+    expect(outcomeOf(outcomes, noSettings)).toEqual({
+      tenantId: noSettings,
+      status: 'skipped',
+      reason: 'nhe-disabled',
+    });
     for (const t of [disabled, zero, negative, noSettings]) expect(await remaining(t)).toEqual(before.get(t));
   });
 
@@ -119,7 +135,12 @@ describe('audit retention (real database)', () => {
     const gone = tenantId();
     const goneKeepAll = tenantId();
     await db.models.DeletedTenant.create({ _id: gone, name: 'gone', auditRetentionDays: 30, deletedAt: daysAgo(5) });
-    await db.models.DeletedTenant.create({ _id: goneKeepAll, name: 'gone-keep', auditRetentionDays: 0, deletedAt: daysAgo(5) });
+    await db.models.DeletedTenant.create({
+      _id: goneKeepAll,
+      name: 'gone-keep',
+      auditRetentionDays: 0,
+      deletedAt: daysAgo(5),
+    });
     const [, , recent] = await insertRows(gone, [daysAgo(400), daysAgo(31), daysAgo(29)]);
     const kept = await insertRows(goneKeepAll, [daysAgo(400), daysAgo(1)]);
 
@@ -127,7 +148,11 @@ describe('audit retention (real database)', () => {
 
     expect(pruned(outcomes, gone)).toMatchObject({ status: 'pruned', deleted: 2, cutoff: daysAgo(30).toISOString() });
     expect(await remaining(gone)).toEqual([recent]);
-    expect(outcomeOf(outcomes, goneKeepAll)).toEqual({ tenantId: goneKeepAll, status: 'skipped', reason: 'retention-not-positive' });
+    expect(outcomeOf(outcomes, goneKeepAll)).toEqual({
+      tenantId: goneKeepAll,
+      status: 'skipped',
+      reason: 'retention-not-positive',
+    });
     expect(await remaining(goneKeepAll)).toEqual(kept);
   });
 
@@ -179,7 +204,10 @@ describe('audit retention (real database)', () => {
   it('an exact multiple of batchSize takes exactly that many batches (20 rows, batch 10 → 2)', async () => {
     const t = tenantId();
     await createTenant(t, { enabled: true, auditRetentionDays: 10 });
-    await insertRows(t, Array.from({ length: 20 }, (_, i) => daysAgo(20, i)));
+    await insertRows(
+      t,
+      Array.from({ length: 20 }, (_, i) => daysAgo(20, i)),
+    );
     const batches = spyDeleteBatches(t);
 
     const o = pruned(await run({ batchSize: 10 }), t);
@@ -225,7 +253,13 @@ describe('audit retention (real database)', () => {
     const deleteSpy = jest.spyOn(db.models.TokenAudit, 'deleteMany');
 
     const o = pruned(await run({ dryRun: true }), t);
-    expect(o).toMatchObject({ status: 'dry-run', cutoff: daysAgo(30).toISOString(), deleted: 7, batches: 0, capped: false });
+    expect(o).toMatchObject({
+      status: 'dry-run',
+      cutoff: daysAgo(30).toISOString(),
+      deleted: 7,
+      batches: 0,
+      capped: false,
+    });
 
     const capped = pruned(await run({ dryRun: true, maxRowsPerTenant: 5 }), t);
     expect(capped).toMatchObject({ status: 'dry-run', deleted: 5, capped: true });

@@ -23,7 +23,10 @@ export function createApp(deps: { logger: Logger; readiness: ReadinessCheck[]; l
   const lag = deps.lag;
   if (lag) {
     let last: Promise<ConsumerLag | undefined> | undefined;
-    const read = () => (last ??= lag().catch(() => undefined).finally(() => setTimeout(() => (last = undefined), 1000)));
+    const read = () =>
+      (last ??= lag()
+        .catch(() => undefined)
+        .finally(() => setTimeout(() => (last = undefined), 1000)));
     new Gauge({
       name: 'audit_writer_consumer_pending_messages',
       help: 'Consumer lag: audit events in the stream not yet delivered to the writer (JetStream num_pending)',
@@ -53,5 +56,9 @@ export function createApp(deps: { logger: Logger; readiness: ReadinessCheck[]; l
     });
   }
   app.use(oauthNotFound);
-  return { app, registry, onOutcome: (outcome: string, count: number) => count > 0 && outcomes.inc({ outcome }, count) };
+  return {
+    app,
+    registry,
+    onOutcome: (outcome: string, count: number) => count > 0 && outcomes.inc({ outcome }, count),
+  };
 }

@@ -1,5 +1,12 @@
 import { connectDatabase } from '@idp/db';
-import { AUDIT_STREAM, AUDIT_WRITER_DURABLE, auditConsumerLag, connectNats, ensureAuditConsumer, ensureAuditStream } from '@idp/events';
+import {
+  AUDIT_STREAM,
+  AUDIT_WRITER_DURABLE,
+  auditConsumerLag,
+  connectNats,
+  ensureAuditConsumer,
+  ensureAuditStream,
+} from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { createApp } from './app';

@@ -1,5 +1,11 @@
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
-import { AUDIT_DEAD_LETTER_SUBJECT, auditSubject, headers as natsHeaders, nheTokenIssuedSchema, type NheTokenIssued } from '@idp/events';
+import {
+  AUDIT_DEAD_LETTER_SUBJECT,
+  auditSubject,
+  headers as natsHeaders,
+  nheTokenIssuedSchema,
+  type NheTokenIssued,
+} from '@idp/events';
 import { isDuplicateKeyError } from '@idp/errors';
 import { advanceChainHead, chainTail, linkRows, type Models, type TokenAuditDoc } from '@idp/db';
 import type { Logger } from '@idp/logger';
@@ -19,7 +25,8 @@ export interface WriterDeps {
 }
 
 /** Redelivery back-off of a nak: 1 s, 2 s, 4 s, ... up to 30 s, by delivery count. */
-export const nakDelayMs = (deliveryCount: number) => Math.min(30_000, 1000 * 2 ** Math.max(0, Math.min(deliveryCount - 1, 5)));
+export const nakDelayMs = (deliveryCount: number) =>
+  Math.min(30_000, 1000 * 2 ** Math.max(0, Math.min(deliveryCount - 1, 5)));
 
 export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
   return {
@@ -50,8 +57,15 @@ export function parseAuditMessage(subject: string, data: string): { event: NheTo
     return { reason: 'not JSON' };
   }
   const result = nheTokenIssuedSchema.safeParse(json);
-  if (!result.success) return { reason: result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ').slice(0, 500) };
-  if (subject !== auditSubject(result.data.tenantId)) return { reason: `subject ${subject} does not match tenantId ${result.data.tenantId}` };
+  if (!result.success)
+    return {
+      reason: result.error.issues
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')
+        .slice(0, 500),
+    };
+  if (subject !== auditSubject(result.data.tenantId))
+    return { reason: `subject ${subject} does not match tenantId ${result.data.tenantId}` };
   return { event: result.data };
 }
 
@@ -82,9 +96,14 @@ export async function appendToChain(
   let lastSeq = 0;
   let tail = tails?.get(tenantId);
   for (let attempt = 1; pending.length; attempt++) {
-    if (attempt > maxAttempts) throw new Error(`could not append ${pending.length} rows to the chain of tenant ${tenantId} after ${maxAttempts} attempts`);
+    if (attempt > maxAttempts)
+      throw new Error(
+        `could not append ${pending.length} rows to the chain of tenant ${tenantId} after ${maxAttempts} attempts`,
+      );
     if (attempt > 1) {
-      const stored = await models.TokenAudit.find({ jti: { $in: pending.map((r) => r.jti) } }, { jti: 1, _id: 0 }).lean<Array<{ jti: string }>>();
+      const stored = await models.TokenAudit.find({ jti: { $in: pending.map((r) => r.jti) } }, { jti: 1, _id: 0 }).lean<
+        Array<{ jti: string }>
+      >();
       if (stored.length) {
         const storedJtis = new Set(stored.map((x) => x.jti));
         duplicates += stored.length;
@@ -96,7 +115,10 @@ export async function appendToChain(
     tail ??= await chainTail(models, tenantId);
     const linked = linkRows(pending, tail);
     try {
-      await models.TokenAudit.collection.insertMany(linked.map((r) => ({ ...r })), { ordered: true, writeConcern: { w: 'majority' } });
+      await models.TokenAudit.collection.insertMany(
+        linked.map((r) => ({ ...r })),
+        { ordered: true, writeConcern: { w: 'majority' } },
+      );
       written += linked.length;
       const last = linked[linked.length - 1]!;
       lastSeq = last.seq!;
@@ -144,10 +166,16 @@ export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void>
         msgID: `dead-letter:${msg.info.stream}:${msg.info.streamSequence}`,
       });
       msg.term('malformed audit event');
-      deps.logger.warn({ subject: msg.subject, seq: msg.info.streamSequence, reason: parsed.reason }, 'malformed audit event moved to dead-letter subject');
+      deps.logger.warn(
+        { subject: msg.subject, seq: msg.info.streamSequence, reason: parsed.reason },
+        'malformed audit event moved to dead-letter subject',
+      );
       deps.onOutcome?.('dead-letter', 1);
     } catch (err) {
-      deps.logger.error({ err: (err as Error).message }, 'could not dead-letter a malformed message; it will be redelivered');
+      deps.logger.error(
+        { err: (err as Error).message },
+        'could not dead-letter a malformed message; it will be redelivered',
+      );
       msg.nak(nakDelayMs(msg.info.deliveryCount));
       deps.onOutcome?.('retry', 1);
     }
@@ -156,11 +184,20 @@ export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void>
   await Promise.all(
     [...byTenant].map(async ([tenantId, items]) => {
       try {
-        const { written, duplicates } = await appendToChain(deps.models, tenantId, items.map((i) => i.row), deps.maxChainAttempts, deps.tails);
+        const { written, duplicates } = await appendToChain(
+          deps.models,
+          tenantId,
+          items.map((i) => i.row),
+          deps.maxChainAttempts,
+          deps.tails,
+        );
         deps.onOutcome?.('written', written);
         deps.onOutcome?.('duplicate', duplicates);
       } catch (err) {
-        deps.logger.error({ tenantId, err: (err as Error).message, count: items.length }, 'audit insert failed; messages will be redelivered');
+        deps.logger.error(
+          { tenantId, err: (err as Error).message, count: items.length },
+          'audit insert failed; messages will be redelivered',
+        );
         for (const { msg } of items) msg.nak(nakDelayMs(msg.info.deliveryCount));
         deps.onOutcome?.('retry', items.length);
         return;

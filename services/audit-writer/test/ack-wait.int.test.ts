@@ -64,7 +64,15 @@ test('two writer replicas, one batch written slowly: its messages are not sent t
       async (msgs) => {
         deliveries.push(...msgs.map((m) => m.info.deliveryCount));
         await new Promise((resolve) => setTimeout(resolve, 1500)); // a store under load: the batch takes 1.5 s
-        await writeBatch({ models: db.models, js: r.js, logger, onOutcome: (o: WriteOutcome, n) => n > 0 && (outcomes[o] = (outcomes[o] ?? 0) + n) }, msgs);
+        await writeBatch(
+          {
+            models: db.models,
+            js: r.js,
+            logger,
+            onOutcome: (o: WriteOutcome, n) => n > 0 && (outcomes[o] = (outcomes[o] ?? 0) + n),
+          },
+          msgs,
+        );
       },
       { batchSize: 200, fetchExpiresMs: 1000 }, // main.ts's
       logger,
@@ -73,11 +81,26 @@ test('two writer replicas, one batch written slowly: its messages are not sent t
   );
   await new Promise((r) => setTimeout(r, 300)); // both replicas have a fetch open
   const jti = `jti-${randomUUID()}`;
-  await publishAndAwaitAck(handle.js, auditSubject(tenantId), {
-    type: 'nhe.token.issued', jti, tenantId, userId: 'u-1', nheId: 'n-1', nheIdentifier: 'orders-agent', clientId: 'demo-app',
-    clientNumericId: 42, resourceServer: 'https://api.orders.example', scopes: ['orders:read'], ttl: 300, sourceIp: '203.0.113.7',
-    issuedAt: new Date().toISOString(),
-  }, jti);
+  await publishAndAwaitAck(
+    handle.js,
+    auditSubject(tenantId),
+    {
+      type: 'nhe.token.issued',
+      jti,
+      tenantId,
+      userId: 'u-1',
+      nheId: 'n-1',
+      nheIdentifier: 'orders-agent',
+      clientId: 'demo-app',
+      clientNumericId: 42,
+      resourceServer: 'https://api.orders.example',
+      scopes: ['orders:read'],
+      ttl: 300,
+      sourceIp: '203.0.113.7',
+      issuedAt: new Date().toISOString(),
+    },
+    jti,
+  );
   // Long enough for a 1 s ack wait to have sent it to the other replica and for that one to have written it.
   await new Promise((r) => setTimeout(r, 5000));
   stop.abort();

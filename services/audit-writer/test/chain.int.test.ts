@@ -70,7 +70,10 @@ function event(tenant: number, i: number): NheTokenIssued {
   };
 }
 
-const chainOf = (t: number) => db.models.TokenAudit.find({ tenantId: t }).sort({ seq: 1 }).lean<Array<TokenAuditDoc & { _id: unknown; seq: number }>>();
+const chainOf = (t: number) =>
+  db.models.TokenAudit.find({ tenantId: t })
+    .sort({ seq: 1 })
+    .lean<Array<TokenAuditDoc & { _id: unknown; seq: number }>>();
 
 describe('hash chain', () => {
   it('rows carry seq 1..n, each prevHash is the previous hash, and the hash covers the row', async () => {
@@ -85,7 +88,14 @@ describe('hash chain', () => {
     expect(chain[0]!.prevHash).toBe('0'.repeat(64));
     for (let i = 1; i < chain.length; i++) expect(chain[i]!.prevHash).toBe(chain[i - 1]!.hash);
     for (const r of chain) expect(r.hash).toBe(auditRowHash(r, r.seq, r.prevHash!));
-    expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, checked: 5, firstSeq: 1, lastSeq: 5, headSeq: 5, problems: [] });
+    expect(await verifyAuditChain(db.models, t)).toMatchObject({
+      valid: true,
+      checked: 5,
+      firstSeq: 1,
+      lastSeq: 5,
+      headSeq: 5,
+      problems: [],
+    });
   });
 
   it('a redelivered batch of 200 whose first event is already stored leaves no gap (the store stops an ordered insert at its first duplicate)', async () => {
@@ -111,11 +121,21 @@ describe('hash chain', () => {
       const consumer = await r.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
       // Each replica caches its own chain tails, as main.ts does: stale after the other replica appends.
       const tails = new Map();
-      return runConsumerLoop(consumer, (msgs) => writeBatch({ models: db.models, js: r.js, logger, tails }, msgs), { batchSize: 20, fetchExpiresMs: 1000 }, logger, stop.signal);
+      return runConsumerLoop(
+        consumer,
+        (msgs) => writeBatch({ models: db.models, js: r.js, logger, tails }, msgs),
+        { batchSize: 20, fetchExpiresMs: 1000 },
+        logger,
+        stop.signal,
+      );
     });
     await Promise.all(events.map((e) => publishAndAwaitAck(handle.js, auditSubject(e.tenantId), e, e.jti)));
     const deadline = Date.now() + 30_000;
-    while ((await db.models.TokenAudit.countDocuments({ tenantId: { $in: tenants } })) < events.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (
+      (await db.models.TokenAudit.countDocuments({ tenantId: { $in: tenants } })) < events.length &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 200));
     stop.abort();
     await Promise.all(loops);
     await Promise.all(replicas.map((r) => r.close()));
@@ -128,10 +148,12 @@ describe('hash chain', () => {
     }
   }, 60_000);
 
-  it('writers creating a tenant\'s chain head at the same moment do not fail (a lost upsert race is retried)', async () => {
+  it("writers creating a tenant's chain head at the same moment do not fail (a lost upsert race is retried)", async () => {
     for (let round = 0; round < 5; round++) {
       const t = tenantId();
-      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => advanceChainHead(db.models, t, i + 1)));
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => advanceChainHead(db.models, t, i + 1)),
+      );
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
       expect(await db.models.Counter.countDocuments({ _id: chainHeadId(t) })).toBe(1);
     }
@@ -139,7 +161,9 @@ describe('hash chain', () => {
 
   it('concurrent appends for one tenant never fork the chain', async () => {
     const t = tenantId();
-    const batches = Array.from({ length: 6 }, (_, b) => Array.from({ length: 10 }, (_, i) => toAuditRow(event(t, b * 10 + i))));
+    const batches = Array.from({ length: 6 }, (_, b) =>
+      Array.from({ length: 10 }, (_, i) => toAuditRow(event(t, b * 10 + i))),
+    );
     const results = await Promise.all(batches.map((rows) => appendToChain(db.models, t, rows)));
     expect(results.reduce((n, r) => n + r.written, 0)).toBe(60);
     const chain = await chainOf(t);
@@ -150,7 +174,11 @@ describe('hash chain', () => {
   describe('verification detects tampering', () => {
     async function freshChain(n = 6) {
       const t = tenantId();
-      await appendToChain(db.models, t, Array.from({ length: n }, (_, i) => toAuditRow(event(t, i))));
+      await appendToChain(
+        db.models,
+        t,
+        Array.from({ length: n }, (_, i) => toAuditRow(event(t, i))),
+      );
       return { t, chain: await chainOf(t) };
     }
 
@@ -164,7 +192,10 @@ describe('hash chain', () => {
 
     it('an altered field (scopes widened) without re-hashing', async () => {
       const { t, chain } = await freshChain();
-      await db.models.TokenAudit.collection.updateOne({ _id: chain[3]!._id as never }, { $set: { scopes: ['orders:read', 'orders:admin'] } });
+      await db.models.TokenAudit.collection.updateOne(
+        { _id: chain[3]!._id as never },
+        { $set: { scopes: ['orders:read', 'orders:admin'] } },
+      );
       const v = await verifyAuditChain(db.models, t);
       expect(v.problems).toEqual([{ kind: 'altered', fromSeq: 4, toSeq: 4, jti: chain[3]!.jti }]);
     });
@@ -172,7 +203,10 @@ describe('hash chain', () => {
     it('an altered row re-hashed by the attacker breaks the link to the next row', async () => {
       const { t, chain } = await freshChain();
       const row = { ...chain[1]!, userId: 'someone-else' };
-      await db.models.TokenAudit.collection.updateOne({ _id: row._id as never }, { $set: { userId: row.userId, hash: auditRowHash(row, row.seq, row.prevHash!) } });
+      await db.models.TokenAudit.collection.updateOne(
+        { _id: row._id as never },
+        { $set: { userId: row.userId, hash: auditRowHash(row, row.seq, row.prevHash!) } },
+      );
       const v = await verifyAuditChain(db.models, t);
       expect(v.problems).toEqual([{ kind: 'broken-link', fromSeq: 3, toSeq: 3, jti: chain[2]!.jti }]);
     });
@@ -189,18 +223,31 @@ describe('hash chain', () => {
       await db.models.TokenAudit.collection.deleteMany({ _id: { $in: [chain[0]!._id, chain[1]!._id] as never[] } });
       expect((await verifyAuditChain(db.models, t)).problems).toEqual([{ kind: 'missing', fromSeq: 1, toSeq: 2 }]);
       await advanceChainAnchor(db.models, t, 2, chain[1]!.hash!);
-      expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, checked: 4, firstSeq: 3, anchor: { seq: 2, hash: chain[1]!.hash } });
+      expect(await verifyAuditChain(db.models, t)).toMatchObject({
+        valid: true,
+        checked: 4,
+        firstSeq: 3,
+        anchor: { seq: 2, hash: chain[1]!.hash },
+      });
       // A forged anchor hash does not match the first remaining row.
       await db.models.AuditChainAnchor.updateOne({ _id: t }, { $set: { hash: 'f'.repeat(64) } });
-      expect((await verifyAuditChain(db.models, t)).problems).toEqual([{ kind: 'broken-link', fromSeq: 3, toSeq: 3, jti: chain[2]!.jti }]);
+      expect((await verifyAuditChain(db.models, t)).problems).toEqual([
+        { kind: 'broken-link', fromSeq: 3, toSeq: 3, jti: chain[2]!.jti },
+      ]);
     });
 
     it('a time range checks only the rows issued in it, including the link into it', async () => {
       const { t, chain } = await freshChain();
       await db.models.TokenAudit.collection.deleteOne({ _id: chain[0]!._id as never });
-      const later = await verifyAuditChain(db.models, t, { from: new Date(Date.UTC(2026, 0, 1, 0, 0, 2)), to: new Date(Date.UTC(2026, 0, 1, 0, 0, 4)) });
+      const later = await verifyAuditChain(db.models, t, {
+        from: new Date(Date.UTC(2026, 0, 1, 0, 0, 2)),
+        to: new Date(Date.UTC(2026, 0, 1, 0, 0, 4)),
+      });
       expect(later).toMatchObject({ valid: true, checked: 3, firstSeq: 3, lastSeq: 5 });
-      const early = await verifyAuditChain(db.models, t, { from: new Date(Date.UTC(2026, 0, 1, 0, 0, 1)), to: new Date(Date.UTC(2026, 0, 1, 0, 0, 2)) });
+      const early = await verifyAuditChain(db.models, t, {
+        from: new Date(Date.UTC(2026, 0, 1, 0, 0, 1)),
+        to: new Date(Date.UTC(2026, 0, 1, 0, 0, 2)),
+      });
       expect(early.problems).toEqual([{ kind: 'missing', fromSeq: 1, toSeq: 1 }]);
     });
   });

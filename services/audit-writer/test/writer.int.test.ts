@@ -120,7 +120,10 @@ async function expectSettled(): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
     info = await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
   }
-  expect({ num_ack_pending: info.num_ack_pending, num_pending: info.num_pending }).toEqual({ num_ack_pending: 0, num_pending: 0 });
+  expect({ num_ack_pending: info.num_ack_pending, num_pending: info.num_pending }).toEqual({
+    num_ack_pending: 0,
+    num_pending: 0,
+  });
 }
 
 function deps(): WriterDeps & { onOutcome: jest.Mock } {
@@ -136,8 +139,22 @@ describe('audit-writer writeBatch (real NATS JetStream and database)', () => {
     const t = tenantId();
     const events = [
       event(t),
-      event(t, { dpopJkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', scopes: ['orders:read'], ttl: 60, actorAuth: { method: 'key', jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', jti: 'actor-1' } }),
-      event(t, { scopes: [], sourceIp: '2001:db8::1', actorAuth: { method: 'workload', issuer: 'https://k8s.example', subject: 'system:serviceaccount:a:b', jti: 'actor-2' } }),
+      event(t, {
+        dpopJkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+        scopes: ['orders:read'],
+        ttl: 60,
+        actorAuth: { method: 'key', jkt: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', jti: 'actor-1' },
+      }),
+      event(t, {
+        scopes: [],
+        sourceIp: '2001:db8::1',
+        actorAuth: {
+          method: 'workload',
+          issuer: 'https://k8s.example',
+          subject: 'system:serviceaccount:a:b',
+          jti: 'actor-2',
+        },
+      }),
     ];
     for (const e of events) await publish(e);
 
@@ -287,7 +304,8 @@ describe('audit-writer writeBatch (real NATS JetStream and database)', () => {
     const stored = (await rowsOf(t)).length;
     const reader = await handle.js.consumers.get(AUDIT_STREAM, { filter_subjects: [AUDIT_DEAD_LETTER_SUBJECT] });
     let deadLettered = 0;
-    for await (const m of await reader.fetch({ max_messages: 100, expires: 1000 })) if (m.string().includes(e.jti)) deadLettered += 1;
+    for await (const m of await reader.fetch({ max_messages: 100, expires: 1000 }))
+      if (m.string().includes(e.jti)) deadLettered += 1;
     // Not acked (nak'ed or left pending) would also be acceptable: then it comes back within a few seconds.
     await handle.nc.flush();
     let comesBack = 0;

@@ -55,7 +55,10 @@ export interface AppDeps {
 }
 
 /** Every declared route of the API (the OpenAPI document is generated from exactly this list). */
-export function managementRoutes(d: RouteDeps & { jobs?: JobService }, document: () => unknown): { routes: RouteDef[]; closedPaths: ClosedPath[] } {
+export function managementRoutes(
+  d: RouteDeps & { jobs?: JobService },
+  document: () => unknown,
+): { routes: RouteDef[]; closedPaths: ClosedPath[] } {
   return {
     routes: [
       ...metaRoutes(document),
@@ -73,7 +76,9 @@ export function managementRoutes(d: RouteDeps & { jobs?: JobService }, document:
       ...delegationPolicyRoutes(d),
       ...tokenAuditRoutes(d),
       ...auditChainRoutes(d),
-      ...jobRoutes({ jobs: d.jobs ?? createJobService({ models: d.models, logger: d.logger, runner: detachedRunner }) }),
+      ...jobRoutes({
+        jobs: d.jobs ?? createJobService({ models: d.models, logger: d.logger, runner: detachedRunner }),
+      }),
     ],
     closedPaths: [...tokenAuditClosedPaths],
   };
@@ -100,12 +105,18 @@ export function createApp(deps: AppDeps) {
     ...(deps.console ? { consoleRedirectUris: consoleRedirectUris(deps.bearer.publicBaseUrl) } : {}),
   };
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
-  const { routes, closedPaths } = managementRoutes({ ...routeDeps, ...(deps.jobs ? { jobs: deps.jobs } : {}) }, () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })));
+  const { routes, closedPaths } = managementRoutes(
+    { ...routeDeps, ...(deps.jobs ? { jobs: deps.jobs } : {}) },
+    () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })),
+  );
 
   const admin: Router = buildRouter(routes, closedPaths, {
     logger: deps.logger,
     // DPoP proofs are remembered where the sidecar's token endpoint remembers them: one store for every replica.
-    authenticate: authenticate({ ...deps.bearer, replayStore: deps.bearer.replayStore ?? ((tenantId) => dpopProofReplayStore(deps.models, tenantId)) }),
+    authenticate: authenticate({
+      ...deps.bearer,
+      replayStore: deps.bearer.replayStore ?? ((tenantId) => dpopProofReplayStore(deps.models, tenantId)),
+    }),
     tenantExists: async (tenantId) => (await deps.models.Tenant.exists({ _id: tenantId })) !== null,
     ...(deps.publishInvalidation ? { publishInvalidation: deps.publishInvalidation } : {}),
   });
@@ -113,5 +124,10 @@ export function createApp(deps: AppDeps) {
   app.use(['/auth/admin', '/_api/auth/admin'], admin);
   app.use(problemNotFound);
   app.use(problemErrorHandler(deps.logger));
-  return { app, registry, routes, openapi: () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })) };
+  return {
+    app,
+    registry,
+    routes,
+    openapi: () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })),
+  };
 }

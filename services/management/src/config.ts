@@ -15,7 +15,10 @@ export const configSchema = z.object({
   /** Numeric id of the system tenant, whose admins reach every tenant. */
   SYSTEM_TENANT_ID: intEnv(1, 0),
   /** client_id of the first admin client of the system tenant. */
-  BOOTSTRAP_ADMIN_CLIENT_ID: z.string().regex(/^[A-Za-z0-9._-]{3,64}$/).default('bootstrap-admin'),
+  BOOTSTRAP_ADMIN_CLIENT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{3,64}$/)
+    .default('bootstrap-admin'),
   /** Its secret (>= 32 chars), from a Kubernetes Secret. */
   BOOTSTRAP_ADMIN_CLIENT_SECRET: secretEnv(32),
   /** Trust X-Forwarded-* from the ingress. */
@@ -26,9 +29,17 @@ export const configSchema = z.object({
    */
   JOBS_BACKEND: z.enum(['auto', 'kubernetes', 'in-process']).default('auto'),
   /** Namespace of the CronJobs (default: the pod's service-account namespace). */
-  JOBS_K8S_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).optional(),
+  JOBS_K8S_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .max(63)
+    .optional(),
   /** Name of the retention CronJob (the chart's, `nhe-audit-retention` unless prefixed). */
-  JOBS_K8S_CRONJOB_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(52).default('nhe-audit-retention'),
+  JOBS_K8S_CRONJOB_NAME: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+    .max(52)
+    .default('nhe-audit-retention'),
   /** Kubernetes API URL when not using the in-cluster service account (out-of-cluster runs, tests). */
   JOBS_K8S_API_URL: z.url().optional(),
   /** Bearer token for JOBS_K8S_API_URL. */

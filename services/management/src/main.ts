@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   try {
     nats = await connectNats(config.NATS_URL, logger, 'management');
   } catch (err) {
-    logger.warn({ err: (err as Error).message }, 'NATS unavailable: no invalidation events (caches expire by TTL); revocations persisted only');
+    logger.warn(
+      { err: (err as Error).message },
+      'NATS unavailable: no invalidation events (caches expire by TTL); revocations persisted only',
+    );
   }
   const jobRunner = await createJobRunner(config, logger, counterTickClaim(db.models));
   const jobs = createJobService({ models: db.models, runner: jobRunner, logger });
@@ -51,7 +54,10 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
     jobs,
     bootstrapAdmin: { tenantId: config.SYSTEM_TENANT_ID, clientId: config.BOOTSTRAP_ADMIN_CLIENT_ID },
-    console: { dir: config.CONSOLE_DIR ?? join(__dirname, '..', '..', '..', 'console', 'dist'), systemTenantId: config.SYSTEM_TENANT_ID },
+    console: {
+      dir: config.CONSOLE_DIR ?? join(__dirname, '..', '..', '..', 'console', 'dist'),
+      systemTenantId: config.SYSTEM_TENANT_ID,
+    },
     ...(nc ? { publishInvalidation: invalidationPublisher(nc) } : {}),
     revoke: revocationPublisher({ ...(nc ? { nc } : {}), store, logger }),
   });

@@ -23,18 +23,32 @@ beforeAll(async () => {
   ({ a: A, b: B } = h.tenants);
   adminA = await h.token(A, [...MANAGEMENT_SCOPES]);
   writer = new ScriptStateWriter(h.db.models, { minIntervalMs: 100 });
-  runner = new CustomClaimsRunner({ sandbox: new CustomClaimsSandbox({ size: 2 }), state: writer, breaker: { failureThreshold: 3, openMs: 60_000 } });
+  runner = new CustomClaimsRunner({
+    sandbox: new CustomClaimsSandbox({ size: 2 }),
+    state: writer,
+    breaker: { failureThreshold: 3, openMs: 60_000 },
+  });
 });
 afterAll(async () => {
   await runner?.close();
   await h?.close();
 });
 
-const state = (tenantId: number, clientId: string) => `/auth/admin/tenants/${tenantId}/clients/${clientId}/custom-claims-script/state`;
+const state = (tenantId: number, clientId: string) =>
+  `/auth/admin/tenants/${tenantId}/clients/${clientId}/custom-claims-script/state`;
 const LOOP = 'while (true) {}';
 
 async function callUserInfo(clientId: string, script: string) {
-  return runner.resolve({ tenantId: A, tenantName: 'a', clientId, sub: 'u1', scopes: ['openid', 'custom_claims'], claims: {}, mapped: { dept: 'ops' }, script });
+  return runner.resolve({
+    tenantId: A,
+    tenantName: 'a',
+    clientId,
+    sub: 'u1',
+    scopes: ['openid', 'custom_claims'],
+    claims: {},
+    mapped: { dept: 'ops' },
+    script,
+  });
 }
 
 async function createClient(clientId: string, script?: string) {
@@ -72,7 +86,13 @@ describe('custom-claims script state', () => {
 
     const res = await h.call('get', state(A, 'looping'), adminA);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ clientId: 'looping', hasScript: true, state: 'open', consecutiveFailures: 3, lastError: { reason: 'timeout' } });
+    expect(res.body).toMatchObject({
+      clientId: 'looping',
+      hasScript: true,
+      state: 'open',
+      consecutiveFailures: 3,
+      lastError: { reason: 'timeout' },
+    });
     expect(res.body.lastError.message).toMatch(/exceeded 50 ms/);
     const openedAt = Date.parse(res.body.openedAt);
     expect(openedAt).toBeGreaterThanOrEqual(before - 1000);
@@ -90,8 +110,19 @@ describe('custom-claims script state', () => {
 
   it('starts closed again when the script is replaced', async () => {
     const fixed = 'return { fixed: true };';
-    expect((await h.call('patch', `/auth/admin/tenants/${A}/clients/looping`, adminA, { config: { customizeUserInfoClaims: fixed } })).status).toBe(200);
-    expect((await h.call('get', state(A, 'looping'), adminA)).body).toEqual({ clientId: 'looping', hasScript: true, state: 'closed', consecutiveFailures: 0 });
+    expect(
+      (
+        await h.call('patch', `/auth/admin/tenants/${A}/clients/looping`, adminA, {
+          config: { customizeUserInfoClaims: fixed },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await h.call('get', state(A, 'looping'), adminA)).body).toEqual({
+      clientId: 'looping',
+      hasScript: true,
+      state: 'closed',
+      consecutiveFailures: 0,
+    });
     // oidc-core's breaker agrees: the new script runs.
     await expect(callUserInfo('looping', fixed)).resolves.toEqual({ fixed: true });
   });

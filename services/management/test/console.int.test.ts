@@ -56,7 +56,10 @@ beforeAll(async () => {
   await keyStore.ensureKeys(system);
   dir = mkdtempSync(join(tmpdir(), 'console-dist-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><html lang="en"><head><title>Admin console</title></head><body><div id="root"></div></body></html>');
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><html lang="en"><head><title>Admin console</title></head><body><div id="root"></div></body></html>',
+  );
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
 });
 
@@ -100,7 +103,10 @@ test('without a build only config.json answers (available: false)', async () => 
 
 test('a tenant created through the API gets the console client: public, first party, PKCE, the console URLs', async () => {
   const app = appWith(dir);
-  const res = await request(app).post('/auth/admin/tenants').set('authorization', `Bearer ${await systemToken()}`).send({ name: 'with-console' });
+  const res = await request(app)
+    .post('/auth/admin/tenants')
+    .set('authorization', `Bearer ${await systemToken()}`)
+    .send({ name: 'with-console' });
   expect(res.status).toBe(201);
   const client = await db.models.Client.findOne({ tenantId: res.body.id, clientId: CONSOLE_CLIENT_ID }).lean();
   expect(client).toMatchObject({
@@ -114,16 +120,34 @@ test('a tenant created through the API gets the console client: public, first pa
   expect(client?.secretDigest).toBeUndefined();
 });
 
-test('at start: tenants without it get it, a changed origin is followed, a tenant\'s own client of that id is left alone', async () => {
+test("at start: tenants without it get it, a changed origin is followed, a tenant's own client of that id is left alone", async () => {
   const lacking = system + 1;
   const own = system + 2;
-  await db.models.Tenant.create([{ _id: lacking, name: 'lacking' }, { _id: own, name: 'own' }]);
-  await db.models.Client.create({ tenantId: own, numericId: randomInt(1e9, 2e9), clientId: CONSOLE_CLIENT_ID, name: 'theirs', tokenEndpointAuthMethod: 'client_secret_basic', secretDigest: 'x', redirectUris: ['https://theirs.example/cb'] });
+  await db.models.Tenant.create([
+    { _id: lacking, name: 'lacking' },
+    { _id: own, name: 'own' },
+  ]);
+  await db.models.Client.create({
+    tenantId: own,
+    numericId: randomInt(1e9, 2e9),
+    clientId: CONSOLE_CLIENT_ID,
+    name: 'theirs',
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    secretDigest: 'x',
+    redirectUris: ['https://theirs.example/cb'],
+  });
   const moved = consoleRedirectUris('https://moved.example/');
   await ensureConsoleClients(db.models, moved);
-  expect((await db.models.Client.findOne({ tenantId: lacking, clientId: CONSOLE_CLIENT_ID }).lean())?.redirectUris).toEqual(['https://moved.example/auth/admin/console/', 'https://moved.example/_api/auth/admin/console/']);
-  expect((await db.models.Client.findOne({ tenantId: system, clientId: CONSOLE_CLIENT_ID }).lean())?.redirectUris).toEqual(moved);
-  expect((await db.models.Client.findOne({ tenantId: own, clientId: CONSOLE_CLIENT_ID }).lean())).toMatchObject({ name: 'theirs', redirectUris: ['https://theirs.example/cb'] });
+  expect(
+    (await db.models.Client.findOne({ tenantId: lacking, clientId: CONSOLE_CLIENT_ID }).lean())?.redirectUris,
+  ).toEqual(['https://moved.example/auth/admin/console/', 'https://moved.example/_api/auth/admin/console/']);
+  expect(
+    (await db.models.Client.findOne({ tenantId: system, clientId: CONSOLE_CLIENT_ID }).lean())?.redirectUris,
+  ).toEqual(moved);
+  expect(await db.models.Client.findOne({ tenantId: own, clientId: CONSOLE_CLIENT_ID }).lean()).toMatchObject({
+    name: 'theirs',
+    redirectUris: ['https://theirs.example/cb'],
+  });
   // Idempotent: a second start changes nothing and adds nothing.
   await ensureConsoleClients(db.models, moved);
   expect(await db.models.Client.countDocuments({ tenantId: lacking, clientId: CONSOLE_CLIENT_ID })).toBe(1);

@@ -7,7 +7,17 @@
  * management apps over the same database play two replicas. Every response is checked against the OpenAPI document.
  */
 import { randomUUID } from 'node:crypto';
-import { calculateJwkThumbprint, CompactSign, decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  CompactSign,
+  decodeJwt,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import request, { type Response } from 'supertest';
 import { createLogger } from '@idp/logger';
 import { accessTokenHash } from '@idp/resource-server';
@@ -35,16 +45,34 @@ const newKey = async (): Promise<Key> => {
 };
 
 /** A DPoP proof; `claims` override the defaults as raw JSON (so an iat can be a string). */
-async function proof(o: { htm: string; htu: string; token?: string; key?: Key; claims?: Record<string, unknown> }): Promise<string> {
+async function proof(o: {
+  htm: string;
+  htu: string;
+  token?: string;
+  key?: Key;
+  claims?: Record<string, unknown>;
+}): Promise<string> {
   const key = o.key ?? holder;
-  const payload = { htm: o.htm, htu: o.htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...(o.token ? { ath: await accessTokenHash(o.token) } : {}), ...o.claims };
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk }).sign(key.privateKey);
+  const payload = {
+    htm: o.htm,
+    htu: o.htu,
+    jti: randomUUID(),
+    iat: Math.floor(Date.now() / 1000),
+    ...(o.token ? { ath: await accessTokenHash(o.token) } : {}),
+    ...o.claims,
+  };
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
+    .sign(key.privateKey);
 }
 
 const path = () => `/auth/admin/tenants/${T}/clients`;
 const htu = (p = path()) => `${oidc.baseUrl}${p}`;
 
-async function call(headers: Record<string, string>, o: { replica?: 0 | 1; method?: 'get' | 'post'; path?: string } = {}): Promise<Response> {
+async function call(
+  headers: Record<string, string>,
+  o: { replica?: 0 | 1; method?: 'get' | 'post'; path?: string } = {},
+): Promise<Response> {
   let req = request(replicas[o.replica ?? 0])[o.method ?? 'get'](o.path ?? path());
   for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
   const res = await req;
@@ -82,7 +110,9 @@ beforeAll(async () => {
     });
   const first = management();
   replicas = [first.app, management().app];
-  validator = new OpenApiResponseValidator(first.openapi() as unknown as ConstructorParameters<typeof OpenApiResponseValidator>[0]);
+  validator = new OpenApiResponseValidator(
+    first.openapi() as unknown as ConstructorParameters<typeof OpenApiResponseValidator>[0],
+  );
   holder = await newKey();
   stranger = await newKey();
 
@@ -95,7 +125,11 @@ beforeAll(async () => {
       authorization: basicAuth(oidc.tenant.admin.clientId, oidc.tenant.admin.clientSecret),
       dpop: await proof({ htm: 'POST', htu: tokenUrl }),
     },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource: MANAGEMENT_AUDIENCE, scope: 'auth.clients.list' }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      resource: MANAGEMENT_AUDIENCE,
+      scope: 'auth.clients.list',
+    }),
   });
   const body = (await res.json()) as { access_token?: string; token_type?: string };
   if (!res.ok || !body.access_token) throw new Error(`token endpoint: ${res.status} ${JSON.stringify(body)}`);
@@ -113,23 +147,40 @@ describe('a DPoP-bound management token (section 1)', () => {
     const res = await call({ authorization: `Bearer ${bound}` });
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(challenge(res)).toMatch(/^DPoP realm="management", error="invalid_token", error_description="[^"]+", algs="ES256 [^"]*"$/);
-    expect(res.body).toMatchObject({ status: 401, detail: 'the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof' });
+    expect(challenge(res)).toMatch(
+      /^DPoP realm="management", error="invalid_token", error_description="[^"]+", algs="ES256 [^"]*"$/,
+    );
+    expect(res.body).toMatchObject({
+      status: 401,
+      detail: 'the access token is DPoP-bound: send it with Authorization: DPoP and a DPoP proof',
+    });
   });
 
   it('sent as Bearer with a valid proof: still 401 (the scheme says how the token is used)', async () => {
-    const res = await call({ authorization: `Bearer ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(), token: bound }) });
+    const res = await call({
+      authorization: `Bearer ${bound}`,
+      dpop: await proof({ htm: 'GET', htu: htu(), token: bound }),
+    });
     expect([res.status, challenge(res).startsWith('DPoP ')]).toEqual([401, true]);
   });
 
   it('sent as DPoP with a valid proof: 200, at both prefixes (the /_api alias is part of htu)', async () => {
-    const ok = await call({ authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(), token: bound }) });
+    const ok = await call({
+      authorization: `DPoP ${bound}`,
+      dpop: await proof({ htm: 'GET', htu: htu(), token: bound }),
+    });
     expect(ok.status).toBe(200);
     const alias = `/_api${path()}`;
-    const viaAlias = await call({ authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(alias), token: bound }) }, { path: alias });
+    const viaAlias = await call(
+      { authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(alias), token: bound }) },
+      { path: alias },
+    );
     expect(viaAlias.status).toBe(200);
     // A proof for the path without the alias does not fit a request that came through it.
-    const wrong = await call({ authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(), token: bound }) }, { path: alias });
+    const wrong = await call(
+      { authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(), token: bound }) },
+      { path: alias },
+    );
     expect([wrong.status, wrong.body.detail]).toEqual([401, 'DPoP proof htu mismatch']);
   });
 
@@ -139,21 +190,48 @@ describe('a DPoP-bound management token (section 1)', () => {
     for (const replica of [0, 1] as const) {
       const again = await call({ authorization: `DPoP ${bound}`, dpop: p }, { replica });
       expect([again.status, again.body.detail]).toEqual([401, 'DPoP proof has been used before']);
-      expect(challenge(again)).toMatch(/^DPoP realm="management", error="invalid_dpop_proof", error_description="DPoP proof has been used before", algs="/);
+      expect(challenge(again)).toMatch(
+        /^DPoP realm="management", error="invalid_dpop_proof", error_description="DPoP proof has been used before", algs="/,
+      );
     }
     // The record is the one the sidecar's token endpoint writes (oidc_payloads, model DPoPProof).
     const jti = decodeJwt(p).jti;
-    expect(await oidc.db.models.OidcPayload.countDocuments({ _id: `${T}:DPoPProof:${holder.jkt}:${jti}`, model: 'DPoPProof' })).toBe(1);
+    expect(
+      await oidc.db.models.OidcPayload.countDocuments({
+        _id: `${T}:DPoPProof:${holder.jkt}:${jti}`,
+        model: 'DPoPProof',
+      }),
+    ).toBe(1);
   });
 
   it.each([
     ['no proof', async () => undefined, 'DPoP proof is missing'],
-    ['a proof for another token (ath)', async () => proof({ htm: 'GET', htu: htu(), token: `${bound.slice(0, -2)}AA` }), 'DPoP proof ath does not match the access token'],
+    [
+      'a proof for another token (ath)',
+      async () => proof({ htm: 'GET', htu: htu(), token: `${bound.slice(0, -2)}AA` }),
+      'DPoP proof ath does not match the access token',
+    ],
     ['a proof without ath', async () => proof({ htm: 'GET', htu: htu() }), 'DPoP proof ath is missing'],
-    ['a proof for another route (htu)', async () => proof({ htm: 'GET', htu: `${oidc.baseUrl}/auth/admin/tenants/${T}/users`, token: bound }), 'DPoP proof htu mismatch'],
-    ['a proof for another method (htm)', async () => proof({ htm: 'POST', htu: htu(), token: bound }), 'DPoP proof htm mismatch'],
-    ['a proof made with another key', async () => proof({ htm: 'GET', htu: htu(), token: bound, key: stranger }), 'DPoP proof key is not the key the access token is bound to'],
-    ['a proof ten minutes old', async () => proof({ htm: 'GET', htu: htu(), token: bound, claims: { iat: Math.floor(Date.now() / 1000) - 600 } }), 'DPoP proof iat is not recent'],
+    [
+      'a proof for another route (htu)',
+      async () => proof({ htm: 'GET', htu: `${oidc.baseUrl}/auth/admin/tenants/${T}/users`, token: bound }),
+      'DPoP proof htu mismatch',
+    ],
+    [
+      'a proof for another method (htm)',
+      async () => proof({ htm: 'POST', htu: htu(), token: bound }),
+      'DPoP proof htm mismatch',
+    ],
+    [
+      'a proof made with another key',
+      async () => proof({ htm: 'GET', htu: htu(), token: bound, key: stranger }),
+      'DPoP proof key is not the key the access token is bound to',
+    ],
+    [
+      'a proof ten minutes old',
+      async () => proof({ htm: 'GET', htu: htu(), token: bound, claims: { iat: Math.floor(Date.now() / 1000) - 600 } }),
+      'DPoP proof iat is not recent',
+    ],
   ])('with %s: 401 invalid_dpop_proof naming the check', async (_what, make, detail) => {
     const p = await make();
     const res = await call({ authorization: `DPoP ${bound}`, ...(p ? { dpop: p } : {}) });
@@ -163,12 +241,24 @@ describe('a DPoP-bound management token (section 1)', () => {
 
   it('htu comes from the configured public origin, never from Host: a proof for the Host the request claims is refused', async () => {
     const evil = 'http://evil.example';
-    const res = await call({ host: 'evil.example', authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: `${evil}${path()}`, token: bound }) });
+    const res = await call({
+      host: 'evil.example',
+      authorization: `DPoP ${bound}`,
+      dpop: await proof({ htm: 'GET', htu: `${evil}${path()}`, token: bound }),
+    });
     expect([res.status, res.body.detail]).toEqual([401, 'DPoP proof htu mismatch']);
   });
 
   it('a proof whose iat is a string is refused for its iat (section 7)', async () => {
-    const res = await call({ authorization: `DPoP ${bound}`, dpop: await proof({ htm: 'GET', htu: htu(), token: bound, claims: { iat: String(Math.floor(Date.now() / 1000)) } }) });
+    const res = await call({
+      authorization: `DPoP ${bound}`,
+      dpop: await proof({
+        htm: 'GET',
+        htu: htu(),
+        token: bound,
+        claims: { iat: String(Math.floor(Date.now() / 1000)) },
+      }),
+    });
     expect([res.status, res.body.detail]).toEqual([401, 'DPoP proof iat is missing or not a number']);
   });
 });
@@ -177,7 +267,10 @@ describe('confirmation methods and schemes', () => {
   it('a token bound by cnf x5t#S256 (no mTLS here) is refused, as Bearer and as DPoP', async () => {
     const token = await tenantSigned({ cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } });
     const bearer = await call({ authorization: `Bearer ${token}` });
-    expect([bearer.status, bearer.body.detail]).toEqual([401, 'the access token is bound by a confirmation method this resource does not support (cnf x5t#S256)']);
+    expect([bearer.status, bearer.body.detail]).toEqual([
+      401,
+      'the access token is bound by a confirmation method this resource does not support (cnf x5t#S256)',
+    ]);
     expect(challenge(bearer)).toMatch(/^Bearer realm="management", error="invalid_token"/);
     const dpop = await call({ authorization: `DPoP ${token}`, dpop: await proof({ htm: 'GET', htu: htu(), token }) });
     expect(dpop.status).toBe(401);
@@ -186,7 +279,10 @@ describe('confirmation methods and schemes', () => {
   it('an unbound token sent as DPoP is refused; as Bearer it passes', async () => {
     const token = await tenantSigned({});
     const res = await call({ authorization: `DPoP ${token}`, dpop: await proof({ htm: 'GET', htu: htu(), token }) });
-    expect([res.status, res.body.detail]).toEqual([401, 'the access token is not DPoP-bound: send it with Authorization: Bearer']);
+    expect([res.status, res.body.detail]).toEqual([
+      401,
+      'the access token is not DPoP-bound: send it with Authorization: Bearer',
+    ]);
     expect((await call({ authorization: `Bearer ${token}` })).status).toBe(200);
   });
 
@@ -201,9 +297,18 @@ describe('non-canonical base64url (section 7)', () => {
   it('a token with == appended is refused, bound or not, although its signature is the same', async () => {
     const unbound = await tenantSigned({});
     const res = await call({ authorization: `Bearer ${unbound}==` });
-    expect([res.status, res.body.detail]).toEqual([401, 'the access token is not canonical base64url (padding or characters outside the alphabet)']);
+    expect([res.status, res.body.detail]).toEqual([
+      401,
+      'the access token is not canonical base64url (padding or characters outside the alphabet)',
+    ]);
     const padded = `${bound}==`;
-    const boundRes = await call({ authorization: `DPoP ${padded}`, dpop: await proof({ htm: 'GET', htu: htu(), token: padded }) });
-    expect([boundRes.status, boundRes.body.detail]).toEqual([401, 'the access token is not canonical base64url (padding or characters outside the alphabet)']);
+    const boundRes = await call({
+      authorization: `DPoP ${padded}`,
+      dpop: await proof({ htm: 'GET', htu: htu(), token: padded }),
+    });
+    expect([boundRes.status, boundRes.body.detail]).toEqual([
+      401,
+      'the access token is not canonical base64url (padding or characters outside the alphabet)',
+    ]);
   });
 });

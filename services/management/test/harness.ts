@@ -23,7 +23,16 @@ export const PEPPER = 'p'.repeat(40);
 /** The system tenant's bootstrap administrator the app is told about (create it with bootstrapSystemTenant). */
 export const BOOTSTRAP_ADMIN_CLIENT_ID = 'bootstrap-admin';
 
-type OpenApiDoc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> }>> };
+type OpenApiDoc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> }
+    >
+  >;
+};
 
 /** Validates supertest responses against an OpenAPI 3.1 document. */
 export class OpenApiResponseValidator {
@@ -36,7 +45,10 @@ export class OpenApiResponseValidator {
     this.templates = Object.keys(doc.paths)
       .map((template) => ({ template, express: template.replace(/\{([^}]+)\}/g, ':$1') }))
       .sort((a, b) => comparePaths(a.express, b.express))
-      .map(({ template }) => ({ template, regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`) }));
+      .map(({ template }) => ({
+        template,
+        regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+      }));
   }
 
   /** The template of a concrete path (the `/_api` alias stripped), or undefined. */
@@ -53,34 +65,52 @@ export class OpenApiResponseValidator {
     const template = this.templateOf(req.path);
     if (!template) {
       // Paths outside the document: only the final 404 or a closed path's 405, as problems.
-      if ((res.status === 404 || res.status === 405) && /problem\+json/.test(String(res.headers['content-type']))) return;
+      if ((res.status === 404 || res.status === 405) && /problem\+json/.test(String(res.headers['content-type'])))
+        return;
       throw new Error(`${where}: path is not in the OpenAPI document`);
     }
     const item = this.doc.paths[template]!;
     const op = item[method];
     if (!op) {
-      if (res.status !== 405) throw new Error(`${where}: ${method} is not documented for ${template}, so it must be 405`);
+      if (res.status !== 405)
+        throw new Error(`${where}: ${method} is not documented for ${template}, so it must be 405`);
       const documented = Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m));
-      const allow = String(res.headers.allow ?? '').split(/,\s*/).filter(Boolean).map((m) => m.toLowerCase());
-      for (const m of documented) if (!allow.includes(m)) throw new Error(`${where}: Allow (${res.headers.allow}) lacks documented ${m}`);
+      const allow = String(res.headers.allow ?? '')
+        .split(/,\s*/)
+        .filter(Boolean)
+        .map((m) => m.toLowerCase());
+      for (const m of documented)
+        if (!allow.includes(m)) throw new Error(`${where}: Allow (${res.headers.allow}) lacks documented ${m}`);
       return;
     }
     const response = op.responses[String(res.status)];
-    if (!response) throw new Error(`${where}: status not documented (documented: ${Object.keys(op.responses).join(', ')}); body ${JSON.stringify(res.body)}`);
+    if (!response)
+      throw new Error(
+        `${where}: status not documented (documented: ${Object.keys(op.responses).join(', ')}); body ${JSON.stringify(res.body)}`,
+      );
     if (!response.content) {
       if (res.text) throw new Error(`${where}: documented without a body but has one: ${res.text.slice(0, 200)}`);
       return;
     }
-    const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
-    if (!response.content[contentType]) throw new Error(`${where}: content type ${contentType} not documented (${Object.keys(response.content).join(', ')})`);
+    const contentType = String(res.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
+    if (!response.content[contentType])
+      throw new Error(
+        `${where}: content type ${contentType} not documented (${Object.keys(response.content).join(', ')})`,
+      );
     const pointer = ['paths', template, method, 'responses', String(res.status), 'content', contentType, 'schema']
       .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     const validate = this.ajv.getSchema(`openapi.json#/${pointer}`);
     if (!validate) throw new Error(`${where}: no schema at ${pointer}`);
     const body = contentType.endsWith('json') && res.text ? JSON.parse(res.text) : res.body;
-    if (!validate(body)) throw new Error(`${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}; body ${JSON.stringify(body).slice(0, 500)}`);
-    if (res.status === 401 && !res.headers['www-authenticate']) throw new Error(`${where}: 401 without WWW-Authenticate`);
+    if (!validate(body))
+      throw new Error(
+        `${where}: body does not match the document: ${this.ajv.errorsText(validate.errors)}; body ${JSON.stringify(body).slice(0, 500)}`,
+      );
+    if (res.status === 401 && !res.headers['www-authenticate'])
+      throw new Error(`${where}: 401 without WWW-Authenticate`);
   }
 }
 
@@ -97,9 +127,18 @@ export interface Harness {
   routes: ReturnType<typeof createApp>['routes'];
   /** Three fresh tenants: a, b (ordinary) and system. */
   tenants: { a: number; b: number; system: number };
-  token(tenantId: number, scopes: readonly string[], overrides?: { aud?: string; exp?: number; iss?: string }): Promise<string>;
+  token(
+    tenantId: number,
+    scopes: readonly string[],
+    overrides?: { aud?: string; exp?: number; iss?: string },
+  ): Promise<string>;
   /** Sends a request (JSON body when given) and validates the response against the OpenAPI document. */
-  call(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, token?: string, body?: unknown): Promise<Response>;
+  call(
+    method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+    path: string,
+    token?: string,
+    body?: unknown,
+  ): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -107,7 +146,10 @@ export async function startHarness(
   label: string,
   tenantSettings: { a?: Record<string, unknown>; b?: Record<string, unknown> } = {},
   /** Also called after recording (e.g. the real NATS publishers). */
-  forward: { publishInvalidation?: (e: Harness['invalidations'][number]) => Promise<void>; revoke?: (input: RevocationInput) => Promise<void> } = {},
+  forward: {
+    publishInvalidation?: (e: Harness['invalidations'][number]) => Promise<void>;
+    revoke?: (input: RevocationInput) => Promise<void>;
+  } = {},
 ): Promise<Harness> {
   const db = await openTestDatabase(label);
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
@@ -185,7 +227,10 @@ export async function startHarness(
       if (token) req = req.set('authorization', `Bearer ${token}`);
       if (body !== undefined) req = req.send(body as object);
       const res = await req;
-      if (res.status >= 500 && res.status !== 503) throw new Error(`${method.toUpperCase()} ${path} -> ${res.status}: a test request must never cause a server error`);
+      if (res.status >= 500 && res.status !== 503)
+        throw new Error(
+          `${method.toUpperCase()} ${path} -> ${res.status}: a test request must never cause a server error`,
+        );
       validator.check(res);
       return res;
     },
@@ -198,4 +243,5 @@ export async function startHarness(
 }
 
 /** The `name`s of a validation problem's invalid_params. */
-export const invalidNames = (res: Response): string[] => ((res.body.invalid_params ?? []) as Array<{ name: string }>).map((p) => p.name);
+export const invalidNames = (res: Response): string[] =>
+  ((res.body.invalid_params ?? []) as Array<{ name: string }>).map((p) => p.name);

@@ -24,7 +24,16 @@ writeFileSync(
 );
 const lines = () => (existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean) : []);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const job = (o: Partial<JobDoc>): JobDoc => ({ _id: 'nhe-audit-retention', type: 'NHE_AUDIT_RETENTION', schedule: '0 3 * * *', enabled: true, customOptions: {}, createdAt: new Date(), updatedAt: new Date(), ...o });
+const job = (o: Partial<JobDoc>): JobDoc => ({
+  _id: 'nhe-audit-retention',
+  type: 'NHE_AUDIT_RETENTION',
+  schedule: '0 3 * * *',
+  enabled: true,
+  customOptions: {},
+  createdAt: new Date(),
+  updatedAt: new Date(),
+  ...o,
+});
 const logger = createLogger({ service: 'test', level: 'silent' });
 
 test('schedule fires and spawns the program with JOB_TRIGGER=schedule; disabling unschedules it', async () => {
@@ -55,7 +64,9 @@ test('two replicas sharing a tick claim run each scheduled tick once', async () 
     if (won) claimed.add(key);
     return won;
   };
-  const replicas = [1, 2].map(() => createInProcessRunner({ entryOf: () => script, env: { MONGODB_URI: 'mongodb://db/z' }, logger, claimTick }));
+  const replicas = [1, 2].map(() =>
+    createInProcessRunner({ entryOf: () => script, env: { MONGODB_URI: 'mongodb://db/z' }, logger, claimTick }),
+  );
   try {
     for (const r of replicas) await r.sync(job({ schedule: '* * * * * *' }));
     await sleep(3200);
@@ -79,7 +90,12 @@ test('two replicas sharing a tick claim run each scheduled tick once', async () 
 
 test('run now spawns at once (manual); close() sends SIGTERM to a running child and waits for it', async () => {
   writeFileSync(out, '');
-  const runner = createInProcessRunner({ entryOf: () => script, env: { MONGODB_URI: 'mongodb://db/y' }, logger, args: ['--linger'] });
+  const runner = createInProcessRunner({
+    entryOf: () => script,
+    env: { MONGODB_URI: 'mongodb://db/y' },
+    logger,
+    args: ['--linger'],
+  });
   const started = await runner.runNow(job({ enabled: false }));
   expect(started).toEqual({ backend: 'in-process', pid: expect.any(Number) });
   const deadline = Date.now() + 5000;

@@ -26,13 +26,23 @@ afterAll(async () => h.close());
 /** Sends raw JSON text (supertest would re-serialise an object) and validates the answer against the document. */
 async function raw(method: 'post' | 'patch', url: string, text: string | Buffer, contentType = 'application/json') {
   // serialize: supertest would turn a Buffer into {"type":"Buffer",...} for a JSON content type.
-  const res = await request(h.app)[method](url).set('authorization', `Bearer ${admin}`).set('content-type', contentType).serialize((x: unknown) => x as string).send(text);
+  const res = await request(h.app)
+    [method](url)
+    .set('authorization', `Bearer ${admin}`)
+    .set('content-type', contentType)
+    .serialize((x: unknown) => x as string)
+    .send(text);
   h.validator.check(res);
   return res;
 }
 
 const expectTooDeep = (res: request.Response) => {
-  expect([res.status, res.headers['content-type'], res.body.type, invalidNames(res)]).toEqual([400, expect.stringMatching(/^application\/problem\+json/), 'https://idp.dev/problems/validation-error', ['body']]);
+  expect([res.status, res.headers['content-type'], res.body.type, invalidNames(res)]).toEqual([
+    400,
+    expect.stringMatching(/^application\/problem\+json/),
+    'https://idp.dev/problems/validation-error',
+    ['body'],
+  ]);
   expect(res.body.invalid_params[0].reason).toBe(`at most ${MAX_JSON_BODY_DEPTH} levels of arrays and objects`);
 };
 
@@ -47,7 +57,7 @@ describe('deep JSON nesting (the attack as reported)', () => {
     expectTooDeep(await raw('patch', path(`/users/${user.body.id}`), `{"claims":{"x":${deepArray(5000)}}}`));
   });
 
-  it("a client whose jwks.keys[] member nests 5,000 levels is 400", async () => {
+  it('a client whose jwks.keys[] member nests 5,000 levels is 400', async () => {
     const key = { ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), alg: 'ES256' };
     const member = JSON.stringify(key).replace(/}$/, `,"x5c":${deepArray(5000)}}`);
     const client = `{"name":"deep","clientId":"deep-jwks","grantTypes":["client_credentials"],"tokenEndpointAuthMethod":"private_key_jwt","jwks":{"keys":[${member}]}}`;
@@ -60,20 +70,42 @@ describe('deep JSON nesting (the attack as reported)', () => {
     const utf16 = Buffer.from(`{"username":"deep16","claims":{"x":${deepArray(5000)}}}`, 'utf16le');
     expectTooDeep(await raw('post', path('/users'), utf16, 'application/json; charset=utf-16le'));
     // Depth MAX_JSON_BODY_DEPTH in all: the body, claims, then the rest in one claim. The route's own limit speaks.
-    const inside = await raw('post', path('/users'), `{"username":"deep-inside","claims":{"x":${deepObject(MAX_JSON_BODY_DEPTH - 2)}}}`);
-    expect([inside.status, inside.body.invalid_params?.[0]?.reason]).toEqual([400, expect.stringMatching(/^nested too deeply/)]);
-    expectTooDeep(await raw('post', path('/users'), `{"username":"deep-inside","claims":{"x":${deepObject(MAX_JSON_BODY_DEPTH - 1)}}}`));
+    const inside = await raw(
+      'post',
+      path('/users'),
+      `{"username":"deep-inside","claims":{"x":${deepObject(MAX_JSON_BODY_DEPTH - 2)}}}`,
+    );
+    expect([inside.status, inside.body.invalid_params?.[0]?.reason]).toEqual([
+      400,
+      expect.stringMatching(/^nested too deeply/),
+    ]);
+    expectTooDeep(
+      await raw(
+        'post',
+        path('/users'),
+        `{"username":"deep-inside","claims":{"x":${deepObject(MAX_JSON_BODY_DEPTH - 1)}}}`,
+      ),
+    );
   });
 
   it('brackets inside strings do not count', async () => {
-    const res = await h.call('post', path('/users'), admin, { username: 'brackets', claims: { note: deepArray(2000) } });
+    const res = await h.call('post', path('/users'), admin, {
+      username: 'brackets',
+      claims: { note: deepArray(2000) },
+    });
     expect([res.status, res.body.claims.note]).toEqual([201, deepArray(2000)]);
   });
 });
 
 describe('client keys have the JWK shape', () => {
   const create = (clientId: string, keys: unknown[]) =>
-    h.call('post', path('/clients'), admin, { clientId, name: clientId, grantTypes: ['client_credentials'], tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys } });
+    h.call('post', path('/clients'), admin, {
+      clientId,
+      name: clientId,
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'private_key_jwt',
+      jwks: { keys },
+    });
 
   it('accepts public EC, RSA and OKP keys with the common members', async () => {
     const ec = await exportJWK((await generateKeyPair('ES384')).publicKey);
@@ -109,7 +141,11 @@ describe('client keys have the JWK shape', () => {
     ];
     for (const [key, name] of cases) {
       const res = await create('jwk-bad', [key]);
-      expect([JSON.stringify(key).slice(0, 60), res.status, invalidNames(res)]).toEqual([JSON.stringify(key).slice(0, 60), 400, expect.arrayContaining([name])]);
+      expect([JSON.stringify(key).slice(0, 60), res.status, invalidNames(res)]).toEqual([
+        JSON.stringify(key).slice(0, 60),
+        400,
+        expect.arrayContaining([name]),
+      ]);
     }
     expect(await h.db.models.Client.exists({ tenantId: T, clientId: 'jwk-bad' })).toBeNull();
   });

@@ -34,11 +34,20 @@ beforeAll(async () => {
   subscribeRevocations(nc, (e) => revoked.push(e));
   await nc.flush();
   let revoke: ReturnType<typeof revocationPublisher> | undefined;
-  h = await startHarness('mgmtinval', {}, {
-    publishInvalidation: invalidationPublisher(nc, 500),
-    revoke: (input) => revoke!(input),
+  h = await startHarness(
+    'mgmtinval',
+    {},
+    {
+      publishInvalidation: invalidationPublisher(nc, 500),
+      revoke: (input) => revoke!(input),
+    },
+  );
+  revoke = revocationPublisher({
+    nc,
+    store: revocationStore(h.db.connection.collection(REVOCATION_COLLECTION) as never),
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    timeoutMs: 500,
   });
-  revoke = revocationPublisher({ nc, store: revocationStore(h.db.connection.collection(REVOCATION_COLLECTION) as never), logger: createLogger({ service: 'test', level: 'silent' }), timeoutMs: 500 });
 });
 afterAll(async () => {
   await nc?.close();
@@ -54,7 +63,12 @@ const until = async (ok: () => boolean) => {
 it('publishes an invalidation per change and a persisted revocation when an NHE is disabled', async () => {
   const A = h.tenants.a;
   const admin = await h.token(A, [...MANAGEMENT_SCOPES]);
-  const created = await h.call('post', `/auth/admin/tenants/${A}/non-human-entities`, admin, { identifier: 'bot', type: 'llm-assistive', allowedScopes: [], operator: 'ops' });
+  const created = await h.call('post', `/auth/admin/tenants/${A}/non-human-entities`, admin, {
+    identifier: 'bot',
+    type: 'llm-assistive',
+    allowedScopes: [],
+    operator: 'ops',
+  });
   expect(await until(() => events.some((e) => e.kind === 'nhe' && e.id === created.body.id))).toBe(true);
   expect(events.find((e) => e.id === created.body.id)).toMatchObject({ tenantId: A, kind: 'nhe' });
   await h.call('patch', `/auth/admin/tenants/${A}/non-human-entities/${created.body.id}`, admin, { enabled: false });
@@ -74,21 +88,46 @@ it('NATS down: a disabling write answers 503 within the timeout, the change and 
   if (!ownServer) return; // a shared NATS server (NATS_URL) is not ours to stop
   const A = h.tenants.a;
   const admin = await h.token(A, [...MANAGEMENT_SCOPES]);
-  const created = await h.call('post', `/auth/admin/tenants/${A}/non-human-entities`, admin, { identifier: 'bot2', type: 'llm-assistive', allowedScopes: [], operator: 'ops' });
+  const created = await h.call('post', `/auth/admin/tenants/${A}/non-human-entities`, admin, {
+    identifier: 'bot2',
+    type: 'llm-assistive',
+    allowedScopes: [],
+    operator: 'ops',
+  });
   const m = h.db.models;
-  const client = await m.Client.create({ tenantId: A, clientId: 'down-client', numericId: 876_543, name: 'c', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], responseTypes: ['code'], redirectUris: ['https://app.example/cb'] });
+  const client = await m.Client.create({
+    tenantId: A,
+    clientId: 'down-client',
+    numericId: 876_543,
+    name: 'c',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code'],
+    responseTypes: ['code'],
+    redirectUris: ['https://app.example/cb'],
+  });
   const user = await m.User.create({ tenantId: A, username: 'down-user', passwordHash: 'x' });
   const group = await m.Group.create({ tenantId: A, name: 'down-group' });
-  const policy = await m.DelegationPolicy.create({ tenantId: A, nheId: created.body.id, target: { type: 'group', id: String(group._id) }, allowedScopes: [] });
+  const policy = await m.DelegationPolicy.create({
+    tenantId: A,
+    nheId: created.body.id,
+    target: { type: 'group', id: String(group._id) },
+    allowedScopes: [],
+  });
   await stopNats!();
   stopNats = undefined;
   const started = Date.now();
-  const res = await h.call('patch', `/auth/admin/tenants/${A}/non-human-entities/${created.body.id}`, admin, { enabled: false });
+  const res = await h.call('patch', `/auth/admin/tenants/${A}/non-human-entities/${created.body.id}`, admin, {
+    enabled: false,
+  });
   expect(res.status).toBe(503);
   expect(res.body.type).toBe('https://idp.dev/problems/service-unavailable');
   expect(Date.now() - started).toBeLessThan(3_000);
   expect((await h.db.models.Nhe.findById(created.body.id).lean())!.enabled).toBe(false);
-  expect(await h.db.connection.collection(REVOCATION_COLLECTION).countDocuments({ tenantId: A, 'entry.nheIdentifier': 'bot2' })).toBe(1);
+  expect(
+    await h.db.connection
+      .collection(REVOCATION_COLLECTION)
+      .countDocuments({ tenantId: A, 'entry.nheIdentifier': 'bot2' }),
+  ).toBe(1);
   // A DELETE revokes first: unconfirmed, it deletes nothing, so retrying it (as the 503 says) still finds the NHE.
   const del = await h.call('delete', `/auth/admin/tenants/${A}/non-human-entities/${created.body.id}`, admin);
   expect(del.status).toBe(503);
@@ -99,7 +138,10 @@ it('NATS down: a disabling write answers 503 within the timeout, the change and 
   for (const [path, still] of [
     [`${base}/clients/down-client`, () => m.Client.exists({ _id: client._id })],
     [`${base}/users/${user._id}`, () => m.User.exists({ _id: user._id })],
-    [`${base}/non-human-entities/${created.body.id}/delegation-policies/${policy._id}`, () => m.DelegationPolicy.exists({ _id: policy._id })],
+    [
+      `${base}/non-human-entities/${created.body.id}/delegation-policies/${policy._id}`,
+      () => m.DelegationPolicy.exists({ _id: policy._id }),
+    ],
     [`${base}/groups/${group._id}`, () => m.Group.exists({ _id: group._id })],
   ] as const) {
     expect([path, (await h.call('delete', path, admin)).status]).toEqual([path, 503]);

@@ -32,7 +32,14 @@ const synced: JobDoc[] = [];
 let failSync = false;
 let failInspect = false;
 /** The CronJob as the recording runner holds it (the chart's placeholder values, never adopted). */
-const cron: SchedulerState = { name: 'nhe-audit-retention', schedule: '17 3 * * *', suspend: false, resourceVersion: '1', adopted: false, writers: {} };
+const cron: SchedulerState = {
+  name: 'nhe-audit-retention',
+  schedule: '17 3 * * *',
+  suspend: false,
+  resourceVersion: '1',
+  adopted: false,
+  writers: {},
+};
 /** Someone outside the product edits the CronJob (what kubectl edit does to it). */
 const editOutside = (spec: { schedule?: string; suspend?: boolean }, manager = 'kubectl-edit') => {
   for (const [k, v] of Object.entries(spec)) {
@@ -45,9 +52,15 @@ const runner: JobRunner = {
   backend: 'kubernetes',
   sync: async (job, precondition) => {
     if (failSync) throw new Error('cronjobs.batch "nhe-audit-retention" is forbidden');
-    if (precondition?.resourceVersion && precondition.resourceVersion !== cron.resourceVersion) throw new SchedulerConflict('changed');
+    if (precondition?.resourceVersion && precondition.resourceVersion !== cron.resourceVersion)
+      throw new SchedulerConflict('changed');
     synced.push(job);
-    Object.assign(cron, { schedule: job.schedule, suspend: !job.enabled, adopted: true, resourceVersion: String(Number(cron.resourceVersion) + 1) });
+    Object.assign(cron, {
+      schedule: job.schedule,
+      suspend: !job.enabled,
+      adopted: true,
+      resourceVersion: String(Number(cron.resourceVersion) + 1),
+    });
     cron.writers = { schedule: { manager: 'idp-management' }, suspend: { manager: 'idp-management' } };
   },
   inspect: async () => {
@@ -104,7 +117,12 @@ async function token(tenantId: number, scopes: string[]): Promise<string> {
     .sign(await importJWK(jwk, 'ES256'));
 }
 
-async function call(method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: string, tok?: string, body?: unknown): Promise<Response> {
+async function call(
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete',
+  path: string,
+  tok?: string,
+  body?: unknown,
+): Promise<Response> {
   let req = request(app)[method](`/auth/admin${path}`);
   if (tok) req = req.set('authorization', `Bearer ${tok}`);
   if (body !== undefined) req = req.send(body as object);
@@ -120,13 +138,28 @@ describe('jobs API', () => {
     const res = await call('get', '/jobs', await token(tenants.system, ALL));
     expect(res.status).toBe(200);
     expect(res.body.items).toEqual([
-      expect.objectContaining({ name: 'nhe-audit-retention', type: 'NHE_AUDIT_RETENTION', schedule: '0 3 * * *', enabled: true, customOptions: {}, backend: 'kubernetes', lastRun: null }),
+      expect.objectContaining({
+        name: 'nhe-audit-retention',
+        type: 'NHE_AUDIT_RETENTION',
+        schedule: '0 3 * * *',
+        enabled: true,
+        customOptions: {},
+        backend: 'kubernetes',
+        lastRun: null,
+      }),
     ]);
     expect(new Date(res.body.items[0].nextRunAt).getUTCHours()).toBe(3);
     // The chart's CronJob (never adopted) took the row's values at start.
     expect(synced[0]).toMatchObject({ _id: 'nhe-audit-retention', schedule: '0 3 * * *', enabled: true });
-    expect(res.body.items[0].kubernetes).toEqual({ cronJob: 'nhe-audit-retention', schedule: '0 3 * * *', suspend: false, drift: [] });
-    expect((await call('get', '/jobs/nhe-audit-retention', await token(tenants.system, ['auth.jobs.list']))).body.name).toBe('nhe-audit-retention');
+    expect(res.body.items[0].kubernetes).toEqual({
+      cronJob: 'nhe-audit-retention',
+      schedule: '0 3 * * *',
+      suspend: false,
+      drift: [],
+    });
+    expect(
+      (await call('get', '/jobs/nhe-audit-retention', await token(tenants.system, ['auth.jobs.list']))).body.name,
+    ).toBe('nhe-audit-retention');
     expect((await call('get', '/jobs/other', await token(tenants.system, ['auth.jobs.list']))).status).toBe(404);
   });
 
@@ -137,25 +170,47 @@ describe('jobs API', () => {
     const patch = await call('patch', '/jobs/nhe-audit-retention', listOnly, { enabled: false });
     expect(patch.status).toBe(403);
     expect(patch.body.required_scope).toBe('auth.jobs.update');
-    expect((await call('post', '/jobs/nhe-audit-retention/run', listOnly, {})).body.required_scope).toBe('auth.jobs.run');
+    expect((await call('post', '/jobs/nhe-audit-retention/run', listOnly, {})).body.required_scope).toBe(
+      'auth.jobs.run',
+    );
     expect((await call('delete', '/jobs/nhe-audit-retention', await token(tenants.system, ALL))).status).toBe(405);
   });
 
   it('PATCH validates the cron schedule and customOptions, then applies schedule and suspend to the scheduler', async () => {
     const tok = await token(tenants.system, ALL);
-    const bad = await call('patch', '/jobs/nhe-audit-retention', tok, { schedule: '0 0 3 * * *', customOptions: { batchSize: 0, speed: 'fast' } });
+    const bad = await call('patch', '/jobs/nhe-audit-retention', tok, {
+      schedule: '0 0 3 * * *',
+      customOptions: { batchSize: 0, speed: 'fast' },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.invalid_params.map((p: { name: string }) => p.name).sort()).toEqual(['body.customOptions', 'body.customOptions.batchSize', 'body.schedule']);
+    expect(bad.body.invalid_params.map((p: { name: string }) => p.name).sort()).toEqual([
+      'body.customOptions',
+      'body.customOptions.batchSize',
+      'body.schedule',
+    ]);
     expect((await call('patch', '/jobs/nhe-audit-retention', tok, { schedule: '61 * * * *' })).status).toBe(400);
     expect((await call('patch', '/jobs/nhe-audit-retention', tok, { enabled: 'no' })).status).toBe(400);
     expect((await call('patch', '/jobs/nhe-audit-retention', tok, { name: 'x' })).status).toBe(400);
 
     synced.length = 0;
-    const ok = await call('patch', '/jobs/nhe-audit-retention', tok, { schedule: '30 1 * * 1-5', enabled: false, customOptions: { batchSize: 500 } });
+    const ok = await call('patch', '/jobs/nhe-audit-retention', tok, {
+      schedule: '30 1 * * 1-5',
+      enabled: false,
+      customOptions: { batchSize: 500 },
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ schedule: '30 1 * * 1-5', enabled: false, customOptions: { batchSize: 500 }, nextRunAt: null });
+    expect(ok.body).toMatchObject({
+      schedule: '30 1 * * 1-5',
+      enabled: false,
+      customOptions: { batchSize: 500 },
+      nextRunAt: null,
+    });
     expect(synced).toEqual([expect.objectContaining({ schedule: '30 1 * * 1-5', enabled: false })]);
-    expect(await db.models.Job.findById('nhe-audit-retention').lean()).toMatchObject({ schedule: '30 1 * * 1-5', enabled: false, customOptions: { batchSize: 500 } });
+    expect(await db.models.Job.findById('nhe-audit-retention').lean()).toMatchObject({
+      schedule: '30 1 * * 1-5',
+      enabled: false,
+      customOptions: { batchSize: 500 },
+    });
   });
 
   it('when the scheduler refuses the change, the job row is left unchanged (503)', async () => {
@@ -184,8 +239,20 @@ describe('jobs API', () => {
       schedule: '*/5 * * * *',
       suspend: !row.enabled,
       drift: [
-        { field: 'schedule', expected: row.schedule, actual: '*/5 * * * *', manager: 'kubectl-edit', changedAt: expect.any(String) },
-        { field: 'suspend', expected: !row.enabled, actual: !row.enabled ? true : false, manager: 'kubectl-edit', changedAt: expect.any(String) },
+        {
+          field: 'schedule',
+          expected: row.schedule,
+          actual: '*/5 * * * *',
+          manager: 'kubectl-edit',
+          changedAt: expect.any(String),
+        },
+        {
+          field: 'suspend',
+          expected: !row.enabled,
+          actual: !row.enabled ? true : false,
+          manager: 'kubectl-edit',
+          changedAt: expect.any(String),
+        },
       ].filter((d) => d.expected !== d.actual),
     });
 
@@ -194,11 +261,18 @@ describe('jobs API', () => {
     const refused = await call('patch', '/jobs/nhe-audit-retention', tok, { customOptions: { batchSize: 700 } });
     expect(refused.status).toBe(409);
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(refused.body).toMatchObject({ type: 'https://idp.dev/problems/conflict', status: 409, drift: [{ field: 'schedule', expected: row.schedule, actual: '*/5 * * * *', manager: 'kubectl-edit' }] });
+    expect(refused.body).toMatchObject({
+      type: 'https://idp.dev/problems/conflict',
+      status: 409,
+      drift: [{ field: 'schedule', expected: row.schedule, actual: '*/5 * * * *', manager: 'kubectl-edit' }],
+    });
     expect(refused.body.detail).toContain('schedule is "*/5 * * * *" there, the job says');
     expect(refused.body.detail).toContain('force');
     expect(synced).toEqual([]);
-    expect(await db.models.Job.findById('nhe-audit-retention').lean()).toMatchObject({ schedule: row.schedule, customOptions: row.customOptions });
+    expect(await db.models.Job.findById('nhe-audit-retention').lean()).toMatchObject({
+      schedule: row.schedule,
+      customOptions: row.customOptions,
+    });
     expect(cron.schedule).toBe('*/5 * * * *');
 
     // Adopting the CronJob's value overwrites nothing: accepted without force.
@@ -236,7 +310,10 @@ describe('jobs API', () => {
       expect(res.status).toBe(503);
       expect(res.body.detail).toMatch(/could not be read/);
       // GET still answers, saying the CronJob could not be read.
-      expect((await call('get', '/jobs/nhe-audit-retention', tok)).body.kubernetes).toEqual({ cronJob: 'nhe-audit-retention', error: 'the API server answered 403' });
+      expect((await call('get', '/jobs/nhe-audit-retention', tok)).body.kubernetes).toEqual({
+        cronJob: 'nhe-audit-retention',
+        error: 'the API server answered 403',
+      });
     } finally {
       failInspect = false;
     }
@@ -262,36 +339,96 @@ describe('jobs API', () => {
     expect(started.status).toBe(202);
     expect(started.body).toEqual({ backend: 'kubernetes', kubernetesJob: 'nhe-audit-retention-manual-abc' });
     const t0 = new Date('2026-01-01T03:00:00Z');
-    const counts = { tenantId: tenants.a, status: 'pruned', deleted: 12, batches: 1, capped: false, durationMs: 5, cutoff: '2025-10-03T03:00:00.000Z' };
+    const counts = {
+      tenantId: tenants.a,
+      status: 'pruned',
+      deleted: 12,
+      batches: 1,
+      capped: false,
+      durationMs: 5,
+      cutoff: '2025-10-03T03:00:00.000Z',
+    };
     const [older, newer] = await db.models.JobRun.insertMany([
-      { jobName: 'nhe-audit-retention', type: 'NHE_AUDIT_RETENTION', trigger: 'schedule', status: 'succeeded', dryRun: false, startedAt: t0, finishedAt: t0, deleted: 12, tenants: [counts, { tenantId: tenants.b, status: 'skipped', reason: 'nhe-disabled', deleted: 0, batches: 0, capped: false, durationMs: 0 }] },
-      { jobName: 'nhe-audit-retention', type: 'NHE_AUDIT_RETENTION', trigger: 'manual', status: 'failed', dryRun: false, startedAt: new Date(t0.getTime() + 1000), deleted: 0, tenants: [], error: 'boom' },
+      {
+        jobName: 'nhe-audit-retention',
+        type: 'NHE_AUDIT_RETENTION',
+        trigger: 'schedule',
+        status: 'succeeded',
+        dryRun: false,
+        startedAt: t0,
+        finishedAt: t0,
+        deleted: 12,
+        tenants: [
+          counts,
+          {
+            tenantId: tenants.b,
+            status: 'skipped',
+            reason: 'nhe-disabled',
+            deleted: 0,
+            batches: 0,
+            capped: false,
+            durationMs: 0,
+          },
+        ],
+      },
+      {
+        jobName: 'nhe-audit-retention',
+        type: 'NHE_AUDIT_RETENTION',
+        trigger: 'manual',
+        status: 'failed',
+        dryRun: false,
+        startedAt: new Date(t0.getTime() + 1000),
+        deleted: 0,
+        tenants: [],
+        error: 'boom',
+      },
     ] as never[]);
     const runs = await call('get', '/jobs/nhe-audit-retention/runs?limit=5', tok);
     expect(runs.status).toBe(200);
     expect(runs.body.items.map((r: { id: string }) => r.id)).toEqual([String(newer!._id), String(older!._id)]);
-    expect(runs.body.items[1].tenants).toEqual([counts, expect.objectContaining({ tenantId: tenants.b, status: 'skipped', reason: 'nhe-disabled' })]);
+    expect(runs.body.items[1].tenants).toEqual([
+      counts,
+      expect.objectContaining({ tenantId: tenants.b, status: 'skipped', reason: 'nhe-disabled' }),
+    ]);
     const one = await call('get', `/jobs/nhe-audit-retention/runs/${String(older!._id)}`, tok);
     expect(one.body).toMatchObject({ trigger: 'schedule', status: 'succeeded', deleted: 12 });
     expect((await call('get', '/jobs/nhe-audit-retention/runs/nope', tok)).status).toBe(404);
     expect((await call('get', '/jobs/nhe-audit-retention/runs?limit=0', tok)).status).toBe(400);
-    expect((await call('get', '/jobs/nhe-audit-retention', tok)).body.lastRun).toMatchObject({ id: String(newer!._id), status: 'failed', error: 'boom' });
+    expect((await call('get', '/jobs/nhe-audit-retention', tok)).body.lastRun).toMatchObject({
+      id: String(newer!._id),
+      status: 'failed',
+      error: 'boom',
+    });
   });
 });
 
 describe('token-audit chain verification route', () => {
   async function append(t: number, n: number) {
     const rows: TokenAuditDoc[] = Array.from({ length: n }, (_, i) => ({
-      tenantId: t, jti: `jti-${randomUUID()}`, userId: 'u', nheId: 'n', nheIdentifier: 'agent', clientId: 'c', clientNumericId: 1,
-      resourceServer: 'https://api.example', scopes: ['a'], ttl: 60, sourceIp: '127.0.0.1', issuedAt: new Date(Date.UTC(2026, 0, 1, 0, i)),
+      tenantId: t,
+      jti: `jti-${randomUUID()}`,
+      userId: 'u',
+      nheId: 'n',
+      nheIdentifier: 'agent',
+      clientId: 'c',
+      clientNumericId: 1,
+      resourceServer: 'https://api.example',
+      scopes: ['a'],
+      ttl: 60,
+      sourceIp: '127.0.0.1',
+      issuedAt: new Date(Date.UTC(2026, 0, 1, 0, i)),
     }));
     const linked = linkRows(rows, await chainTail(db.models, t));
     await db.models.TokenAudit.collection.insertMany(linked.map((r) => ({ ...r })));
-    await db.models.Counter.updateOne({ _id: `audit-chain-head:${t}` }, { $max: { seq: linked.at(-1)!.seq } }, { upsert: true });
+    await db.models.Counter.updateOne(
+      { _id: `audit-chain-head:${t}` },
+      { $max: { seq: linked.at(-1)!.seq } },
+      { upsert: true },
+    );
   }
   const path = (t: number) => `/tenants/${t}/non-human-entities/token-audit-chain/verify`;
 
-  it('reports a valid chain, then the deleted row, scoped to the caller\'s tenant', async () => {
+  it("reports a valid chain, then the deleted row, scoped to the caller's tenant", async () => {
     await append(tenants.a, 4);
     await append(tenants.b, 2);
     const tokA = await token(tenants.a, ['auth.nhe.audit.list']);
@@ -302,7 +439,10 @@ describe('token-audit chain verification route', () => {
     const broken = await call('get', `${path(tenants.a)}?from=2026-01-01T00:00:00Z&to=2026-01-01T00:03:00Z`, tokA);
     expect(broken.body).toMatchObject({ valid: false, problems: [{ kind: 'missing', fromSeq: 2, toSeq: 2 }] });
     // Tenant b's chain is its own and untouched; tenant a cannot read it.
-    expect((await call('get', path(tenants.b), await token(tenants.b, ['auth.nhe.audit.list']))).body).toMatchObject({ valid: true, checked: 2 });
+    expect((await call('get', path(tenants.b), await token(tenants.b, ['auth.nhe.audit.list']))).body).toMatchObject({
+      valid: true,
+      checked: 2,
+    });
     expect((await call('get', path(tenants.b), tokA)).status).toBe(404);
   });
 
@@ -311,7 +451,9 @@ describe('token-audit chain verification route', () => {
     expect((await call('post', path(tenants.a), tok, {})).status).toBe(405);
     expect((await call('delete', path(tenants.a), tok)).status).toBe(405);
     expect((await call('get', `${path(tenants.a)}?from=yesterday`, tok)).status).toBe(400);
-    expect((await call('get', `${path(tenants.a)}?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`, tok)).status).toBe(400);
+    expect(
+      (await call('get', `${path(tenants.a)}?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`, tok)).status,
+    ).toBe(400);
     expect((await call('get', path(tenants.a), await token(tenants.a, ['auth.nhe.list']))).status).toBe(403);
   });
 });

@@ -23,7 +23,13 @@ const D = MAX_JSON_BODY_DEPTH;
 
 /** The declared routes (no dependency is touched to list them). */
 const ROUTES: RouteDef[] = managementRoutes(
-  { models: {} as never, logger: createLogger({ service: 'fuzz', level: 'silent' }), keyStore: {} as never, clientSecretPepper: 'x', jobs: {} as never },
+  {
+    models: {} as never,
+    logger: createLogger({ service: 'fuzz', level: 'silent' }),
+    keyStore: {} as never,
+    clientSecretPepper: 'x',
+    jobs: {} as never,
+  },
   () => ({}),
 ).routes;
 
@@ -80,7 +86,8 @@ const VALUES: Array<[string, string]> = [
 
 /** Top-level field names of a body schema (a zod object, possibly wrapped). */
 function fieldsOf(schema: z.ZodType | undefined): string[] {
-  let s = schema as unknown as { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown; schema?: unknown } } | undefined;
+  let s = schema as unknown as
+    { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown; schema?: unknown } } | undefined;
   for (let i = 0; i < 5 && s && !s.shape; i++) s = (s.def?.innerType ?? s.def?.in ?? s.def?.schema) as typeof s;
   return s?.shape ? Object.keys(s.shape) : [];
 }
@@ -102,14 +109,33 @@ beforeAll(async () => {
     return res.body as { id?: string; clientId?: string };
   };
   const client = await made('/clients', { clientId: 'fuzz-client', name: 'fuzz', grantTypes: ['client_credentials'] });
-  const rs = await made('/resource-servers', { identifier: 'https://fuzz.example', name: 'fuzz', scopes: ['fuzz:read'] });
+  const rs = await made('/resource-servers', {
+    identifier: 'https://fuzz.example',
+    name: 'fuzz',
+    scopes: ['fuzz:read'],
+  });
   const user = await made('/users', { username: 'fuzz-user', password: 'a-long-password' });
   const group = await made('/groups', { name: 'fuzz-group' });
-  const role = await made('/roles', { name: 'fuzz-role', resourceServer: 'https://fuzz.example', permissions: ['fuzz:read'] });
-  const nhe = await made('/non-human-entities', { identifier: 'fuzz-agent', type: 'llm-assistive', allowedScopes: ['fuzz:read'], operator: 'ops' });
-  const policy = await made(`/non-human-entities/${nhe.id}/delegation-policies`, { target: { type: 'user', id: user.id }, allowedScopes: ['fuzz:read'] });
+  const role = await made('/roles', {
+    name: 'fuzz-role',
+    resourceServer: 'https://fuzz.example',
+    permissions: ['fuzz:read'],
+  });
+  const nhe = await made('/non-human-entities', {
+    identifier: 'fuzz-agent',
+    type: 'llm-assistive',
+    allowedScopes: ['fuzz:read'],
+    operator: 'ops',
+  });
+  const policy = await made(`/non-human-entities/${nhe.id}/delegation-policies`, {
+    target: { type: 'user', id: user.id },
+    allowedScopes: ['fuzz:read'],
+  });
   const initialAccessToken = await made('/initial-access-tokens', { maxUses: 1, expiresInSeconds: 3600 });
-  const workloadIssuer = await made('/workload-issuers', { issuer: 'https://issuer.fuzz.example', jwksUri: 'https://issuer.fuzz.example/jwks' });
+  const workloadIssuer = await made('/workload-issuers', {
+    issuer: 'https://issuer.fuzz.example',
+    jwksUri: 'https://issuer.fuzz.example/jwks',
+  });
   const absent = () => randomBytes(12).toString('hex');
   ids = {
     tenantId: String(T),
@@ -139,7 +165,8 @@ function urlOf(r: RouteDef): string {
 
 /** Sends raw bytes as JSON and checks the answer: below 500, and declared by the OpenAPI document. */
 async function send(r: RouteDef, what: string, body: string | Buffer): Promise<number> {
-  const token = routeAccess(r) === 'system' || r.path.startsWith('/tenants/:tenantId') === false ? systemToken : tenantToken;
+  const token =
+    routeAccess(r) === 'system' || r.path.startsWith('/tenants/:tenantId') === false ? systemToken : tenantToken;
   const res = await request(h.app)
     [r.method](urlOf(r))
     .set('authorization', `Bearer ${token}`)
@@ -159,7 +186,11 @@ async function send(r: RouteDef, what: string, body: string | Buffer): Promise<n
 describe.each(ROUTES.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))('%s', (_name, r) => {
   if (!r.body) {
     it('refuses a deep body (it takes none)', async () => {
-      for (const [what, body] of [['array 5000 deep', deepArray(5000)], ['object 5000 deep', deepObject(5000)]] as const) expect(await send(r, what, body)).toBe(400);
+      for (const [what, body] of [
+        ['array 5000 deep', deepArray(5000)],
+        ['object 5000 deep', deepObject(5000)],
+      ] as const)
+        expect(await send(r, what, body)).toBe(400);
     });
     return;
   }

@@ -21,23 +21,71 @@ let n = 0;
 beforeAll(async () => {
   h = await startHarness('mgmtlockout');
   T = h.tenants.a;
-  adminRole = String((await h.db.models.Role.create({ tenantId: T, name: 'lock-admin', resourceServer: MANAGEMENT_AUDIENCE, permissions: ALL }))._id);
-  await h.db.models.ResourceServer.create({ tenantId: T, identifier: 'https://orders.example', name: 'orders', scopes: ['orders:read'] });
-  apiRole = String((await h.db.models.Role.create({ tenantId: T, name: 'lock-orders', resourceServer: 'https://orders.example', permissions: ['orders:read'] }))._id);
+  adminRole = String(
+    (
+      await h.db.models.Role.create({
+        tenantId: T,
+        name: 'lock-admin',
+        resourceServer: MANAGEMENT_AUDIENCE,
+        permissions: ALL,
+      })
+    )._id,
+  );
+  await h.db.models.ResourceServer.create({
+    tenantId: T,
+    identifier: 'https://orders.example',
+    name: 'orders',
+    scopes: ['orders:read'],
+  });
+  apiRole = String(
+    (
+      await h.db.models.Role.create({
+        tenantId: T,
+        name: 'lock-orders',
+        resourceServer: 'https://orders.example',
+        permissions: ['orders:read'],
+      })
+    )._id,
+  );
 });
 afterAll(async () => h.close());
 
 const expectForbidden = (res: { status: number; body: { type?: string; detail?: string } }, what: string) => {
-  expect([res.status, res.body.type, res.body.detail]).toEqual([403, 'https://idp.dev/problems/forbidden', expect.stringMatching(new RegExp(`^${what} holds management scopes the caller does not; missing: auth\\.`))]);
+  expect([res.status, res.body.type, res.body.detail]).toEqual([
+    403,
+    'https://idp.dev/problems/forbidden',
+    expect.stringMatching(new RegExp(`^${what} holds management scopes the caller does not; missing: auth\\.`)),
+  ]);
 };
 
 async function adminClient(roleIds = [adminRole, apiRole]) {
   const clientId = `lock-admin-${++n}`;
-  await h.db.models.Client.create({ tenantId: T, clientId, numericId: 700_000 + n, name: clientId, tokenEndpointAuthMethod: 'client_secret_basic', secretDigest: 'unchanged', grantTypes: ['client_credentials'], responseTypes: [], redirectUris: [], roleIds });
+  await h.db.models.Client.create({
+    tenantId: T,
+    clientId,
+    numericId: 700_000 + n,
+    name: clientId,
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    secretDigest: 'unchanged',
+    grantTypes: ['client_credentials'],
+    responseTypes: [],
+    redirectUris: [],
+    roleIds,
+  });
   return clientId;
 }
 async function adminUser(extra: Record<string, unknown> = { roleIds: [adminRole, apiRole] }) {
-  return String((await h.db.models.User.create({ tenantId: T, username: `lock-user-${++n}`, passwordHash: 'x', enabled: true, ...extra }))._id);
+  return String(
+    (
+      await h.db.models.User.create({
+        tenantId: T,
+        username: `lock-user-${++n}`,
+        passwordHash: 'x',
+        enabled: true,
+        ...extra,
+      })
+    )._id,
+  );
 }
 const clientDoc = (clientId: string) => h.db.models.Client.findOne({ tenantId: T, clientId }).lean();
 const userDoc = (id: string) => h.db.models.User.findById(id).lean();
@@ -50,10 +98,21 @@ describe('clients', () => {
     expectForbidden(await h.call('delete', path(`/clients/${target}`), narrow), 'the client');
     expectForbidden(await h.call('post', path(`/clients/${target}/secret-rotations`), narrow, {}), 'the client');
     // Taking its only grant type away locks it out as surely as disabling it.
-    expectForbidden(await h.call('patch', path(`/clients/${target}`), narrow, { grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'] }), 'the client');
+    expectForbidden(
+      await h.call('patch', path(`/clients/${target}`), narrow, {
+        grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'],
+      }),
+      'the client',
+    );
     const doc = await clientDoc(target);
-    expect([doc?.enabled ?? true, doc?.grantTypes, doc?.secretDigest]).toEqual([true, ['client_credentials'], 'unchanged']);
-    expect(h.revocations.filter((r) => r.reason === 'client.deleted' || r.reason === 'client.delegation.disabled')).toHaveLength(0);
+    expect([doc?.enabled ?? true, doc?.grantTypes, doc?.secretDigest]).toEqual([
+      true,
+      ['client_credentials'],
+      'unchanged',
+    ]);
+    expect(
+      h.revocations.filter((r) => r.reason === 'client.deleted' || r.reason === 'client.delegation.disabled'),
+    ).toHaveLength(0);
     // What does not lock it out stays the narrow scope's (renaming); the full admin may disable and delete it.
     expect((await h.call('patch', path(`/clients/${target}`), narrow, { name: 'renamed' })).status).toBe(200);
     const full = await h.token(T, ALL);
@@ -62,7 +121,16 @@ describe('clients', () => {
   });
 
   it('the narrow scopes still manage a client that holds no more than they do', async () => {
-    const narrowRole = String((await h.db.models.Role.create({ tenantId: T, name: 'lock-narrow', resourceServer: MANAGEMENT_AUDIENCE, permissions: ['auth.clients.update'] }))._id);
+    const narrowRole = String(
+      (
+        await h.db.models.Role.create({
+          tenantId: T,
+          name: 'lock-narrow',
+          resourceServer: MANAGEMENT_AUDIENCE,
+          permissions: ['auth.clients.update'],
+        })
+      )._id,
+    );
     const peer = await adminClient([narrowRole, apiRole]);
     const narrow = await h.token(T, ['auth.clients.update', 'auth.clients.delete']);
     expect((await h.call('patch', path(`/clients/${peer}`), narrow, { enabled: false })).status).toBe(200);
@@ -73,13 +141,18 @@ describe('clients', () => {
     const target = await adminClient();
     const assign = await h.token(T, ['auth.roles.assign']);
     expectForbidden(await h.call('delete', path(`/clients/${target}/roles/${apiRole}`), assign), 'the client');
-    expectForbidden(await h.call('delete', path(`/clients/${target}/roles/${adminRole}`), assign), 'a role on the management API');
+    expectForbidden(
+      await h.call('delete', path(`/clients/${target}/roles/${adminRole}`), assign),
+      'a role on the management API',
+    );
     expect((await clientPermissions(h.db.models, T, target, MANAGEMENT_AUDIENCE)).size).toBe(ALL.length);
     expect((await clientDoc(target))?.roleIds).toEqual([adminRole, apiRole]);
     // An ordinary client's roles are the role assigner's; the full admin may strip the administrator.
     const plain = await adminClient([apiRole]);
     expect((await h.call('delete', path(`/clients/${plain}/roles/${apiRole}`), assign)).status).toBe(204);
-    expect((await h.call('delete', path(`/clients/${target}/roles/${apiRole}`), await h.token(T, ALL))).status).toBe(204);
+    expect((await h.call('delete', path(`/clients/${target}/roles/${apiRole}`), await h.token(T, ALL))).status).toBe(
+      204,
+    );
   });
 });
 
@@ -102,7 +175,9 @@ describe('users', () => {
   });
 
   it('an administrator through a group is guarded the same way, and its membership is too', async () => {
-    const group = String((await h.db.models.Group.create({ tenantId: T, name: 'lock-admins', roleIds: [adminRole] }))._id);
+    const group = String(
+      (await h.db.models.Group.create({ tenantId: T, name: 'lock-admins', roleIds: [adminRole] }))._id,
+    );
     const target = await adminUser({ groupIds: [group] });
     const narrow = await h.token(T, ['auth.users.update', 'auth.users.delete', 'auth.groups.update']);
     expectForbidden(await h.call('patch', path(`/users/${target}`), narrow, { enabled: false }), 'the user');
@@ -113,7 +188,9 @@ describe('users', () => {
 
   it('auth.roles.assign alone cannot remove any role from a stronger user or group', async () => {
     const target = await adminUser();
-    const group = String((await h.db.models.Group.create({ tenantId: T, name: 'lock-admins-2', roleIds: [adminRole, apiRole] }))._id);
+    const group = String(
+      (await h.db.models.Group.create({ tenantId: T, name: 'lock-admins-2', roleIds: [adminRole, apiRole] }))._id,
+    );
     const assign = await h.token(T, ['auth.roles.assign']);
     expectForbidden(await h.call('delete', path(`/users/${target}/roles/${apiRole}`), assign), 'the user');
     expectForbidden(await h.call('delete', path(`/groups/${group}/roles/${apiRole}`), assign), 'the group');
@@ -127,19 +204,43 @@ describe('users', () => {
 describe("the system tenant's bootstrap administrator", () => {
   it('cannot be disabled or deleted through the API, by a narrow caller or by a full system administrator', async () => {
     const sys = h.tenants.system;
-    await bootstrapSystemTenant(h.db.models, h.keyStore, { systemTenantId: sys, adminClientId: BOOTSTRAP_ADMIN_CLIENT_ID, adminClientSecret: 's'.repeat(40), clientSecretPepper: PEPPER });
+    await bootstrapSystemTenant(h.db.models, h.keyStore, {
+      systemTenantId: sys,
+      adminClientId: BOOTSTRAP_ADMIN_CLIENT_ID,
+      adminClientSecret: 's'.repeat(40),
+      clientSecretPepper: PEPPER,
+    });
     const url = `/auth/admin/tenants/${sys}/clients/${BOOTSTRAP_ADMIN_CLIENT_ID}`;
     const narrow = await h.token(sys, ['auth.clients.update', 'auth.clients.delete']);
     expectForbidden(await h.call('patch', url, narrow, { enabled: false }), 'the client');
     expectForbidden(await h.call('delete', url, narrow), 'the client');
     const full = await h.token(sys, ALL);
     for (const res of [await h.call('patch', url, full, { enabled: false }), await h.call('delete', url, full)]) {
-      expect([res.status, res.body.type, res.body.detail]).toEqual([409, 'https://idp.dev/problems/conflict', expect.stringMatching(/^the bootstrap administrator cannot be (disabled|deleted) through the API/)]);
+      expect([res.status, res.body.type, res.body.detail]).toEqual([
+        409,
+        'https://idp.dev/problems/conflict',
+        expect.stringMatching(/^the bootstrap administrator cannot be (disabled|deleted) through the API/),
+      ]);
     }
-    expect((await h.db.models.Client.findOne({ tenantId: sys, clientId: BOOTSTRAP_ADMIN_CLIENT_ID }).lean())?.enabled).toBe(true);
+    expect(
+      (await h.db.models.Client.findOne({ tenantId: sys, clientId: BOOTSTRAP_ADMIN_CLIENT_ID }).lean())?.enabled,
+    ).toBe(true);
     // Another system administrator client is the full administrator's to disable and delete.
-    await h.db.models.Client.create({ tenantId: sys, clientId: 'second-admin', numericId: 799_999, name: 'second', tokenEndpointAuthMethod: 'client_secret_basic', secretDigest: 'x', grantTypes: ['client_credentials'], responseTypes: [], redirectUris: [], roleIds: [] });
-    expect((await h.call('patch', `/auth/admin/tenants/${sys}/clients/second-admin`, full, { enabled: false })).status).toBe(200);
+    await h.db.models.Client.create({
+      tenantId: sys,
+      clientId: 'second-admin',
+      numericId: 799_999,
+      name: 'second',
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      secretDigest: 'x',
+      grantTypes: ['client_credentials'],
+      responseTypes: [],
+      redirectUris: [],
+      roleIds: [],
+    });
+    expect(
+      (await h.call('patch', `/auth/admin/tenants/${sys}/clients/second-admin`, full, { enabled: false })).status,
+    ).toBe(200);
     expect((await h.call('delete', `/auth/admin/tenants/${sys}/clients/second-admin`, full)).status).toBe(204);
   });
 });

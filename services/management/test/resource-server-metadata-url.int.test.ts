@@ -31,10 +31,17 @@ it('records the metadata URL on create, changes and removes it by PATCH; absent 
   expect(created.status).toBe(201);
   expect(created.body.metadataUrl).toBe('https://api.meta.example/.well-known/oauth-protected-resource/orders');
   const id = created.body.id as string;
-  expect((await h.call('get', r(`/${id}`), admin)).body.metadataUrl).toBe('https://api.meta.example/.well-known/oauth-protected-resource/orders');
+  expect((await h.call('get', r(`/${id}`), admin)).body.metadataUrl).toBe(
+    'https://api.meta.example/.well-known/oauth-protected-resource/orders',
+  );
 
-  const dev = await h.call('patch', r(`/${id}`), admin, { metadataUrl: 'http://127.0.0.1:8080/.well-known/oauth-protected-resource' });
-  expect([dev.status, dev.body.metadataUrl]).toEqual([200, 'http://127.0.0.1:8080/.well-known/oauth-protected-resource']);
+  const dev = await h.call('patch', r(`/${id}`), admin, {
+    metadataUrl: 'http://127.0.0.1:8080/.well-known/oauth-protected-resource',
+  });
+  expect([dev.status, dev.body.metadataUrl]).toEqual([
+    200,
+    'http://127.0.0.1:8080/.well-known/oauth-protected-resource',
+  ]);
   const renamed = await h.call('patch', r(`/${id}`), admin, { name: 'Orders API' });
   expect(renamed.body.metadataUrl).toBe('http://127.0.0.1:8080/.well-known/oauth-protected-resource');
   const removed = await h.call('patch', r(`/${id}`), admin, { metadataUrl: null });
@@ -54,9 +61,16 @@ it.each([
   ['a look-alike well-known path', 'https://api.meta.example/.well-known/oauth-protected-resourcex'],
   ['too long', `https://api.meta.example/.well-known/oauth-protected-resource/${'a'.repeat(2100)}`],
 ])('refuses %s with 400 naming body.metadataUrl, on create and on patch', async (_name, url) => {
-  const create = await h.call('post', r(), admin, { identifier: `https://bad-${Math.random().toString(36).slice(2)}.example`, name: 'Bad', metadataUrl: url });
+  const create = await h.call('post', r(), admin, {
+    identifier: `https://bad-${Math.random().toString(36).slice(2)}.example`,
+    name: 'Bad',
+    metadataUrl: url,
+  });
   expect([create.status, invalidNames(create)]).toEqual([400, ['body.metadataUrl']]);
-  const existing = await h.call('post', r(), admin, { identifier: `https://ok-${Math.random().toString(36).slice(2)}.example`, name: 'Ok' });
+  const existing = await h.call('post', r(), admin, {
+    identifier: `https://ok-${Math.random().toString(36).slice(2)}.example`,
+    name: 'Ok',
+  });
   const patch = await h.call('patch', r(`/${existing.body.id as string}`), admin, { metadataUrl: url });
   expect([patch.status, invalidNames(patch)]).toEqual([400, ['body.metadataUrl']]);
 });

@@ -29,7 +29,10 @@ it('is standard by default, for new tenants and for records written before the s
 });
 
 it('a tenant is created under FAPI 2.0, and a tenant admin turns it on and off; each change invalidates the tenant', async () => {
-  const created = await h.call('post', '/auth/admin/tenants', sys, { name: 'bank', settings: { security: { profile: 'fapi2' } } });
+  const created = await h.call('post', '/auth/admin/tenants', sys, {
+    name: 'bank',
+    settings: { security: { profile: 'fapi2' } },
+  });
   expect([created.status, created.body.settings.security]).toEqual([201, { profile: 'fapi2' }]);
   expect((await h.db.models.Tenant.findById(created.body.id).lean())?.settings?.security?.profile).toBe('fapi2');
 
@@ -62,17 +65,33 @@ it('the system tenant cannot be put under FAPI 2.0 (its bootstrap admin authenti
   expect([res.status, invalidNames(res)]).toEqual([400, ['body.settings.security.profile']]);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect((await h.db.models.Tenant.findById(h.tenants.system).lean())?.settings?.security?.profile).not.toBe('fapi2');
-  expect((await h.call('patch', t(h.tenants.system), sys, { settings: { security: { profile: 'standard' } } })).status).toBe(200);
+  expect(
+    (await h.call('patch', t(h.tenants.system), sys, { settings: { security: { profile: 'standard' } } })).status,
+  ).toBe(200);
 });
 
 it('the OpenAPI document describes the setting in the Tenant schema and in the create and update bodies', async () => {
-  const doc = h.doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> }; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> };
-  const profileOf = (schema: unknown) => (schema as { properties: { settings: { properties: { security: { properties: { profile: { enum: string[]; description: string } } } } } } }).properties.settings.properties.security.properties.profile;
+  const doc = h.doc as unknown as {
+    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+  };
+  const profileOf = (schema: unknown) =>
+    (
+      schema as {
+        properties: {
+          settings: { properties: { security: { properties: { profile: { enum: string[]; description: string } } } } };
+        };
+      }
+    ).properties.settings.properties.security.properties.profile;
   const inTenant = profileOf(doc.components.schemas.Tenant);
   expect(inTenant.enum).toEqual(['standard', 'fapi2']);
   expect(inTenant.description).toMatch(/FAPI 2\.0/);
-  const bodyOf = (path: string, method: string) => doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
-  for (const [path, method] of [['/auth/admin/tenants', 'post'], ['/auth/admin/tenants/{tenantId}', 'patch']] as const) {
+  const bodyOf = (path: string, method: string) =>
+    doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
+  for (const [path, method] of [
+    ['/auth/admin/tenants', 'post'],
+    ['/auth/admin/tenants/{tenantId}', 'patch'],
+  ] as const) {
     const profile = profileOf(bodyOf(path, method));
     expect([path, profile.enum]).toEqual([path, ['standard', 'fapi2']]);
     expect(profile.description).toMatch(/private_key_jwt/);

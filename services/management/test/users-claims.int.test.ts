@@ -41,9 +41,25 @@ const full = {
   providerClaims: { hd: 'example.com', locale: 'en', nested: { list: [1, 'two', { deep: null }] } },
   federatedIdentities: [{ era_commons: { firstname: 'Dana', lastname: 'Scully', userid: 'DSCULLY' } }],
   customClaims: { employee_number: 'E-42', cost_centre: { id: 7 } },
-  ga4ghVisas: [visa, { type: 'AcceptedTermsAndPolicies', value: 'https://ga4gh.example/terms', source: 'https://uni.example', asserted: 1_600_000_000 }],
+  ga4ghVisas: [
+    visa,
+    {
+      type: 'AcceptedTermsAndPolicies',
+      value: 'https://ga4gh.example/terms',
+      source: 'https://uni.example',
+      asserted: 1_600_000_000,
+    },
+  ],
 };
-const IDENTITY_FIELDS = ['externalGroups', 'identityProvider', 'linkedIdentity', 'providerClaims', 'federatedIdentities', 'customClaims', 'ga4ghVisas'] as const;
+const IDENTITY_FIELDS = [
+  'externalGroups',
+  'identityProvider',
+  'linkedIdentity',
+  'providerClaims',
+  'federatedIdentities',
+  'customClaims',
+  'ga4ghVisas',
+] as const;
 
 describe('identity fields of users', () => {
   let id: string;
@@ -65,9 +81,21 @@ describe('identity fields of users', () => {
     expect(stored.customClaims).toEqual(full.customClaims);
     // Visa conditions (a list of lists) are stored in a form FerretDB accepts; the signed visa has them as sent.
     expect(stored.ga4ghVisas![0]!.conditions).toEqual([{ all: visa.conditions[0] }]);
-    const passport = await new PassportSigner((await h.keyStore.load(A)).signing).passport('https://idp.test/auth/1', id, stored.ga4ghVisas!, 60);
+    const passport = await new PassportSigner((await h.keyStore.load(A)).signing).passport(
+      'https://idp.test/auth/1',
+      id,
+      stored.ga4ghVisas!,
+      60,
+    );
     expect(passport.map((jwt) => decodeJwt(jwt).ga4gh_visa_v1)).toEqual(full.ga4ghVisas);
-    const claims = userClaims({ sub: id, issuer: 'https://idp.test/auth/1', tenant: { id: A, name: 'a' }, user: stored, amr: ['pwd'], legacyRoleCompatibility: false });
+    const claims = userClaims({
+      sub: id,
+      issuer: 'https://idp.test/auth/1',
+      tenant: { id: A, name: 'a' },
+      user: stored,
+      amr: ['pwd'],
+      legacyRoleCompatibility: false,
+    });
     expect(claims).toMatchObject({
       name: 'Dana Scully',
       email: 'dana@example.com',
@@ -88,13 +116,28 @@ describe('identity fields of users', () => {
   });
 
   it('PATCH replaces the fields given, keeps the others, and null removes a field', async () => {
-    const res = await h.call('patch', u(A, `/${id}`), adminA, { externalGroups: ['lab'], customClaims: { employee_number: 'E-43' }, identityProvider: null, linkedIdentity: null });
+    const res = await h.call('patch', u(A, `/${id}`), adminA, {
+      externalGroups: ['lab'],
+      customClaims: { employee_number: 'E-43' },
+      identityProvider: null,
+      linkedIdentity: null,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ externalGroups: ['lab'], customClaims: { employee_number: 'E-43' }, providerClaims: full.providerClaims, ga4ghVisas: full.ga4ghVisas, claims: full.claims });
+    expect(res.body).toMatchObject({
+      externalGroups: ['lab'],
+      customClaims: { employee_number: 'E-43' },
+      providerClaims: full.providerClaims,
+      ga4ghVisas: full.ga4ghVisas,
+      claims: full.claims,
+    });
     expect(res.body.identityProvider).toBeUndefined();
     expect(res.body.linkedIdentity).toBeUndefined();
     const stored = (await h.db.models.User.findById(id).lean())!;
-    expect([stored.identityProvider, stored.linkedIdentity, stored.externalGroups]).toEqual([undefined, undefined, ['lab']]);
+    expect([stored.identityProvider, stored.linkedIdentity, stored.externalGroups]).toEqual([
+      undefined,
+      undefined,
+      ['lab'],
+    ]);
     expect((await h.call('get', u(A, `/${id}`), adminA)).body).toEqual(res.body);
     expect(h.invalidations).toContainEqual({ tenantId: A, kind: 'user', id });
     // Nothing about the values in the write log (only field names).
@@ -128,38 +171,67 @@ describe('identity fields of users', () => {
       [{ linkedIdentity: { provider: 'google', subject: '1', extra: true } }, ['body.linkedIdentity']],
       [{ providerClaims: ['not', 'an', 'object'] }, ['body.providerClaims']],
       [{ providerClaims: { 'a.b': 1 } }, ['body.providerClaims.a.b']],
-      [{ providerClaims: { ok: { $where: 'x', 'c.d': 2 } } }, ['body.providerClaims.ok.$where', 'body.providerClaims.ok.c.d']],
+      [
+        { providerClaims: { ok: { $where: 'x', 'c.d': 2 } } },
+        ['body.providerClaims.ok.$where', 'body.providerClaims.ok.c.d'],
+      ],
       [{ providerClaims: { matrix: [[1, 2]], ok: [{ inner: [3] }] } }, ['body.providerClaims.matrix.0']],
-      [{ claims: { name: 'x', grid: [['a']], nested: { 'e.f': 1 } } }, ['body.claims.grid.0', 'body.claims.nested.e.f']],
+      [
+        { claims: { name: 'x', grid: [['a']], nested: { 'e.f': 1 } } },
+        ['body.claims.grid.0', 'body.claims.nested.e.f'],
+      ],
       [{ customClaims: { big: 'x'.repeat(17_000) } }, ['body.customClaims']],
-      [{ customClaims: { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } } }, ['body.customClaims.a.b.c.d.e.f.g.h']],
+      [
+        { customClaims: { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } } },
+        ['body.customClaims.a.b.c.d.e.f.g.h'],
+      ],
       [{ federatedIdentities: { identities: [] } }, ['body.federatedIdentities']],
-      [{ federatedIdentities: [{ ok: 1 }, 'x', { 'e.f': 1 }] }, ['body.federatedIdentities.1', 'body.federatedIdentities.2.e.f']],
+      [
+        { federatedIdentities: [{ ok: 1 }, 'x', { 'e.f': 1 }] },
+        ['body.federatedIdentities.1', 'body.federatedIdentities.2.e.f'],
+      ],
       [{ ga4ghVisas: [{ ...visa, type: undefined }] }, ['body.ga4ghVisas.0.type']],
       [{ ga4ghVisas: [{ ...visa, by: 'someone' }] }, ['body.ga4ghVisas.0.by']],
       [{ ga4ghVisas: [{ ...visa, asserted: Date.now() }] }, ['body.ga4ghVisas.0.asserted']],
       [{ ga4ghVisas: [{ ...visa, asserted: 1.5 }] }, ['body.ga4ghVisas.0.asserted']],
       [{ ga4ghVisas: [{ ...visa, source: 'not a uri' }] }, ['body.ga4ghVisas.0.source']],
       [{ ga4ghVisas: [{ ...visa, value: 'v'.repeat(256) }] }, ['body.ga4ghVisas.0.value']],
-      [{ ga4ghVisas: [{ ...visa, conditions: [[{ type: 'AffiliationAndRole' }]] }] }, ['body.ga4ghVisas.0.conditions.0.0']],
+      [
+        { ga4ghVisas: [{ ...visa, conditions: [[{ type: 'AffiliationAndRole' }]] }] },
+        ['body.ga4ghVisas.0.conditions.0.0'],
+      ],
       [{ ga4ghVisas: [{ ...visa, extra: 1 }] }, ['body.ga4ghVisas.0']],
     ];
     for (const [fields, names] of cases) {
       const created = await h.call('post', u(A), adminA, { username: 'bad-one', ...fields });
-      expect([JSON.stringify(fields).slice(0, 80), created.status, invalidNames(created).sort()]).toEqual([JSON.stringify(fields).slice(0, 80), 400, [...names].sort()]);
+      expect([JSON.stringify(fields).slice(0, 80), created.status, invalidNames(created).sort()]).toEqual([
+        JSON.stringify(fields).slice(0, 80),
+        400,
+        [...names].sort(),
+      ]);
       expect(created.body.type).toMatch(/validation-error$/);
       const patched = await h.call('patch', u(A, `/${id}`), adminA, fields);
       expect([patched.status, invalidNames(patched).sort()]).toEqual([400, [...names].sort()]);
     }
     // create does not take null (nothing to remove)
-    expect(invalidNames(await h.call('post', u(A), adminA, { username: 'bad-one', identityProvider: null }))).toEqual(['body.identityProvider']);
+    expect(invalidNames(await h.call('post', u(A), adminA, { username: 'bad-one', identityProvider: null }))).toEqual([
+      'body.identityProvider',
+    ]);
     expect(await h.db.models.User.exists({ tenantId: A, username: 'bad-one' })).toBeNull();
     // the reason says what is wrong
     const dotted = await h.call('post', u(A), adminA, { username: 'bad-one', providerClaims: { 'a.b': 1 } });
     expect(dotted.body.invalid_params[0].reason).toMatch(/dots/);
     // values (not keys) may start with $ or hold dots
-    const dollars = await h.call('post', u(A), adminA, { username: 'dollars', claims: { nickname: '$5.00' }, customClaims: { price: '$5.00' } });
-    expect([dollars.status, dollars.body.claims, dollars.body.customClaims]).toEqual([201, { nickname: '$5.00' }, { price: '$5.00' }]);
+    const dollars = await h.call('post', u(A), adminA, {
+      username: 'dollars',
+      claims: { nickname: '$5.00' },
+      customClaims: { price: '$5.00' },
+    });
+    expect([dollars.status, dollars.body.claims, dollars.body.customClaims]).toEqual([
+      201,
+      { nickname: '$5.00' },
+      { price: '$5.00' },
+    ]);
     // nothing changed by the refused PATCHes
     expect((await h.db.models.User.findById(id).lean())!.externalGroups).toEqual(['lab']);
   });

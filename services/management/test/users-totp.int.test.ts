@@ -19,7 +19,12 @@ beforeAll(async () => {
   ({ a: A, b: B } = h.tenants);
   adminA = await h.token(A, [...MANAGEMENT_SCOPES]);
   adminB = await h.token(B, [...MANAGEMENT_SCOPES]);
-  userId = (await h.call('post', `/auth/admin/tenants/${A}/users`, adminA, { username: 'mulder@example.com', password: 'the truth is out there' })).body.id;
+  userId = (
+    await h.call('post', `/auth/admin/tenants/${A}/users`, adminA, {
+      username: 'mulder@example.com',
+      password: 'the truth is out there',
+    })
+  ).body.id;
 });
 afterAll(async () => h.close());
 
@@ -36,8 +41,18 @@ it('enrols: the secret and otpauth URI once; stored sealed for this tenant and u
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
   expect(res.body).toMatchObject({ algorithm: 'SHA1', digits: 6, period: 30 });
   const uri = new URL(res.body.otpauthUri);
-  expect([uri.protocol, uri.host, decodeURIComponent(uri.pathname)]).toEqual(['otpauth:', 'totp', '/a:mulder@example.com']);
-  expect(Object.fromEntries(uri.searchParams)).toEqual({ secret, issuer: 'a', algorithm: 'SHA1', digits: '6', period: '30' });
+  expect([uri.protocol, uri.host, decodeURIComponent(uri.pathname)]).toEqual([
+    'otpauth:',
+    'totp',
+    '/a:mulder@example.com',
+  ]);
+  expect(Object.fromEntries(uri.searchParams)).toEqual({
+    secret,
+    issuer: 'a',
+    algorithm: 'SHA1',
+    digits: '6',
+    period: '30',
+  });
 
   const sealed = (await stored()).totpSecret!;
   expect(sealed).toBeTruthy();
@@ -73,7 +88,11 @@ it('refuses a second enrolment (409) and keeps the first secret', async () => {
 
 it('concurrent enrolments: the others get 409, and the stored secret is one that was handed out', async () => {
   expect((await h.call('delete', totp(A), adminA)).status).toBe(204);
-  const results = await Promise.all([h.call('post', totp(A), adminA), h.call('post', totp(A), adminA), h.call('post', totp(A), adminA)]);
+  const results = await Promise.all([
+    h.call('post', totp(A), adminA),
+    h.call('post', totp(A), adminA),
+    h.call('post', totp(A), adminA),
+  ]);
   const ok = results.filter((r) => r.status === 201);
   expect(ok.length).toBeGreaterThanOrEqual(1);
   expect(results.every((r) => r.status === 201 || r.status === 409)).toBe(true);

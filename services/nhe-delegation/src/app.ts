@@ -52,13 +52,34 @@ export function createApp(deps: AppDeps) {
     // Never the tokens: only the NHE identifier (an nhe-id actor_token is a name, not a credential; an actor JWT is
     // a credential and is never logged: the NHE it proved is) and the resource, each cut to a bounded length (they
     // are the caller's strings until validated: a refused 30 KB value stays out of logs).
-    const nhe = actor ? actor.nheIdentifier : input.params.actor_token_type === TOKEN_TYPE_JWT ? '(actor JWT)' : bounded(input.params.actor_token);
-    const fields = () => ({ tenantId: input.tenantId, client_id: input.clientId, nhe, ...(actor ? { actorAuth: actor.auth } : {}), resource: bounded(input.params.resource), sourceIp: input.sourceIp });
+    const nhe = actor
+      ? actor.nheIdentifier
+      : input.params.actor_token_type === TOKEN_TYPE_JWT
+        ? '(actor JWT)'
+        : bounded(input.params.actor_token);
+    const fields = () => ({
+      tenantId: input.tenantId,
+      client_id: input.clientId,
+      nhe,
+      ...(actor ? { actorAuth: actor.auth } : {}),
+      resource: bounded(input.params.resource),
+      sourceIp: input.sourceIp,
+    });
     if (decision.outcome === 'granted') {
       decisions.inc({ outcome: 'granted', error: '', gate: '' });
       for (const r of decision.removed) narrowed.inc({ layer: r.layer });
       if (logger.isLevelEnabled('info')) {
-        const record = { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds, actorAuth: decision.actorAuth, ...(decision.chain ? { chain: decision.chain } : {}) };
+        const record = {
+          outcome: decision.outcome,
+          scopes: decision.scopes,
+          removed: decision.removed,
+          ttl: decision.ttl,
+          ttlSetBy: decision.ttlSetBy,
+          ttlTerms: decision.ttlTerms,
+          policyIds: decision.policyIds,
+          actorAuth: decision.actorAuth,
+          ...(decision.chain ? { chain: decision.chain } : {}),
+        };
         logger.info({ ...fields(), decision: record }, 'delegation granted');
       }
     } else if (decision.outcome === 'denied') {
@@ -66,7 +87,8 @@ export function createApp(deps: AppDeps) {
       logger.info({ ...fields(), decision }, 'delegation denied');
     } else {
       decisions.inc({ outcome: 'rejected', error: decision.error, gate: decision.stage });
-      if (decision.stage === 'internal' || decision.stage === 'audit') logger.warn({ ...fields(), decision }, 'token exchange failed');
+      if (decision.stage === 'internal' || decision.stage === 'audit')
+        logger.warn({ ...fields(), decision }, 'token exchange failed');
       else logger.info({ ...fields(), decision }, 'token exchange rejected');
     }
   };
@@ -76,27 +98,58 @@ export function createApp(deps: AppDeps) {
 
   // The exchange call goes to its handler without express (security headers, request id and metrics through the
   // prelude); health, readiness, metrics and every other path are the express app.
-  const actors = deps.actors ?? actorDirectory(deps.models, { fetchJwks: deps.fetchJwks ?? safeJwksFetcher(), ttlMs: 5000 });
-  const exchange = tokenExchangeHandler({ ...deps, actors, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) }, deps.sidecarSecret, logger, (err, req, res) =>
-    errors(err, req as Request, res as Response, () => undefined),
+  const actors =
+    deps.actors ?? actorDirectory(deps.models, { fetchJwks: deps.fetchJwks ?? safeJwksFetcher(), ttlMs: 5000 });
+  const exchange = tokenExchangeHandler(
+    { ...deps, actors, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) },
+    deps.sidecarSecret,
+    logger,
+    (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
   );
   // An agent client's token (issue 17 section 3): the same decision, counters and decision log, gty the flow's.
   const onAgentDecision: AgentTokenDeps['onDecision'] = (decision, input, nheIdentifier) => {
-    const fields = { tenantId: input.tenantId, client_id: bounded(input.clientId), nhe: nheIdentifier, resource: bounded(input.resource), gty: input.grantType, sourceIp: input.sourceIp };
+    const fields = {
+      tenantId: input.tenantId,
+      client_id: bounded(input.clientId),
+      nhe: nheIdentifier,
+      resource: bounded(input.resource),
+      gty: input.grantType,
+      sourceIp: input.sourceIp,
+    };
     if (decision.outcome === 'granted') {
       decisions.inc({ outcome: 'granted', error: '', gate: '' });
       for (const r of decision.removed) narrowed.inc({ layer: r.layer });
-      logger.info({ ...fields, decision: { outcome: decision.outcome, scopes: decision.scopes, removed: decision.removed, ttl: decision.ttl, ttlSetBy: decision.ttlSetBy, ttlTerms: decision.ttlTerms, policyIds: decision.policyIds } }, 'agent client delegation granted');
+      logger.info(
+        {
+          ...fields,
+          decision: {
+            outcome: decision.outcome,
+            scopes: decision.scopes,
+            removed: decision.removed,
+            ttl: decision.ttl,
+            ttlSetBy: decision.ttlSetBy,
+            ttlTerms: decision.ttlTerms,
+            policyIds: decision.policyIds,
+          },
+        },
+        'agent client delegation granted',
+      );
     } else if (decision.outcome === 'denied') {
       decisions.inc({ outcome: 'denied', error: decision.error, gate: decision.gate });
       logger.info({ ...fields, decision }, 'agent client delegation denied');
     } else {
       decisions.inc({ outcome: 'rejected', error: decision.error, gate: decision.stage });
-      (decision.stage === 'audit' ? logger.warn.bind(logger) : logger.info.bind(logger))({ ...fields, decision }, 'agent client token rejected');
+      (decision.stage === 'audit' ? logger.warn.bind(logger) : logger.info.bind(logger))(
+        { ...fields, decision },
+        'agent client token rejected',
+      );
     }
   };
-  const agentToken = agentTokenHandler({ ...deps, actors, onDecision: onAgentDecision }, deps.sidecarSecret, logger, (err, req, res) =>
-    errors(err, req as Request, res as Response, () => undefined),
+  const agentToken = agentTokenHandler(
+    { ...deps, actors, onDecision: onAgentDecision },
+    deps.sidecarSecret,
+    logger,
+    (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
   );
   const listener: RequestListener = (req, res) => {
     if (isExchangeRequest(req)) prelude(req, res, EXCHANGE_PATH, () => exchange(req, res));

@@ -3,7 +3,9 @@ import { boolEnv, commonEnv, intEnv, loadConfig, secretEnv, urlEnv, z, type Env 
 export const configSchema = z.object({
   ...commonEnv,
   /** Loopback address to bind; the sidecar refuses any other. */
-  HOST: z.enum(['127.0.0.1', '::1'], { message: 'the sidecar binds to loopback only (127.0.0.1 or ::1)' }).default('127.0.0.1'),
+  HOST: z
+    .enum(['127.0.0.1', '::1'], { message: 'the sidecar binds to loopback only (127.0.0.1 or ::1)' })
+    .default('127.0.0.1'),
   /** Port on loopback. */
   PORT: intEnv(3100, 0, 65535),
   /** Same value as oidc-core's: issuers are `{PUBLIC_BASE_URL}/auth/{tenantId}`. */

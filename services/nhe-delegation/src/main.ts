@@ -1,6 +1,17 @@
 import { connectDatabase } from '@idp/db';
 import { loadDelegationFacts } from '@idp/delegation';
-import { auditSubject, connectNats, ensureSingleUseStream, jetStreamSingleUseStore, onNatsStatus, publishAndAwaitAck, REVOCATION_COLLECTION, revocationStore, subscribeInvalidations, subscribeRevocations } from '@idp/events';
+import {
+  auditSubject,
+  connectNats,
+  ensureSingleUseStream,
+  jetStreamSingleUseStore,
+  onNatsStatus,
+  publishAndAwaitAck,
+  REVOCATION_COLLECTION,
+  revocationStore,
+  subscribeInvalidations,
+  subscribeRevocations,
+} from '@idp/events';
 import { disablePretenuring, listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
@@ -30,10 +41,16 @@ async function main(): Promise<void> {
     const ensured = (async () => {
       for (let attempt = 1; !stopping; attempt++) {
         try {
-          await ensureSingleUseStream(nats.nc, { replicas: config.ACTOR_JTI_STREAM_REPLICAS, maxAgeSeconds: jtiMaxAgeSeconds });
+          await ensureSingleUseStream(nats.nc, {
+            replicas: config.ACTOR_JTI_STREAM_REPLICAS,
+            maxAgeSeconds: jtiMaxAgeSeconds,
+          });
           return;
         } catch (err) {
-          logger.warn({ err: (err as Error)?.message, attempt }, 'the IDP_SINGLE_USE stream (actor tokens\' jti) could not be created yet; retrying');
+          logger.warn(
+            { err: (err as Error)?.message, attempt },
+            "the IDP_SINGLE_USE stream (actor tokens' jti) could not be created yet; retrying",
+          );
           await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)).unref());
         }
       }
@@ -45,11 +62,17 @@ async function main(): Promise<void> {
   const grants = grantCache(grantReader(db.models), config.GRANT_CACHE_TTL_MS);
   const keys = cachedKeys(keyStore, config.KEY_CACHE_TTL_SECONDS * 1000);
   const actors = actorDirectory(db.models, {
-    fetchJwks: safeJwksFetcher({ policy: { allowLoopback: config.ACTOR_JWKS_ALLOW_LOOPBACK, allowPrivateNetworks: config.ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS } }),
+    fetchJwks: safeJwksFetcher({
+      policy: {
+        allowLoopback: config.ACTOR_JWKS_ALLOW_LOOPBACK,
+        allowPrivateNetworks: config.ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS,
+      },
+    }),
     ttlMs: config.FACTS_CACHE_TTL_MS,
     jwksTtlMs: config.ACTOR_JWKS_CACHE_SECONDS * 1000,
   });
-  const invalid = (err: unknown) => logger.warn({ err: (err as Error)?.message }, 'invalid invalidation/revocation message ignored');
+  const invalid = (err: unknown) =>
+    logger.warn({ err: (err as Error)?.message }, 'invalid invalidation/revocation message ignored');
   const subs = [
     subscribeInvalidations(
       nats.nc,
@@ -77,7 +100,9 @@ async function main(): Promise<void> {
   // Expired kill-switch entries are removed here (FerretDB has no TTL index; readers ignore expired rows anyway).
   const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
   const pruner = setInterval(() => {
-    revocations.prune().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'pruning expired revocations failed'));
+    revocations
+      .prune()
+      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'pruning expired revocations failed'));
   }, 10 * 60_000);
   pruner.unref();
   const { listener } = createApp({
@@ -90,10 +115,24 @@ async function main(): Promise<void> {
     readGrant: grants.read,
     actors,
     ...(config.ACTOR_JTI_STORE === 'jetstream'
-      ? { actorJtiStore: (tenantId: number) => jetStreamSingleUseStore(nats.js, { kind: 'actor-jti', tenantId, maxAgeSeconds: jtiMaxAgeSeconds, timeoutMs: config.AUDIT_PUBLISH_TIMEOUT_MS }) }
+      ? {
+          actorJtiStore: (tenantId: number) =>
+            jetStreamSingleUseStore(nats.js, {
+              kind: 'actor-jti',
+              tenantId,
+              maxAgeSeconds: jtiMaxAgeSeconds,
+              timeoutMs: config.AUDIT_PUBLISH_TIMEOUT_MS,
+            }),
+        }
       : {}),
     publishIssued: async (event) => {
-      await publishAndAwaitAck(nats.js, auditSubject(event.tenantId), event, event.jti, config.AUDIT_PUBLISH_TIMEOUT_MS);
+      await publishAndAwaitAck(
+        nats.js,
+        auditSubject(event.tenantId),
+        event,
+        event.jti,
+        config.AUDIT_PUBLISH_TIMEOUT_MS,
+      );
     },
     readiness: [
       { name: 'mongodb', check: db.ping },

@@ -69,15 +69,34 @@ beforeAll(async () => {
   served['/k8s/jwks'] = [workloadKey.jwk];
 
   const m = s.db.models;
-  await m.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { jwks: { keys: [agentKey.jwk] }, workloadIdentity: { issuer: WL_ISSUER, subject: SA } } });
+  await m.Nhe.updateOne(
+    { tenantId: T, identifier: 'orders-agent' },
+    { $set: { jwks: { keys: [agentKey.jwk] }, workloadIdentity: { issuer: WL_ISSUER, subject: SA } } },
+  );
   await m.WorkloadIssuer.create({ tenantId: T, issuer: WL_ISSUER, jwksUri: `${jwksBase}/k8s/jwks` });
   // Two more NHEs with a policy for alice: one with its keys at a jwks_uri, one sharing a workload identity with it.
   for (const [identifier, extra] of [
-    ['uri-agent', { jwksUri: `${jwksBase}/uri-agent/jwks`, workloadIdentity: { issuer: WL_ISSUER, subject: SHARED_SA } }],
+    [
+      'uri-agent',
+      { jwksUri: `${jwksBase}/uri-agent/jwks`, workloadIdentity: { issuer: WL_ISSUER, subject: SHARED_SA } },
+    ],
     ['twin-agent', { workloadIdentity: { issuer: WL_ISSUER, subject: SHARED_SA } }],
   ] as const) {
-    const nhe = await m.Nhe.create({ tenantId: T, identifier, type: 'llm-assistive', allowedScopes: ['orders:read'], maxTokenLifetime: 300, operator: 'Ops', ...extra });
-    await m.DelegationPolicy.create({ tenantId: T, nheId: String(nhe._id), target: { type: 'user', id: t.user.id }, allowedScopes: ['orders:read'] });
+    const nhe = await m.Nhe.create({
+      tenantId: T,
+      identifier,
+      type: 'llm-assistive',
+      allowedScopes: ['orders:read'],
+      maxTokenLifetime: 300,
+      operator: 'Ops',
+      ...extra,
+    });
+    await m.DelegationPolicy.create({
+      tenantId: T,
+      nheId: String(nhe._id),
+      target: { type: 'user', id: t.user.id },
+      allowedScopes: ['orders:read'],
+    });
   }
 }, 60_000);
 
@@ -98,8 +117,18 @@ interface ActorClaims {
 /** An actor JWT: iss = sub = orders-agent, aud = the issuer, 60 s, signed with orders-agent's key unless told. */
 async function actorJwt(c: ActorClaims = {}, key: Key = agentKey, alg = 'ES256'): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { iss: 'orders-agent', sub: 'orders-agent', aud: issuer, iat: now, exp: now + 60, jti: randomUUID(), ...c };
-  return new SignJWT({ ...claims }).setProtectedHeader({ alg, kid: key.jwk.kid!, typ: 'JWT' }).sign(key.pair.privateKey);
+  const claims = {
+    iss: 'orders-agent',
+    sub: 'orders-agent',
+    aud: issuer,
+    iat: now,
+    exp: now + 60,
+    jti: randomUUID(),
+    ...c,
+  };
+  return new SignJWT({ ...claims })
+    .setProtectedHeader({ alg, kid: key.jwk.kid!, typ: 'JWT' })
+    .sign(key.pair.privateKey);
 }
 const workloadJwt = (c: ActorClaims = {}) => actorJwt({ iss: WL_ISSUER, sub: SA, ...c }, workloadKey, 'RS256');
 
@@ -113,46 +142,102 @@ async function exchange(o: { actor?: string; type?: string; dpop?: string; url?:
     resource: RS,
     scope: 'orders:read',
   });
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('demo-app', t.client.clientSecret) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: basicAuth('demo-app', t.client.clientSecret),
+  };
   if (o.dpop) headers.dpop = o.dpop;
   const res = await fetch(o.url ?? tokenUrl, { method: 'POST', headers, body: form });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 const err = (error: string, error_description: string) => ({ error, error_description });
-const lastEvent = async () => (await s.jsm.streams.getMessage(AUDIT_STREAM, { last_by_subj: auditSubject(T) }))!.json<Record<string, unknown>>();
+const lastEvent = async () =>
+  (await s.jsm.streams.getMessage(AUDIT_STREAM, { last_by_subj: auditSubject(T) }))!.json<Record<string, unknown>>();
 
 describe('actor_token_type jwt: refusals (invalid_grant naming the reason)', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const rows: Array<[string, () => Promise<string>, string]> = [
-    ['signed by a key that is not the NHE\'s (same kid)', async () => actorJwt({}, { ...(await newKey('ES256', 'agent-1')) }), "actor_token signature does not verify with the NHE's keys"],
-    ['signed by a key the NHE does not have (unknown kid)', async () => actorJwt({}, await newKey('ES256', 'someone-else')), "actor_token is signed with a key that is not one of the NHE's keys"],
+    [
+      "signed by a key that is not the NHE's (same kid)",
+      async () => actorJwt({}, { ...(await newKey('ES256', 'agent-1')) }),
+      "actor_token signature does not verify with the NHE's keys",
+    ],
+    [
+      'signed by a key the NHE does not have (unknown kid)',
+      async () => actorJwt({}, await newKey('ES256', 'someone-else')),
+      "actor_token is signed with a key that is not one of the NHE's keys",
+    ],
     ['expired', () => actorJwt({ iat: now() - 200, exp: now() - 100 }), 'actor_token has expired'],
-    ['exp more than 5 minutes after iat', () => actorJwt({ iat: now(), exp: now() + 301 }), 'actor_token lifetime (exp - iat) must be at most 300 seconds'],
-    ['aud of another tenant', () => actorJwt({ aud: `${s.baseUrl}/auth/${T + 1}` }), "actor_token aud must name this tenant's issuer or its token endpoint"],
-    ['aud of the resource server', () => actorJwt({ aud: RS }), "actor_token aud must name this tenant's issuer or its token endpoint"],
+    [
+      'exp more than 5 minutes after iat',
+      () => actorJwt({ iat: now(), exp: now() + 301 }),
+      'actor_token lifetime (exp - iat) must be at most 300 seconds',
+    ],
+    [
+      'aud of another tenant',
+      () => actorJwt({ aud: `${s.baseUrl}/auth/${T + 1}` }),
+      "actor_token aud must name this tenant's issuer or its token endpoint",
+    ],
+    [
+      'aud of the resource server',
+      () => actorJwt({ aud: RS }),
+      "actor_token aud must name this tenant's issuer or its token endpoint",
+    ],
     [
       'HS256 (a shared secret)',
       async () => {
         const n = now();
-        return new SignJWT({ iss: 'orders-agent', sub: 'orders-agent', aud: issuer, iat: n, exp: n + 60, jti: randomUUID() }).setProtectedHeader({ alg: 'HS256' }).sign(new Uint8Array(32).fill(7));
+        return new SignJWT({
+          iss: 'orders-agent',
+          sub: 'orders-agent',
+          aud: issuer,
+          iat: n,
+          exp: n + 60,
+          jti: randomUUID(),
+        })
+          .setProtectedHeader({ alg: 'HS256' })
+          .sign(new Uint8Array(32).fill(7));
       },
       'actor_token must be signed with an asymmetric algorithm (alg "HS256" is not accepted)',
     ],
     [
       'alg none (unsecured)',
-      async () => new UnsecuredJWT({ jti: randomUUID() }).setIssuer('orders-agent').setSubject('orders-agent').setAudience(issuer).setIssuedAt().setExpirationTime('60s').encode(),
+      async () =>
+        new UnsecuredJWT({ jti: randomUUID() })
+          .setIssuer('orders-agent')
+          .setSubject('orders-agent')
+          .setAudience(issuer)
+          .setIssuedAt()
+          .setExpirationTime('60s')
+          .encode(),
       'actor_token must be signed with an asymmetric algorithm (alg "none" is not accepted)',
     ],
-    ['iss = sub naming no NHE of the tenant', () => actorJwt({ iss: 'ghost-agent', sub: 'ghost-agent' }), 'actor_token names an unknown NHE (iss = sub must be the identifier of an NHE of this tenant)'],
+    [
+      'iss = sub naming no NHE of the tenant',
+      () => actorJwt({ iss: 'ghost-agent', sub: 'ghost-agent' }),
+      'actor_token names an unknown NHE (iss = sub must be the identifier of an NHE of this tenant)',
+    ],
     [
       'workload issuer unknown to the tenant',
       async () => actorJwt({ iss: 'https://other-cluster.example', sub: SA }, await newKey('ES256', 'x')),
       'actor_token issuer is neither the NHE itself (iss = sub = its identifier) nor a trusted workload issuer of this tenant',
     ],
-    ['workload identity mapped to two NHEs', () => workloadJwt({ sub: SHARED_SA }), 'actor_token names a workload identity (iss, sub) that more than one NHE is registered for'],
-    ['workload identity mapped to no NHE', () => workloadJwt({ sub: 'system:serviceaccount:orders:nobody' }), 'actor_token names a workload identity (iss, sub) that no NHE of this tenant is registered for'],
-    ['workload JWT signed by another key', async () => actorJwt({ iss: WL_ISSUER, sub: SA }, await newKey('RS256', 'k8s-1'), 'RS256'), "actor_token signature does not verify with the workload issuer's keys"],
+    [
+      'workload identity mapped to two NHEs',
+      () => workloadJwt({ sub: SHARED_SA }),
+      'actor_token names a workload identity (iss, sub) that more than one NHE is registered for',
+    ],
+    [
+      'workload identity mapped to no NHE',
+      () => workloadJwt({ sub: 'system:serviceaccount:orders:nobody' }),
+      'actor_token names a workload identity (iss, sub) that no NHE of this tenant is registered for',
+    ],
+    [
+      'workload JWT signed by another key',
+      async () => actorJwt({ iss: WL_ISSUER, sub: SA }, await newKey('RS256', 'k8s-1'), 'RS256'),
+      "actor_token signature does not verify with the workload issuer's keys",
+    ],
     ['not a JWT', async () => 'not-a-jwt', 'actor_token is not a JWT'],
   ];
   it.each(rows)('%s', async (_name, make, description) => {
@@ -162,12 +247,15 @@ describe('actor_token_type jwt: refusals (invalid_grant naming the reason)', () 
 
   it('an unsupported actor_token_type is invalid_request naming both supported types', async () => {
     const res = await exchange({ actor: await actorJwt(), type: 'urn:ietf:params:oauth:token-type:id_token' });
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: err('invalid_request', `unsupported actor_token_type; use ${NHE_ID} or ${JWT}`) });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: err('invalid_request', `unsupported actor_token_type; use ${NHE_ID} or ${JWT}`),
+    });
   });
 });
 
 describe('actor_token_type jwt: proven actors', () => {
-  it('signed by the NHE\'s key: act says key, the audit event records the key and the jti; the actor JWT is never logged', async () => {
+  it("signed by the NHE's key: act says key, the audit event records the key and the jti; the actor JWT is never logged", async () => {
     const logged = s.logs.length;
     const actor = await actorJwt();
     const res = await exchange({ actor });
@@ -175,21 +263,35 @@ describe('actor_token_type jwt: proven actors', () => {
     const claims = decodeJwt(String(res.body.access_token));
     expect(claims.act).toEqual({ sub: 'nhe:orders-agent', 'org.vendor.actor.proof': 'key' });
     expect(claims.sub).toBe(t.user.id);
-    expect(await lastEvent()).toMatchObject({ jti: claims.jti, nheIdentifier: 'orders-agent', actorAuth: { method: 'key', jkt: agentKey.jkt, jti: decodeJwt(actor).jti } });
+    expect(await lastEvent()).toMatchObject({
+      jti: claims.jti,
+      nheIdentifier: 'orders-agent',
+      actorAuth: { method: 'key', jkt: agentKey.jkt, jti: decodeJwt(actor).jti },
+    });
     const lines = s.logs.slice(logged);
     expect(lines.some((l) => l.includes(actor.split('.')[1]!))).toBe(false);
-    const granted = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'delegation granted')!;
-    expect(granted).toMatchObject({ nhe: 'orders-agent', actorAuth: { method: 'key' }, decision: { actorAuth: 'key' } });
+    const granted = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'delegation granted')!;
+    expect(granted).toMatchObject({
+      nhe: 'orders-agent',
+      actorAuth: { method: 'key' },
+      decision: { actorAuth: 'key' },
+    });
   });
 
   it('aud may be the token endpoint (either mount)', async () => {
-    for (const aud of [tokenUrl, `${s.baseUrl}/_api/auth/${T}/oidc/token`]) expect((await exchange({ actor: await actorJwt({ aud }) })).status).toBe(200);
+    for (const aud of [tokenUrl, `${s.baseUrl}/_api/auth/${T}/oidc/token`])
+      expect((await exchange({ actor: await actorJwt({ aud }) })).status).toBe(200);
   });
 
-  it('keys at the NHE\'s jwks_uri (EdDSA), fetched SSRF-safely and cached', async () => {
+  it("keys at the NHE's jwks_uri (EdDSA), fetched SSRF-safely and cached", async () => {
     const ok = await exchange({ actor: await actorJwt({ iss: 'uri-agent', sub: 'uri-agent' }, uriKey, 'EdDSA') });
     expect(ok.status).toBe(200);
-    expect(decodeJwt(String(ok.body.access_token)).act).toEqual({ sub: 'nhe:uri-agent', 'org.vendor.actor.proof': 'key' });
+    expect(decodeJwt(String(ok.body.access_token)).act).toEqual({
+      sub: 'nhe:uri-agent',
+      'org.vendor.actor.proof': 'key',
+    });
   });
 
   it('a workload JWT (RS256) of a trusted issuer whose (iss, sub) maps to one NHE: act says workload', async () => {
@@ -199,7 +301,10 @@ describe('actor_token_type jwt: proven actors', () => {
     const claims = decodeJwt(String(res.body.access_token));
     expect(claims.act).toEqual({ sub: 'nhe:orders-agent', 'org.vendor.actor.proof': 'workload' });
     expect(claims.agent).toMatchObject({ id: 'orders-agent' });
-    expect(await lastEvent()).toMatchObject({ jti: claims.jti, actorAuth: { method: 'workload', issuer: WL_ISSUER, subject: SA, jti: decodeJwt(actor).jti } });
+    expect(await lastEvent()).toMatchObject({
+      jti: claims.jti,
+      actorAuth: { method: 'workload', issuer: WL_ISSUER, subject: SA, jti: decodeJwt(actor).jti },
+    });
   });
 
   it('a disabled workload issuer authenticates nobody', async () => {
@@ -207,7 +312,9 @@ describe('actor_token_type jwt: proven actors', () => {
     try {
       await new Promise((r) => setTimeout(r, 5100)); // the sidecars' registration cache (5 s; NATS invalidation in a pod)
       const res = await exchange({ actor: await workloadJwt() });
-      expect(res.body.error_description).toBe('actor_token issuer is neither the NHE itself (iss = sub = its identifier) nor a trusted workload issuer of this tenant');
+      expect(res.body.error_description).toBe(
+        'actor_token issuer is neither the NHE itself (iss = sub = its identifier) nor a trusted workload issuer of this tenant',
+      );
     } finally {
       await s.db.models.WorkloadIssuer.updateOne({ tenantId: T, issuer: WL_ISSUER }, { $set: { enabled: true } });
       await new Promise((r) => setTimeout(r, 5100));
@@ -222,7 +329,10 @@ describe('actor_token_type jwt: proven actors', () => {
     expect((await exchange({ actor })).status).toBe(200);
     expect(await records()).toBe(before + 1);
     const again = await exchange({ actor });
-    expect({ status: again.status, body: again.body }).toEqual({ status: 400, body: err('invalid_grant', 'actor_token has been used before (jti)') });
+    expect({ status: again.status, body: again.body }).toEqual({
+      status: 400,
+      body: err('invalid_grant', 'actor_token has been used before (jti)'),
+    });
     // A fresh actor JWT at replica 1 first, then the same at replica 2 (its own caches, the shared store).
     const fresh = await actorJwt();
     const direct = async (url: string) => {
@@ -233,27 +343,51 @@ describe('actor_token_type jwt: proven actors', () => {
           tenantId: T,
           clientId: 'demo-app',
           clientNumericId: t.client.numericId,
-          params: { subject_token: await s.userToken(T, { sub: t.user.id, client_id: 'demo-app' }), subject_token_type: AT, actor_token: fresh, actor_token_type: JWT, resource: RS, scope: 'orders:read' },
+          params: {
+            subject_token: await s.userToken(T, { sub: t.user.id, client_id: 'demo-app' }),
+            subject_token_type: AT,
+            actor_token: fresh,
+            actor_token_type: JWT,
+            resource: RS,
+            scope: 'orders:read',
+          },
           sourceIp: '127.0.0.1',
         }),
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect((await direct(s.sidecarUrl)).status).toBe(200);
-    expect(await direct(s.sidecar2Url)).toEqual({ status: 400, body: err('invalid_grant', 'actor_token has been used before (jti)') });
+    expect(await direct(s.sidecar2Url)).toEqual({
+      status: 400,
+      body: err('invalid_grant', 'actor_token has been used before (jti)'),
+    });
     // Sent to both replicas at once: one token, one replay refusal.
     const racing = await actorJwt();
-    const both = await Promise.all([s.sidecarUrl, s.sidecar2Url].map(async (url) => (await fetch(`${url}/internal/token-exchange`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-sidecar-secret': SIDECAR_SECRET },
-      body: JSON.stringify({
-        tenantId: T,
-        clientId: 'demo-app',
-        clientNumericId: t.client.numericId,
-        params: { subject_token: await s.userToken(T, { sub: t.user.id, client_id: 'demo-app' }), subject_token_type: AT, actor_token: racing, actor_token_type: JWT, resource: RS, scope: 'orders:read' },
-        sourceIp: '127.0.0.1',
-      }),
-    })).status));
+    const both = await Promise.all(
+      [s.sidecarUrl, s.sidecar2Url].map(
+        async (url) =>
+          (
+            await fetch(`${url}/internal/token-exchange`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-sidecar-secret': SIDECAR_SECRET },
+              body: JSON.stringify({
+                tenantId: T,
+                clientId: 'demo-app',
+                clientNumericId: t.client.numericId,
+                params: {
+                  subject_token: await s.userToken(T, { sub: t.user.id, client_id: 'demo-app' }),
+                  subject_token_type: AT,
+                  actor_token: racing,
+                  actor_token_type: JWT,
+                  resource: RS,
+                  scope: 'orders:read',
+                },
+                sourceIp: '127.0.0.1',
+              }),
+            })
+          ).status,
+      ),
+    );
     expect(both.sort()).toEqual([200, 400]);
   });
 
@@ -263,7 +397,10 @@ describe('actor_token_type jwt: proven actors', () => {
       const res = await exchange({ actor: await actorJwt() });
       expect({ status: res.status, body: res.body }).toEqual({
         status: 503,
-        body: err('temporarily_unavailable', "the actor token's single use could not be checked; no token was issued, retry later"),
+        body: err(
+          'temporarily_unavailable',
+          "the actor token's single use could not be checked; no token was issued, retry later",
+        ),
       });
       expect((await exchange()).status).toBe(200);
     } finally {
@@ -274,16 +411,24 @@ describe('actor_token_type jwt: proven actors', () => {
 });
 
 describe('requireActorProof (tenant setting, per-NHE override)', () => {
-  const setTenant = (v: boolean) => s.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.requireActorProof': v } });
-  const setNhe = (v: boolean | null) => s.db.models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, v === null ? { $unset: { requireActorProof: 1 } } : { $set: { requireActorProof: v } });
-  const REFUSED = err('invalid_grant', 'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt');
+  const setTenant = (v: boolean) =>
+    s.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.requireActorProof': v } });
+  const setNhe = (v: boolean | null) =>
+    s.db.models.Nhe.updateOne(
+      { tenantId: T, identifier: 'orders-agent' },
+      v === null ? { $unset: { requireActorProof: 1 } } : { $set: { requireActorProof: v } },
+    );
+  const REFUSED = err(
+    'invalid_grant',
+    'this NHE must prove who it is: send a signed actor_token of type urn:ietf:params:oauth:token-type:jwt',
+  );
   afterEach(async () => {
     await setTenant(false);
     await setNhe(null);
   });
 
   const rows: Array<[string, boolean, boolean | null, 'named' | 'key' | 'workload', number]> = [
-    ['tenant off, NHE inherits: nhe-id accepted (the spec\'s contract)', false, null, 'named', 200],
+    ["tenant off, NHE inherits: nhe-id accepted (the spec's contract)", false, null, 'named', 200],
     ['tenant on, NHE inherits: nhe-id refused', true, null, 'named', 400],
     ['tenant on, NHE inherits: key proof accepted', true, null, 'key', 200],
     ['tenant on, NHE inherits: workload proof accepted', true, null, 'workload', 200],
@@ -304,7 +449,9 @@ describe('requireActorProof (tenant setting, per-NHE override)', () => {
     expect(res.status).toBe(200);
     const claims = decodeJwt(String(res.body.access_token));
     // Named: the spec's act exactly ({sub}); proven: plus how.
-    expect(claims.act).toEqual(method === 'named' ? { sub: 'nhe:orders-agent' } : { sub: 'nhe:orders-agent', 'org.vendor.actor.proof': method });
+    expect(claims.act).toEqual(
+      method === 'named' ? { sub: 'nhe:orders-agent' } : { sub: 'nhe:orders-agent', 'org.vendor.actor.proof': method },
+    );
     expect(((await lastEvent()).actorAuth as { method: string }).method).toBe(method);
   });
 });
@@ -312,10 +459,17 @@ describe('requireActorProof (tenant setting, per-NHE override)', () => {
 describe('DPoP pinned to the agent (requireKeyBoundDpop)', () => {
   const proof = (key: Key) =>
     new SignJWT({ htm: 'POST', htu: tokenUrl, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
-      .setProtectedHeader({ alg: key.jwk.kty === 'OKP' ? 'EdDSA' : 'ES256', typ: 'dpop+jwt', jwk: { kty: key.jwk.kty!, crv: key.jwk.crv!, x: key.jwk.x!, ...(key.jwk.y ? { y: key.jwk.y } : {}) } })
+      .setProtectedHeader({
+        alg: key.jwk.kty === 'OKP' ? 'EdDSA' : 'ES256',
+        typ: 'dpop+jwt',
+        jwk: { kty: key.jwk.kty!, crv: key.jwk.crv!, x: key.jwk.x!, ...(key.jwk.y ? { y: key.jwk.y } : {}) },
+      })
       .sign(key.pair.privateKey);
   beforeAll(async () => {
-    await s.db.models.Nhe.updateMany({ tenantId: T, identifier: { $in: ['orders-agent', 'uri-agent'] } }, { $set: { requireKeyBoundDpop: true } });
+    await s.db.models.Nhe.updateMany(
+      { tenantId: T, identifier: { $in: ['orders-agent', 'uri-agent'] } },
+      { $set: { requireKeyBoundDpop: true } },
+    );
   });
   afterAll(async () => {
     await s.db.models.Nhe.updateMany({ tenantId: T }, { $unset: { requireKeyBoundDpop: 1 } });
@@ -325,16 +479,22 @@ describe('DPoP pinned to the agent (requireKeyBoundDpop)', () => {
     const res = await exchange({ actor: await actorJwt() });
     expect({ status: res.status, body: res.body }).toEqual({
       status: 400,
-      body: err('invalid_dpop_proof', 'this NHE requires its tokens to be DPoP-bound to one of its registered keys: send a DPoP proof made with one of them'),
+      body: err(
+        'invalid_dpop_proof',
+        'this NHE requires its tokens to be DPoP-bound to one of its registered keys: send a DPoP proof made with one of them',
+      ),
     });
   });
 
   it('a proof with another key: invalid_dpop_proof', async () => {
     const res = await exchange({ actor: await actorJwt(), dpop: await proof(await newKey()) });
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: err('invalid_dpop_proof', "DPoP proof key is not one of the NHE's registered keys") });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: err('invalid_dpop_proof', "DPoP proof key is not one of the NHE's registered keys"),
+    });
   });
 
-  it('a proof with the NHE\'s own key: the token is bound to it (named or proven actor alike)', async () => {
+  it("a proof with the NHE's own key: the token is bound to it (named or proven actor alike)", async () => {
     for (const actor of [await actorJwt(), undefined]) {
       const res = await exchange({ ...(actor ? { actor } : {}), dpop: await proof(agentKey) });
       expect(res.status).toBe(200);
@@ -344,7 +504,10 @@ describe('DPoP pinned to the agent (requireKeyBoundDpop)', () => {
   });
 
   it('an NHE whose keys are at its jwks_uri: a proof with one of them binds the token', async () => {
-    const res = await exchange({ actor: await actorJwt({ iss: 'uri-agent', sub: 'uri-agent' }, uriKey, 'EdDSA'), dpop: await proof(uriKey) });
+    const res = await exchange({
+      actor: await actorJwt({ iss: 'uri-agent', sub: 'uri-agent' }, uriKey, 'EdDSA'),
+      dpop: await proof(uriKey),
+    });
     expect(res.status).toBe(200);
     expect(decodeJwt(String(res.body.access_token)).cnf).toEqual({ jkt: uriKey.jkt });
   });

@@ -32,7 +32,11 @@ const policyIds: Record<string, string> = {};
 let agentKey: { privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey']; jwk: JWK };
 
 const m = () => s.db.models;
-const err = (error: string, error_description: string, extra: Record<string, unknown> = {}) => ({ ...extra, error, error_description });
+const err = (error: string, error_description: string, extra: Record<string, unknown> = {}) => ({
+  ...extra,
+  error,
+  error_description,
+});
 
 beforeAll(async () => {
   s = await startStack('nhechains');
@@ -47,9 +51,22 @@ beforeAll(async () => {
   await m().Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { jwks: { keys: [agentKey.jwk] } } });
   nheIds['orders-agent'] = t.nhe.id;
   for (let i = 1; i < HOPS.length; i += 1) {
-    const nhe = await m().Nhe.create({ tenantId: T, identifier: HOPS[i], type: 'llm-assistive', allowedScopes: ['orders:read', 'orders:write'], maxTokenLifetime: 300, operator: 'Ops' });
+    const nhe = await m().Nhe.create({
+      tenantId: T,
+      identifier: HOPS[i],
+      type: 'llm-assistive',
+      allowedScopes: ['orders:read', 'orders:write'],
+      maxTokenLifetime: 300,
+      operator: 'Ops',
+    });
     nheIds[HOPS[i]!] = String(nhe._id);
-    const policy = await m().DelegationPolicy.create({ tenantId: T, nheId: String(nhe._id), target: { type: 'nhe', id: nheIds[HOPS[i - 1]!] }, allowedScopes: ['orders:read', 'orders:write'], maxChainDepth: 5 });
+    const policy = await m().DelegationPolicy.create({
+      tenantId: T,
+      nheId: String(nhe._id),
+      target: { type: 'nhe', id: nheIds[HOPS[i - 1]!] },
+      allowedScopes: ['orders:read', 'orders:write'],
+      maxChainDepth: 5,
+    });
     policyIds[HOPS[i]!] = String(policy._id);
   }
 }, 60_000);
@@ -64,7 +81,12 @@ interface Exchanged {
   token: string;
 }
 
-async function exchange(tenant: number, subject: string, actor: string, o: { scope?: string; resource?: string; actorType?: string } = {}): Promise<Exchanged> {
+async function exchange(
+  tenant: number,
+  subject: string,
+  actor: string,
+  o: { scope?: string; resource?: string; actorType?: string } = {},
+): Promise<Exchanged> {
   const seeded = tenant === T ? t : other;
   const form = new URLSearchParams({
     grant_type: TE,
@@ -77,19 +99,31 @@ async function exchange(tenant: number, subject: string, actor: string, o: { sco
   });
   const res = await fetch(`${s.baseUrl}/auth/${tenant}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('demo-app', seeded.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth('demo-app', seeded.client.clientSecret),
+    },
     body: form,
   });
   const body = (await res.json()) as Record<string, unknown>;
   return { status: res.status, body, token: String(body.access_token) };
 }
 
-const userToken = (tenant = T) => s.userToken(tenant, { sub: (tenant === T ? t : other).user.id, client_id: 'demo-app' });
+const userToken = (tenant = T) =>
+  s.userToken(tenant, { sub: (tenant === T ? t : other).user.id, client_id: 'demo-app' });
 
 /** orders-agent's actor JWT (proof by key). */
 async function agentProof(): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'a1' }).setIssuer('orders-agent').setSubject('orders-agent').setAudience(issuer).setIssuedAt(now).setExpirationTime(now + 60).setJti(randomUUID()).sign(agentKey.privateKey);
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'a1' })
+    .setIssuer('orders-agent')
+    .setSubject('orders-agent')
+    .setAudience(issuer)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 60)
+    .setJti(randomUUID())
+    .sign(agentKey.privateKey);
 }
 
 /** user -> orders-agent (proven by key) -> ... -> HOPS[depth - 1]: every token of the chain, root first. */
@@ -108,13 +142,17 @@ async function chain(depth: number, scope = 'orders:read orders:write'): Promise
 async function introspect(token: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${s.baseUrl}/auth/${T}/token/introspection`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('demo-app', t.client.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth('demo-app', t.client.clientSecret),
+    },
     body: new URLSearchParams({ token }),
   });
   return (await res.json()) as Record<string, unknown>;
 }
 
-const lastEvent = async () => (await s.jsm.streams.getMessage(AUDIT_STREAM, { last_by_subj: auditSubject(T) }))!.json<Record<string, unknown>>();
+const lastEvent = async () =>
+  (await s.jsm.streams.getMessage(AUDIT_STREAM, { last_by_subj: auditSubject(T) }))!.json<Record<string, unknown>>();
 
 /** The act claim for a chain of HOPS[0..depth-1], orders-agent proven by key. */
 function expectedAct(depth: number): Record<string, unknown> {
@@ -155,7 +193,12 @@ describe('chains that are allowed', () => {
   it('depth 5: four hand-ons, act nested five deep', async () => {
     const tokens = await chain(5);
     expect(decodeJwt(tokens[4]!).act).toEqual(expectedAct(5));
-    expect((await lastEvent()).actorChain).toEqual(['agent-e', 'agent-d', 'agent-c', 'agent-b', 'orders-agent'].map((id) => ({ nheIdentifier: id, method: id === 'orders-agent' ? 'key' : 'named' })));
+    expect((await lastEvent()).actorChain).toEqual(
+      ['agent-e', 'agent-d', 'agent-c', 'agent-b', 'orders-agent'].map((id) => ({
+        nheIdentifier: id,
+        method: id === 'orders-agent' ? 'key' : 'named',
+      })),
+    );
     expect((await introspect(tokens[4]!)).active).toBe(true);
   });
 
@@ -169,14 +212,20 @@ describe('chains that are allowed', () => {
 describe('chains that are refused (exact RFC 6749 bodies)', () => {
   it('depth + 1: beyond the hard maximum of 5', async () => {
     const tokens = await chain(5);
-    expect(await exchange(T, tokens[4]!, 'agent-f')).toMatchObject({ status: 400, body: err('invalid_grant', 'the delegation chain would be 6 actors deep; this tenant allows at most 5') });
+    expect(await exchange(T, tokens[4]!, 'agent-f')).toMatchObject({
+      status: 400,
+      body: err('invalid_grant', 'the delegation chain would be 6 actors deep; this tenant allows at most 5'),
+    });
   });
 
   it("depth + 1: beyond the tenant's ceiling", async () => {
     const tokens = await chain(2);
     await m().Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.maxChainDepth': 2 } });
     try {
-      expect(await exchange(T, tokens[1]!, 'agent-c')).toMatchObject({ status: 400, body: err('invalid_grant', 'the delegation chain would be 3 actors deep; this tenant allows at most 2') });
+      expect(await exchange(T, tokens[1]!, 'agent-c')).toMatchObject({
+        status: 400,
+        body: err('invalid_grant', 'the delegation chain would be 3 actors deep; this tenant allows at most 2'),
+      });
     } finally {
       await m().Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.maxChainDepth': 5 } });
     }
@@ -188,7 +237,10 @@ describe('chains that are refused (exact RFC 6749 bodies)', () => {
     try {
       expect(await exchange(T, tokens[2]!, 'agent-d')).toMatchObject({
         status: 400,
-        body: err('invalid_grant', 'the delegation chain would be 4 actors deep; the policy of hop 2 (nhe:orders-agent -> nhe:agent-b) allows at most 3'),
+        body: err(
+          'invalid_grant',
+          'the delegation chain would be 4 actors deep; the policy of hop 2 (nhe:orders-agent -> nhe:agent-b) allows at most 3',
+        ),
       });
     } finally {
       await m().DelegationPolicy.updateOne({ _id: policyIds['agent-b'] }, { $set: { maxChainDepth: 5 } });
@@ -201,7 +253,12 @@ describe('chains that are refused (exact RFC 6749 bodies)', () => {
     try {
       expect(await exchange(T, a!, 'agent-b')).toMatchObject({
         status: 400,
-        body: err('invalid_grant', 'the delegation chain would be 2 actors deep; the policy of hop 1 (user:' + t.user.id + ' -> nhe:orders-agent) allows at most 1'),
+        body: err(
+          'invalid_grant',
+          'the delegation chain would be 2 actors deep; the policy of hop 1 (user:' +
+            t.user.id +
+            ' -> nhe:orders-agent) allows at most 1',
+        ),
       });
     } finally {
       await m().DelegationPolicy.updateOne({ _id: t.policyId }, { $set: { maxChainDepth: 5 } });
@@ -210,7 +267,10 @@ describe('chains that are refused (exact RFC 6749 bodies)', () => {
 
   it('no policy lets the agent hand on to that NHE', async () => {
     const [a] = await chain(1);
-    expect(await exchange(T, a!, 'agent-c')).toMatchObject({ status: 400, body: err('access_denied', 'no delegation policy lets orders-agent hand on to agent-c') });
+    expect(await exchange(T, a!, 'agent-c')).toMatchObject({
+      status: 400,
+      body: err('access_denied', 'no delegation policy lets orders-agent hand on to agent-c'),
+    });
   });
 
   it('scope widening: a scope the parent does not carry is invalid_scope', async () => {
@@ -244,21 +304,41 @@ describe('chains that are refused (exact RFC 6749 bodies)', () => {
 
   it("another resource than the parent's is invalid_target", async () => {
     const [a] = await chain(1);
-    await m().ResourceServer.create({ tenantId: T, identifier: 'https://api.other.example', name: 'other', scopes: ['orders:read'], config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true, allowedNheTypes: [] } } });
-    expect(await exchange(T, a!, 'agent-b', { resource: 'https://api.other.example', scope: 'orders:read' })).toMatchObject({
+    await m().ResourceServer.create({
+      tenantId: T,
+      identifier: 'https://api.other.example',
+      name: 'other',
+      scopes: ['orders:read'],
+      config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true, allowedNheTypes: [] } },
+    });
+    expect(
+      await exchange(T, a!, 'agent-b', { resource: 'https://api.other.example', scope: 'orders:read' }),
+    ).toMatchObject({
       status: 400,
-      body: err('invalid_target', "a handed-on token is for its parent's resource only: resource must be the subject_token's audience"),
+      body: err(
+        'invalid_target',
+        "a handed-on token is for its parent's resource only: resource must be the subject_token's audience",
+      ),
     });
   });
 
   it('a chain across tenants is refused: a token of another tenant is not a subject token here, and that tenant (default depth 1) hands nothing on', async () => {
     const foreign = await exchange(OTHER, await userToken(OTHER), 'orders-agent');
     expect(foreign.status).toBe(200);
-    expect(await exchange(T, foreign.token, 'agent-b')).toMatchObject({ status: 400, body: err('invalid_grant', 'subject_token is not a valid access token of this tenant') });
+    expect(await exchange(T, foreign.token, 'agent-b')).toMatchObject({
+      status: 400,
+      body: err('invalid_grant', 'subject_token is not a valid access token of this tenant'),
+    });
     // The spec's behaviour where the tenant has not allowed chains: a delegated token cannot be exchanged again.
-    expect(await exchange(OTHER, foreign.token, 'orders-agent')).toMatchObject({ status: 400, body: err('invalid_grant', 'subject_token is a delegated token and cannot be exchanged again') });
+    expect(await exchange(OTHER, foreign.token, 'orders-agent')).toMatchObject({
+      status: 400,
+      body: err('invalid_grant', 'subject_token is a delegated token and cannot be exchanged again'),
+    });
     const [a] = await chain(1);
-    expect(await exchange(OTHER, a!, 'orders-agent')).toMatchObject({ status: 400, body: err('invalid_grant', 'subject_token is not a valid access token of this tenant') });
+    expect(await exchange(OTHER, a!, 'orders-agent')).toMatchObject({
+      status: 400,
+      body: err('invalid_grant', 'subject_token is not a valid access token of this tenant'),
+    });
   });
 
   it('a chain through a disabled NHE is refused, and its tokens below it introspect inactive', async () => {
@@ -268,7 +348,10 @@ describe('chains that are refused (exact RFC 6749 bodies)', () => {
     try {
       expect(await exchange(T, tokens[2]!, 'agent-d')).toMatchObject({
         status: 400,
-        body: err('invalid_grant', 'the delegation chain passes through an NHE that is disabled or no longer registered (agent-b)'),
+        body: err(
+          'invalid_grant',
+          'the delegation chain passes through an NHE that is disabled or no longer registered (agent-b)',
+        ),
       });
       expect(await introspect(tokens[2]!)).toEqual({ active: false });
       expect(await introspect(tokens[1]!)).toEqual({ active: false });
@@ -284,10 +367,17 @@ describe('the kill switch over a chain', () => {
     const tokens = await chain(4);
     await new Promise((r) => setTimeout(r, 1100)); // iat has second precision
     const store = revocationStore(s.db.connection.collection(REVOCATION_COLLECTION));
-    await publishRevocation(s.nc, { tenantId: T, nheIdentifier: 'agent-b', reason: 'nhe.disabled', revokedAt: new Date(Date.now() - 500) }, { store });
+    await publishRevocation(
+      s.nc,
+      { tenantId: T, nheIdentifier: 'agent-b', reason: 'nhe.disabled', revokedAt: new Date(Date.now() - 500) },
+      { store },
+    );
     expect((await introspect(tokens[0]!)).active).toBe(true);
     for (const below of tokens.slice(1)) expect(await introspect(below)).toEqual({ active: false });
-    expect(await exchange(T, tokens[3]!, 'agent-e')).toMatchObject({ status: 400, body: err('invalid_grant', 'subject_token has been revoked') });
+    expect(await exchange(T, tokens[3]!, 'agent-e')).toMatchObject({
+      status: 400,
+      body: err('invalid_grant', 'subject_token has been revoked'),
+    });
     // A chain started after the revocation (in a later second: iat has second precision) is not affected.
     await new Promise((r) => setTimeout(r, 1100));
     const fresh = await chain(3);
@@ -298,6 +388,9 @@ describe('the kill switch over a chain', () => {
     const [a] = await chain(1);
     const store = revocationStore(s.db.connection.collection(REVOCATION_COLLECTION));
     await publishRevocation(s.nc, { tenantId: T, jti: String(decodeJwt(a!).jti), reason: 'token.revoked' }, { store });
-    expect(await exchange(T, a!, 'agent-b')).toMatchObject({ status: 400, body: err('invalid_grant', 'subject_token has been revoked') });
+    expect(await exchange(T, a!, 'agent-b')).toMatchObject({
+      status: 400,
+      body: err('invalid_grant', 'subject_token has been revoked'),
+    });
   });
 });

@@ -13,7 +13,11 @@ const logs: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
   db = await openTestDatabase('sidecar');
   ({ listener: app } = createApp({
-    logger: createLogger({ service: 'test', level: 'info', destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } }),
+    logger: createLogger({
+      service: 'test',
+      level: 'info',
+      destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+    }),
     models: db.models,
     sidecarSecret: SECRET,
     issuerFor: (t) => `https://idp.test/auth/${t}`,
@@ -37,7 +41,10 @@ const forwarded = { tenantId: 1, clientId: 'c', clientNumericId: 1, params: {}, 
 it('refuses callers without the shared secret', async () => {
   const none = await request(app).post('/internal/token-exchange').send(forwarded);
   expect(none.status).toBe(403);
-  const wrong = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', 'x'.repeat(40)).send(forwarded);
+  const wrong = await request(app)
+    .post('/internal/token-exchange')
+    .set('x-sidecar-secret', 'x'.repeat(40))
+    .send(forwarded);
   expect(wrong.status).toBe(403);
   expect(wrong.body.error).toBe('access_denied');
   expect(published).toHaveLength(0);
@@ -52,10 +59,17 @@ it('refuses callers without the shared secret', async () => {
 });
 
 it('answers a malformed forwarded request with invalid_request', async () => {
-  const res = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', SECRET).send({ tenantId: 'x' });
+  const res = await request(app)
+    .post('/internal/token-exchange')
+    .set('x-sidecar-secret', SECRET)
+    .send({ tenantId: 'x' });
   expect(res.status).toBe(400);
   expect(res.body.error).toBe('invalid_request');
-  const notJson = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', SECRET).set('content-type', 'application/json').send('{');
+  const notJson = await request(app)
+    .post('/internal/token-exchange')
+    .set('x-sidecar-secret', SECRET)
+    .set('content-type', 'application/json')
+    .send('{');
   expect(notJson.status).toBe(400);
   expect(notJson.body.error).toBe('invalid_request');
 });
@@ -63,8 +77,16 @@ it('answers a malformed forwarded request with invalid_request', async () => {
 it('refuses a forwarded body nested deeper than the JSON depth bound before parsing it (invalid_request, never a 500)', async () => {
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
   for (const body of [`{"tenantId":1,"params":{"x":${deep(5000)}}}`, '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)]) {
-    const res = await request(app).post('/internal/token-exchange').set('x-sidecar-secret', SECRET).set('content-type', 'application/json').send(body);
-    expect([res.status, res.body.error, res.body.error_description]).toEqual([400, 'invalid_request', expect.stringMatching(/nested too deeply/)]);
+    const res = await request(app)
+      .post('/internal/token-exchange')
+      .set('x-sidecar-secret', SECRET)
+      .set('content-type', 'application/json')
+      .send(body);
+    expect([res.status, res.body.error, res.body.error_description]).toEqual([
+      400,
+      'invalid_request',
+      expect.stringMatching(/nested too deeply/),
+    ]);
   }
   expect(published).toHaveLength(0);
 });

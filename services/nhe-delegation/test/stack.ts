@@ -6,7 +6,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { importJWK, SignJWT } from 'jose';
-import { auditSubject, ensureAuditStream, ensureSingleUseStream, jetStreamSingleUseStore, publishAndAwaitAck } from '@idp/events';
+import {
+  auditSubject,
+  ensureAuditStream,
+  ensureSingleUseStream,
+  jetStreamSingleUseStore,
+  publishAndAwaitAck,
+} from '@idp/events';
 import { listen, type Listening } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { freePort, openTestDatabase, seedDelegationTenant, testNats, type SeededTenant } from '@idp/testing';
@@ -35,7 +41,11 @@ export interface Stack {
   logs: string[];
   seed: (tenantId: number) => Promise<SeededTenant>;
   /** Signs an access token with the tenant's ES256 key, shaped like node-oidc-provider's user access tokens. */
-  userToken: (tenantId: number, claims?: Record<string, unknown>, opts?: { iss?: string; expOffset?: number; signTenant?: number }) => Promise<string>;
+  userToken: (
+    tenantId: number,
+    claims?: Record<string, unknown>,
+    opts?: { iss?: string; expOffset?: number; signTenant?: number },
+  ) => Promise<string>;
   close: () => Promise<void>;
 }
 
@@ -43,9 +53,16 @@ export interface Stack {
  * `actorJtiStore`: where the sidecars keep actor tokens' single-use jti, as main.ts does: `jetstream` (default, the
  * service's default; each sidecar over its own NATS connection, as replicas are) or `mongodb`.
  */
-export async function startStack(label: string, options: { level?: string; fetchJwks?: JwksFetcher; actorJtiStore?: 'jetstream' | 'mongodb' } = {}): Promise<Stack> {
+export async function startStack(
+  label: string,
+  options: { level?: string; fetchJwks?: JwksFetcher; actorJtiStore?: 'jetstream' | 'mongodb' } = {},
+): Promise<Stack> {
   const logs: string[] = [];
-  const logger = createLogger({ service: 'test', level: options.level ?? 'info', destination: { write: (line: string) => void logs.push(line) } });
+  const logger = createLogger({
+    service: 'test',
+    level: options.level ?? 'info',
+    destination: { write: (line: string) => void logs.push(line) },
+  });
   const db = await openTestDatabase(label);
   const nats = await testNats();
   const nc = await connect({ servers: nats.url });
@@ -74,7 +91,12 @@ export async function startStack(label: string, options: { level?: string; fetch
       },
       readiness: [],
       ...(options.fetchJwks ? { fetchJwks: options.fetchJwks } : {}),
-      ...(options.actorJtiStore !== 'mongodb' ? { actorJtiStore: (tenantId: number) => jetStreamSingleUseStore(ownJs, { kind: 'actor-jti', tenantId, maxAgeSeconds: 600, timeoutMs: 1500 }) } : {}),
+      ...(options.actorJtiStore !== 'mongodb'
+        ? {
+            actorJtiStore: (tenantId: number) =>
+              jetStreamSingleUseStore(ownJs, { kind: 'actor-jti', tenantId, maxAgeSeconds: 600, timeoutMs: 1500 }),
+          }
+        : {}),
     }).listener;
   };
   const servers: Listening[] = [];

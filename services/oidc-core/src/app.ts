@@ -9,7 +9,13 @@ import { interactionRoutes } from './routes/interactions';
 import { accountRoutes, type AccountDeps } from './account/routes';
 import { formPostEndpoints } from './routes/form-post-endpoints';
 import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
-import { holdSlotUntil, tenantAdmission, tenantRequestsQueued, tenantRequestsQueueSeconds, tenantRequestsRejected } from './routes/tenant-admission';
+import {
+  holdSlotUntil,
+  tenantAdmission,
+  tenantRequestsQueued,
+  tenantRequestsQueueSeconds,
+  tenantRequestsRejected,
+} from './routes/tenant-admission';
 import type { TenantAdmissionLimits } from './domain/tenant-admission';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
 import type { LoginThrottle } from './domain/login-throttle';
@@ -97,21 +103,29 @@ export function createApp(deps: AppDeps) {
   tenantRouter.use(pageHeaders);
   tenantRouter.use(formPostEndpoints());
   tenantRouter.use(accountRoutes({ models: deps.models, logger: deps.logger, ...deps.account }));
-  tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }));
+  tenantRouter.use(
+    interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }),
+  );
   tenantRouter.use(logoutRoutes());
   tenantRouter.use(toProvider);
 
   app.use(['/auth/:tenantId', '/_api/auth/:tenantId'], tenantRouter);
   // RFC 8414 section 3.1: the well-known segment goes between host and the issuer's path.
-  app.get(['/.well-known/oauth-authorization-server/auth/:tenantId', '/_api/.well-known/oauth-authorization-server/auth/:tenantId'], (req, res, next) => {
-    deps.tenants.get(String(req.params.tenantId)).then(
-      (tenant) => {
-        (req as Request & { tenant: TenantContext }).tenant = tenant;
-        admit(req, res, String(tenant.tenantId), () => serveDiscovery(req, res), next);
-      },
-      (err: unknown) => next(tenantError(err)),
-    );
-  });
+  app.get(
+    [
+      '/.well-known/oauth-authorization-server/auth/:tenantId',
+      '/_api/.well-known/oauth-authorization-server/auth/:tenantId',
+    ],
+    (req, res, next) => {
+      deps.tenants.get(String(req.params.tenantId)).then(
+        (tenant) => {
+          (req as Request & { tenant: TenantContext }).tenant = tenant;
+          admit(req, res, String(tenant.tenantId), () => serveDiscovery(req, res), next);
+        },
+        (err: unknown) => next(tenantError(err)),
+      );
+    },
+  );
   app.use(oauthNotFound);
   const errors = oauthErrorHandler(deps.logger);
   app.use(errors);
@@ -162,5 +176,11 @@ function tenantError(err: unknown): unknown {
  * resource servers call (introspection, the JWKS) and revocation; none of our own pages answers them. With or
  * without a query string, under {/_api}/auth/{tenantId}.
  */
-const PROVIDER_HOT_PATH = /^(\/_api)?\/auth\/(\d{1,15})(\/oidc\/token|\/token\/introspection|\/token\/revocation|\/jwks)(?:\?.*)?$/;
-const HOT_PATH_METHOD: Record<string, string> = { '/oidc/token': 'POST', '/token/introspection': 'POST', '/token/revocation': 'POST', '/jwks': 'GET' };
+const PROVIDER_HOT_PATH =
+  /^(\/_api)?\/auth\/(\d{1,15})(\/oidc\/token|\/token\/introspection|\/token\/revocation|\/jwks)(?:\?.*)?$/;
+const HOT_PATH_METHOD: Record<string, string> = {
+  '/oidc/token': 'POST',
+  '/token/introspection': 'POST',
+  '/token/revocation': 'POST',
+  '/jwks': 'GET',
+};

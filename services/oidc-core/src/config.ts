@@ -7,7 +7,10 @@ export const configSchema = z.object({
   /** Port to listen on (0 picks a free one). */
   PORT: intEnv(3000, 0, 65535),
   /** Public origin users reach the service at (scheme://host[:port], no path); issuers are `{PUBLIC_BASE_URL}/auth/{tenantId}`, and every endpoint URL and DPoP `htu` is built on it, never on Host or X-Forwarded-Host. */
-  PUBLIC_BASE_URL: urlEnv().refine(isOrigin, 'must be an http(s) origin (scheme://host[:port]) without path, query, fragment or credentials: the service routes from /'),
+  PUBLIC_BASE_URL: urlEnv().refine(
+    isOrigin,
+    'must be an http(s) origin (scheme://host[:port]) without path, query, fragment or credentials: the service routes from /',
+  ),
   /** Key-encryption key sealing tenants' private signing keys (>= 32 chars). */
   KEY_ENCRYPTION_KEY: secretEnv(32),
   /** Key of the keyed SHA-256 digest of client secrets (>= 32 chars); shared with management. */
@@ -15,7 +18,12 @@ export const configSchema = z.object({
   /** Comma-separated cookie signing keys, newest first (each >= 32 chars). */
   COOKIE_KEYS: z
     .string()
-    .transform((v) => v.split(',').map((k) => k.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().min(32, 'each cookie key must be at least 32 characters')).min(1)),
   /** URL of the nhe-delegation sidecar on loopback. */
   SIDECAR_URL: urlEnv().default('http://127.0.0.1:3100'),
@@ -69,7 +77,15 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
-  return (u.protocol === 'http:' || u.protocol === 'https:') && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password && !/[?#]/.test(value);
+  return (
+    (u.protocol === 'http:' || u.protocol === 'https:') &&
+    u.pathname === '/' &&
+    !u.search &&
+    !u.hash &&
+    !u.username &&
+    !u.password &&
+    !/[?#]/.test(value)
+  );
 }
 
 export type Config = z.infer<typeof configSchema>;

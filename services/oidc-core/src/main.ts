@@ -28,7 +28,10 @@ async function main(): Promise<void> {
       maxRunningPerTenant: config.CUSTOM_CLAIMS_MAX_RUNNING_PER_TENANT || undefined,
       maxQueuedPerTenant: config.CUSTOM_CLAIMS_MAX_QUEUED_PER_TENANT,
     }),
-    breaker: { failureThreshold: config.CUSTOM_CLAIMS_BREAKER_FAILURES, openMs: config.CUSTOM_CLAIMS_BREAKER_OPEN_SECONDS * 1000 },
+    breaker: {
+      failureThreshold: config.CUSTOM_CLAIMS_BREAKER_FAILURES,
+      openMs: config.CUSTOM_CLAIMS_BREAKER_OPEN_SECONDS * 1000,
+    },
     state: new ScriptStateWriter(db.models, { log: logger }),
     log: logger,
   });
@@ -49,8 +52,14 @@ async function main(): Promise<void> {
     negativeTtlMs: 5000,
     logoutPromptSeconds: config.LOGOUT_PROMPT_SECONDS,
     customClaims,
-    outbound: { allowLoopback: config.CIMD_ALLOW_LOOPBACK, maxInFlightPerTenant: config.OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT },
-    grantEnded: grantEndedPublisher(() => nats?.nc, (err) => logger.warn({ err }, 'grant invalidation not published; sidecar grant caches expire it')),
+    outbound: {
+      allowLoopback: config.CIMD_ALLOW_LOOPBACK,
+      maxInFlightPerTenant: config.OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT,
+    },
+    grantEnded: grantEndedPublisher(
+      () => nats?.nc,
+      (err) => logger.warn({ err }, 'grant invalidation not published; sidecar grant caches expire it'),
+    ),
   });
   const loginThrottle = new LoginThrottle(db.models, {
     maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
@@ -68,22 +77,38 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
     kek,
     loginThrottle,
-    admission: { maxInFlight: config.TENANT_MAX_IN_FLIGHT, maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE, maxQueued: config.TENANT_MAX_QUEUED, maxAway: config.TENANT_MAX_AWAY },
-    account: { revocations, revoke: ledgerRevoker({ nc: () => nats?.nc, store: revocations }), invalidateUser: userInvalidator(() => nats?.nc) },
+    admission: {
+      maxInFlight: config.TENANT_MAX_IN_FLIGHT,
+      maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE,
+      maxQueued: config.TENANT_MAX_QUEUED,
+      maxAway: config.TENANT_MAX_AWAY,
+    },
+    account: {
+      revocations,
+      revoke: ledgerRevoker({ nc: () => nats?.nc, store: revocations }),
+      invalidateUser: userInvalidator(() => nats?.nc),
+    },
   });
   // Configuration changes made by the management API evict the tenant at once; without NATS the pool's TTL applies.
   try {
     nats = await connectNats(config.NATS_URL, logger, 'oidc-core');
     evictOnInvalidation(nats.nc, pool, logger);
   } catch (err) {
-    logger.warn({ err: (err as Error).message }, 'NATS unavailable: tenant configuration changes apply after TENANT_CACHE_TTL_SECONDS');
+    logger.warn(
+      { err: (err as Error).message },
+      'NATS unavailable: tenant configuration changes apply after TENANT_CACHE_TTL_SECONDS',
+    );
   }
   const server = await listen(listener, config.HOST, config.PORT, logger);
   // Backstop for stores without TTL indexes (FerretDB): expired provider records are removed every minute.
   // Readers already ignore expired records, so this only bounds storage.
   const sweeper = setInterval(() => {
-    db.models.OidcPayload.deleteMany({ expiresAt: { $lt: new Date() } }).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'sweep failed'));
-    loginThrottle.sweep().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'login throttle sweep failed'));
+    db.models.OidcPayload.deleteMany({ expiresAt: { $lt: new Date() } }).catch((err: unknown) =>
+      logger.warn({ err: (err as Error).message }, 'sweep failed'),
+    );
+    loginThrottle
+      .sweep()
+      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'login throttle sweep failed'));
   }, 60_000);
   sweeper.unref();
   onShutdown(logger, async () => {

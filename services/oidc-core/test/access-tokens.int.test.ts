@@ -16,7 +16,15 @@ import { MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import { CLAIM_GRANT_ID } from '../src/provider/introspection';
 import { exchangeSidecar } from './exchange-sidecar';
 import { PEPPER, startPagesApp, type PagesApp } from './pages-app';
-import { authCodeFlow, clientCredentials, deviceFlow, post, refresh, type TestClient, type TokenBody } from './scopes-harness';
+import {
+  authCodeFlow,
+  clientCredentials,
+  deviceFlow,
+  post,
+  refresh,
+  type TestClient,
+  type TokenBody,
+} from './scopes-harness';
 
 const ORDERS = 'https://api.orders.example';
 /** A resource server whose access tokens live one second (expiry without a forged token). */
@@ -45,13 +53,24 @@ const tokens: Record<'code' | 'refresh' | 'device' | 'client_credentials' | 'exc
 let refreshToken: string;
 
 function ok(res: { status: number; body: TokenBody }): TokenBody {
-  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({ status: 200, error: undefined, description: undefined });
+  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({
+    status: 200,
+    error: undefined,
+    description: undefined,
+  });
   return res.body;
 }
 
-async function introspect(token: string, as: { clientId: string; clientSecret?: string } = auditor, path = `/auth/${T}/token/introspection`): Promise<{ status: number; body: Record<string, unknown> }> {
+async function introspect(
+  token: string,
+  as: { clientId: string; clientSecret?: string } = auditor,
+  path = `/auth/${T}/token/introspection`,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const form: Record<string, string> = { token };
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
   if (as.clientSecret) headers.authorization = basicAuth(as.clientId, as.clientSecret);
   else form.client_id = as.clientId;
   const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers, body: new URLSearchParams(form) });
@@ -81,9 +100,27 @@ beforeAll(async () => {
   T = app.tenant.tenantId;
   issuer = `${app.baseUrl}/auth/${T}`;
   const clerk = await models.Role.findOne({ tenantId: T, name: 'orders-clerk' }).lean();
-  await models.ResourceServer.create({ tenantId: T, identifier: SHORT, name: 'Short', scopes: ['short:read'], introspectionClientIds: ['auditor'], config: { accessToken: { lifetime: 1 }, nhe: { acceptDelegationTokens: false, requireDelegationTokens: false, allowedNheTypes: [] } } });
-  await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor'] } });
-  const shortRole = await models.Role.create({ tenantId: T, name: 'short-reader', resourceServer: SHORT, permissions: ['short:read'] });
+  await models.ResourceServer.create({
+    tenantId: T,
+    identifier: SHORT,
+    name: 'Short',
+    scopes: ['short:read'],
+    introspectionClientIds: ['auditor'],
+    config: {
+      accessToken: { lifetime: 1 },
+      nhe: { acceptDelegationTokens: false, requireDelegationTokens: false, allowedNheTypes: [] },
+    },
+  });
+  await models.ResourceServer.updateOne(
+    { tenantId: T, identifier: ORDERS },
+    { $set: { introspectionClientIds: ['auditor'] } },
+  );
+  const shortRole = await models.Role.create({
+    tenantId: T,
+    name: 'short-reader',
+    resourceServer: SHORT,
+    permissions: ['short:read'],
+  });
   const roleIds = [String(clerk!._id), String(shortRole._id)];
   const c = await createClient(models, PEPPER, {
     tenantId: T,
@@ -97,14 +134,43 @@ beforeAll(async () => {
   });
   tokensApp = { ...c, redirectUri: REDIRECT };
   tokensAppNumericId = c.numericId;
-  auditor = { ...(await createClient(models, PEPPER, { tenantId: T, clientId: 'auditor', name: 'Auditor', grantTypes: ['client_credentials'] })), redirectUri: REDIRECT };
-  spa = await createClient(models, PEPPER, { tenantId: T, clientId: 'spa', name: 'SPA', tokenEndpointAuthMethod: 'none', grantTypes: ['authorization_code'], redirectUris: [REDIRECT] });
-  const b = await seedDelegationTenant(models, app.keyStore, { tenantId: T + randomInt(1, 1000), clientSecretPepper: PEPPER });
+  auditor = {
+    ...(await createClient(models, PEPPER, {
+      tenantId: T,
+      clientId: 'auditor',
+      name: 'Auditor',
+      grantTypes: ['client_credentials'],
+    })),
+    redirectUri: REDIRECT,
+  };
+  spa = await createClient(models, PEPPER, {
+    tenantId: T,
+    clientId: 'spa',
+    name: 'SPA',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code'],
+    redirectUris: [REDIRECT],
+  });
+  const b = await seedDelegationTenant(models, app.keyStore, {
+    tenantId: T + randomInt(1, 1000),
+    clientSecretPepper: PEPPER,
+  });
   const bRole = await models.Role.findOne({ tenantId: b.tenantId, name: 'orders-clerk' }).lean();
-  otherTenant = { tenantId: b.tenantId, client: await createClient(models, PEPPER, { tenantId: b.tenantId, clientId: 'tokens-app', name: 'B', grantTypes: ['client_credentials'], roleIds: [String(bRole!._id)] }) };
+  otherTenant = {
+    tenantId: b.tenantId,
+    client: await createClient(models, PEPPER, {
+      tenantId: b.tenantId,
+      clientId: 'tokens-app',
+      name: 'B',
+      grantTypes: ['client_credentials'],
+      roleIds: [String(bRole!._id)],
+    }),
+  };
   jwks = (await (await fetch(`${issuer}/jwks`)).json()) as JSONWebKeySet;
 
-  const code = ok(await authCodeFlow(app, tokensApp, { scope: 'openid offline_access', resource: ORDERS, prompt: 'consent' }));
+  const code = ok(
+    await authCodeFlow(app, tokensApp, { scope: 'openid offline_access', resource: ORDERS, prompt: 'consent' }),
+  );
   tokens.code = code.access_token!;
   const refreshed = ok(await refresh(app, tokensApp, code.refresh_token!));
   tokens.refresh = refreshed.access_token!;
@@ -123,7 +189,12 @@ const KINDS = ['code', 'refresh', 'device', 'client_credentials', 'exchange'] as
 
 describe('every kind of access token is an RFC 9068 JWT access token (strict check)', () => {
   it.each(KINDS)('%s', async (kind) => {
-    const { header, payload } = await expectRfc9068AccessToken(tokens[kind], { issuer, jwks, audience: ORDERS, clientId: 'tokens-app' });
+    const { header, payload } = await expectRfc9068AccessToken(tokens[kind], {
+      issuer,
+      jwks,
+      audience: ORDERS,
+      clientId: 'tokens-app',
+    });
     expect(header.typ).toBe('at+jwt');
     if (kind === 'client_credentials') expect(payload.sub).toBe('tokens-app');
     else expect(payload.sub).toBe(app.tenant.user.id);
@@ -135,23 +206,45 @@ describe('every kind of access token is an RFC 9068 JWT access token (strict che
   });
 });
 
-describe('who may introspect (RFC 7662 section 4): the token\'s client and its API\'s registered introspectors', () => {
+describe("who may introspect (RFC 7662 section 4): the token's client and its API's registered introspectors", () => {
   let stranger: TestClient;
   beforeAll(async () => {
-    stranger = { ...(await createClient(app.db.models, PEPPER, { tenantId: T, clientId: 'stranger', name: 'Stranger', grantTypes: ['client_credentials'] })), redirectUri: REDIRECT };
+    stranger = {
+      ...(await createClient(app.db.models, PEPPER, {
+        tenantId: T,
+        clientId: 'stranger',
+        name: 'Stranger',
+        grantTypes: ['client_credentials'],
+      })),
+      redirectUri: REDIRECT,
+    };
   });
 
-  it.each(KINDS)("%s: the token's own client and the API's registered introspector see it active; another confidential client does not", async (kind) => {
-    const own = await introspect(tokens[kind], { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret });
-    expect(own.body).toEqual({ ...decodeJwt(tokens[kind]), active: true, token_type: 'Bearer' });
-    expect((await introspect(tokens[kind], auditor)).body.active).toBe(true);
-    expect(await introspect(tokens[kind], stranger)).toEqual({ status: 200, body: { active: false } });
-  });
+  it.each(KINDS)(
+    "%s: the token's own client and the API's registered introspector see it active; another confidential client does not",
+    async (kind) => {
+      const own = await introspect(tokens[kind], { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret });
+      expect(own.body).toEqual({ ...decodeJwt(tokens[kind]), active: true, token_type: 'Bearer' });
+      expect((await introspect(tokens[kind], auditor)).body.active).toBe(true);
+      expect(await introspect(tokens[kind], stranger)).toEqual({ status: 200, body: { active: false } });
+    },
+  );
 
   it("an API's introspector sees only that API's tokens", async () => {
     const { models } = app.db;
-    await models.ResourceServer.create({ tenantId: T, identifier: 'https://api.other.example', name: 'Other', scopes: ['other:read'], introspectionClientIds: ['stranger'] });
-    const role = await models.Role.create({ tenantId: T, name: 'other-reader', resourceServer: 'https://api.other.example', permissions: ['other:read'] });
+    await models.ResourceServer.create({
+      tenantId: T,
+      identifier: 'https://api.other.example',
+      name: 'Other',
+      scopes: ['other:read'],
+      introspectionClientIds: ['stranger'],
+    });
+    const role = await models.Role.create({
+      tenantId: T,
+      name: 'other-reader',
+      resourceServer: 'https://api.other.example',
+      permissions: ['other:read'],
+    });
     await models.Client.updateOne({ tenantId: T, clientId: 'tokens-app' }, { $push: { roleIds: String(role._id) } });
     app.pool.evict(T);
     const other = ok(await clientCredentials(app, tokensApp, { resource: 'https://api.other.example' })).access_token!;
@@ -163,14 +256,24 @@ describe('who may introspect (RFC 7662 section 4): the token\'s client and its A
   it('a management API token: only the client it was issued to (another client of the tenant learns nothing)', async () => {
     const admin = app.tenant.admin;
     const management = ok(await clientCredentials(app, admin, { resource: MANAGEMENT_AUDIENCE })).access_token!;
-    expect((await introspect(management, admin)).body).toMatchObject({ active: true, client_id: admin.clientId, aud: MANAGEMENT_AUDIENCE });
-    for (const caller of [auditor, tokensApp, stranger]) expect({ caller: caller.clientId, body: (await introspect(management, caller)).body }).toEqual({ caller: caller.clientId, body: { active: false } });
+    expect((await introspect(management, admin)).body).toMatchObject({
+      active: true,
+      client_id: admin.clientId,
+      aud: MANAGEMENT_AUDIENCE,
+    });
+    for (const caller of [auditor, tokensApp, stranger])
+      expect({ caller: caller.clientId, body: (await introspect(management, caller)).body }).toEqual({
+        caller: caller.clientId,
+        body: { active: false },
+      });
   });
 
   it("an opaque token (no API: UserInfo only) and a refresh token: only the token's own client", async () => {
     const res = ok(await authCodeFlow(app, tokensApp, { scope: 'openid offline_access', prompt: 'consent' }));
     for (const token of [res.access_token!, res.refresh_token!]) {
-      expect((await introspect(token, { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret })).body.active).toBe(true);
+      expect(
+        (await introspect(token, { clientId: 'tokens-app', clientSecret: tokensApp.clientSecret })).body.active,
+      ).toBe(true);
       expect((await introspect(token, auditor)).body).toEqual({ active: false });
     }
   });
@@ -195,7 +298,9 @@ describe('introspection of each kind (RFC 7662): one path for every access token
 
   it('a tampered token, or one with padding appended, is inactive', async () => {
     const [h, p] = tokens.code.split('.');
-    expect((await introspect(`${h}.${p}.${Buffer.alloc(64, 1).toString('base64url')}`)).body).toEqual({ active: false });
+    expect((await introspect(`${h}.${p}.${Buffer.alloc(64, 1).toString('base64url')}`)).body).toEqual({
+      active: false,
+    });
     expect((await introspect(`${tokens.code}==`)).body).toEqual({ active: false });
   });
 
@@ -207,20 +312,34 @@ describe('introspection of each kind (RFC 7662): one path for every access token
   });
 
   it("another tenant's token is inactive (its own tenant says active)", async () => {
-    const res = await post({ ...app, tenant: { ...app.tenant, tenantId: otherTenant.tenantId } }, '/oidc/token', { grant_type: 'client_credentials', resource: ORDERS }, otherTenant.client);
+    const res = await post(
+      { ...app, tenant: { ...app.tenant, tenantId: otherTenant.tenantId } },
+      '/oidc/token',
+      { grant_type: 'client_credentials', resource: ORDERS },
+      otherTenant.client,
+    );
     const foreign = ok(res).access_token!;
-    expect((await introspect(foreign, otherTenant.client, `/auth/${otherTenant.tenantId}/token/introspection`)).body.active).toBe(true);
+    expect(
+      (await introspect(foreign, otherTenant.client, `/auth/${otherTenant.tenantId}/token/introspection`)).body.active,
+    ).toBe(true);
     expect((await introspect(foreign)).body).toEqual({ active: false });
   });
 
   it('a public client may introspect only its own tokens, even when an API lists it (it proves no identity)', async () => {
     const { models } = app.db;
-    await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor', 'spa'] } });
+    await models.ResourceServer.updateOne(
+      { tenantId: T, identifier: ORDERS },
+      { $set: { introspectionClientIds: ['auditor', 'spa'] } },
+    );
     app.pool.evict(T);
     try {
-      for (const kind of KINDS) expect({ kind, body: (await introspect(tokens[kind], spa)).body }).toEqual({ kind, body: { active: false } });
+      for (const kind of KINDS)
+        expect({ kind, body: (await introspect(tokens[kind], spa)).body }).toEqual({ kind, body: { active: false } });
     } finally {
-      await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor'] } });
+      await models.ResourceServer.updateOne(
+        { tenantId: T, identifier: ORDERS },
+        { $set: { introspectionClientIds: ['auditor'] } },
+      );
       app.pool.evict(T);
     }
   });
@@ -229,7 +348,8 @@ describe('introspection of each kind (RFC 7662): one path for every access token
     const { models } = app.db;
     await models.User.updateOne({ tenantId: T, _id: app.tenant.user.id }, { $set: { enabled: false } });
     try {
-      for (const kind of ['code', 'refresh', 'device', 'exchange'] as const) expect({ kind, body: (await introspect(tokens[kind])).body }).toEqual({ kind, body: { active: false } });
+      for (const kind of ['code', 'refresh', 'device', 'exchange'] as const)
+        expect({ kind, body: (await introspect(tokens[kind])).body }).toEqual({ kind, body: { active: false } });
       expect((await introspect(tokens.client_credentials)).body.active).toBe(true);
     } finally {
       await models.User.updateOne({ tenantId: T, _id: app.tenant.user.id }, { $set: { enabled: true } });
@@ -252,7 +372,13 @@ describe('introspection of each kind (RFC 7662): one path for every access token
   it("a deleted client's tokens are inactive, a disabled client's too", async () => {
     const { models } = app.db;
     const role = await models.Role.findOne({ tenantId: T, name: 'orders-clerk' }).lean();
-    const gone = await createClient(models, PEPPER, { tenantId: T, clientId: 'gone-app', name: 'Gone', grantTypes: ['client_credentials'], roleIds: [String(role!._id)] });
+    const gone = await createClient(models, PEPPER, {
+      tenantId: T,
+      clientId: 'gone-app',
+      name: 'Gone',
+      grantTypes: ['client_credentials'],
+      roleIds: [String(role!._id)],
+    });
     const token = ok(await clientCredentials(app, gone, { resource: ORDERS })).access_token!;
     expect((await introspect(token)).body.active).toBe(true);
     await models.Client.updateOne({ tenantId: T, clientId: 'gone-app' }, { $set: { enabled: false } });
@@ -269,7 +395,10 @@ describe('introspection of each kind (RFC 7662): one path for every access token
 
     const revoked = await fetch(`${issuer}/token/revocation`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(tokensApp.clientId, tokensApp.clientSecret) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(tokensApp.clientId, tokensApp.clientSecret),
+      },
       body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }),
     });
     expect(revoked.status).toBe(200);
@@ -282,7 +411,11 @@ describe('introspection of each kind (RFC 7662): one path for every access token
   it('a token whose grant has ended delegates nothing: token exchange refuses it, a live grant still exchanges', async () => {
     // Runs after the refresh token (and with it the code's grant) was revoked above.
     const ended = await exchange(tokens.code);
-    expect([ended.status, ended.body.error, ended.body.error_description]).toEqual([400, 'invalid_grant', 'subject_token was issued under a grant that has ended (revoked or signed out)']);
+    expect([ended.status, ended.body.error, ended.body.error_description]).toEqual([
+      400,
+      'invalid_grant',
+      'subject_token was issued under a grant that has ended (revoked or signed out)',
+    ]);
     expect((await exchange(tokens.refresh)).body.error).toBe('invalid_grant');
     expect((await exchange(tokens.device)).status).toBe(200);
   });
@@ -296,7 +429,11 @@ describe('introspection of each kind (RFC 7662): one path for every access token
       .sign(privateKey);
     const res = await fetch(`${issuer}/oidc/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(tokensApp.clientId, tokensApp.clientSecret), dpop: proof },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(tokensApp.clientId, tokensApp.clientSecret),
+        dpop: proof,
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials', resource: ORDERS }),
     });
     const body = (await res.json()) as TokenBody;

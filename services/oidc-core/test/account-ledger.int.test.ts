@@ -18,10 +18,23 @@ import { decideDelegation, loadDelegationFacts } from '@idp/delegation';
 import { REVOCATION_COLLECTION, revocationStore, type RevocationStore } from '@idp/events';
 import { createClient, seedDelegationTenant } from '@idp/testing';
 import { hashPassword } from '@idp/tokens';
-import { eventually, PUBLIC_BASE_URL, startHarness as startSignals, type Harness as Signals } from '../../signals/test/harness';
+import {
+  eventually,
+  PUBLIC_BASE_URL,
+  startHarness as startSignals,
+  type Harness as Signals,
+} from '../../signals/test/harness';
 import { ledgerRevoker } from '../src/account/revoke';
 import { exchangeSidecar } from './exchange-sidecar';
-import { Browser, PEPPER, followToRedirectUri, redeem, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
+import {
+  Browser,
+  PEPPER,
+  followToRedirectUri,
+  redeem,
+  startAuthorize,
+  startPagesApp,
+  type PagesApp,
+} from './pages-app';
 import { post, type TokenBody } from './scopes-harness';
 
 const ORDERS = 'https://api.orders.example';
@@ -45,30 +58,49 @@ let verifier: Verifier;
 async function signInAs(username: string, password: string): Promise<{ browser: Browser; access: string }> {
   const browser = new Browser(app.baseUrl);
   const client = app.tenant.client;
-  const { interaction, verifier: v } = await startAuthorize(app, browser, client, { scope: 'openid orders:read orders:write', resource: ORDERS });
+  const { interaction, verifier: v } = await startAuthorize(app, browser, client, {
+    scope: 'openid orders:read orders:write',
+    resource: ORDERS,
+  });
   const res = await browser.go(`${interaction}/login`, { form: { username, password } });
   const url = await followToRedirectUri(browser, res.location, client.redirectUri);
   return { browser, access: (await redeem(app, client, url.searchParams.get('code')!, v)).access_token };
 }
 
-const exchange = (subject: string, actor: string, scope = 'orders:read'): Promise<{ status: number; body: TokenBody }> =>
+const exchange = (
+  subject: string,
+  actor: string,
+  scope = 'orders:read',
+): Promise<{ status: number; body: TokenBody }> =>
   post(
     app,
     '/oidc/token',
-    { grant_type: TE, subject_token: subject, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token', actor_token: actor, actor_token_type: 'urn:vendor:token-type:nhe-id', resource: ORDERS, scope },
+    {
+      grant_type: TE,
+      subject_token: subject,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: actor,
+      actor_token_type: 'urn:vendor:token-type:nhe-id',
+      resource: ORDERS,
+      scope,
+    },
     app.tenant.client,
   );
 
 async function nheToken(subject: string, actor: string): Promise<string> {
   const res = await exchange(subject, actor);
-  if (res.status !== 200) throw new Error(`exchange for ${actor}: ${res.status} ${res.body.error} ${res.body.error_description}`);
+  if (res.status !== 200)
+    throw new Error(`exchange for ${actor}: ${res.status} ${res.body.error} ${res.body.error_description}`);
   return res.body.access_token!;
 }
 
 async function introspect(token: string): Promise<boolean> {
   const res = await fetch(`${app.baseUrl}/auth/${T}/token/introspection`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${auditor.clientId}:${auditor.clientSecret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${auditor.clientId}:${auditor.clientSecret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ token }),
   });
   return ((await res.json()) as { active: boolean }).active;
@@ -103,7 +135,8 @@ async function openLedger(browser: Browser): Promise<{ status: number; text: str
 
 const jtiOf = (token: string) => String(decodeJwt(token).jti);
 /** The browser's cookies as a Cookie header (to send a request the jar's go() cannot: another Origin). */
-const cookieHeader = (b: Browser) => [...(b as unknown as { cookies: Map<string, string> }).cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+const cookieHeader = (b: Browser) =>
+  [...(b as unknown as { cookies: Map<string, string> }).cookies].map(([k, v]) => `${k}=${v}`).join('; ');
 
 beforeAll(async () => {
   signals = await startSignals();
@@ -124,10 +157,23 @@ beforeAll(async () => {
   const clerk = await models.Role.findOne({ tenantId: T, name: 'orders-clerk' }).lean();
   const finance = await models.Group.create({ tenantId: T, name: 'finance' });
   await models.User.updateOne({ tenantId: T, _id: ids.alice }, { $set: { groupIds: [String(finance._id)] } });
-  const bob = await models.User.create({ tenantId: T, username: 'bob', passwordHash: await hashPassword(BOB_PASSWORD), roleIds: [String(clerk!._id)] });
+  const bob = await models.User.create({
+    tenantId: T,
+    username: 'bob',
+    passwordHash: await hashPassword(BOB_PASSWORD),
+    roleIds: [String(clerk!._id)],
+  });
   ids.bob = String(bob._id);
   const agent = (identifier: string, extra: Record<string, unknown> = {}) =>
-    models.Nhe.create({ tenantId: T, identifier, type: 'llm-assistive', allowedScopes: ['orders:read'], maxTokenLifetime: 300, operator: 'Ops', ...extra });
+    models.Nhe.create({
+      tenantId: T,
+      identifier,
+      type: 'llm-assistive',
+      allowedScopes: ['orders:read'],
+      maxTokenLifetime: 300,
+      operator: 'Ops',
+      ...extra,
+    });
   const reportBot = await agent('report-bot');
   const consentBot = await agent('consent-bot', { agentClients: ['agent-app'] });
   const bobHelper = await agent('bob-helper');
@@ -135,14 +181,33 @@ beforeAll(async () => {
   ids.consentBot = String(consentBot._id);
   ids.bobHelper = String(bobHelper._id);
   await models.DelegationPolicy.create([
-    { tenantId: T, nheId: ids.reportBot, target: { type: 'group', id: String(finance._id) }, allowedScopes: ['orders:read'] },
+    {
+      tenantId: T,
+      nheId: ids.reportBot,
+      target: { type: 'group', id: String(finance._id) },
+      allowedScopes: ['orders:read'],
+    },
     { tenantId: T, nheId: ids.ordersAgent, target: { type: 'user', id: ids.bob }, allowedScopes: ['orders:read'] },
     { tenantId: T, nheId: ids.bobHelper, target: { type: 'user', id: ids.bob }, allowedScopes: ['orders:read'] },
   ]);
-  auditor = await createClient(models, PEPPER, { tenantId: T, clientId: 'auditor', name: 'Auditor', grantTypes: ['client_credentials'] });
+  auditor = await createClient(models, PEPPER, {
+    tenantId: T,
+    clientId: 'auditor',
+    name: 'Auditor',
+    grantTypes: ['client_credentials'],
+  });
   // The Orders API's introspecting client (RFC 7662 section 4): the NHE tokens were issued to demo-app.
-  await models.ResourceServer.updateOne({ tenantId: T, identifier: ORDERS }, { $set: { introspectionClientIds: ['auditor'] } });
-  await createClient(models, PEPPER, { tenantId: T, clientId: 'agent-app', name: 'Agent App', grantTypes: ['authorization_code'], redirectUris: ['http://127.0.0.1:8409/cb'] });
+  await models.ResourceServer.updateOne(
+    { tenantId: T, identifier: ORDERS },
+    { $set: { introspectionClientIds: ['auditor'] } },
+  );
+  await createClient(models, PEPPER, {
+    tenantId: T,
+    clientId: 'agent-app',
+    name: 'Agent App',
+    grantTypes: ['authorization_code'],
+    redirectUris: ['http://127.0.0.1:8409/cb'],
+  });
 
   users.alice = await signInAs('alice', app.tenant.user.password);
   users.bob = await signInAs('bob', BOB_PASSWORD);
@@ -167,7 +232,8 @@ beforeAll(async () => {
     getAccessToken: () => signals.token(T, 'orders-api'),
     fetch: async (url, init) => {
       if (url === `${ssfIssuer}/jwks`) return Response.json(ssfJwks);
-      if (url === `${ssfIssuer}/.well-known/openid-configuration`) return Response.json({ issuer: ssfIssuer, jwks_uri: `${ssfIssuer}/jwks` });
+      if (url === `${ssfIssuer}/.well-known/openid-configuration`)
+        return Response.json({ issuer: ssfIssuer, jwks_uri: `${ssfIssuer}/jwks` });
       return fetch(url.replace(PUBLIC_BASE_URL, signals.base()), init);
     },
     intervalMs: 250,
@@ -189,16 +255,23 @@ describe('the page', () => {
     const first = await browser.go(`/auth/${T}/account/agents`);
     expect(first.status).toBe(303);
     const authorize = new URL(first.location!, app.baseUrl);
-    expect([authorize.pathname, authorize.searchParams.get('client_id'), authorize.searchParams.get('code_challenge_method')]).toEqual([`/auth/${T}/authorize`, 'idp:account', 'S256']);
+    expect([
+      authorize.pathname,
+      authorize.searchParams.get('client_id'),
+      authorize.searchParams.get('code_challenge_method'),
+    ]).toEqual([`/auth/${T}/authorize`, 'idp:account', 'S256']);
     const login = await browser.go(authorize.toString());
     const interaction = new URL(login.location!, app.baseUrl).pathname;
     expect((await browser.go(interaction)).text).toContain('Sign in');
-    let res = await browser.go(`${interaction}/login`, { form: { username: 'alice', password: app.tenant.user.password } });
+    let res = await browser.go(`${interaction}/login`, {
+      form: { username: 'alice', password: app.tenant.user.password },
+    });
     for (let i = 0; i < 8 && res.location; i++) res = await browser.go(res.location);
     expect(res.status).toBe(200);
     const page = res.text;
     // Agents: by a policy naming alice, by her group's policy, by her consent to its agent client.
-    for (const identifier of ['orders-agent', 'report-bot', 'consent-bot']) expect(page).toContain(`data-nhe="${identifier}"`);
+    for (const identifier of ['orders-agent', 'report-bot', 'consent-bot'])
+      expect(page).toContain(`data-nhe="${identifier}"`);
     expect(page).toMatch(/names your group <strong>finance<\/strong>/);
     expect(page).toMatch(/You allowed its application <strong>agent-app<\/strong>/);
     // Her live tokens, none of bob's; bob's agent is not hers.
@@ -208,7 +281,9 @@ describe('the page', () => {
     // Her audit rows only: two issuances.
     expect((/<ol id="audit"[^>]*>(.*?)<\/ol>/s.exec(page)?.[1] ?? '').match(/<li>/g)).toHaveLength(2);
     // The provider's page rules: CSP without inline script, no framing, no caching.
-    const csp = res.headers?.get('content-security-policy') ?? (await browser.go(`/auth/${T}/account/agents`)).headers.get('content-security-policy');
+    const csp =
+      res.headers?.get('content-security-policy') ??
+      (await browser.go(`/auth/${T}/account/agents`)).headers.get('content-security-policy');
     expect(csp).toMatch(/script-src 'sha256-/);
     expect(csp).not.toMatch(/unsafe-inline|nonce-/);
     expect(csp).toMatch(/form-action 'self'/);
@@ -216,7 +291,10 @@ describe('the page', () => {
   });
 
   it('a FAPI 2.0 tenant has no built-in public client: without a session the page asks for a sign-in through an application', async () => {
-    const fapi = await seedDelegationTenant(app.db.models, app.keyStore, { tenantId: T + 1, clientSecretPepper: PEPPER });
+    const fapi = await seedDelegationTenant(app.db.models, app.keyStore, {
+      tenantId: T + 1,
+      clientSecretPepper: PEPPER,
+    });
     await app.db.models.Tenant.updateOne({ _id: fapi.tenantId }, { $set: { 'settings.security.profile': 'fapi2' } });
     const res = await new Browser(app.baseUrl).go(`/auth/${fapi.tenantId}/account/agents`);
     expect([res.status, res.location]).toEqual([401, undefined]);
@@ -249,7 +327,11 @@ describe('forms refuse requests that are not the user’s own', () => {
     const foreign = await fetch(`${app.baseUrl}${action}`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie: cookieHeader(alice) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+        cookie: cookieHeader(alice),
+      },
       body: new URLSearchParams({ csrf }),
     });
     expect(foreign.status).toBe(403);
@@ -257,7 +339,12 @@ describe('forms refuse requests that are not the user’s own', () => {
     const crossSite = await fetch(`${app.baseUrl}${action}`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'cross-site', cookie: cookieHeader(alice) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'null',
+        'sec-fetch-site': 'cross-site',
+        cookie: cookieHeader(alice),
+      },
       body: new URLSearchParams({ csrf }),
     });
     expect(crossSite.status).toBe(403);
@@ -293,10 +380,15 @@ describe('revoke, block, unblock', () => {
   });
 
   it("revoking an agent client's agent forgets the remembered consent", async () => {
-    const grants = async () => (await app.db.models.OidcPayload.find({ tenantId: T, model: 'Grant' }).lean()).map((d) => JSON.parse(d.payload) as { clientId: string; accountId: string });
+    const grants = async () =>
+      (await app.db.models.OidcPayload.find({ tenantId: T, model: 'Grant' }).lean()).map(
+        (d) => JSON.parse(d.payload) as { clientId: string; accountId: string },
+      );
     expect((await grants()).filter((g) => g.clientId === 'agent-app' && g.accountId === ids.alice)).toHaveLength(1);
     const { csrf } = await ledgerOf(users.alice.browser);
-    expect((await users.alice.browser.go(`/auth/${T}/account/agents/${ids.consentBot}/revoke`, { form: { csrf } })).status).toBe(303);
+    expect(
+      (await users.alice.browser.go(`/auth/${T}/account/agents/${ids.consentBot}/revoke`, { form: { csrf } })).status,
+    ).toBe(303);
     expect((await grants()).filter((g) => g.clientId === 'agent-app' && g.accountId === ids.alice)).toEqual([]);
     // The ledger's own sign-in grant and bob's are kept.
     expect((await grants()).some((g) => g.clientId === 'demo-app' && g.accountId === ids.bob)).toBe(true);
@@ -305,34 +397,55 @@ describe('revoke, block, unblock', () => {
 
   it('a form about an agent of another user revokes only the signed-in user’s tokens', async () => {
     const { csrf } = await ledgerOf(users.alice.browser);
-    expect((await users.alice.browser.go(`/auth/${T}/account/agents/${ids.bobHelper}/revoke`, { form: { csrf } })).status).toBe(303);
+    expect(
+      (await users.alice.browser.go(`/auth/${T}/account/agents/${ids.bobHelper}/revoke`, { form: { csrf } })).status,
+    ).toBe(303);
     expect(await introspect(nhe.bobHelper)).toBe(true);
-    expect((await users.alice.browser.go(`/auth/${T}/account/agents/${'0'.repeat(24)}/revoke`, { form: { csrf } })).status).toBe(404);
+    expect(
+      (await users.alice.browser.go(`/auth/${T}/account/agents/${'0'.repeat(24)}/revoke`, { form: { csrf } })).status,
+    ).toBe(404);
   });
 
   it('blocking: the exchange is refused with access_denied naming the layer, the dry run says the same; unblocking restores it', async () => {
     const { csrf } = await ledgerOf(users.alice.browser);
     expect((await exchange(users.alice.access, 'report-bot')).status).toBe(200);
-    const blocked = await users.alice.browser.go(`/auth/${T}/account/agents/${ids.reportBot}/block`, { form: { csrf } });
-    expect([blocked.status, blocked.location]).toEqual([303, `/auth/${T}/account/agents?done=blocked&nhe=${ids.reportBot}`]);
+    const blocked = await users.alice.browser.go(`/auth/${T}/account/agents/${ids.reportBot}/block`, {
+      form: { csrf },
+    });
+    expect([blocked.status, blocked.location]).toEqual([
+      303,
+      `/auth/${T}/account/agents?done=blocked&nhe=${ids.reportBot}`,
+    ]);
     // Its live tokens for alice are revoked too.
     expect(await introspect(nhe.aliceReport)).toBe(false);
     const refused = await exchange(users.alice.access, 'report-bot');
     expect([refused.status, refused.body.error]).toEqual([400, 'access_denied']);
     expect(refused.body.error_description).toContain('user-opt-out');
     // The management API's dry run decides over the same facts.
-    const facts = await loadDelegationFacts(app.db.models, { tenantId: T, clientId: 'demo-app', userId: ids.alice, nheIdentifier: 'report-bot', resource: ORDERS, requestedScopes: ['orders:read'] });
+    const facts = await loadDelegationFacts(app.db.models, {
+      tenantId: T,
+      clientId: 'demo-app',
+      userId: ids.alice,
+      nheIdentifier: 'report-bot',
+      resource: ORDERS,
+      requestedScopes: ['orders:read'],
+    });
     expect(decideDelegation(facts!)).toMatchObject({ outcome: 'denied', error: 'access_denied', gate: 'user-opt-out' });
     // Bob is not affected by alice's block of orders-agent either.
     const again = (await ledgerOf(users.alice.browser)).csrf;
-    expect((await users.alice.browser.go(`/auth/${T}/account/agents/${ids.ordersAgent}/block`, { form: { csrf: again } })).status).toBe(303);
+    expect(
+      (await users.alice.browser.go(`/auth/${T}/account/agents/${ids.ordersAgent}/block`, { form: { csrf: again } }))
+        .status,
+    ).toBe(303);
     expect((await exchange(users.bob.access, 'orders-agent')).status).toBe(200);
     expect((await exchange(users.alice.access, 'orders-agent')).body.error).toBe('access_denied');
     const page = (await openLedger(users.alice.browser)).text;
     expect(page).toContain('Blocked by you');
     expect(page).toContain(`/account/agents/${ids.reportBot}/unblock`);
 
-    const unblock = await users.alice.browser.go(`/auth/${T}/account/agents/${ids.reportBot}/unblock`, { form: { csrf: again } });
+    const unblock = await users.alice.browser.go(`/auth/${T}/account/agents/${ids.reportBot}/unblock`, {
+      form: { csrf: again },
+    });
     expect(unblock.status).toBe(303);
     // The kill switch counts a token issued in the same second as the revocation as revoked: the next second.
     await new Promise((r) => setTimeout(r, 1100));
@@ -344,10 +457,19 @@ describe('revoke, block, unblock', () => {
   });
 
   it('unknown opt-out rows of others are never listed or lifted', async () => {
-    await app.db.models.AgentOptOut.create({ tenantId: T, userId: ids.bob, nheId: ids.bobHelper, nheIdentifier: 'bob-helper' });
+    await app.db.models.AgentOptOut.create({
+      tenantId: T,
+      userId: ids.bob,
+      nheId: ids.bobHelper,
+      nheIdentifier: 'bob-helper',
+    });
     const { csrf } = await ledgerOf(users.alice.browser);
-    expect((await users.alice.browser.go(`/auth/${T}/account/agents/${ids.bobHelper}/unblock`, { form: { csrf } })).status).toBe(303);
-    expect(await app.db.models.AgentOptOut.countDocuments({ tenantId: T, userId: ids.bob, nheId: ids.bobHelper })).toBe(1);
+    expect(
+      (await users.alice.browser.go(`/auth/${T}/account/agents/${ids.bobHelper}/unblock`, { form: { csrf } })).status,
+    ).toBe(303);
+    expect(await app.db.models.AgentOptOut.countDocuments({ tenantId: T, userId: ids.bob, nheId: ids.bobHelper })).toBe(
+      1,
+    );
     expect((await exchange(users.bob.access, 'bob-helper')).body.error).toBe('access_denied');
   });
 });

@@ -21,11 +21,20 @@ afterAll(async () => {
 
 function adapters() {
   const ended: Array<{ tenantId: number; grantId: string | undefined; stored: boolean }> = [];
-  const factory = createAdapterFactory(db.models, T, undefined, undefined, { mode: 'open' } as never, async (tenantId, grantId) => {
-    // Reported after the store has it: the record is already gone when the event goes out.
-    const stored = grantId ? (await db.models.OidcPayload.countDocuments({ _id: `${tenantId}:Grant:${grantId}` })) > 0 : false;
-    ended.push({ tenantId, grantId, stored });
-  });
+  const factory = createAdapterFactory(
+    db.models,
+    T,
+    undefined,
+    undefined,
+    { mode: 'open' } as never,
+    async (tenantId, grantId) => {
+      // Reported after the store has it: the record is already gone when the event goes out.
+      const stored = grantId
+        ? (await db.models.OidcPayload.countDocuments({ _id: `${tenantId}:Grant:${grantId}` })) > 0
+        : false;
+      ended.push({ tenantId, grantId, stored });
+    },
+  );
   return { factory, ended };
 }
 
@@ -43,7 +52,16 @@ test("destroying a Grant reports it, after it is deleted; destroying another mod
 
 test("deleting a dynamically registered client reports that the tenant's grants changed (its users' grants ended)", async () => {
   const { factory, ended } = adapters();
-  await db.models.Client.create({ tenantId: T, clientId: 'dyn', numericId: 990001, name: 'dyn', enabled: true, registration: 'dynamic', grantTypes: ['authorization_code'], redirectUris: ['https://dyn.example/cb'] });
+  await db.models.Client.create({
+    tenantId: T,
+    clientId: 'dyn',
+    numericId: 990001,
+    name: 'dyn',
+    enabled: true,
+    registration: 'dynamic',
+    grantTypes: ['authorization_code'],
+    redirectUris: ['https://dyn.example/cb'],
+  });
   await factory('Grant').upsert('g2', { jti: 'g2', kind: 'Grant', clientId: 'dyn', accountId: 'u' } as never, 3600);
   await factory('Client').destroy('dyn');
   expect(await db.models.OidcPayload.countDocuments({ _id: `${T}:Grant:g2` })).toBe(0);

@@ -25,14 +25,20 @@ let agent: TestClient & { numericId: number };
 let plain: TestClient;
 
 function ok(res: { status: number; body: TokenBody }): TokenBody {
-  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({ status: 200, error: undefined, description: undefined });
+  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({
+    status: 200,
+    error: undefined,
+    description: undefined,
+  });
   return res.body;
 }
 
 /** Forgets every remembered consent of a client (its grants), as the user's agents page does on revocation. */
 async function forgetConsents(clientId: string): Promise<number> {
   const grants = await app.db.models.OidcPayload.find({ tenantId: T, model: 'Grant' }, { payload: 1 }).lean();
-  const ids = grants.filter((g) => (JSON.parse(g.payload) as { clientId?: string }).clientId === clientId).map((g) => g._id);
+  const ids = grants
+    .filter((g) => (JSON.parse(g.payload) as { clientId?: string }).clientId === clientId)
+    .map((g) => g._id);
   if (ids.length) await app.db.models.OidcPayload.deleteMany({ tenantId: T, model: 'Grant', _id: { $in: ids } });
   return ids.length;
 }
@@ -42,8 +48,18 @@ beforeAll(async () => {
   const { models } = app.db;
   T = app.tenant.tenantId;
   const make = async (clientId: string, redirectUri: string) => {
-    const c = await createClient(models, PEPPER, { tenantId: T, clientId, name: clientId, grantTypes: ['authorization_code', DEVICE], redirectUris: [redirectUri], firstParty: false });
-    await models.Client.updateOne({ tenantId: T, clientId }, { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } });
+    const c = await createClient(models, PEPPER, {
+      tenantId: T,
+      clientId,
+      name: clientId,
+      grantTypes: ['authorization_code', DEVICE],
+      redirectUris: [redirectUri],
+      firstParty: false,
+    });
+    await models.Client.updateOne(
+      { tenantId: T, clientId },
+      { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } },
+    );
     return { ...c, redirectUri };
   };
   agent = await make('mcp-agent', 'https://agent.example/cb');
@@ -56,10 +72,26 @@ afterAll(async () => {
   await sidecar.stop();
 });
 
-const SPEC_CLAIMS = ['iss', 'sub', 'aud', 'iat', 'exp', 'jti', 'scope', 'gty', 'azp', 'client_id', 'org.vendor.tenant.name', 'org.vendor.tenant.id', 'act', 'agent', 'org.vendor.nhe.delegation'].sort();
+const SPEC_CLAIMS = [
+  'iss',
+  'sub',
+  'aud',
+  'iat',
+  'exp',
+  'jti',
+  'scope',
+  'gty',
+  'azp',
+  'client_id',
+  'org.vendor.tenant.name',
+  'org.vendor.tenant.id',
+  'act',
+  'agent',
+  'org.vendor.nhe.delegation',
+].sort();
 
 describe('an agent client gets NHE delegation tokens', () => {
-  it('authorization code: exactly the spec\'s claims, gty authorization_code, no refresh token, one audit event', async () => {
+  it("authorization code: exactly the spec's claims, gty authorization_code, no refresh token, one audit event", async () => {
     const before = sidecar.issued.length;
     const body = ok(await authCodeFlow(app, agent, { scope: 'openid orders:read orders:write', resource: ORDERS }));
     expect(body.refresh_token).toBeUndefined();
@@ -77,7 +109,12 @@ describe('an agent client gets NHE delegation tokens', () => {
       client_id: 'mcp-agent',
       'org.vendor.tenant.id': T,
       act: { sub: 'nhe:orders-agent' },
-      agent: { id: 'orders-agent', type: 'llm-assistive', operator: 'Demo Operations', model: { name: 'demo-model', provider: 'example' } },
+      agent: {
+        id: 'orders-agent',
+        type: 'llm-assistive',
+        operator: 'Demo Operations',
+        model: { name: 'demo-model', provider: 'example' },
+      },
       'org.vendor.nhe.delegation': true,
     });
     // The NHE's maxTokenLifetime (300) is the smallest term.
@@ -86,24 +123,44 @@ describe('an agent client gets NHE delegation tokens', () => {
     expect(body.scope!.split(' ').sort()).toEqual(['orders:read', 'orders:write']);
     expect(body.id_token).toBeDefined();
     expect(sidecar.issued.slice(before)).toEqual([
-      expect.objectContaining({ jti: claims.jti, tenantId: T, userId: app.tenant.user.id, nheIdentifier: 'orders-agent', clientId: 'mcp-agent', resourceServer: ORDERS, scopes: ['orders:read', 'orders:write'], ttl: 300 }),
+      expect.objectContaining({
+        jti: claims.jti,
+        tenantId: T,
+        userId: app.tenant.user.id,
+        nheIdentifier: 'orders-agent',
+        clientId: 'mcp-agent',
+        resourceServer: ORDERS,
+        scopes: ['orders:read', 'orders:write'],
+        ttl: 300,
+      }),
     ]);
   });
 
   it('the decision narrows as token exchange does: a scope the user does not hold is removed (orders:refund)', async () => {
-    await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } });
+    await app.db.models.DelegationPolicy.updateOne(
+      { tenantId: T, nheId: app.tenant.nhe.id },
+      { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } },
+    );
     try {
       const body = ok(await authCodeFlow(app, agent, { scope: 'openid orders:read orders:refund', resource: ORDERS }));
       expect(decodeJwt(body.access_token!).scope).toBe('orders:read');
     } finally {
-      await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write'] } });
+      await app.db.models.DelegationPolicy.updateOne(
+        { tenantId: T, nheId: app.tenant.nhe.id },
+        { $set: { allowedScopes: ['orders:read', 'orders:write'] } },
+      );
     }
   });
 
   it('device flow: gty names the device code grant', async () => {
     const body = ok(await deviceFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS }));
     const claims = decodeJwt(body.access_token!);
-    expect(claims).toMatchObject({ gty: DEVICE, act: { sub: 'nhe:orders-agent' }, 'org.vendor.nhe.delegation': true, scope: 'orders:read' });
+    expect(claims).toMatchObject({
+      gty: DEVICE,
+      act: { sub: 'nhe:orders-agent' },
+      'org.vendor.nhe.delegation': true,
+      scope: 'orders:read',
+    });
     expect(body.refresh_token).toBeUndefined();
   });
 
@@ -112,7 +169,12 @@ describe('an agent client gets NHE delegation tokens', () => {
     expect(res.status).toBe(302);
     expect(res.body.error).toBe('invalid_scope');
     expect(res.body.error_description).toMatch(/agent orders-agent.*without refresh.*offline_access/);
-    const device = await post(app, '/device/auth', { client_id: agent.clientId, scope: 'openid offline_access orders:read', resource: ORDERS }, agent);
+    const device = await post(
+      app,
+      '/device/auth',
+      { client_id: agent.clientId, scope: 'openid offline_access orders:read', resource: ORDERS },
+      agent,
+    );
     expect(device.status).toBe(400);
     expect(device.body.error).toBe('invalid_scope');
   });
@@ -150,7 +212,10 @@ describe('an agent client gets NHE delegation tokens', () => {
     try {
       const res = await authCodeFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'access_denied', error_description: 'NHE delegation is disabled for this tenant' });
+      expect(res.body).toEqual({
+        error: 'access_denied',
+        error_description: 'NHE delegation is disabled for this tenant',
+      });
     } finally {
       await app.db.models.Tenant.updateOne({ _id: T }, { $set: { 'settings.nhe.enabled': true } });
     }
@@ -188,7 +253,9 @@ describe('an agent client gets NHE delegation tokens', () => {
         if (/\/interaction\/[^/]+$/.test(url.pathname)) {
           const page = await browser.go(url.pathname);
           res = /name="password"/.test(page.text)
-            ? await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } })
+            ? await browser.go(`${url.pathname}/login`, {
+                form: { username: app.tenant.user.username, password: app.tenant.user.password },
+              })
             : await browser.go(`${url.pathname}/confirm`, { form: {} });
         } else res = await browser.go(url.toString());
       }
@@ -202,12 +269,37 @@ describe('an agent client gets NHE delegation tokens', () => {
     const again = await authorize({ prompt: 'none' });
     const code = again.url.searchParams.get('code');
     expect(again.url.searchParams.get('error')).toBeNull();
-    const body = ok(await post(app, '/oidc/token', { grant_type: 'authorization_code', code: code!, redirect_uri: agent.redirectUri, code_verifier: again.verifier }, agent));
-    expect(decodeJwt(body.access_token!)).toMatchObject({ act: { sub: 'nhe:orders-agent' }, scope: 'orders:read', gty: 'authorization_code' });
+    const body = ok(
+      await post(
+        app,
+        '/oidc/token',
+        {
+          grant_type: 'authorization_code',
+          code: code!,
+          redirect_uri: agent.redirectUri,
+          code_verifier: again.verifier,
+        },
+        agent,
+      ),
+    );
+    expect(decodeJwt(body.access_token!)).toMatchObject({
+      act: { sub: 'nhe:orders-agent' },
+      scope: 'orders:read',
+      gty: 'authorization_code',
+    });
     // A wider scope set than the remembered one needs the user again.
     const wider = await (async () => {
       const verifier = randomBytes(32).toString('base64url');
-      const params = new URLSearchParams({ client_id: agent.clientId, response_type: 'code', redirect_uri: agent.redirectUri, scope: 'openid orders:read orders:write', resource: ORDERS, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'none' });
+      const params = new URLSearchParams({
+        client_id: agent.clientId,
+        response_type: 'code',
+        redirect_uri: agent.redirectUri,
+        scope: 'openid orders:read orders:write',
+        resource: ORDERS,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        prompt: 'none',
+      });
       const res = await browser.go(`/auth/${T}/authorize?${params}`);
       return new URL((await followAll(browser, res.location))!);
     })();
@@ -217,7 +309,12 @@ describe('an agent client gets NHE delegation tokens', () => {
 
 describe("an agent client's consent is remembered per user beyond the browser session", () => {
   /** One authorization in `browser`: signs in when asked, answers consent when asked; what was shown and the redirect. */
-  async function run(browser: Browser, client: TestClient & { redirectUri: string }, scope: string, extra: Record<string, string> = {}) {
+  async function run(
+    browser: Browser,
+    client: TestClient & { redirectUri: string },
+    scope: string,
+    extra: Record<string, string> = {},
+  ) {
     const params = new URLSearchParams({
       client_id: client.clientId,
       response_type: 'code',
@@ -234,7 +331,10 @@ describe("an agent client's consent is remembered per user beyond the browser se
       const url = new URL(res.location, app.baseUrl);
       if (/\/interaction\/[^/]+$/.test(url.pathname)) {
         const page = await browser.go(url.pathname);
-        if (/name="password"/.test(page.text)) res = await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+        if (/name="password"/.test(page.text))
+          res = await browser.go(`${url.pathname}/login`, {
+            form: { username: app.tenant.user.username, password: app.tenant.user.password },
+          });
         else {
           consentShown = true;
           res = await browser.go(`${url.pathname}/confirm`, { form: {} });
@@ -251,7 +351,10 @@ describe("an agent client's consent is remembered per user beyond the browser se
     expect(first.redirect.searchParams.get('code')).toBeTruthy();
     const second = new Browser(app.baseUrl);
     const again = await run(second, agent, scope);
-    expect({ consentShown: again.consentShown, code: !!again.redirect.searchParams.get('code') }).toEqual({ consentShown: false, code: true });
+    expect({ consentShown: again.consentShown, code: !!again.redirect.searchParams.get('code') }).toEqual({
+      consentShown: false,
+      code: true,
+    });
     const silent = await run(second, agent, scope, { prompt: 'none' });
     expect(silent.redirect.searchParams.get('error')).toBeNull();
     expect(silent.redirect.searchParams.get('code')).toBeTruthy();
@@ -275,7 +378,10 @@ describe("an agent client's consent is remembered per user beyond the browser se
 });
 
 /** Signs the user in through a fresh browser and returns the consent page (its HTML and CSP). */
-async function consentPage(client: TestClient & { redirectUri: string }, scope: string): Promise<{ status: number; html: string; csp: string }> {
+async function consentPage(
+  client: TestClient & { redirectUri: string },
+  scope: string,
+): Promise<{ status: number; html: string; csp: string }> {
   const browser = new Browser(app.baseUrl);
   const params = new URLSearchParams({
     client_id: client.clientId,
@@ -292,8 +398,11 @@ async function consentPage(client: TestClient & { redirectUri: string }, scope: 
     if (url.href.startsWith(client.redirectUri)) throw new Error(`no consent page: ${url.href}`);
     if (/\/interaction\/[^/]+$/.test(url.pathname)) {
       const page = await browser.go(url.pathname);
-      if (!/name="password"/.test(page.text)) return { status: page.status, html: page.text, csp: page.headers.get('content-security-policy') ?? '' };
-      res = await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+      if (!/name="password"/.test(page.text))
+        return { status: page.status, html: page.text, csp: page.headers.get('content-security-policy') ?? '' };
+      res = await browser.go(`${url.pathname}/login`, {
+        form: { username: app.tenant.user.username, password: app.tenant.user.password },
+      });
     } else res = await browser.go(url.toString());
   }
   throw new Error('no consent page');
@@ -307,12 +416,17 @@ describe("an agent client's consent page says what will happen", () => {
 
   it("the agent's name, type and operator, the scopes after the decision, the lifetime in minutes, no refresh, revocation", async () => {
     // orders:refund is allowed by the NHE and its policy but the user does not hold it: left out, as the token would.
-    await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } });
+    await app.db.models.DelegationPolicy.updateOne(
+      { tenantId: T, nheId: app.tenant.nhe.id },
+      { $set: { allowedScopes: ['orders:read', 'orders:write', 'orders:refund'] } },
+    );
     try {
       const { status, html, csp } = await consentPage(agent, 'openid orders:read orders:refund');
       expect(status).toBe(200);
       expect(html).toContain('<h1>Allow the agent mcp-agent to act for you?</h1>');
-      expect(html).toContain('the automated agent <strong>orders-agent</strong>, of type <strong>llm-assistive</strong>');
+      expect(html).toContain(
+        'the automated agent <strong>orders-agent</strong>, of type <strong>llm-assistive</strong>',
+      );
       expect(html).toContain('operated by <strong>Demo Operations</strong>');
       const api = html.slice(html.indexOf('On your behalf'), html.indexOf('agent-no-refresh'));
       expect(api).toMatch(/\(orders:read\)|<li>orders:read<\/li>/);
@@ -321,12 +435,17 @@ describe("an agent client's consent page says what will happen", () => {
       expect(html).toContain('Each access lasts at most <strong>5 minutes</strong>.');
       expect(html).toContain('<strong>No refresh:</strong> the agent must ask again after its access expires.');
       // Where the user ends it themselves (issue 18): their agents page.
-      expect(html).toContain(`<strong>You can end this at any time:</strong> on <a href="/auth/${T}/account/agents">your agents page</a>`);
+      expect(html).toContain(
+        `<strong>You can end this at any time:</strong> on <a href="/auth/${T}/account/agents">your agents page</a>`,
+      );
       expect(html).toContain('>Allow</button>');
       expect(html).not.toMatch(/<script|style=/);
       expect(csp).toContain("script-src 'sha256-");
     } finally {
-      await app.db.models.DelegationPolicy.updateOne({ tenantId: T, nheId: app.tenant.nhe.id }, { $set: { allowedScopes: ['orders:read', 'orders:write'] } });
+      await app.db.models.DelegationPolicy.updateOne(
+        { tenantId: T, nheId: app.tenant.nhe.id },
+        { $set: { allowedScopes: ['orders:read', 'orders:write'] } },
+      );
     }
   });
 
@@ -350,6 +469,7 @@ describe("an agent client's consent page says what will happen", () => {
 });
 
 async function followAll(browser: Browser, location: string | undefined): Promise<string | undefined> {
-  for (let i = 0; i < 10 && location && !location.startsWith('https://agent.example/cb'); i++) location = (await browser.go(new URL(location, browser.baseUrl).toString())).location;
+  for (let i = 0; i < 10 && location && !location.startsWith('https://agent.example/cb'); i++)
+    location = (await browser.go(new URL(location, browser.baseUrl).toString())).location;
   return location;
 }

@@ -39,7 +39,12 @@ let n = 0;
 /** A fresh user (with TOTP when `totp`): each TOTP step is accepted once per user, so tests do not share one. */
 async function person(o: { totp?: boolean } = {}): Promise<Person> {
   const username = `pat${++n}`;
-  const user = await app.db.models.User.create({ tenantId: app.tenant.tenantId, username, passwordHash: await hashPassword(PASSWORD), claims: profile });
+  const user = await app.db.models.User.create({
+    tenantId: app.tenant.tenantId,
+    username,
+    passwordHash: await hashPassword(PASSWORD),
+    claims: profile,
+  });
   const p: Person = { id: String(user._id), username };
   if (o.totp) await enrolTotp(p);
   return p;
@@ -47,17 +52,35 @@ async function person(o: { totp?: boolean } = {}): Promise<Person> {
 
 async function enrolTotp(p: Person): Promise<void> {
   p.secret = generateSecret();
-  await app.db.models.User.updateOne({ _id: p.id }, { $set: { totpSecret: sealTotpSecret(app.keyStore.kek, app.tenant.tenantId, p.id, p.secret) } });
+  await app.db.models.User.updateOne(
+    { _id: p.id },
+    { $set: { totpSecret: sealTotpSecret(app.keyStore.kek, app.tenant.tenantId, p.id, p.secret) } },
+  );
 }
 
 beforeAll(async () => {
   app = await startPagesApp('claimsacr');
   const t = app.tenant.tenantId;
   issuer = `${app.baseUrl}/auth/${t}`;
-  const mine = await createClient(app.db.models, PEPPER, { tenantId: t, clientId: 'acr-app', name: 'ACR App', grantTypes: ['authorization_code', 'refresh_token'], redirectUris: [REDIRECT], firstParty: true });
-  const third = await createClient(app.db.models, PEPPER, { tenantId: t, clientId: 'outside-app', name: 'Outside App', grantTypes: ['authorization_code'], redirectUris: [OUTSIDE_REDIRECT] });
+  const mine = await createClient(app.db.models, PEPPER, {
+    tenantId: t,
+    clientId: 'acr-app',
+    name: 'ACR App',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    redirectUris: [REDIRECT],
+    firstParty: true,
+  });
+  const third = await createClient(app.db.models, PEPPER, {
+    tenantId: t,
+    clientId: 'outside-app',
+    name: 'Outside App',
+    grantTypes: ['authorization_code'],
+    redirectUris: [OUTSIDE_REDIRECT],
+  });
   const discover = (c: { clientId: string; clientSecret: string }) =>
-    oidc.discovery(new URL(issuer), c.clientId, c.clientSecret, oidc.ClientSecretBasic(c.clientSecret), { execute: [oidc.allowInsecureRequests] });
+    oidc.discovery(new URL(issuer), c.clientId, c.clientSecret, oidc.ClientSecretBasic(c.clientSecret), {
+      execute: [oidc.allowInsecureRequests],
+    });
   [rp, outside] = await Promise.all([discover(mine), discover(third)]);
 }, 60_000);
 
@@ -77,7 +100,12 @@ async function authorize(
   who: Person,
   params: Record<string, string>,
   o: { browser?: Browser; config?: oidc.Configuration; redirectUri?: string } = {},
-): Promise<{ tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers; claims: oidc.IDToken; steps: Steps; browser: Browser }> {
+): Promise<{
+  tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
+  claims: oidc.IDToken;
+  steps: Steps;
+  browser: Browser;
+}> {
   const config = o.config ?? rp;
   const redirectUri = o.redirectUri ?? REDIRECT;
   const browser = o.browser ?? new Browser(app.baseUrl);
@@ -123,12 +151,21 @@ async function authorize(
     location = answer.location;
   }
   if (!callback) throw new Error('did not reach the redirect URI');
-  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state, idTokenExpected: true });
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedNonce: nonce,
+    expectedState: state,
+    idTokenExpected: true,
+  });
   return { tokens, claims: tokens.claims()!, steps, browser };
 }
 
 /** The authorization error (error, description) a request ends with, and the steps taken before it. */
-async function authorizeError(who: Person, params: Record<string, string>, browser?: Browser): Promise<{ error: string; description?: string }> {
+async function authorizeError(
+  who: Person,
+  params: Record<string, string>,
+  browser?: Browser,
+): Promise<{ error: string; description?: string }> {
   try {
     await authorize(who, params, { browser });
   } catch (err) {
@@ -138,7 +175,8 @@ async function authorizeError(who: Person, params: Record<string, string>, brows
   throw new Error('the authorization request succeeded');
 }
 
-const userinfo = (tokens: { access_token: string }, sub: string) => oidc.fetchUserInfo(rp, tokens.access_token, sub) as Promise<Record<string, unknown>>;
+const userinfo = (tokens: { access_token: string }, sub: string) =>
+  oidc.fetchUserInfo(rp, tokens.access_token, sub) as Promise<Record<string, unknown>>;
 
 describe('discovery (openid-client)', () => {
   it('advertises acr_values_supported and claims_parameter_supported', () => {
@@ -187,7 +225,10 @@ describe('scope-requested claims: UserInfo, not the ID token (OpenID Connect Cor
 describe('the claims request parameter (OpenID Connect Core 5.5)', () => {
   it('claims={"id_token":{"email":null}} puts email in the ID token (scope openid only: not in UserInfo)', async () => {
     const p = await person();
-    const { tokens, claims } = await authorize(p, { scope: 'openid', claims: JSON.stringify({ id_token: { email: null } }) });
+    const { tokens, claims } = await authorize(p, {
+      scope: 'openid',
+      claims: JSON.stringify({ id_token: { email: null } }),
+    });
     expect(claims.email).toBe(profile.email);
     expect(claims).not.toHaveProperty('email_verified');
     expect(await userinfo(tokens, p.id)).toEqual({ sub: p.id });
@@ -195,7 +236,10 @@ describe('the claims request parameter (OpenID Connect Core 5.5)', () => {
 
   it('with scope email too, the requested claim is in both', async () => {
     const p = await person();
-    const { tokens, claims } = await authorize(p, { scope: 'openid email', claims: JSON.stringify({ id_token: { email: null } }) });
+    const { tokens, claims } = await authorize(p, {
+      scope: 'openid email',
+      claims: JSON.stringify({ id_token: { email: null } }),
+    });
     expect(claims.email).toBe(profile.email);
     expect(claims).not.toHaveProperty('email_verified');
     expect(await userinfo(tokens, p.id)).toMatchObject({ email: profile.email, email_verified: true });
@@ -203,14 +247,20 @@ describe('the claims request parameter (OpenID Connect Core 5.5)', () => {
 
   it('voluntary userinfo claim: name in UserInfo only', async () => {
     const p = await person();
-    const { tokens, claims } = await authorize(p, { scope: 'openid', claims: JSON.stringify({ userinfo: { name: null } }) });
+    const { tokens, claims } = await authorize(p, {
+      scope: 'openid',
+      claims: JSON.stringify({ userinfo: { name: null } }),
+    });
     expect(claims).not.toHaveProperty('name');
     expect(await userinfo(tokens, p.id)).toEqual({ sub: p.id, name: profile.name });
   });
 
   it('essential claims in both places: each where it was asked', async () => {
     const p = await person();
-    const request = { userinfo: { name: { essential: true } }, id_token: { email: { essential: true }, given_name: { essential: true } } };
+    const request = {
+      userinfo: { name: { essential: true } },
+      id_token: { email: { essential: true }, given_name: { essential: true } },
+    };
     const { tokens, claims } = await authorize(p, { scope: 'openid', claims: JSON.stringify(request) });
     expect(claims.email).toBe(profile.email);
     expect(claims.given_name).toBe(profile.given_name);
@@ -220,7 +270,13 @@ describe('the claims request parameter (OpenID Connect Core 5.5)', () => {
 
   it('an essential claim the user does not have is left out, not an error', async () => {
     const p = await person();
-    const { tokens, claims } = await authorize(p, { scope: 'openid', claims: JSON.stringify({ id_token: { phone_number: { essential: true } }, userinfo: { phone_number: { essential: true } } }) });
+    const { tokens, claims } = await authorize(p, {
+      scope: 'openid',
+      claims: JSON.stringify({
+        id_token: { phone_number: { essential: true } },
+        userinfo: { phone_number: { essential: true } },
+      }),
+    });
     expect(claims).not.toHaveProperty('phone_number');
     expect(await userinfo(tokens, p.id)).toEqual({ sub: p.id });
   });
@@ -236,7 +292,9 @@ describe('the claims request parameter (OpenID Connect Core 5.5)', () => {
       code_challenge_method: 'S256',
     });
     const start = await browser.go(url.toString());
-    const login = await browser.go(`${new URL(start.location!, app.baseUrl).pathname}/login`, { form: { username: p.username, password: PASSWORD } });
+    const login = await browser.go(`${new URL(start.location!, app.baseUrl).pathname}/login`, {
+      form: { username: p.username, password: PASSWORD },
+    });
     const resumed = await browser.go(login.location!);
     const consent = await browser.go(resumed.location!);
     expect(consent.text).toContain('Allow Outside App to access your account?');
@@ -284,9 +342,15 @@ describe('acr and acr_values', () => {
     const essential = JSON.stringify({ id_token: { acr: { essential: true, value: ACR_MFA } } });
 
     // Without interaction it cannot be met.
-    expect((await authorizeError(p, { scope: 'openid', prompt: 'none', claims: essential }, first.browser)).error).toBe('login_required');
+    expect((await authorizeError(p, { scope: 'openid', prompt: 'none', claims: essential }, first.browser)).error).toBe(
+      'login_required',
+    );
 
-    const stepped = await authorize(p, { scope: 'openid amr', max_age: '3600', claims: essential }, { browser: first.browser });
+    const stepped = await authorize(
+      p,
+      { scope: 'openid amr', max_age: '3600', claims: essential },
+      { browser: first.browser },
+    );
     expect(stepped.steps).toEqual(['totp']);
     expect(stepped.claims.sub).toBe(p.id);
     expect(stepped.claims.acr).toBe(ACR_MFA);
@@ -295,7 +359,11 @@ describe('acr and acr_values', () => {
     expect(stepped.claims.auth_time).toBeGreaterThan(first.claims.auth_time as number);
 
     // The session now meets it: no interaction at all, also for a request listing mfa among essential values.
-    const again = await authorize(p, { scope: 'openid', claims: JSON.stringify({ id_token: { acr: { essential: true, values: [ACR_MFA] } } }) }, { browser: first.browser });
+    const again = await authorize(
+      p,
+      { scope: 'openid', claims: JSON.stringify({ id_token: { acr: { essential: true, values: [ACR_MFA] } } }) },
+      { browser: first.browser },
+    );
     expect(again.steps).toEqual([]);
     expect(again.claims.acr).toBe(ACR_MFA);
   });
@@ -324,7 +392,10 @@ describe('acr and acr_values', () => {
 
   it('essential acr mfa for a user without TOTP (not signed in): unmet_authentication_requirements after the password', async () => {
     const p = await person();
-    const { error, description } = await authorizeError(p, { scope: 'openid', claims: JSON.stringify({ id_token: { acr: { essential: true, value: ACR_MFA } } }) });
+    const { error, description } = await authorizeError(p, {
+      scope: 'openid',
+      claims: JSON.stringify({ id_token: { acr: { essential: true, value: ACR_MFA } } }),
+    });
     expect(error).toBe('unmet_authentication_requirements');
     expect(description).toMatch(/second factor/);
   });
@@ -354,7 +425,10 @@ describe('acr and acr_values', () => {
 
   it('an essential acr that is not supported: unmet_authentication_requirements before any page', async () => {
     const p = await person({ totp: true });
-    const { error } = await authorizeError(p, { scope: 'openid', claims: JSON.stringify({ id_token: { acr: { essential: true, values: ['urn:other:loa:4'] } } }) });
+    const { error } = await authorizeError(p, {
+      scope: 'openid',
+      claims: JSON.stringify({ id_token: { acr: { essential: true, values: ['urn:other:loa:4'] } } }),
+    });
     expect(error).toBe('unmet_authentication_requirements');
   });
 
@@ -362,7 +436,11 @@ describe('acr and acr_values', () => {
     const p = await person({ totp: true });
     const first = await authorize(p, { scope: 'openid amr' });
     expect(first.steps).toEqual(['password', 'totp']);
-    const again = await authorize(p, { scope: 'openid amr', claims: JSON.stringify({ id_token: { acr: { essential: true, value: ACR_PWD } } }) }, { browser: first.browser });
+    const again = await authorize(
+      p,
+      { scope: 'openid amr', claims: JSON.stringify({ id_token: { acr: { essential: true, value: ACR_PWD } } }) },
+      { browser: first.browser },
+    );
     expect(again.steps).toEqual([]);
     expect(again.claims.acr).toBe(ACR_PWD);
     expect(again.claims.amr).toEqual(AMR_PASSWORD_TOTP);
@@ -370,7 +448,11 @@ describe('acr and acr_values', () => {
 
   it('acr survives refresh', async () => {
     const p = await person({ totp: true });
-    const { tokens, claims } = await authorize(p, { scope: 'openid offline_access', prompt: 'consent', acr_values: ACR_MFA });
+    const { tokens, claims } = await authorize(p, {
+      scope: 'openid offline_access',
+      prompt: 'consent',
+      acr_values: ACR_MFA,
+    });
     expect(claims.acr).toBe(ACR_MFA);
     const refreshed = await oidc.refreshTokenGrant(rp, tokens.refresh_token!);
     expect(refreshed.claims()?.acr).toBe(ACR_MFA);

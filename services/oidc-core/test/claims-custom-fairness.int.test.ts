@@ -31,7 +31,11 @@ interface Scenario {
   tokenB: string;
 }
 
-async function scenario(label: string, breakerFailures: number, o: { admission?: TenantAdmissionLimits } = {}): Promise<Scenario> {
+async function scenario(
+  label: string,
+  breakerFailures: number,
+  o: { admission?: TenantAdmissionLimits } = {},
+): Promise<Scenario> {
   let runner!: CustomClaimsRunner;
   let writer!: ScriptStateWriter;
   const app = await startPagesApp(label, {
@@ -39,20 +43,41 @@ async function scenario(label: string, breakerFailures: number, o: { admission?:
     customClaims: (db) => {
       writer = new ScriptStateWriter(db.models, { minIntervalMs: 1000 });
       // A queue bound below A's 64 concurrent calls, so that A's overflow is refused too.
-      runner = new CustomClaimsRunner({ sandbox: new CustomClaimsSandbox({ size: 2, maxQueuedPerTenant: 32 }), state: writer, breaker: { failureThreshold: breakerFailures } });
+      runner = new CustomClaimsRunner({
+        sandbox: new CustomClaimsSandbox({ size: 2, maxQueuedPerTenant: 32 }),
+        state: writer,
+        breaker: { failureThreshold: breakerFailures },
+      });
       return runner;
     },
   });
   const { models } = app.db;
-  const other: SeededTenant = await seedDelegationTenant(models, app.keyStore, { tenantId: randomInt(1_000_000, 2_000_000), tenantName: `Other ${label}`, clientSecretPepper: PEPPER });
+  const other: SeededTenant = await seedDelegationTenant(models, app.keyStore, {
+    tenantId: randomInt(1_000_000, 2_000_000),
+    tenantName: `Other ${label}`,
+    clientSecretPepper: PEPPER,
+  });
   const view = (tenant: SeededTenant): PagesApp => ({ ...app, tenant });
   const a = view(app.tenant);
   const b = view(other);
   const token = async (v: PagesApp, script: string) => {
     const t = v.tenant.tenantId;
-    await models.User.updateOne({ tenantId: t, _id: v.tenant.user.id }, { $set: { customClaims: { dept: `dept-${t}` } } });
-    const c = await createClient(models, PEPPER, { tenantId: t, clientId: 'scripted', name: 'scripted', grantTypes: ['authorization_code'], redirectUris: [REDIRECT], firstParty: true });
-    await models.Client.updateOne({ tenantId: t, clientId: c.clientId }, { $set: { 'config.customizeUserInfoClaims': script } });
+    await models.User.updateOne(
+      { tenantId: t, _id: v.tenant.user.id },
+      { $set: { customClaims: { dept: `dept-${t}` } } },
+    );
+    const c = await createClient(models, PEPPER, {
+      tenantId: t,
+      clientId: 'scripted',
+      name: 'scripted',
+      grantTypes: ['authorization_code'],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+    });
+    await models.Client.updateOne(
+      { tenantId: t, clientId: c.clientId },
+      { $set: { 'config.customizeUserInfoClaims': script } },
+    );
     const res = await authCodeFlow(v, { ...c, redirectUri: REDIRECT }, { scope: 'openid email custom_claims' });
     expect(res.status).toBe(200);
     return res.body.access_token!;
@@ -73,7 +98,11 @@ async function scenario(label: string, breakerFailures: number, o: { admission?:
 }
 
 /** B's UserInfo calls, one after the other, until `until` resolves (at least `min` calls): latencies and bodies. */
-async function bystander(s: Scenario, min: number, until: Promise<unknown>): Promise<{ ms: number[]; bodies: Array<Record<string, unknown>> }> {
+async function bystander(
+  s: Scenario,
+  min: number,
+  until: Promise<unknown>,
+): Promise<{ ms: number[]; bodies: Array<Record<string, unknown>> }> {
   let done = false;
   void until.then(() => (done = true));
   const ms: number[] = [];
@@ -118,11 +147,14 @@ function expectNotQueuedBehindA(s: Scenario, endToEndMs: number[]): void {
   expect(p(endToEndMs, 50)).toBeLessThan(1000);
 }
 
-const p = (xs: number[], q: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.ceil((q / 100) * xs.length) - 1)]!;
+const p = (xs: number[], q: number) =>
+  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.ceil((q / 100) * xs.length) - 1)]!;
 
 async function metric(s: Scenario, name: string, labels: Record<string, string>): Promise<number> {
   const text = await (await fetch(`${s.app.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
@@ -159,7 +191,10 @@ describe('one tenant looping script flood vs another tenant (issue 22 §3)', () 
 
     // The breaker's state is in the store, for the management API, written a bounded number of times.
     await s.writer.idle();
-    const doc = await s.app.db.models.CustomClaimsScriptState.findOne({ tenantId: s.a.tenant.tenantId, clientId: 'scripted' }).lean();
+    const doc = await s.app.db.models.CustomClaimsScriptState.findOne({
+      tenantId: s.a.tenant.tenantId,
+      clientId: 'scripted',
+    }).lean();
     expect(doc).toMatchObject({ state: 'open', scriptSha256: scriptSha256(LOOP), lastError: { reason: 'timeout' } });
     expect(doc!.openedAt).toBeInstanceOf(Date);
     expect(doc!.retryAt!.getTime()).toBeGreaterThan(doc!.openedAt!.getTime());
@@ -194,8 +229,12 @@ describe('the same flood with the breaker held closed: the scheduling alone prot
     expect(aBodies).toHaveLength(600);
     const tenantA = String(s.a.tenant.tenantId);
     // A's overflow was refused for A (busy), not B's; A's queued scripts ran and timed out on one worker.
-    expect(await metric(s, 'idp_custom_claims_script_errors_total', { tenant: tenantA, reason: 'busy' })).toBeGreaterThan(0);
-    expect(await metric(s, 'idp_custom_claims_script_errors_total', { tenant: tenantA, reason: 'timeout' })).toBeGreaterThan(5);
+    expect(
+      await metric(s, 'idp_custom_claims_script_errors_total', { tenant: tenantA, reason: 'busy' }),
+    ).toBeGreaterThan(0);
+    expect(
+      await metric(s, 'idp_custom_claims_script_errors_total', { tenant: tenantA, reason: 'timeout' }),
+    ).toBeGreaterThan(5);
     expect(await metric(s, 'idp_custom_claims_script_skipped_total', { tenant: tenantA })).toBe(0);
     expect(await metric(s, 'idp_custom_claims_script_errors_total', { tenant: String(s.b.tenant.tenantId) })).toBe(0);
     console.log(

@@ -14,7 +14,8 @@ let app: PagesApp;
 const clients: Record<string, TestClient> = {};
 
 const SCRIPTS: Record<string, string> = {
-  mapper: 'return { dept: input.user.custom_claims.dept, mail: input.user.claims.email, client: input.context.clientId, tenant: input.context.tenantId };',
+  mapper:
+    'return { dept: input.user.custom_claims.dept, mail: input.user.claims.email, client: input.context.clientId, tenant: input.context.tenantId };',
   loop: 'while (true) {}',
   memory: 'const a = []; while (true) a.push(new Array(100000).fill("xxxxxxxx"));',
   escape: 'return { pid: process.pid, fs: require("fs") };',
@@ -27,10 +28,24 @@ beforeAll(async () => {
   app = await startPagesApp('customclaims');
   const { models } = app.db;
   const t = app.tenant.tenantId;
-  await models.User.updateOne({ tenantId: t, _id: app.tenant.user.id }, { $set: { customClaims: { dept: 'ops', badge: 42 } } });
+  await models.User.updateOne(
+    { tenantId: t, _id: app.tenant.user.id },
+    { $set: { customClaims: { dept: 'ops', badge: 42 } } },
+  );
   for (const name of ['plain', ...Object.keys(SCRIPTS)]) {
-    const c = await createClient(models, PEPPER, { tenantId: t, clientId: `app-${name}`, name, grantTypes: ['authorization_code'], redirectUris: [REDIRECT], firstParty: true });
-    if (SCRIPTS[name]) await models.Client.updateOne({ tenantId: t, clientId: c.clientId }, { $set: { 'config.customizeUserInfoClaims': SCRIPTS[name] } });
+    const c = await createClient(models, PEPPER, {
+      tenantId: t,
+      clientId: `app-${name}`,
+      name,
+      grantTypes: ['authorization_code'],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+    });
+    if (SCRIPTS[name])
+      await models.Client.updateOne(
+        { tenantId: t, clientId: c.clientId },
+        { $set: { 'config.customizeUserInfoClaims': SCRIPTS[name] } },
+      );
     clients[name] = { ...c, redirectUri: REDIRECT };
   }
 }, 60_000);
@@ -48,7 +63,9 @@ async function tokensFor(name: string, scope = 'openid email custom_claims') {
 
 async function errorCount(reason: string): Promise<number> {
   const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
-  const m = new RegExp(`^idp_custom_claims_script_errors_total\\{[^}]*reason="${reason}"[^}]*\\} (\\d+)`, 'm').exec(text);
+  const m = new RegExp(`^idp_custom_claims_script_errors_total\\{[^}]*reason="${reason}"[^}]*\\} (\\d+)`, 'm').exec(
+    text,
+  );
   return m ? Number(m[1]) : 0;
 }
 
@@ -70,7 +87,12 @@ it('filters custom_claims out without the custom_claims scope, even for a client
 
 it('replaces the mapped values with the return value of the client script', async () => {
   const info = await userinfo(app, (await tokensFor('mapper')).access_token!);
-  expect(info.body.custom_claims).toEqual({ dept: 'ops', mail: 'alice@example.com', client: 'app-mapper', tenant: app.tenant.tenantId });
+  expect(info.body.custom_claims).toEqual({
+    dept: 'ops',
+    mail: 'alice@example.com',
+    client: 'app-mapper',
+    tenant: app.tenant.tenantId,
+  });
 });
 
 it.each([

@@ -31,13 +31,30 @@ const CALLBACK = 'http://127.0.0.1:8733/callback';
 
 beforeAll(async () => {
   docs = await startDocServer();
-  app = await startPagesApp('cimd', { outbound: { ca: docs.ca, resolve: testResolver, timeoutMs: 1000, allowLoopback: true } });
+  app = await startPagesApp('cimd', {
+    outbound: { ca: docs.ca, resolve: testResolver, timeoutMs: 1000, allowLoopback: true },
+  });
   strictApp = await startPagesApp('cimd-strict', { outbound: { ca: docs.ca, resolve: testResolver, timeoutMs: 1000 } });
   const m = app.db.models;
   devTenant = app.tenant.tenantId;
-  await m.Tenant.updateOne({ _id: devTenant }, { $set: { 'settings.clientIdMetadataDocuments': { enabled: true, allowedHosts: ['localhost', '*.test'], maxDocumentBytes: 2048, cacheMaxSeconds: 600 } } });
+  await m.Tenant.updateOne(
+    { _id: devTenant },
+    {
+      $set: {
+        'settings.clientIdMetadataDocuments': {
+          enabled: true,
+          allowedHosts: ['localhost', '*.test'],
+          maxDocumentBytes: 2048,
+          cacheMaxSeconds: 600,
+        },
+      },
+    },
+  );
   strictTenant = strictApp.tenant.tenantId;
-  await strictApp.db.models.Tenant.updateOne({ _id: strictTenant }, { $set: { 'settings.clientIdMetadataDocuments': { enabled: true, allowLoopback: true } } });
+  await strictApp.db.models.Tenant.updateOne(
+    { _id: strictTenant },
+    { $set: { 'settings.clientIdMetadataDocuments': { enabled: true, allowLoopback: true } } },
+  );
   strictApp.pool.clear();
   offTenant = randomInt(2_000_001, 3_000_000);
   await seedDelegationTenant(m, app.keyStore, { tenantId: offTenant, tenantName: 'Off', clientSecretPepper: PEPPER });
@@ -66,7 +83,12 @@ const doc = (url: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /** The first step of an authorization request (no session): the provider's error page or the redirect to login. */
-async function authorizeStart(tenantId: number, clientId: string, extra: Record<string, string> = {}, browser = new Browser(baseOf(tenantId))) {
+async function authorizeStart(
+  tenantId: number,
+  clientId: string,
+  extra: Record<string, string> = {},
+  browser = new Browser(baseOf(tenantId)),
+) {
   const params = new URLSearchParams({
     client_id: clientId,
     response_type: 'code',
@@ -95,12 +117,20 @@ async function consentPage(tenantId: number, clientId: string, redirectUri = CAL
   expect(start.status).toBe(303);
   const interaction = new URL(start.location!, app.baseUrl).pathname;
   await browser.go(interaction);
-  const login = await browser.go(`${interaction}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+  const login = await browser.go(`${interaction}/login`, {
+    form: { username: app.tenant.user.username, password: app.tenant.user.password },
+  });
   expect(login.status).toBe(303);
   let location = login.location;
   for (let i = 0; i < 5 && location; i++) {
     const res = await browser.go(location);
-    if (res.status === 200) return { html: res.text, csp: res.headers.get('content-security-policy') ?? '', browser, path: new URL(location, app.baseUrl).pathname };
+    if (res.status === 200)
+      return {
+        html: res.text,
+        csp: res.headers.get('content-security-policy') ?? '',
+        browser,
+        path: new URL(location, app.baseUrl).pathname,
+      };
     location = res.location;
   }
   throw new Error('no consent page');
@@ -108,7 +138,11 @@ async function consentPage(tenantId: number, clientId: string, redirectUri = CAL
 
 describe('discovery', () => {
   it('advertises client_id_metadata_document_supported only where the tenant enables it', async () => {
-    const get = async (t: number) => (await (await fetch(`${baseOf(t)}/auth/${t}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    const get = async (t: number) =>
+      (await (await fetch(`${baseOf(t)}/auth/${t}/.well-known/openid-configuration`)).json()) as Record<
+        string,
+        unknown
+      >;
     expect((await get(devTenant)).client_id_metadata_document_supported).toBe(true);
     expect((await get(strictTenant)).client_id_metadata_document_supported).toBe(true);
     expect((await get(offTenant)).client_id_metadata_document_supported).toBeUndefined();
@@ -126,20 +160,32 @@ describe('a code flow with a metadata document client (openid-client)', () => {
   it('signs alice in after a consent page that names the host and shows the same-origin logo; the document cannot make itself first-party', async () => {
     const url = docs.url('/mcp/client.json');
     const logo = docs.url('/mcp/logo.png');
-    docs.json('/mcp/client.json', doc(url, { logo_uri: logo, idp_first_party: true, idp_pkce_required: false }), { 'cache-control': 'max-age=300' });
+    docs.json('/mcp/client.json', doc(url, { logo_uri: logo, idp_first_party: true, idp_pkce_required: false }), {
+      'cache-control': 'max-age=300',
+    });
     const issuer = `${app.baseUrl}/auth/${devTenant}`;
-    const config = await oidc.discovery(new URL(issuer), url, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const config = await oidc.discovery(new URL(issuer), url, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
     expect(config.serverMetadata().client_id_metadata_document_supported).toBe(true);
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     // RFC 8252 section 7.3: a native client's loopback redirect matches on any port.
     const redirectUri = 'http://127.0.0.1:51234/callback';
-    const authUrl = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state });
+    const authUrl = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
     const browser = new Browser(app.baseUrl);
     const start = await browser.go(authUrl.toString());
     expect(start.status).toBe(303);
     const interaction = new URL(start.location!, app.baseUrl).pathname;
-    const login = await browser.go(`${interaction}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+    const login = await browser.go(`${interaction}/login`, {
+      form: { username: app.tenant.user.username, password: app.tenant.user.password },
+    });
     let location = login.location;
     let consent: { text: string; headers: Headers } | undefined;
     let callback: URL | undefined;
@@ -158,11 +204,17 @@ describe('a code flow with a metadata document client (openid-client)', () => {
     // The consent page was shown: a third-party client's.
     expect(consent).toBeDefined();
     expect(consent!.text).toContain('Example MCP Client');
-    expect(consent!.text).toMatch(new RegExp(`id="client-host">This application is <strong>localhost:${docs.port}</strong>`));
+    expect(consent!.text).toMatch(
+      new RegExp(`id="client-host">This application is <strong>localhost:${docs.port}</strong>`),
+    );
     expect(consent!.text).toContain(`<img src="${logo}"`);
     expect(consent!.headers.get('content-security-policy')).toContain(`img-src 'self' data: ${logo}`);
     expect(callback).toBeDefined();
-    const tokens = await oidc.authorizationCodeGrant(config, callback!, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback!, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      idTokenExpected: true,
+    });
     expect(tokens.claims()!.aud).toBe(url);
     expect(tokens.claims()!.sub).toBeDefined();
     // Fetched once: the second use (token endpoint) came from the cache (Cache-Control max-age within the bound).
@@ -294,10 +346,35 @@ describe('document validation', () => {
   it.each([
     ['a client_id other than its URL', (url: string) => doc(url, { client_id: `${url}?other` })],
     ['a client_secret', (url: string) => doc(url, { client_secret: 'hunter2' })],
-    ['a shared-secret authentication method', (url: string) => doc(url, { token_endpoint_auth_method: 'client_secret_post' })],
-    ['private_key_jwt with inline keys instead of jwks_uri', (url: string) => doc(url, { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] } })],
-    ['an http redirect URI of a web client', (url: string) => doc(url, { application_type: 'web', redirect_uris: ['http://app.example.com/cb'] })],
-    ['a client_credentials grant', (url: string) => doc(url, { grant_types: ['authorization_code', 'client_credentials'] })],
+    [
+      'a shared-secret authentication method',
+      (url: string) => doc(url, { token_endpoint_auth_method: 'client_secret_post' }),
+    ],
+    [
+      'private_key_jwt with inline keys instead of jwks_uri',
+      (url: string) =>
+        doc(url, {
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks: {
+            keys: [
+              {
+                kty: 'EC',
+                crv: 'P-256',
+                x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+                y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+              },
+            ],
+          },
+        }),
+    ],
+    [
+      'an http redirect URI of a web client',
+      (url: string) => doc(url, { application_type: 'web', redirect_uris: ['http://app.example.com/cb'] }),
+    ],
+    [
+      'a client_credentials grant',
+      (url: string) => doc(url, { grant_types: ['authorization_code', 'client_credentials'] }),
+    ],
   ])('refuses a document with %s', async (what, make) => {
     const path = `/invalid/${encodeURIComponent(what)}.json`;
     const url = docs.url(path);

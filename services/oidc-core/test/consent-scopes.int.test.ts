@@ -15,7 +15,11 @@ const ORDERS = 'https://api.orders.example';
 let app: PagesApp;
 let t: number;
 let refundRoleId: string;
-const DESCRIPTIONS = { 'orders:read': 'See your orders', 'orders:write': 'Place and change orders for you', 'orders:refund': 'Refund your orders' };
+const DESCRIPTIONS = {
+  'orders:read': 'See your orders',
+  'orders:write': 'Place and change orders for you',
+  'orders:refund': 'Refund your orders',
+};
 
 const GRANTS = ['authorization_code', 'refresh_token'];
 let partner: TestClient;
@@ -28,16 +32,38 @@ beforeAll(async () => {
   const { models } = app.db;
   await models.ResourceServer.updateOne(
     { tenantId: t, identifier: ORDERS },
-    { $set: { scopeDescriptions: Object.entries(DESCRIPTIONS).map(([scope, description]) => ({ scope, description })) } },
+    {
+      $set: { scopeDescriptions: Object.entries(DESCRIPTIONS).map(([scope, description]) => ({ scope, description })) },
+    },
   );
-  refundRoleId = String((await models.Role.create({ tenantId: t, name: 'orders-refunder', resourceServer: ORDERS, permissions: ['orders:refund'] }))._id);
+  refundRoleId = String(
+    (
+      await models.Role.create({
+        tenantId: t,
+        name: 'orders-refunder',
+        resourceServer: ORDERS,
+        permissions: ['orders:refund'],
+      })
+    )._id,
+  );
   const make = async (clientId: string, redirectUri: string, fields: { firstParty?: boolean }) => ({
-    ...(await createClient(models, PEPPER, { tenantId: t, clientId, name: clientId, grantTypes: GRANTS, responseTypes: ['code'], redirectUris: [redirectUri], ...fields })),
+    ...(await createClient(models, PEPPER, {
+      tenantId: t,
+      clientId,
+      name: clientId,
+      grantTypes: GRANTS,
+      responseTypes: ['code'],
+      redirectUris: [redirectUri],
+      ...fields,
+    })),
     redirectUri,
   });
   partner = await make('partner', 'https://partner.example/cb', { firstParty: false });
   narrowPartner = await make('narrow-partner', 'https://narrow.example/cb', { firstParty: false });
-  await models.Client.updateOne({ tenantId: t, clientId: 'narrow-partner' }, { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } });
+  await models.Client.updateOne(
+    { tenantId: t, clientId: 'narrow-partner' },
+    { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } },
+  );
   firstParty = await make('house-app', 'https://house.example/cb', { firstParty: true });
 }, 60_000);
 
@@ -48,7 +74,10 @@ afterAll(async () => {
 /** alice's roles: orders-clerk (orders:read orders:write) from the seed, plus `extra`. */
 async function setExtraRoles(extra: string[]): Promise<void> {
   const clerk = await app.db.models.Role.findOne({ tenantId: t, name: 'orders-clerk' }).lean();
-  await app.db.models.User.updateOne({ tenantId: t, _id: app.tenant.user.id }, { $set: { roleIds: [String(clerk!._id), ...extra] } });
+  await app.db.models.User.updateOne(
+    { tenantId: t, _id: app.tenant.user.id },
+    { $set: { roleIds: [String(clerk!._id), ...extra] } },
+  );
 }
 
 interface Step {
@@ -63,7 +92,11 @@ interface Step {
  * Runs an authorization request in `browser` (signing alice in when asked) until the consent page or the
  * redirect URI, whichever comes first.
  */
-async function authorize(browser: Browser, client: TestClient, o: { scope: string; resource?: string; prompt?: string }): Promise<Step> {
+async function authorize(
+  browser: Browser,
+  client: TestClient,
+  o: { scope: string; resource?: string; prompt?: string },
+): Promise<Step> {
   const verifier = randomBytes(32).toString('base64url');
   const params = new URLSearchParams({
     client_id: client.clientId,
@@ -85,7 +118,11 @@ async function authorize(browser: Browser, client: TestClient, o: { scope: strin
       const page = await browser.go(url.pathname);
       expect(page.status).toBe(200);
       if (!/name="password"/.test(page.text)) return { consent: { path: url.pathname, html: page.text }, verifier };
-      location = (await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } })).location;
+      location = (
+        await browser.go(`${url.pathname}/login`, {
+          form: { username: app.tenant.user.username, password: app.tenant.user.password },
+        })
+      ).location;
       continue;
     }
     location = (await browser.go(url.toString())).location;
@@ -99,7 +136,8 @@ async function allow(browser: Browser, client: TestClient, step: Step): Promise<
   for (let i = 0; i < 10 && location; i++) {
     const url = new URL(location, app.baseUrl);
     if (url.toString().startsWith(client.redirectUri)) return { callback: url, verifier: step.verifier };
-    if (/\/interaction\/[^/]+$/.test(url.pathname)) return { consent: { path: url.pathname, html: (await browser.go(url.pathname)).text }, verifier: step.verifier };
+    if (/\/interaction\/[^/]+$/.test(url.pathname))
+      return { consent: { path: url.pathname, html: (await browser.go(url.pathname)).text }, verifier: step.verifier };
     location = (await browser.go(url.toString())).location;
   }
   throw new Error('consent did not reach the redirect URI');
@@ -109,7 +147,12 @@ async function redeem(client: TestClient, step: Step): Promise<TokenBody> {
   const code = step.callback?.searchParams.get('code');
   expect(step.callback?.searchParams.get('error')).toBeNull();
   expect(code).toBeTruthy();
-  const res = await post(app, '/oidc/token', { grant_type: 'authorization_code', code: code!, redirect_uri: client.redirectUri, code_verifier: step.verifier }, client);
+  const res = await post(
+    app,
+    '/oidc/token',
+    { grant_type: 'authorization_code', code: code!, redirect_uri: client.redirectUri, code_verifier: step.verifier },
+    client,
+  );
   expect(res.body.error).toBeUndefined();
   return res.body;
 }
@@ -122,12 +165,21 @@ function apiScopesShown(html: string): string[] {
 
 /** The signed scope of a JWT access token, sorted. */
 function signedScope(body: TokenBody): string[] {
-  return String(jwtPayload(body.access_token)?.scope ?? '').split(' ').filter(Boolean).sort();
+  return String(jwtPayload(body.access_token)?.scope ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .sort();
 }
 
-async function grantOf(clientId: string): Promise<{ resources?: Record<string, string>; rejected?: { resources?: Record<string, string> } }> {
+async function grantOf(
+  clientId: string,
+): Promise<{ resources?: Record<string, string>; rejected?: { resources?: Record<string, string> } }> {
   const rows = await app.db.models.OidcPayload.find({ tenantId: t, model: 'Grant' }).lean();
-  const grants = rows.map((r) => (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as { clientId: string; iat: number }).filter((g) => g.clientId === clientId);
+  const grants = rows
+    .map(
+      (r) => (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as { clientId: string; iat: number },
+    )
+    .filter((g) => g.clientId === clientId);
   return grants.sort((a, b) => b.iat - a.iat)[0] as never;
 }
 
@@ -142,7 +194,11 @@ describe('third-party client: scope=openid with resource (the attack)', () => {
   });
 
   it('the consent page lists every API scope the token will carry, with the resource server descriptions', async () => {
-    const step = await authorize(browser, partner, { scope: 'openid offline_access', resource: ORDERS, prompt: 'consent' });
+    const step = await authorize(browser, partner, {
+      scope: 'openid offline_access',
+      resource: ORDERS,
+      prompt: 'consent',
+    });
     expect(step.consent).toBeDefined();
     const html = step.consent!.html;
     expect(html).toContain('Know who you are');
@@ -191,11 +247,22 @@ describe('third-party client: scope=openid with resource (the attack)', () => {
   });
 
   it('denying the renewed consent gives the client nothing new', async () => {
-    const other = await createClient(app.db.models, PEPPER, { tenantId: t, clientId: 'partner-2', name: 'partner-2', grantTypes: GRANTS, responseTypes: ['code'], redirectUris: ['https://p2.example/cb'], firstParty: false });
+    const other = await createClient(app.db.models, PEPPER, {
+      tenantId: t,
+      clientId: 'partner-2',
+      name: 'partner-2',
+      grantTypes: GRANTS,
+      responseTypes: ['code'],
+      redirectUris: ['https://p2.example/cb'],
+      firstParty: false,
+    });
     const client = { ...other, redirectUri: 'https://p2.example/cb' };
     await setExtraRoles([]);
     const step = await authorize(browser, client, { scope: 'openid', resource: ORDERS });
-    expect(signedScope(await redeem(client, await allow(browser, client, step)))).toEqual(['orders:read', 'orders:write']);
+    expect(signedScope(await redeem(client, await allow(browser, client, step)))).toEqual([
+      'orders:read',
+      'orders:write',
+    ]);
     await setExtraRoles([refundRoleId]);
     const renewed = await authorize(browser, client, { scope: 'openid', resource: ORDERS });
     expect(renewed.consent).toBeDefined();
@@ -203,7 +270,10 @@ describe('third-party client: scope=openid with resource (the attack)', () => {
     let location = denied.location;
     while (location && !location.startsWith(client.redirectUri)) location = (await browser.go(location)).location;
     expect(new URL(location!).searchParams.get('error')).toBe('access_denied');
-    expect((await grantOf('partner-2')).resources?.[ORDERS]?.split(' ').sort()).toEqual(['orders:read', 'orders:write']);
+    expect((await grantOf('partner-2')).resources?.[ORDERS]?.split(' ').sort()).toEqual([
+      'orders:read',
+      'orders:write',
+    ]);
   });
 });
 
@@ -211,24 +281,43 @@ describe('third-party client with requireAuthorizationScopesInRequest', () => {
   it('shows only the requested scopes the user holds, does not ask again for the others, and asks once the user gains one', async () => {
     await setExtraRoles([]);
     const browser = new Browser(app.baseUrl);
-    const step = await authorize(browser, narrowPartner, { scope: 'openid orders:read orders:refund', resource: ORDERS });
+    const step = await authorize(browser, narrowPartner, {
+      scope: 'openid orders:read orders:refund',
+      resource: ORDERS,
+    });
     expect(apiScopesShown(step.consent!.html)).toEqual(['orders:read']);
-    expect(signedScope(await redeem(narrowPartner, await allow(browser, narrowPartner, step)))).toEqual(['orders:read']);
+    expect(signedScope(await redeem(narrowPartner, await allow(browser, narrowPartner, step)))).toEqual([
+      'orders:read',
+    ]);
     const grant = await grantOf('narrow-partner');
     expect(grant.resources?.[ORDERS]).toBe('orders:read');
     expect(grant.rejected?.resources?.[ORDERS]).toBe('orders:refund');
 
     // The withheld scope is not asked for again (no consent loop)...
-    const silent = await authorize(browser, narrowPartner, { scope: 'openid orders:read orders:refund', resource: ORDERS, prompt: 'none' });
+    const silent = await authorize(browser, narrowPartner, {
+      scope: 'openid orders:read orders:refund',
+      resource: ORDERS,
+      prompt: 'none',
+    });
     expect(signedScope(await redeem(narrowPartner, silent))).toEqual(['orders:read']);
 
     // ...until alice holds it: then consent is asked, and once given the token carries it.
     await setExtraRoles([refundRoleId]);
-    const none = await authorize(browser, narrowPartner, { scope: 'openid orders:read orders:refund', resource: ORDERS, prompt: 'none' });
+    const none = await authorize(browser, narrowPartner, {
+      scope: 'openid orders:read orders:refund',
+      resource: ORDERS,
+      prompt: 'none',
+    });
     expect(none.callback?.searchParams.get('error')).toBe('consent_required');
-    const renewed = await authorize(browser, narrowPartner, { scope: 'openid orders:read orders:refund', resource: ORDERS });
+    const renewed = await authorize(browser, narrowPartner, {
+      scope: 'openid orders:read orders:refund',
+      resource: ORDERS,
+    });
     expect(apiScopesShown(renewed.consent!.html)).toEqual(['orders:read', 'orders:refund']);
-    expect(signedScope(await redeem(narrowPartner, await allow(browser, narrowPartner, renewed)))).toEqual(['orders:read', 'orders:refund']);
+    expect(signedScope(await redeem(narrowPartner, await allow(browser, narrowPartner, renewed)))).toEqual([
+      'orders:read',
+      'orders:refund',
+    ]);
     expect((await grantOf('narrow-partner')).rejected?.resources?.[ORDERS]).toBeUndefined();
   });
 });

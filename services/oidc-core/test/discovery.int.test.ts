@@ -48,7 +48,13 @@ describe('the document', () => {
       jwks_uri: `${issuer}/jwks`,
       response_types_supported: ['code'],
       response_modes_supported: ['form_post', 'fragment', 'query'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      grant_types_supported: [
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256', 'ES256'],
       token_endpoint_auth_methods_supported: AUTH_METHODS,
@@ -60,7 +66,10 @@ describe('the document', () => {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       // Token exchange's actor_token_type values (issue 19), a vendor member
-      'org.vendor.actor_token_types_supported': ['urn:vendor:token-type:nhe-id', 'urn:ietf:params:oauth:token-type:jwt'],
+      'org.vendor.actor_token_types_supported': [
+        'urn:vendor:token-type:nhe-id',
+        'urn:ietf:params:oauth:token-type:jwt',
+      ],
       // The deepest delegation chain the tenant issues (issue 19 section 2): 1 by default (no re-delegation)
       'org.vendor.max_chain_depth': 1,
       // RFC 7009 / RFC 7662 endpoints, with their client authentication (RFC 8414 section 2)
@@ -81,7 +90,9 @@ describe('the document', () => {
     });
     // The spec's scope table, and every claim it releases plus the provider's own.
     expect(scopes_supported).toEqual(SUPPORTED_SCOPES);
-    expect(sorted(claims_supported)).toEqual([...new Set(['sub', 'sid', 'auth_time', 'acr', ...Object.values(SCOPE_CLAIMS).flat()])].sort());
+    expect(sorted(claims_supported)).toEqual(
+      [...new Set(['sub', 'sid', 'auth_time', 'acr', ...Object.values(SCOPE_CLAIMS).flat()])].sort(),
+    );
     // A DPoP-bound token's key proves itself at an API with an algorithm the provider accepted: the resource-server
     // SDK's default accepts every one of them.
     expect(DEFAULT_DPOP_ALGORITHMS).toEqual(expect.arrayContaining(rest.dpop_signing_alg_values_supported as string[]));
@@ -108,8 +119,20 @@ describe('revocation and introspection accept every advertised method, and only 
   beforeAll(async () => {
     keys = await generateKeyPair('ES256', { extractable: true });
     const common = { tenantId: t, grantTypes: ['authorization_code'], redirectUris: ['http://127.0.0.1:8400/cb'] };
-    postSecret = (await createClient(app.db.models, PEPPER, { ...common, clientId: 'm-post', name: 'Post', tokenEndpointAuthMethod: 'client_secret_post' })).clientSecret;
-    await createClient(app.db.models, PEPPER, { ...common, clientId: 'm-public', name: 'Public', tokenEndpointAuthMethod: 'none' });
+    postSecret = (
+      await createClient(app.db.models, PEPPER, {
+        ...common,
+        clientId: 'm-post',
+        name: 'Post',
+        tokenEndpointAuthMethod: 'client_secret_post',
+      })
+    ).clientSecret;
+    await createClient(app.db.models, PEPPER, {
+      ...common,
+      clientId: 'm-public',
+      name: 'Public',
+      tokenEndpointAuthMethod: 'none',
+    });
     await createClient(app.db.models, PEPPER, {
       ...common,
       clientId: 'm-jwt',
@@ -130,24 +153,44 @@ describe('revocation and introspection accept every advertised method, and only 
       .setExpirationTime('1m')
       .sign(keys.privateKey);
 
-  async function call(endpoint: 'token/revocation' | 'token/introspection', method: string): Promise<{ status: number; body: string }> {
+  async function call(
+    endpoint: 'token/revocation' | 'token/introspection',
+    method: string,
+  ): Promise<{ status: number; body: string }> {
     const url = `${issuer}/${endpoint}`;
     let init: { headers: Record<string, string>; body: URLSearchParams };
     switch (method) {
       case 'client_secret_basic':
-        init = { headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret) }, body: new URLSearchParams({ token: 'unknown' }) };
+        init = {
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret),
+          },
+          body: new URLSearchParams({ token: 'unknown' }),
+        };
         break;
       case 'client_secret_post':
-        init = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: 'unknown', client_id: 'm-post', client_secret: postSecret }) };
+        init = {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: 'unknown', client_id: 'm-post', client_secret: postSecret }),
+        };
         break;
       case 'private_key_jwt':
         init = {
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ token: 'unknown', client_id: 'm-jwt', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: await assertion(issuer) }),
+          body: new URLSearchParams({
+            token: 'unknown',
+            client_id: 'm-jwt',
+            client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+            client_assertion: await assertion(issuer),
+          }),
         };
         break;
       case 'none':
-        init = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: 'unknown', client_id: 'm-public' }) };
+        init = {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: 'unknown', client_id: 'm-public' }),
+        };
         break;
       default:
         throw new Error(method);
@@ -156,30 +199,45 @@ describe('revocation and introspection accept every advertised method, and only 
     return { status: res.status, body: await res.text() };
   }
 
-  it.each(AUTH_METHODS.flatMap((m) => [['token/revocation', m] as const, ['token/introspection', m] as const]))('%s accepts %s', async (endpoint, method) => {
-    const res = await call(endpoint, method);
-    expect(res.status).toBe(200);
-    if (endpoint === 'token/introspection') expect(JSON.parse(res.body)).toEqual({ active: false });
-  });
+  it.each(AUTH_METHODS.flatMap((m) => [['token/revocation', m] as const, ['token/introspection', m] as const]))(
+    '%s accepts %s',
+    async (endpoint, method) => {
+      const res = await call(endpoint, method);
+      expect(res.status).toBe(200);
+      if (endpoint === 'token/introspection') expect(JSON.parse(res.body)).toEqual({ active: false });
+    },
+  );
 
-  it.each(['token/revocation', 'token/introspection'])('%s refuses a client_secret_jwt assertion and a wrong secret (401 invalid_client)', async (endpoint) => {
-    const hs = await new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setIssuer('m-jwt')
-      .setSubject('m-jwt')
-      .setAudience(issuer)
-      .setJti(randomUUID())
-      .setIssuedAt()
-      .setExpirationTime('1m')
-      .sign(new TextEncoder().encode('s'.repeat(32)));
-    const jwt = await fetch(`${issuer}/${endpoint}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: 'unknown', client_id: 'm-jwt', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: hs }),
-    });
-    expect(jwt.status).toBe(401);
-    expect(((await jwt.json()) as { error: string }).error).toBe('invalid_client');
-    const wrong = await fetch(`${issuer}/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: 'unknown', client_id: 'm-post', client_secret: 'wrong' }) });
-    expect(wrong.status).toBe(401);
-  });
+  it.each(['token/revocation', 'token/introspection'])(
+    '%s refuses a client_secret_jwt assertion and a wrong secret (401 invalid_client)',
+    async (endpoint) => {
+      const hs = await new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer('m-jwt')
+        .setSubject('m-jwt')
+        .setAudience(issuer)
+        .setJti(randomUUID())
+        .setIssuedAt()
+        .setExpirationTime('1m')
+        .sign(new TextEncoder().encode('s'.repeat(32)));
+      const jwt = await fetch(`${issuer}/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token: 'unknown',
+          client_id: 'm-jwt',
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: hs,
+        }),
+      });
+      expect(jwt.status).toBe(401);
+      expect(((await jwt.json()) as { error: string }).error).toBe('invalid_client');
+      const wrong = await fetch(`${issuer}/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'unknown', client_id: 'm-post', client_secret: 'wrong' }),
+      });
+      expect(wrong.status).toBe(401);
+    },
+  );
 });

@@ -36,7 +36,11 @@ export const TEST_NAMES: Record<string, string[]> = {
 };
 
 /** A dns.lookup that answers TEST_NAMES and resolves anything else as usual. */
-export const testResolver = ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, a: LookupAddress[] | string, f?: number) => void) => {
+export const testResolver = ((
+  hostname: string,
+  options: { all?: boolean },
+  callback: (err: Error | null, a: LookupAddress[] | string, f?: number) => void,
+) => {
   const known = TEST_NAMES[hostname.toLowerCase()];
   if (!known) return (dnsLookup as unknown as (h: string, o: unknown, c: unknown) => void)(hostname, options, callback);
   const list = known.map((address) => ({ address, family: isIP(address) }));
@@ -69,22 +73,28 @@ export async function startDocServer(): Promise<DocServer> {
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7 as const, ip: '127.0.0.1' }, ...names.map((value) => ({ type: 2 as const, value }))] },
+      {
+        name: 'subjectAltName',
+        altNames: [{ type: 7 as const, ip: '127.0.0.1' }, ...names.map((value) => ({ type: 2 as const, value }))],
+      },
     ],
   });
   const routes = new Map<string, Route>();
   const hits = new Map<string, number>();
-  const server: Server = createServer({ cert: `${leaf.cert.trim()}\n${ca.cert.trim()}\n`, key: leaf.private }, (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://x').pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    const route = routes.get(path);
-    if (!route) {
-      res.statusCode = 404;
-      res.end('not found');
-      return;
-    }
-    route(req, res);
-  });
+  const server: Server = createServer(
+    { cert: `${leaf.cert.trim()}\n${ca.cert.trim()}\n`, key: leaf.private },
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'https://x').pathname;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      const route = routes.get(path);
+      if (!route) {
+        res.statusCode = 404;
+        res.end('not found');
+        return;
+      }
+      route(req, res);
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -40,8 +40,18 @@ function authorizationParams(extra: Record<string, string> = {}) {
 }
 
 async function rawPost(path: string, body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
-  return { status: res.status, location: res.headers.get('location') ?? undefined, headers: res.headers, text: await res.text() };
+  const res = await fetch(`${app.baseUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
+  return {
+    status: res.status,
+    location: res.headers.get('location') ?? undefined,
+    headers: res.headers,
+    text: await res.text(),
+  };
 }
 
 /** A form POST authorization request by a browser, through login, to the code and the tokens. */
@@ -56,7 +66,9 @@ async function codeFlowByPost(prefix: string, browser = new Browser(app.baseUrl)
   const login = await browser.go(again.toString());
   expect(login.status).toBe(303);
   const interaction = new URL(login.location!, app.baseUrl).pathname;
-  const done = await browser.go(`${interaction}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+  const done = await browser.go(`${interaction}/login`, {
+    form: { username: app.tenant.user.username, password: app.tenant.user.password },
+  });
   const callback = await followToRedirectUri(browser, done.location, app.tenant.client.redirectUri);
   expect(callback.searchParams.get('state')).toBe('st-post');
   return { browser, tokens: await redeem(app, app.tenant.client, callback.searchParams.get('code')!, verifier) };
@@ -102,8 +114,14 @@ describe('authorization endpoint: POST (form-serialized)', () => {
   });
 
   it('a body that is not a form, too large or with too many parameters is an error page, never a redirect', async () => {
-    const json = await rawPost(`/auth/${t}/authorize`, JSON.stringify({ client_id: 'demo-app' }), { 'content-type': 'application/json' });
-    expect([json.status, json.location, json.headers.get('content-type')]).toEqual([400, undefined, expect.stringMatching(/^text\/html/)]);
+    const json = await rawPost(`/auth/${t}/authorize`, JSON.stringify({ client_id: 'demo-app' }), {
+      'content-type': 'application/json',
+    });
+    expect([json.status, json.location, json.headers.get('content-type')]).toEqual([
+      400,
+      undefined,
+      expect.stringMatching(/^text\/html/),
+    ]);
     expect(json.text).toContain('application/x-www-form-urlencoded');
     const big = await rawPost(`/auth/${t}/authorize`, `client_id=demo-app&state=${'x'.repeat(FORM_POST_LIMIT_BYTES)}`);
     expect([big.status, big.location]).toEqual([413, undefined]);
@@ -130,7 +148,11 @@ describe('authorization endpoint: POST (form-serialized)', () => {
 
 describe('end-session endpoint: GET and POST', () => {
   it('a form POST to /session/end is the same request as its GET', async () => {
-    const form = new URLSearchParams({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'bye' });
+    const form = new URLSearchParams({
+      client_id: app.tenant.client.clientId,
+      post_logout_redirect_uri: app.postLogoutUri,
+      state: 'bye',
+    });
     const res = await rawPost(`/_api/auth/${t}/session/end`, form.toString());
     expect(res.status).toBe(303);
     const again = new URL(res.location!, app.baseUrl);
@@ -155,12 +177,23 @@ describe('UserInfo: GET and POST, the token in the header or the form body (RFC 
     const b = new Browser(app.baseUrl);
     const { params, verifier } = authorizationParams({ resource: `${app.baseUrl}/auth/${t}/me` });
     const login = await b.go(`/auth/${t}/authorize?${params}`);
-    const done = await b.go(`${new URL(login.location!, app.baseUrl).pathname}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+    const done = await b.go(`${new URL(login.location!, app.baseUrl).pathname}/login`, {
+      form: { username: app.tenant.user.username, password: app.tenant.user.password },
+    });
     const callback = await followToRedirectUri(b, done.location, app.tenant.client.redirectUri);
     const res = await fetch(`${app.baseUrl}/auth/${t}/oidc/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret) },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: app.tenant.client.redirectUri, code_verifier: verifier, resource: `${app.baseUrl}/auth/${t}/me` }),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret),
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: app.tenant.client.redirectUri,
+        code_verifier: verifier,
+        resource: `${app.baseUrl}/auth/${t}/me`,
+      }),
     });
     jwt = ((await res.json()) as { access_token: string }).access_token;
   });
@@ -186,7 +219,11 @@ describe('UserInfo: GET and POST, the token in the header or the form body (RFC 
           ? await fetch(url, { headers: { authorization: `Bearer ${token}` } })
           : how === 'POST, header'
             ? await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-            : await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: token }) });
+            : await fetch(url, {
+                method: 'POST',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                body: new URLSearchParams({ access_token: token }),
+              });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { sub?: string; name?: string };
       expect(body.sub).toBeTruthy();
@@ -204,7 +241,11 @@ describe('UserInfo: GET and POST, the token in the header or the form body (RFC 
       expect(((await both.json()) as { error: string }).error).toBe('invalid_request');
     }
     const [h, p] = jwt.split('.');
-    const forged = await fetch(`${app.baseUrl}/auth/${t}/me`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: `${h}.${p}.AAAA` }) });
+    const forged = await fetch(`${app.baseUrl}/auth/${t}/me`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: `${h}.${p}.AAAA` }),
+    });
     expect(forged.status).toBe(401);
     expect(((await forged.json()) as { error: string }).error).toBe('invalid_token');
     expect(forged.headers.get('www-authenticate')).toMatch(/^Bearer /);
@@ -212,16 +253,22 @@ describe('UserInfo: GET and POST, the token in the header or the form body (RFC 
 });
 
 describe('machine endpoints: POST only', () => {
-  it.each([['/device/auth'], ['/request'], ['/oidc/token'], ['/token/revocation'], ['/token/introspection']])('GET %s is 405 Allow: POST', async (path) => {
-    const res = await fetch(`${app.baseUrl}/auth/${t}${path}`);
-    expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
-  });
+  it.each([['/device/auth'], ['/request'], ['/oidc/token'], ['/token/revocation'], ['/token/introspection']])(
+    'GET %s is 405 Allow: POST',
+    async (path) => {
+      const res = await fetch(`${app.baseUrl}/auth/${t}${path}`);
+      expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
+    },
+  );
 
   it('PAR takes a form POST and its request_uri completes at the authorization endpoint', async () => {
     const { params } = authorizationParams();
     const res = await fetch(`${app.baseUrl}/auth/${t}/request`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(app.tenant.client.clientId, app.tenant.client.clientSecret),
+      },
       body: params,
     });
     expect(res.status).toBe(201);

@@ -22,7 +22,11 @@ let partner: TestClient;
 let own: TestClient;
 
 function ok(res: { status: number; body: TokenBody }): TokenBody {
-  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({ status: 200, error: undefined, description: undefined });
+  expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({
+    status: 200,
+    error: undefined,
+    description: undefined,
+  });
   return res.body;
 }
 
@@ -48,8 +52,19 @@ beforeAll(async () => {
   const { models } = app.db;
   const T = app.tenant.tenantId;
   const make = async (clientId: string, redirectUri: string, firstParty: boolean) => {
-    const c = await createClient(models, PEPPER, { tenantId: T, clientId, name: clientId, grantTypes: ['authorization_code', TE], redirectUris: [redirectUri], firstParty, delegationEnabled: true });
-    await models.Client.updateOne({ tenantId: T, clientId }, { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } });
+    const c = await createClient(models, PEPPER, {
+      tenantId: T,
+      clientId,
+      name: clientId,
+      grantTypes: ['authorization_code', TE],
+      redirectUris: [redirectUri],
+      firstParty,
+      delegationEnabled: true,
+    });
+    await models.Client.updateOne(
+      { tenantId: T, clientId },
+      { $set: { 'config.featureToggles.requireAuthorizationScopesInRequest': true } },
+    );
     return { ...c, redirectUri };
   };
   partner = await make('partner', 'https://partner.example/cb', false);
@@ -64,11 +79,20 @@ afterAll(async () => {
 describe('third-party client: the NHE token never carries more than the user consented to', () => {
   it('consented to orders:read only: orders:write is refused (invalid_scope) though policy, roles and NHE allow it', async () => {
     // alice sees the consent page for orders:read and allows it; her token carries exactly that.
-    const user = ok(await authCodeFlow(app, partner, { scope: 'openid orders:read', resource: ORDERS, prompt: 'consent' }));
+    const user = ok(
+      await authCodeFlow(app, partner, { scope: 'openid orders:read', resource: ORDERS, prompt: 'consent' }),
+    );
     expect(decodeJwt(user.access_token!).scope).toBe('orders:read');
 
     const write = await exchange(partner, user.access_token!, 'orders:write');
-    expect(write).toEqual({ status: 400, body: { error: 'invalid_scope', error_description: 'none of the requested scopes can be delegated', scope: 'orders:write' } });
+    expect(write).toEqual({
+      status: 400,
+      body: {
+        error: 'invalid_scope',
+        error_description: 'none of the requested scopes can be delegated',
+        scope: 'orders:write',
+      },
+    });
 
     // Asking for both narrows to the consented one (the existing narrowing rule), and says so in `scope`.
     const both = ok(await exchange(partner, user.access_token!, 'orders:read orders:write'));
@@ -77,7 +101,12 @@ describe('third-party client: the NHE token never carries more than the user con
   });
 
   it("a token for another audience consents to nothing for this API (the tenant's UserInfo audience)", async () => {
-    const user = ok(await authCodeFlow(app, partner, { scope: 'openid profile', resource: `${app.baseUrl}/auth/${app.tenant.tenantId}/me` }));
+    const user = ok(
+      await authCodeFlow(app, partner, {
+        scope: 'openid profile',
+        resource: `${app.baseUrl}/auth/${app.tenant.tenantId}/me`,
+      }),
+    );
     const res = await exchange(partner, user.access_token!, 'orders:read');
     expect([res.status, res.body.error]).toEqual([400, 'invalid_scope']);
   });

@@ -19,7 +19,11 @@ const SIDECAR_SECRET = 'sidecar-secret-'.padEnd(48, 'x');
 
 export interface ExchangeSidecar {
   /** For startPagesApp({ forwardTokenExchange }). */
-  forwarder: (db: Awaited<ReturnType<typeof openTestDatabase>>, keyStore: KeyStore, baseUrl: () => string) => Promise<TokenExchangeForwarder>;
+  forwarder: (
+    db: Awaited<ReturnType<typeof openTestDatabase>>,
+    keyStore: KeyStore,
+    baseUrl: () => string,
+  ) => Promise<TokenExchangeForwarder>;
   stop: () => Promise<void>;
   /** Issuance events JetStream acknowledged, in order. */
   issued: NheTokenIssued[];

@@ -14,7 +14,10 @@ const WINDOW = 600;
 let offsetMs = 0;
 
 beforeAll(async () => {
-  app = await startPagesApp('throttle', { throttle: { maxFailuresPerAccount: 3, maxFailuresPerIp: 8, windowSeconds: WINDOW }, clock: () => Date.now() + offsetMs });
+  app = await startPagesApp('throttle', {
+    throttle: { maxFailuresPerAccount: 3, maxFailuresPerIp: 8, windowSeconds: WINDOW },
+    clock: () => Date.now() + offsetMs,
+  });
 });
 afterAll(async () => {
   await app?.stop();
@@ -77,7 +80,9 @@ it('limits one IP across many account names', async () => {
 
 it('lets no more than the limit of concurrent guesses reach the password check', async () => {
   const name = 'concurrent-target';
-  const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => attempt(`192.0.2.${i + 1}`, name, 'bad').then((r) => r.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => attempt(`192.0.2.${i + 1}`, name, 'bad').then((r) => r.status)),
+  );
   expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);
   expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(7);
   expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);

@@ -13,7 +13,16 @@ import { randomInt } from 'node:crypto';
 import { SignJWT, importJWK, decodeJwt } from 'jose';
 import { seedDelegationTenant } from '@idp/testing';
 import { logoutPromptCookie } from '../src/provider/logout';
-import { Browser, PEPPER, redeem, signIn, startAuthorize, startPagesApp, followToRedirectUri, type PagesApp } from './pages-app';
+import {
+  Browser,
+  PEPPER,
+  redeem,
+  signIn,
+  startAuthorize,
+  startPagesApp,
+  followToRedirectUri,
+  type PagesApp,
+} from './pages-app';
 
 let app: PagesApp;
 let idToken: string;
@@ -24,7 +33,9 @@ beforeAll(async () => {
   t = app.tenant.tenantId;
   const browser = new Browser(app.baseUrl);
   const auth = await startAuthorize(app, browser, app.tenant.client);
-  const res = await browser.go(`${auth.interaction}/login`, { form: { username: 'alice', password: app.tenant.user.password } });
+  const res = await browser.go(`${auth.interaction}/login`, {
+    form: { username: 'alice', password: app.tenant.user.password },
+  });
   const cb = await followToRedirectUri(browser, res.location, app.tenant.client.redirectUri);
   idToken = (await redeem(app, app.tenant.client, cb.searchParams.get('code')!, auth.verifier)).id_token;
 });
@@ -32,7 +43,8 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const confirmUrl = (params: Record<string, string>, alias = false) => `${alias ? '/_api' : ''}/auth/${t}/logout/confirm?${new URLSearchParams(params)}`;
+const confirmUrl = (params: Record<string, string>, alias = false) =>
+  `${alias ? '/_api' : ''}/auth/${t}/logout/confirm?${new URLSearchParams(params)}`;
 
 async function expectRefused(params: Record<string, string>, message: RegExp) {
   const res = await new Browser(app.baseUrl).go(confirmUrl(params));
@@ -45,9 +57,15 @@ async function expectRefused(params: Record<string, string>, message: RegExp) {
 
 describe('refused requests: error page, no redirect', () => {
   it('unregistered post_logout_redirect_uri', async () => {
-    await expectRefused({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'https://evil.example/steal', state: 's' }, /not registered/);
+    await expectRefused(
+      { client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'https://evil.example/steal', state: 's' },
+      /not registered/,
+    );
     // A URI registered for another client of the tenant is not enough either.
-    await expectRefused({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' }, /not registered/);
+    await expectRefused(
+      { client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' },
+      /not registered/,
+    );
   });
 
   it('post_logout_redirect_uri without a client', async () => {
@@ -62,7 +80,10 @@ describe('refused requests: error page, no redirect', () => {
     const [h, p, s] = idToken.split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'someone-else' })).toString('base64url')}.${s}`;
-    await expectRefused({ id_token_hint: forged, post_logout_redirect_uri: app.postLogoutUri }, /id_token_hint is not valid/);
+    await expectRefused(
+      { id_token_hint: forged, post_logout_redirect_uri: app.postLogoutUri },
+      /id_token_hint is not valid/,
+    );
   });
 
   it('alg none id_token_hint', async () => {
@@ -72,13 +93,19 @@ describe('refused requests: error page, no redirect', () => {
   });
 
   it('id_token_hint of another tenant (same client id, its own valid signature)', async () => {
-    const other = await seedDelegationTenant(app.db.models, app.keyStore, { tenantId: randomInt(1_000_001, 2_000_000), clientSecretPepper: PEPPER });
+    const other = await seedDelegationTenant(app.db.models, app.keyStore, {
+      tenantId: randomInt(1_000_001, 2_000_000),
+      clientSecretPepper: PEPPER,
+    });
     const keys = await app.keyStore.load(other.tenantId);
     const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
     const foreign = await new SignJWT({ ...decodeJwt(idToken), iss: `${app.baseUrl}/auth/${other.tenantId}` })
       .setProtectedHeader({ alg: 'ES256', kid: jwk.kid })
       .sign(await importJWK(jwk, 'ES256'));
-    await expectRefused({ id_token_hint: foreign, post_logout_redirect_uri: app.postLogoutUri }, /id_token_hint is not valid/);
+    await expectRefused(
+      { id_token_hint: foreign, post_logout_redirect_uri: app.postLogoutUri },
+      /id_token_hint is not valid/,
+    );
   });
 
   it('id_token_hint issued to a different client than client_id', async () => {
@@ -95,14 +122,19 @@ describe('refused requests: error page, no redirect', () => {
   it('repeated or malformed parameters', async () => {
     const res = await new Browser(app.baseUrl).go(`/auth/${t}/logout/confirm?client_id=demo-app&client_id=demo-app`);
     expect(res.status).toBe(400);
-    await expectRefused({ client_id: app.tenant.client.clientId, show_prompt: 'maybe' }, /show_prompt must be true or false/);
+    await expectRefused(
+      { client_id: app.tenant.client.clientId, show_prompt: 'maybe' },
+      /show_prompt must be true or false/,
+    );
   });
 });
 
 describe('prompt or immediate logout', () => {
   it('a valid id_token_hint alone names the client and goes to the provider with the hint', async () => {
     const b = new Browser(app.baseUrl);
-    const res = await b.go(confirmUrl({ id_token_hint: idToken, post_logout_redirect_uri: app.postLogoutUri, state: 'st-1' }));
+    const res = await b.go(
+      confirmUrl({ id_token_hint: idToken, post_logout_redirect_uri: app.postLogoutUri, state: 'st-1' }),
+    );
     expect(res.status).toBe(303);
     const loc = new URL(res.location!, app.baseUrl);
     expect(loc.pathname).toBe(`/auth/${t}/session/end`);
@@ -112,7 +144,11 @@ describe('prompt or immediate logout', () => {
   });
 
   /** A browser signed in to `client` (by username), with the ID token of that sign-in. */
-  async function sessionWithHint(client: { clientId: string; clientSecret: string; redirectUri: string }, username = 'alice', password = app.tenant.user.password) {
+  async function sessionWithHint(
+    client: { clientId: string; clientSecret: string; redirectUri: string },
+    username = 'alice',
+    password = app.tenant.user.password,
+  ) {
     const b = new Browser(app.baseUrl);
     const auth = await startAuthorize(app, b, client);
     const res = await b.go(`${auth.interaction}/login`, { form: { username, password } });
@@ -132,15 +168,25 @@ describe('prompt or immediate logout', () => {
   }
 
   it('without id_token_hint: asked by default; show_prompt=false or showLogoutPrompt=false signs out at once', async () => {
-    await app.db.models.Client.updateOne({ tenantId: t, clientId: app.second.clientId }, { $set: { showLogoutPrompt: false } });
+    await app.db.models.Client.updateOne(
+      { tenantId: t, clientId: app.second.clientId },
+      { $set: { showLogoutPrompt: false } },
+    );
     app.pool.evict(t); // what the management API's invalidation event does
     const { b } = await sessionWithHint(app.tenant.client);
     expect(await outcome(b, { client_id: app.tenant.client.clientId })).toBe('asked');
     expect(await outcome(b, {})).toBe('asked');
-    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe('signed out at once');
+    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe(
+      'signed out at once',
+    );
     const second = await sessionWithHint(app.second);
     expect(await outcome(second.b, { client_id: app.second.clientId, show_prompt: 'true' })).toBe('asked');
-    expect(await outcome(second.b, { client_id: app.second.clientId, post_logout_redirect_uri: 'http://127.0.0.1:8401/bye' })).toBe('signed out at once');
+    expect(
+      await outcome(second.b, {
+        client_id: app.second.clientId,
+        post_logout_redirect_uri: 'http://127.0.0.1:8401/bye',
+      }),
+    ).toBe('signed out at once');
     const third = await sessionWithHint(app.tenant.client);
     expect(await outcome(third.b, { show_prompt: 'false' })).toBe('signed out at once');
   });
@@ -149,17 +195,23 @@ describe('prompt or immediate logout', () => {
     const { b } = await sessionWithHint(app.tenant.client);
     const asked = await b.go(confirmUrl({ client_id: app.tenant.client.clientId }));
     expect([asked.status, b.hasCookie(logoutPromptCookie(t))]).toEqual([303, true]);
-    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe('signed out at once');
+    expect(await outcome(b, { client_id: app.tenant.client.clientId, show_prompt: 'false' })).toBe(
+      'signed out at once',
+    );
   });
 
   it('with an id_token_hint of the session: show_prompt=false overrides the client setting; show_prompt=true overrides showLogoutPrompt=false', async () => {
     const demo = await sessionWithHint(app.tenant.client);
     expect(await outcome(demo.b, { id_token_hint: demo.idToken, show_prompt: 'false' })).toBe('signed out at once');
     const demo2 = await sessionWithHint(app.tenant.client);
-    expect(await outcome(demo2.b, { id_token_hint: demo2.idToken, client_id: app.tenant.client.clientId })).toBe('asked');
+    expect(await outcome(demo2.b, { id_token_hint: demo2.idToken, client_id: app.tenant.client.clientId })).toBe(
+      'asked',
+    );
     const second = await sessionWithHint(app.second);
     expect(await outcome(second.b, { id_token_hint: second.idToken, show_prompt: 'true' })).toBe('asked');
-    expect(await outcome(second.b, { id_token_hint: second.idToken, client_id: app.second.clientId })).toBe('signed out at once');
+    expect(await outcome(second.b, { id_token_hint: second.idToken, client_id: app.second.clientId })).toBe(
+      'signed out at once',
+    );
   });
 
   it('the hint only names the client: one not of this session asks by default and signs out at once with show_prompt=false', async () => {
@@ -168,7 +220,12 @@ describe('prompt or immediate logout', () => {
     expect(await outcome(second.b, { id_token_hint: idToken })).toBe('asked');
     expect(await outcome(second.b, { id_token_hint: idToken, show_prompt: 'false' })).toBe('signed out at once');
     // Another End-User's ID token for the same client.
-    await app.db.models.User.create({ tenantId: t, username: 'carol', passwordHash: (await app.db.models.User.findOne({ tenantId: t, username: 'alice' }).lean())!.passwordHash, claims: { name: 'Carol' } });
+    await app.db.models.User.create({
+      tenantId: t,
+      username: 'carol',
+      passwordHash: (await app.db.models.User.findOne({ tenantId: t, username: 'alice' }).lean())!.passwordHash,
+      claims: { name: 'Carol' },
+    });
     const carol = await sessionWithHint(app.second, 'carol');
     const alice = await sessionWithHint(app.second);
     expect(await outcome(alice.b, { id_token_hint: carol.idToken, show_prompt: 'true' })).toBe('asked');
@@ -177,7 +234,9 @@ describe('prompt or immediate logout', () => {
 
   it('a `?` inside the query is data: state=a?b comes back as a?b', async () => {
     const b = new Browser(app.baseUrl);
-    const first = await b.go(`/auth/${t}/logout/confirm?client_id=${app.tenant.client.clientId}&post_logout_redirect_uri=${encodeURIComponent(app.postLogoutUri)}&state=a?b`);
+    const first = await b.go(
+      `/auth/${t}/logout/confirm?client_id=${app.tenant.client.clientId}&post_logout_redirect_uri=${encodeURIComponent(app.postLogoutUri)}&state=a?b`,
+    );
     expect(first.status).toBe(303);
     expect(new URL(first.location!, app.baseUrl).searchParams.get('state')).toBe('a?b');
     const end = await b.go(first.location!);
@@ -190,7 +249,9 @@ describe('prompt or immediate logout', () => {
   it('with no session: immediate logout, state returned untouched', async () => {
     const b = new Browser(app.baseUrl);
     const state = 'post_logout ü&x=1';
-    const first = await b.go(confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state }));
+    const first = await b.go(
+      confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state }),
+    );
     const end = await b.go(first.location!);
     expect(end.status).toBe(200);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(end.text)![1]!;
@@ -228,7 +289,12 @@ describe('with a session', () => {
   it('shows the page (tenant, client, other apps, countdown, nonce CSP), and Sign out ends the session with state', async () => {
     const b = await sessionWithTwoApps();
     expect(await hasSession(b)).toBe(true);
-    const first = await b.go(confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'post_logout' }, true));
+    const first = await b.go(
+      confirmUrl(
+        { client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'post_logout' },
+        true,
+      ),
+    );
     expect(first.location).toMatch(new RegExp(`^/_api/auth/${t}/session/end\\?`));
     const page = await b.go(first.location!);
     expect(page.status).toBe(200);
@@ -253,7 +319,17 @@ describe('with a session', () => {
     expect(await hasSession(b)).toBe(true);
 
     // The session is still there until confirmed; then it is gone and state comes back.
-    const again = await b.go((await b.go(confirmUrl({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'post_logout' }))).location!);
+    const again = await b.go(
+      (
+        await b.go(
+          confirmUrl({
+            client_id: app.tenant.client.clientId,
+            post_logout_redirect_uri: app.postLogoutUri,
+            state: 'post_logout',
+          }),
+        )
+      ).location!,
+    );
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(again.text)![1]!;
     const done = await b.go(`/auth/${t}/session/end/confirm`, { form: { xsrf, logout: 'yes' } });
     expect(done.status).toBe(303);
@@ -263,7 +339,9 @@ describe('with a session', () => {
 
   it('/session/end logs out at once even for a client that wants the prompt', async () => {
     const b = await sessionWithTwoApps();
-    const end = await b.go(`/auth/${t}/session/end?${new URLSearchParams({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'x' })}`);
+    const end = await b.go(
+      `/auth/${t}/session/end?${new URLSearchParams({ client_id: app.tenant.client.clientId, post_logout_redirect_uri: app.postLogoutUri, state: 'x' })}`,
+    );
     expect(end.status).toBe(200);
     expect(end.text).not.toContain('Stay signed in');
     expect(end.text).toContain('Signing out');
@@ -285,14 +363,21 @@ describe('with a session', () => {
 describe('the advertised end_session_endpoint (issue 24 item 9)', () => {
   it('discovery names /logout/confirm, under the mount the document was asked on', async () => {
     for (const prefix of ['', '/_api']) {
-      const doc = (await (await fetch(`${app.baseUrl}${prefix}/auth/${t}/.well-known/openid-configuration`)).json()) as { end_session_endpoint: string };
+      const doc = (await (
+        await fetch(`${app.baseUrl}${prefix}/auth/${t}/.well-known/openid-configuration`)
+      ).json()) as { end_session_endpoint: string };
       expect(doc.end_session_endpoint).toBe(`${app.baseUrl}${prefix}/auth/${t}/logout/confirm`);
     }
   });
 
   it('a form POST is the same request as the GET', async () => {
     const b = new Browser(app.baseUrl);
-    const params = { id_token_hint: idToken, post_logout_redirect_uri: app.postLogoutUri, state: 'posted', ui_locales: 'de en' };
+    const params = {
+      id_token_hint: idToken,
+      post_logout_redirect_uri: app.postLogoutUri,
+      state: 'posted',
+      ui_locales: 'de en',
+    };
     const posted = await b.go(`/_api/auth/${t}/logout/confirm`, { form: params });
     expect(posted.status).toBe(303);
     const loc = new URL(posted.location!, app.baseUrl);
@@ -303,16 +388,34 @@ describe('the advertised end_session_endpoint (issue 24 item 9)', () => {
 
   it('a POST refuses what the GET refuses, with an error page and no redirect', async () => {
     const b = new Browser(app.baseUrl);
-    const evil = await b.go(`/auth/${t}/logout/confirm`, { form: { client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'https://evil.example/steal' } });
+    const evil = await b.go(`/auth/${t}/logout/confirm`, {
+      form: { client_id: app.tenant.client.clientId, post_logout_redirect_uri: 'https://evil.example/steal' },
+    });
     expect([evil.status, evil.location]).toEqual([400, undefined]);
     expect(evil.text).toMatch(/not registered/);
     const [h, p] = idToken.split('.');
-    const bad = await b.go(`/auth/${t}/logout/confirm`, { form: { id_token_hint: `${h}.${p}.AAAA`, post_logout_redirect_uri: app.postLogoutUri } });
+    const bad = await b.go(`/auth/${t}/logout/confirm`, {
+      form: { id_token_hint: `${h}.${p}.AAAA`, post_logout_redirect_uri: app.postLogoutUri },
+    });
     expect([bad.status, bad.location]).toEqual([400, undefined]);
-    const twice = await fetch(`${app.baseUrl}/auth/${t}/logout/confirm`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=a&state=b' });
+    const twice = await fetch(`${app.baseUrl}/auth/${t}/logout/confirm`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'state=a&state=b',
+    });
     expect([twice.status, twice.headers.get('location')]).toEqual([400, null]);
-    const json = await fetch(`${app.baseUrl}/auth/${t}/logout/confirm`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect([json.status, json.headers.get('location'), json.headers.get('content-type')]).toEqual([400, null, expect.stringMatching(/^text\/html/)]);
+    const json = await fetch(`${app.baseUrl}/auth/${t}/logout/confirm`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect([json.status, json.headers.get('location'), json.headers.get('content-type')]).toEqual([
+      400,
+      null,
+      expect.stringMatching(/^text\/html/),
+    ]);
   });
 
   it('ui_locales is passed on; given twice it is refused', async () => {

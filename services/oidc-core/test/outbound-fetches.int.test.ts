@@ -52,7 +52,12 @@ beforeAll(async () => {
     {
       $set: {
         'settings.clientIdMetadataDocuments': { enabled: true },
-        'settings.registration': { mode: 'open', grantTypes: ['client_credentials'], tokenEndpointAuthMethods: ['private_key_jwt'], rateLimit: { maxPerWindow: 1000, windowSeconds: 3600 } },
+        'settings.registration': {
+          mode: 'open',
+          grantTypes: ['client_credentials'],
+          tokenEndpointAuthMethods: ['private_key_jwt'],
+          rateLimit: { maxPerWindow: 1000, windowSeconds: 3600 },
+        },
       },
     },
   );
@@ -61,7 +66,10 @@ beforeAll(async () => {
 }, 60_000);
 
 /** Registers a private_key_jwt client (client_credentials) whose keys are at `jwksUri`; its key pair. */
-async function registerJwtClient(name: string, jwksUri: string): Promise<{ clientId: string; key: CryptoKey; publicJwk: JWK }> {
+async function registerJwtClient(
+  name: string,
+  jwksUri: string,
+): Promise<{ clientId: string; key: CryptoKey; publicJwk: JWK }> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
   const reg = await fetch(`${app.baseUrl}/auth/${T}/reg`, {
     method: 'POST',
@@ -78,7 +86,11 @@ async function registerJwtClient(name: string, jwksUri: string): Promise<{ clien
   });
   const body = (await reg.json()) as Record<string, unknown>;
   if (reg.status !== 201) throw new Error(`registration: ${reg.status} ${JSON.stringify(body)}`);
-  return { clientId: String(body.client_id), key: privateKey, publicJwk: { ...(await exportJWK(publicKey)), alg: 'ES256', use: 'sig' } };
+  return {
+    clientId: String(body.client_id),
+    key: privateKey,
+    publicJwk: { ...(await exportJWK(publicKey)), alg: 'ES256', use: 'sig' },
+  };
 }
 
 afterAll(async () => {
@@ -94,14 +106,26 @@ const onTarpit = (path: string) => `https://localhost:${tarpit.port}${path}`;
 /** The first step of an authorization request naming `clientId`: the provider's answer, and how long it took. */
 async function authorize(clientId: string): Promise<{ status: number; text: string; ms: number }> {
   const started = performance.now();
-  const params = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: CALLBACK, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
-  const res = await fetch(`${app.baseUrl}/auth/${T}/authorize?${params}`, { redirect: 'manual', headers: { accept: 'text/html' } });
+  const params = new URLSearchParams({
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: CALLBACK,
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  });
+  const res = await fetch(`${app.baseUrl}/auth/${T}/authorize?${params}`, {
+    redirect: 'manual',
+    headers: { accept: 'text/html' },
+  });
   const text = await res.text();
   return { status: res.status, text, ms: performance.now() - started };
 }
 
 /** A client_credentials request of a private_key_jwt client (its key set has to be fetched to check it). */
-async function jwtClientToken(client: { clientId: string; key: CryptoKey } = jwtClient): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+async function jwtClientToken(
+  client: { clientId: string; key: CryptoKey } = jwtClient,
+): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
   const assertion = await new SignJWT({})
     .setProtectedHeader({ alg: 'ES256' })
@@ -115,7 +139,11 @@ async function jwtClientToken(client: { clientId: string; key: CryptoKey } = jwt
   const res = await fetch(`${app.baseUrl}/auth/${T}/oidc/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+    }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: performance.now() - started };
 }
@@ -125,7 +153,10 @@ async function adminToken(): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   const res = await fetch(`${app.baseUrl}/auth/${T}/oidc/token`, {
     method: 'POST',
-    headers: { authorization: basicAuth(app.tenant.admin.clientId, app.tenant.admin.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: basicAuth(app.tenant.admin.clientId, app.tenant.admin.clientSecret),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: new URLSearchParams({ grant_type: 'client_credentials', resource: 'urn:idp:management' }),
   });
   await res.text();
@@ -195,7 +226,9 @@ it('remembers a failed URL: the next request naming it is refused at once, witho
   expect(tarpit.connections - before).toBe(1);
   const second = await authorize(silent);
   expect(second.status).toBe(400);
-  expect(second.text).toMatch(/its last fetch failed \(no answer in time\) and is not retried for 30 s; try again later/);
+  expect(second.text).toMatch(
+    /its last fetch failed \(no answer in time\) and is not retried for 30 s; try again later/,
+  );
   expect(second.ms).toBeLessThan(500);
   expect(tarpit.connections - before).toBe(1);
   // An error status counts as a failure too.
@@ -212,7 +245,11 @@ it('remembers a failed URL: the next request naming it is refused at once, witho
 it("fetches a URL once per request: the provider's second look-up on its error path reuses the answer", async () => {
   // Answered at once, and refused (its client_id is not its URL): nothing to remember as a failed fetch.
   const url = docs.url('/once/client.json');
-  docs.json('/once/client.json', { client_id: 'https://elsewhere.example/client.json', redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' });
+  docs.json('/once/client.json', {
+    client_id: 'https://elsewhere.example/client.json',
+    redirect_uris: [CALLBACK],
+    token_endpoint_auth_method: 'none',
+  });
   const res = await authorize(url);
   expect(res.status).toBe(400);
   expect(res.text).toContain('invalid_client');
@@ -240,9 +277,13 @@ it("requests of one client that await its key-set refresh hold no slot either: w
   await until('the key set is being fetched', () => docs.hits.get('/slow/jwks.json') === hits + 1);
   await until('no request holds a slot while the key set is fetched', () => app.admission.inFlight(String(T)) === 0);
   expect(answered).toBe(false);
-  const answers = await Promise.race([Promise.all(requests), new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 15_000))]);
+  const answers = await Promise.race([
+    Promise.all(requests),
+    new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 15_000)),
+  ]);
   expect(answers).not.toBe('stalled');
-  for (const res of answers as Array<{ status: number; body: Record<string, unknown> }>) expect([res.status, res.body.token_type]).toEqual([200, 'Bearer']);
+  for (const res of answers as Array<{ status: number; body: Record<string, unknown> }>)
+    expect([res.status, res.body.token_type]).toEqual([200, 'Bearer']);
   expect((docs.hits.get('/slow/jwks.json') ?? 0) - hits).toBe(1);
   expect((await adminToken()).status).toBe(200);
   await until('no request of the tenant holds a slot', () => app.admission.inFlight(String(T)) === 0);

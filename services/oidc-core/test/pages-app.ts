@@ -40,7 +40,11 @@ export async function startPagesApp(
     logoutPromptSeconds?: number;
     customClaims?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => CustomClaimsRunner;
     /** Token exchange's forwarder (default: none, the grant answers with an error); gets the database and the base URL. */
-    forwardTokenExchange?: (db: Awaited<ReturnType<typeof openTestDatabase>>, keyStore: KeyStore, baseUrl: () => string) => Promise<TokenExchangeForwarder>;
+    forwardTokenExchange?: (
+      db: Awaited<ReturnType<typeof openTestDatabase>>,
+      keyStore: KeyStore,
+      baseUrl: () => string,
+    ) => Promise<TokenExchangeForwarder>;
     /** Outbound requests of the providers (metadata documents): CAs of a local https server, a resolver, a time bound. */
     outbound?: OutboundOptions;
     /** Per-tenant admission limits (default: the app's). */
@@ -55,9 +59,16 @@ export async function startPagesApp(
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
-  const tenant = await seedDelegationTenant(db.models, keyStore, { tenantId: randomInt(10_000, 1_000_000), tenantName: `Acme ${label}`, clientSecretPepper: PEPPER });
+  const tenant = await seedDelegationTenant(db.models, keyStore, {
+    tenantId: randomInt(10_000, 1_000_000),
+    tenantName: `Acme ${label}`,
+    clientSecretPepper: PEPPER,
+  });
   const postLogoutUri = 'http://127.0.0.1:8400/logged-out';
-  await db.models.Client.updateOne({ tenantId: tenant.tenantId, clientId: tenant.client.clientId }, { $set: { postLogoutRedirectUris: [postLogoutUri] } });
+  await db.models.Client.updateOne(
+    { tenantId: tenant.tenantId, clientId: tenant.client.clientId },
+    { $set: { postLogoutRedirectUris: [postLogoutUri] } },
+  );
   const secondRedirect = 'http://127.0.0.1:8401/callback';
   const second = await createClient(db.models, PEPPER, {
     tenantId: tenant.tenantId,
@@ -100,7 +111,11 @@ export async function startPagesApp(
     readiness: [],
     trustProxy: true,
     kek: keyStore.kek,
-    loginThrottle: new LoginThrottle(db.models, o.throttle ?? { maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowSeconds: 900 }, o.clock),
+    loginThrottle: new LoginThrottle(
+      db.models,
+      o.throttle ?? { maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowSeconds: 900 },
+      o.clock,
+    ),
     ...(o.account ? { account: o.account(db) } : {}),
   });
   const server: Server = await new Promise((res) => {
@@ -134,7 +149,10 @@ export class Browser {
     readonly ip = '203.0.113.10',
   ) {}
 
-  async go(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ status: number; location?: string; text: string; headers: Headers }> {
+  async go(
+    url: string,
+    init: { method?: string; form?: Record<string, string> } = {},
+  ): Promise<{ status: number; location?: string; text: string; headers: Headers }> {
     const res = await fetch(new URL(url, this.baseUrl), {
       method: init.method ?? (init.form ? 'POST' : 'GET'),
       redirect: 'manual',
@@ -154,7 +172,12 @@ export class Browser {
       if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    return { status: res.status, location: res.headers.get('location') ?? undefined, text: await res.text(), headers: res.headers };
+    return {
+      status: res.status,
+      location: res.headers.get('location') ?? undefined,
+      text: await res.text(),
+      headers: res.headers,
+    };
   }
 
   hasCookie(name: string): boolean {
@@ -170,7 +193,12 @@ export interface AuthorizeResult {
 }
 
 /** Starts an authorization request and returns the interaction (login page) URL. */
-export async function startAuthorize(app: PagesApp, browser: Browser, client: { clientId: string; redirectUri: string }, extra: Record<string, string> = {}): Promise<AuthorizeResult> {
+export async function startAuthorize(
+  app: PagesApp,
+  browser: Browser,
+  client: { clientId: string; redirectUri: string },
+  extra: Record<string, string> = {},
+): Promise<AuthorizeResult> {
   const verifier = randomBytes(32).toString('base64url');
   const params = new URLSearchParams({
     client_id: client.clientId,
@@ -189,7 +217,11 @@ export async function startAuthorize(app: PagesApp, browser: Browser, client: { 
 }
 
 /** Follows redirects until the client's redirect URI (returned) or a page (throws). */
-export async function followToRedirectUri(browser: Browser, location: string | undefined, redirectUri: string): Promise<URL> {
+export async function followToRedirectUri(
+  browser: Browser,
+  location: string | undefined,
+  redirectUri: string,
+): Promise<URL> {
   for (let i = 0; i < 10 && location; i++) {
     const url = new URL(location, browser.baseUrl);
     if (url.toString().startsWith(redirectUri)) return url;
@@ -199,7 +231,12 @@ export async function followToRedirectUri(browser: Browser, location: string | u
 }
 
 /** Full login of alice (password only) for a client; returns the authorization code URL. */
-export async function signIn(app: PagesApp, browser: Browser, client: { clientId: string; redirectUri: string }, password = app.tenant.user.password): Promise<URL> {
+export async function signIn(
+  app: PagesApp,
+  browser: Browser,
+  client: { clientId: string; redirectUri: string },
+  password = app.tenant.user.password,
+): Promise<URL> {
   const { interaction } = await startAuthorize(app, browser, client);
   const res = await browser.go(`${interaction}/login`, { form: { username: app.tenant.user.username, password } });
   if (res.status !== 303) throw new Error(`login answered ${res.status}`);
@@ -207,11 +244,24 @@ export async function signIn(app: PagesApp, browser: Browser, client: { clientId
 }
 
 /** Redeems a code at the token endpoint. */
-export async function redeem(app: PagesApp, client: { clientId: string; clientSecret: string; redirectUri: string }, code: string, verifier: string): Promise<{ id_token: string; access_token: string }> {
+export async function redeem(
+  app: PagesApp,
+  client: { clientId: string; clientSecret: string; redirectUri: string },
+  code: string,
+  verifier: string,
+): Promise<{ id_token: string; access_token: string }> {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/oidc/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client.clientId, client.clientSecret) },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(client.clientId, client.clientSecret),
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      code_verifier: verifier,
+    }),
   });
   const body = (await res.json()) as { id_token: string; access_token: string; error?: string };
   if (!res.ok) throw new Error(`token: ${body.error}`);

@@ -6,21 +6,39 @@
  */
 import { createHash } from 'node:crypto';
 import { basicAuth, createClient } from '@idp/testing';
-import { Browser, followToRedirectUri, PEPPER, signIn, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
+import {
+  Browser,
+  followToRedirectUri,
+  PEPPER,
+  signIn,
+  startAuthorize,
+  startPagesApp,
+  type PagesApp,
+} from './pages-app';
 
 let app: PagesApp;
 let device: { clientId: string; clientSecret: string };
 
 beforeAll(async () => {
   app = await startPagesApp('pages');
-  device = await createClient(app.db.models, PEPPER, { tenantId: app.tenant.tenantId, clientId: 'tv', name: 'TV', grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'] });
+  device = await createClient(app.db.models, PEPPER, {
+    tenantId: app.tenant.tenantId,
+    clientId: 'tv',
+    name: 'TV',
+    grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'],
+  });
 });
 afterAll(async () => {
   await app?.stop();
 });
 
 function directives(csp: string | null): Record<string, string[]> {
-  return Object.fromEntries((csp ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));
+  return Object.fromEntries(
+    (csp ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k!, v]),
+  );
 }
 
 function expectStrict(headers: Headers): Record<string, string[]> {
@@ -56,10 +74,16 @@ it('login page: stylesheet allowed by its hash, forms limited to the provider an
 it('device pages: own design, xsrf form, clear errors, and the provider auto-submit under a hashed script', async () => {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/device/auth`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(device.clientId, device.clientSecret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(device.clientId, device.clientSecret),
+    },
     body: new URLSearchParams({ scope: 'openid' }),
   });
-  const { user_code, verification_uri_complete } = (await res.json()) as { user_code: string; verification_uri_complete: string };
+  const { user_code, verification_uri_complete } = (await res.json()) as {
+    user_code: string;
+    verification_uri_complete: string;
+  };
   const b = new Browser(app.baseUrl);
   const input = await b.go(`/_api/auth/${app.tenant.tenantId}/device`);
   expect(input.status).toBe(200);
@@ -77,7 +101,9 @@ it('device pages: own design, xsrf form, clear errors, and the provider auto-sub
   const confirm = await b.go(`/_api/auth/${app.tenant.tenantId}/device`, { form: { xsrf: xsrf2, user_code } });
   expect(confirm.status).toBe(200);
   expect(confirm.text).toContain('Connect TV?');
-  expect(confirm.text).toContain(`<p class="code-display" aria-label="Code ${user_code.split('').join(' ')}">${user_code}</p>`);
+  expect(confirm.text).toContain(
+    `<p class="code-display" aria-label="Code ${user_code.split('').join(' ')}">${user_code}</p>`,
+  );
 
   // verification_uri_complete: the provider's own auto-submit page; its script is allowed by hash, nothing else.
   const auto = await new Browser(app.baseUrl).go(verification_uri_complete);
@@ -90,7 +116,12 @@ it('device pages: own design, xsrf form, clear errors, and the provider auto-sub
 it('device pages without a session cookie: the code page again with a session of its own, never a 500', async () => {
   const path = `/auth/${app.tenant.tenantId}/device`;
   for (const attempt of [
-    () => fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user_code=ABCD-EFGH' }),
+    () =>
+      fetch(`${app.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'user_code=ABCD-EFGH',
+      }),
     () => fetch(`${app.baseUrl}${path}/not-a-device-session`),
   ]) {
     const res = await attempt();
@@ -110,21 +141,42 @@ it('device pages without a session cookie: the code page again with a session of
 
 it("a user's saved consent skips the consent page until its grant is deleted; then the user is asked again", async () => {
   const redirectUri = 'https://consenting.example/cb';
-  await createClient(app.db.models, PEPPER, { tenantId: app.tenant.tenantId, clientId: 'consenting', name: 'Consenting app', grantTypes: ['authorization_code'], redirectUris: [redirectUri], firstParty: false });
+  await createClient(app.db.models, PEPPER, {
+    tenantId: app.tenant.tenantId,
+    clientId: 'consenting',
+    name: 'Consenting app',
+    grantTypes: ['authorization_code'],
+    redirectUris: [redirectUri],
+    firstParty: false,
+  });
   const client = { clientId: 'consenting', redirectUri };
   const b = new Browser(app.baseUrl);
   // Login, then the consent page (not first-party), then the code.
   const { interaction } = await startAuthorize(app, b, client);
-  const login = await b.go(`${interaction}/login`, { form: { username: app.tenant.user.username, password: app.tenant.user.password } });
+  const login = await b.go(`${interaction}/login`, {
+    form: { username: app.tenant.user.username, password: app.tenant.user.password },
+  });
   const consentAt = new URL((await b.go(login.location!)).location!, app.baseUrl).pathname;
   expect((await b.go(consentAt)).text).toMatch(/Consenting app/);
   const consented = await b.go(`${consentAt}/confirm`, { form: {} });
   expect((await followToRedirectUri(b, consented.location, redirectUri)).searchParams.get('code')).toBeTruthy();
   // Saved: prompt=none gives a code at once.
-  const silent = async () => new URL((await b.go(`/auth/${app.tenant.tenantId}/authorize?${new URLSearchParams({ client_id: 'consenting', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'E9Melhoa2OwvFrEMTJguCgaXoWWpw9XnYtk0hV0Vh3M', code_challenge_method: 'S256' })}`)).location!, app.baseUrl);
+  const silent = async () =>
+    new URL(
+      (
+        await b.go(
+          `/auth/${app.tenant.tenantId}/authorize?${new URLSearchParams({ client_id: 'consenting', response_type: 'code', redirect_uri: redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'E9Melhoa2OwvFrEMTJguCgaXoWWpw9XnYtk0hV0Vh3M', code_challenge_method: 'S256' })}`,
+        )
+      ).location!,
+      app.baseUrl,
+    );
   expect((await silent()).searchParams.get('code')).toBeTruthy();
   // What management does when the client gains a redirect URI (domain/client-grants.ts): the grant is gone.
-  await app.db.models.OidcPayload.deleteMany({ tenantId: app.tenant.tenantId, model: 'Grant', payload: { $regex: '"clientId":"consenting"' } });
+  await app.db.models.OidcPayload.deleteMany({
+    tenantId: app.tenant.tenantId,
+    model: 'Grant',
+    payload: { $regex: '"clientId":"consenting"' },
+  });
   expect((await silent()).searchParams.get('error')).toBe('consent_required');
 });
 
@@ -132,9 +184,21 @@ it('a first-party client whose saved grant was deleted gets a fresh one, not a c
   const client = app.tenant.client;
   const b = new Browser(app.baseUrl);
   await signIn(app, b, client);
-  const silent = async () => new URL((await b.go(`/auth/${app.tenant.tenantId}/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'E9Melhoa2OwvFrEMTJguCgaXoWWpw9XnYtk0hV0Vh3M', code_challenge_method: 'S256' })}`)).location!, app.baseUrl);
+  const silent = async () =>
+    new URL(
+      (
+        await b.go(
+          `/auth/${app.tenant.tenantId}/authorize?${new URLSearchParams({ client_id: client.clientId, response_type: 'code', redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none', code_challenge: 'E9Melhoa2OwvFrEMTJguCgaXoWWpw9XnYtk0hV0Vh3M', code_challenge_method: 'S256' })}`,
+        )
+      ).location!,
+      app.baseUrl,
+    );
   expect((await silent()).searchParams.get('code')).toBeTruthy();
-  const removed = await app.db.models.OidcPayload.deleteMany({ tenantId: app.tenant.tenantId, model: 'Grant', payload: { $regex: `"clientId":"${client.clientId}"` } });
+  const removed = await app.db.models.OidcPayload.deleteMany({
+    tenantId: app.tenant.tenantId,
+    model: 'Grant',
+    payload: { $regex: `"clientId":"${client.clientId}"` },
+  });
   expect(removed.deletedCount).toBeGreaterThan(0);
   expect((await silent()).searchParams.get('code')).toBeTruthy();
 });

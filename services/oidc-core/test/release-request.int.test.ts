@@ -20,7 +20,15 @@ let heldState: { req: unknown; request: unknown } | undefined;
 
 beforeAll(async () => {
   const provider = new Provider('http://127.0.0.1/release', {
-    clients: [{ client_id: 'c', client_secret: 'secret-secret-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] }],
+    clients: [
+      {
+        client_id: 'c',
+        client_secret: 'secret-secret-secret',
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+    ],
     features: { devInteractions: { enabled: false }, clientCredentials: { enabled: true } },
   });
   releaseRequestAfterResponse(provider);
@@ -62,10 +70,14 @@ const settle = () => new Promise((r) => setTimeout(r, 50));
 const tokenRequest = () =>
   fetch(`${base}/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth('c', 'secret-secret-secret') },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth('c', 'secret-secret-secret'),
+    },
     body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
   });
-const oidcOf = (ctx: Record<string, unknown>) => Object.getOwnPropertyDescriptor(ctx, 'oidc')!.get!.call(ctx) as Record<string, unknown>;
+const oidcOf = (ctx: Record<string, unknown>) =>
+  Object.getOwnPropertyDescriptor(ctx, 'oidc')!.get!.call(ctx) as Record<string, unknown>;
 
 it('empties the context and ctx.oidc after the response, and the next request is served as usual', async () => {
   seen.length = 0;
@@ -85,7 +97,11 @@ it('empties the context and ctx.oidc after the response, and the next request is
   expect(oidcOf(ctx).entities).toBeUndefined();
   const again = await tokenRequest();
   expect(again.status).toBe(200);
-  const error = await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+  const error = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
   expect(error.status).toBe(400);
   expect(((await error.json()) as { error: string }).error).toBe('invalid_request');
 });
@@ -97,7 +113,10 @@ it('keeps the context of a request whose client went away until the provider has
   const inHandler = new Promise<void>((r) => (reached = r));
   const aborter = new AbortController();
   // A GET (discovery), so that no body is left unread when the client goes away.
-  const pending = fetch(`${base}/.well-known/openid-configuration`, { headers: { 'x-hold': '1' }, signal: aborter.signal }).catch(() => 'aborted');
+  const pending = fetch(`${base}/.well-known/openid-configuration`, {
+    headers: { 'x-hold': '1' },
+    signal: aborter.signal,
+  }).catch(() => 'aborted');
   await inHandler;
   aborter.abort();
   expect(await pending).toBe('aborted');

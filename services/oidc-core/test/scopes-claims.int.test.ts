@@ -25,9 +25,23 @@ const profileClaims = {
   locale: 'en-GB',
   preferred_username: 'alice',
 };
-const address = { formatted: '1 Main St, Springfield', street_address: '1 Main St', locality: 'Springfield', postal_code: '12345', country: 'US' };
+const address = {
+  formatted: '1 Main St, Springfield',
+  street_address: '1 Main St',
+  locality: 'Springfield',
+  postal_code: '12345',
+  country: 'US',
+};
 const federated = [{ provider: 'era-commons', subject: 'ALICE01' }];
-const visas = [{ type: 'ControlledAccessGrants', value: 'https://dac.example/datasets/phs000001', source: 'https://dac.example', by: 'dac', asserted: 1700000000 }];
+const visas = [
+  {
+    type: 'ControlledAccessGrants',
+    value: 'https://dac.example/datasets/phs000001',
+    source: 'https://dac.example',
+    by: 'dac',
+    asserted: 1700000000,
+  },
+];
 
 beforeAll(async () => {
   app = await startPagesApp('scopeclaims');
@@ -35,13 +49,25 @@ beforeAll(async () => {
   const t = app.tenant.tenantId;
   issuer = `${app.baseUrl}/auth/${t}`;
   await models.ResourceServer.create({ tenantId: t, identifier: REPORTS, name: 'Reports', scopes: ['reports:read'] });
-  const viewer = await models.Role.create({ tenantId: t, name: 'reports-viewer', resourceServer: REPORTS, permissions: ['reports:read'] });
+  const viewer = await models.Role.create({
+    tenantId: t,
+    name: 'reports-viewer',
+    resourceServer: REPORTS,
+    permissions: ['reports:read'],
+  });
   const group = await models.Group.create({ tenantId: t, name: 'analysts', roleIds: [String(viewer._id)] });
   await models.User.updateOne(
     { tenantId: t, _id: app.tenant.user.id },
     {
       $set: {
-        claims: { ...profileClaims, email: 'alice@example.com', email_verified: true, phone_number: '+1 555 0100', phone_number_verified: false, address },
+        claims: {
+          ...profileClaims,
+          email: 'alice@example.com',
+          email_verified: true,
+          phone_number: '+1 555 0100',
+          phone_number_verified: false,
+          address,
+        },
         groupIds: [String(group._id)],
         externalGroups: ['corp-engineering'],
         identityProvider: 'corp-saml',
@@ -53,15 +79,33 @@ beforeAll(async () => {
       },
     },
   );
-  await models.Tenant.updateOne({ _id: t }, { $set: { 'settings.claims': { amrProfile: 'rfc8176', ga4ghPassport: { enabled: true, visaLifetimeSeconds: 600 } } } });
+  await models.Tenant.updateOne(
+    { _id: t },
+    {
+      $set: {
+        'settings.claims': { amrProfile: 'rfc8176', ga4ghPassport: { enabled: true, visaLifetimeSeconds: 600 } },
+      },
+    },
+  );
   app.pool.evict(t);
   const make = async (clientId: string) => ({
-    ...(await createClient(models, PEPPER, { tenantId: t, clientId, name: clientId, grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], responseTypes: ['code'], redirectUris: [REDIRECT], firstParty: true })),
+    ...(await createClient(models, PEPPER, {
+      tenantId: t,
+      clientId,
+      name: clientId,
+      grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+      responseTypes: ['code'],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+    })),
     redirectUri: REDIRECT,
   });
   client = await make('claims-app');
   legacy = await make('legacy-app');
-  await models.Client.updateOne({ tenantId: t, clientId: 'legacy-app' }, { $set: { 'config.legacyRoleCompatibility': true } });
+  await models.Client.updateOne(
+    { tenantId: t, clientId: 'legacy-app' },
+    { $set: { 'config.legacyRoleCompatibility': true } },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -118,7 +162,9 @@ describe('scope table: one row per scope', () => {
 
   it('openid alone releases the subject only', () => {
     expect(baselineInfo).toEqual({ sub: app.tenant.user.id });
-    for (const claims of Object.entries(SCOPE_CLAIMS).filter(([s]) => s !== 'openid').map(([, c]) => c)) {
+    for (const claims of Object.entries(SCOPE_CLAIMS)
+      .filter(([s]) => s !== 'openid')
+      .map(([, c]) => c)) {
       for (const c of claims) {
         expect(baselineInfo).not.toHaveProperty(c);
         if (c !== 'iss') expect(baselineId).not.toHaveProperty(c);
@@ -137,7 +183,8 @@ describe('scope table: one row per scope', () => {
     expect(Object.keys(info.body).sort()).toEqual([...new Set(['sub', ...Object.keys(want)])].sort());
     const idToken = jwtPayload(tokens.id_token)!;
     for (const [claim, value] of Object.entries(want)) {
-      if (USERINFO_ONLY_CLAIMS.has(claim) || STANDARD_SCOPE_CLAIMS.has(claim)) expect(idToken).not.toHaveProperty(claim);
+      if (USERINFO_ONLY_CLAIMS.has(claim) || STANDARD_SCOPE_CLAIMS.has(claim))
+        expect(idToken).not.toHaveProperty(claim);
       else if (claim === 'iss') expect(idToken.iss).toBe(issuer);
       else expect(idToken[claim]).toEqual(value);
     }
@@ -147,7 +194,8 @@ describe('scope table: one row per scope', () => {
     const tokens = await login('openid profile email address phone', { resource: REPORTS });
     const idToken = jwtPayload(tokens.id_token)!;
     for (const [scope, expected] of rows.filter(([s]) => ['profile', 'email', 'address', 'phone'].includes(s))) {
-      for (const [claim, value] of Object.entries(expected())) if (!USERINFO_ONLY_CLAIMS.has(claim)) expect([scope, idToken[claim]]).toEqual([scope, value]);
+      for (const [claim, value] of Object.entries(expected()))
+        if (!USERINFO_ONLY_CLAIMS.has(claim)) expect([scope, idToken[claim]]).toEqual([scope, value]);
     }
   });
 
@@ -166,14 +214,20 @@ describe('scope table: one row per scope', () => {
     const old = await userinfo(app, (await login('openid profile', { client: legacy })).access_token!);
     expect(old.body.access_roles).toEqual(['orders-clerk', 'reports-viewer']);
     expect(old.body.roles).toEqual(['orders-clerk', 'reports-viewer']);
-    expect(old.body.resource_roles).toEqual({ 'https://api.orders.example': ['orders-clerk'], [REPORTS]: ['reports-viewer'] });
+    expect(old.body.resource_roles).toEqual({
+      'https://api.orders.example': ['orders-clerk'],
+      [REPORTS]: ['reports-viewer'],
+    });
   });
 
   it('ga4gh_passport_v1: visas are JWTs signed with the tenant key, verifiable through its JWKS', async () => {
     const info = await userinfo(app, (await login('openid ga4gh_passport_v1')).access_token!);
     const [visa] = info.body.ga4gh_passport_v1 as string[];
     const jwks = (await (await fetch(`${issuer}/jwks`)).json()) as { keys: object[] };
-    const { payload } = await jwtVerify(visa!, createLocalJWKSet(jwks as never), { issuer, subject: app.tenant.user.id });
+    const { payload } = await jwtVerify(visa!, createLocalJWKSet(jwks as never), {
+      issuer,
+      subject: app.tenant.user.id,
+    });
     expect(payload.ga4gh_visa_v1).toEqual(visas[0]);
     expect(payload.exp! - payload.iat!).toBe(600);
   });
@@ -195,7 +249,10 @@ describe('UserInfo with a JWT access token for the tenant UserInfo audience', ()
     expect(at.amr).toEqual(['pwd']);
     const viaJwt = await userinfo(app, jwt.access_token!);
     expect(viaJwt.status).toBe(200);
-    const strip = (o: Record<string, unknown>) => ({ ...o, ga4gh_passport_v1: (o.ga4gh_passport_v1 as unknown[]).length });
+    const strip = (o: Record<string, unknown>) => ({
+      ...o,
+      ga4gh_passport_v1: (o.ga4gh_passport_v1 as unknown[]).length,
+    });
     expect(strip(viaJwt.body)).toEqual(strip(viaOpaque));
     for (const [, expected] of rows) expect(viaJwt.body).toMatchObject(expected());
   });
@@ -224,9 +281,15 @@ describe('UserInfo with a JWT access token for the tenant UserInfo audience', ()
 
 describe('tenant isolation and tenant settings', () => {
   it('a UserInfo JWT of one tenant is refused by another tenant (401 invalid_token)', async () => {
-    const other = await seedDelegationTenant(app.db.models, app.keyStore, { tenantId: app.tenant.tenantId + 1, tenantName: 'other', clientSecretPepper: PEPPER });
+    const other = await seedDelegationTenant(app.db.models, app.keyStore, {
+      tenantId: app.tenant.tenantId + 1,
+      tenantName: 'other',
+      clientSecretPepper: PEPPER,
+    });
     const jwt = (await login('openid email', { resource: `${issuer}/me` })).access_token!;
-    const res = await fetch(`${app.baseUrl}/auth/${other.tenantId}/me`, { headers: { authorization: `Bearer ${jwt}` } });
+    const res = await fetch(`${app.baseUrl}/auth/${other.tenantId}/me`, {
+      headers: { authorization: `Bearer ${jwt}` },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/invalid_token/);
   });
@@ -249,7 +312,11 @@ describe('tenant isolation and tenant settings', () => {
 
 describe('discovery', () => {
   it('lists every scope and claim of the table', async () => {
-    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { scopes_supported: string[]; claims_supported: string[]; userinfo_endpoint: string };
+    const doc = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+      scopes_supported: string[];
+      claims_supported: string[];
+      userinfo_endpoint: string;
+    };
     expect([...doc.scopes_supported].sort()).toEqual([...SUPPORTED_SCOPES].sort());
     for (const claims of Object.values(SCOPE_CLAIMS)) for (const c of claims) expect(doc.claims_supported).toContain(c);
     expect(doc.userinfo_endpoint).toBe(`${issuer}/me`);

@@ -32,10 +32,19 @@ export type TokenBody = {
 
 export const basic = basicAuth;
 
-export async function post(app: PagesApp, path: string, form: Record<string, string>, client?: { clientId: string; clientSecret: string }): Promise<{ status: number; body: TokenBody }> {
+export async function post(
+  app: PagesApp,
+  path: string,
+  form: Record<string, string>,
+  client?: { clientId: string; clientSecret: string },
+): Promise<{ status: number; body: TokenBody }> {
   const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...(client ? { authorization: basic(client.clientId, client.clientSecret) } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      ...(client ? { authorization: basic(client.clientId, client.clientSecret) } : {}),
+    },
     body: new URLSearchParams(form),
   });
   return { status: res.status, body: (await res.json()) as TokenBody };
@@ -46,7 +55,8 @@ function hiddenInputs(html: string): { action: string; fields: Record<string, st
   const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
   if (!form) throw new Error(`no form on the page: ${html.slice(0, 200)}`);
   const fields: Record<string, string> = {};
-  for (const m of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = m[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"');
+  for (const m of form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    fields[m[1]!] = m[2]!.replace(/&amp;/g, '&').replace(/&quot;/g, '"');
   return { action: form[1]!.replace(/&amp;/g, '&'), fields };
 }
 
@@ -54,7 +64,13 @@ function hiddenInputs(html: string): { action: string; fields: Record<string, st
  * Logs alice in through the browser steps until the redirect URI (or a redirect-carried error). Login and consent
  * pages are answered by form posts.
  */
-async function browse(app: PagesApp, browser: Browser, first: string, redirectPrefix: string, password = app.tenant.user.password): Promise<{ url?: URL; page?: string }> {
+async function browse(
+  app: PagesApp,
+  browser: Browser,
+  first: string,
+  redirectPrefix: string,
+  password = app.tenant.user.password,
+): Promise<{ url?: URL; page?: string }> {
   let res: { status: number; location?: string; text: string } = { status: 303, location: first, text: '' };
   const seen = new Set<string>();
   for (let i = 0; i < 15; i++) {
@@ -64,9 +80,10 @@ async function browse(app: PagesApp, browser: Browser, first: string, redirectPr
     if (/\/interaction\/[^/]+$/.test(url.pathname)) {
       const page = await browser.go(url.pathname);
       if (page.status !== 200) throw new Error(`interaction page answered ${page.status}`);
-      res = seen.has(url.pathname) || !/name="password"/.test(page.text)
-        ? await browser.go(`${url.pathname}/confirm`, { form: {} })
-        : await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password } });
+      res =
+        seen.has(url.pathname) || !/name="password"/.test(page.text)
+          ? await browser.go(`${url.pathname}/confirm`, { form: {} })
+          : await browser.go(`${url.pathname}/login`, { form: { username: app.tenant.user.username, password } });
       seen.add(url.pathname);
       if (res.status >= 400) throw new Error(`interaction answered ${res.status}: ${res.text.slice(0, 200)}`);
       continue;
@@ -84,7 +101,11 @@ export interface AuthorizeOptions {
 }
 
 /** Authorization code + PKCE: returns the token response, or the error the redirect URI received. */
-export async function authCodeFlow(app: PagesApp, client: TestClient, o: AuthorizeOptions): Promise<{ status: number; body: TokenBody }> {
+export async function authCodeFlow(
+  app: PagesApp,
+  client: TestClient,
+  o: AuthorizeOptions,
+): Promise<{ status: number; body: TokenBody }> {
   const browser = new Browser(app.baseUrl);
   const verifier = randomBytes(32).toString('base64url');
   const params = new URLSearchParams({
@@ -100,16 +121,42 @@ export async function authCodeFlow(app: PagesApp, client: TestClient, o: Authori
     ...(o.resource ? { resource: o.resource } : {}),
     ...(o.prompt ? { prompt: o.prompt } : {}),
   });
-  const { url, page } = await browse(app, browser, `/auth/${app.tenant.tenantId}/authorize?${params}`, client.redirectUri);
+  const { url, page } = await browse(
+    app,
+    browser,
+    `/auth/${app.tenant.tenantId}/authorize?${params}`,
+    client.redirectUri,
+  );
   if (!url) throw new Error(`authorization did not reach the redirect URI: ${page?.slice(0, 300)}`);
   const code = url.searchParams.get('code');
-  if (!code) return { status: 302, body: { error: url.searchParams.get('error') ?? 'no_code', error_description: url.searchParams.get('error_description') ?? '' } };
-  return post(app, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }, client);
+  if (!code)
+    return {
+      status: 302,
+      body: {
+        error: url.searchParams.get('error') ?? 'no_code',
+        error_description: url.searchParams.get('error_description') ?? '',
+      },
+    };
+  return post(
+    app,
+    '/oidc/token',
+    { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier },
+    client,
+  );
 }
 
 /** Device authorization: the device asks, alice confirms the user code in a browser, the device polls. */
-export async function deviceFlow(app: PagesApp, client: TestClient, o: { scope: string; resource?: string }): Promise<{ status: number; body: TokenBody }> {
-  const start = await post(app, '/device/auth', { client_id: client.clientId, scope: o.scope, ...(o.resource ? { resource: o.resource } : {}) }, client);
+export async function deviceFlow(
+  app: PagesApp,
+  client: TestClient,
+  o: { scope: string; resource?: string },
+): Promise<{ status: number; body: TokenBody }> {
+  const start = await post(
+    app,
+    '/device/auth',
+    { client_id: client.clientId, scope: o.scope, ...(o.resource ? { resource: o.resource } : {}) },
+    client,
+  );
   if (start.status !== 200) return start;
   const browser = new Browser(app.baseUrl);
   const input = await browser.go(`/auth/${app.tenant.tenantId}/device`);
@@ -118,22 +165,37 @@ export async function deviceFlow(app: PagesApp, client: TestClient, o: { scope: 
   const confirm = hiddenInputs(confirmPage.text);
   const submitted = await browser.go(confirm.action, { form: confirm.fields });
   // Login (and consent) interactions, ending on the device success page.
-  if (!submitted.location) throw new Error(`device confirmation answered ${submitted.status}: ${submitted.text.slice(0, 200)}`);
+  if (!submitted.location)
+    throw new Error(`device confirmation answered ${submitted.status}: ${submitted.text.slice(0, 200)}`);
   const { page } = await browse(app, browser, submitted.location, 'never:');
   if (page === undefined) throw new Error('device flow did not finish');
-  return post(app, '/oidc/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.body.device_code! }, client);
+  return post(
+    app,
+    '/oidc/token',
+    { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.body.device_code! },
+    client,
+  );
 }
 
 export function refresh(app: PagesApp, client: TestClient, refreshToken: string, extra: Record<string, string> = {}) {
   return post(app, '/oidc/token', { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra }, client);
 }
 
-export function clientCredentials(app: PagesApp, client: { clientId: string; clientSecret: string }, extra: Record<string, string>) {
+export function clientCredentials(
+  app: PagesApp,
+  client: { clientId: string; clientSecret: string },
+  extra: Record<string, string>,
+) {
   return post(app, '/oidc/token', { grant_type: 'client_credentials', ...extra }, client);
 }
 
-export async function userinfo(app: PagesApp, accessToken: string): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
-  const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+export async function userinfo(
+  app: PagesApp,
+  accessToken: string,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${app.baseUrl}/auth/${app.tenant.tenantId}/me`, {
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

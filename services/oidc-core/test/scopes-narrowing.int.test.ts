@@ -7,12 +7,25 @@
 import { createClient } from '@idp/testing';
 import { LOGIN_SCOPES } from '../src/provider/claims';
 import { PEPPER, startPagesApp, type PagesApp } from './pages-app';
-import { authCodeFlow, clientCredentials, deviceFlow, jwtPayload, refresh, type TestClient, type TokenBody } from './scopes-harness';
+import {
+  authCodeFlow,
+  clientCredentials,
+  deviceFlow,
+  jwtPayload,
+  refresh,
+  type TestClient,
+  type TokenBody,
+} from './scopes-harness';
 
 const ORDERS = 'https://api.orders.example';
 const NHE_ONLY = 'https://api.agents-only.example';
 const REDIRECT = 'http://127.0.0.1:8404/callback';
-const GRANTS = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'client_credentials'];
+const GRANTS = [
+  'authorization_code',
+  'refresh_token',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'client_credentials',
+];
 
 let app: PagesApp;
 let refundRoleId: string;
@@ -27,15 +40,26 @@ beforeAll(async () => {
   app = await startPagesApp('narrowing');
   const { models } = app.db;
   const t = app.tenant.tenantId;
-  await models.ResourceServer.updateOne({ tenantId: t, identifier: ORDERS }, { $set: { scopes: ['orders:read', 'orders:write', 'orders:refund', 'orders:admin'] } });
+  await models.ResourceServer.updateOne(
+    { tenantId: t, identifier: ORDERS },
+    { $set: { scopes: ['orders:read', 'orders:write', 'orders:refund', 'orders:admin'] } },
+  );
   await models.ResourceServer.create({
     tenantId: t,
     identifier: NHE_ONLY,
     name: 'Agents only',
     scopes: ['agents:run'],
-    config: { accessToken: { lifetime: 300 }, nhe: { acceptDelegationTokens: true, requireDelegationTokens: true, allowedNheTypes: [] } },
+    config: {
+      accessToken: { lifetime: 300 },
+      nhe: { acceptDelegationTokens: true, requireDelegationTokens: true, allowedNheTypes: [] },
+    },
   });
-  const refund = await models.Role.create({ tenantId: t, name: 'orders-refunder', resourceServer: ORDERS, permissions: ['orders:refund'] });
+  const refund = await models.Role.create({
+    tenantId: t,
+    name: 'orders-refunder',
+    resourceServer: ORDERS,
+    permissions: ['orders:refund'],
+  });
   refundRoleId = String(refund._id);
   const group = await models.Group.create({ tenantId: t, name: 'refunds', roleIds: [refundRoleId] });
   groupId = String(group._id);
@@ -47,7 +71,16 @@ beforeAll(async () => {
     ['t', { 'config.featureToggles.requireAuthorizationScopesInRequest': true }],
     ['r', { 'config.featureToggles.requireResourceIndicatorInRequest': true }],
   ] as const) {
-    const c = await createClient(models, PEPPER, { tenantId: t, clientId: `narrow-${key}`, name: key, grantTypes: [...GRANTS], responseTypes: ['code'], redirectUris: [REDIRECT], firstParty: true, roleIds: [String(clerk!._id)] });
+    const c = await createClient(models, PEPPER, {
+      tenantId: t,
+      clientId: `narrow-${key}`,
+      name: key,
+      grantTypes: [...GRANTS],
+      responseTypes: ['code'],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+      roleIds: [String(clerk!._id)],
+    });
     await models.Client.updateOne({ tenantId: t, clientId: c.clientId }, { $set: toggles });
     clients[key] = { ...c, redirectUri: REDIRECT };
   }
@@ -61,7 +94,9 @@ type Flow = 'authorization_code' | 'device_code';
 const flows: Flow[] = ['authorization_code', 'device_code'];
 
 function userFlow(flow: Flow, client: TestClient, scope: string, resource?: string) {
-  return flow === 'authorization_code' ? authCodeFlow(app, client, { scope, resource, prompt: 'consent' }) : deviceFlow(app, client, { scope, resource });
+  return flow === 'authorization_code'
+    ? authCodeFlow(app, client, { scope, resource, prompt: 'consent' })
+    : deviceFlow(app, client, { scope, resource });
 }
 
 function ok(res: { status: number; body: TokenBody }): TokenBody {
@@ -74,7 +109,11 @@ function ok(res: { status: number; body: TokenBody }): TokenBody {
 function signedScope(body: TokenBody): string {
   const payload = jwtPayload(body.access_token);
   expect(payload).toBeDefined();
-  return String(payload!.scope ?? '').split(' ').filter(Boolean).sort().join(' ');
+  return String(payload!.scope ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .sort()
+    .join(' ');
 }
 
 function noLoginScopes(body: TokenBody): void {
@@ -84,7 +123,11 @@ function noLoginScopes(body: TokenBody): void {
 
 describe('narrowing table, requireAuthorizationScopesInRequest = false (default): the full applicable RBAC set', () => {
   it.each(flows)('%s (and its refresh): whatever was requested, including nothing', async (flow) => {
-    for (const requested of ['openid offline_access orders:read', 'openid offline_access', 'openid offline_access orders:admin profile']) {
+    for (const requested of [
+      'openid offline_access orders:read',
+      'openid offline_access',
+      'openid offline_access orders:admin profile',
+    ]) {
       const tokens = ok(await userFlow(flow, clients.f, requested, ORDERS));
       expect(jwtPayload(tokens.access_token)!.aud).toBe(ORDERS);
       expect(signedScope(tokens)).toBe(FULL);
@@ -115,18 +158,25 @@ describe('narrowing table, requireAuthorizationScopesInRequest = false (default)
 });
 
 describe('narrowing table, requireAuthorizationScopesInRequest = true: exactly the requested subset held', () => {
-  it.each(flows)('%s (and its refresh): requested scopes the user holds, never beyond RBAC; omitted when none', async (flow) => {
-    const some = ok(await userFlow(flow, clients.t, 'openid offline_access orders:read orders:refund orders:admin', ORDERS));
-    expect(signedScope(some)).toBe('orders:read orders:refund');
-    noLoginScopes(some);
-    const refreshed = ok(await refresh(app, clients.t, some.refresh_token!));
-    expect(signedScope(refreshed)).toBe('orders:read orders:refund');
-    // A refresh may narrow further, never widen.
-    expect(signedScope(ok(await refresh(app, clients.t, refreshed.refresh_token!, { scope: 'openid orders:read' })))).toBe('orders:read');
+  it.each(flows)(
+    '%s (and its refresh): requested scopes the user holds, never beyond RBAC; omitted when none',
+    async (flow) => {
+      const some = ok(
+        await userFlow(flow, clients.t, 'openid offline_access orders:read orders:refund orders:admin', ORDERS),
+      );
+      expect(signedScope(some)).toBe('orders:read orders:refund');
+      noLoginScopes(some);
+      const refreshed = ok(await refresh(app, clients.t, some.refresh_token!));
+      expect(signedScope(refreshed)).toBe('orders:read orders:refund');
+      // A refresh may narrow further, never widen.
+      expect(
+        signedScope(ok(await refresh(app, clients.t, refreshed.refresh_token!, { scope: 'openid orders:read' }))),
+      ).toBe('orders:read');
 
-    const none = ok(await userFlow(flow, clients.t, 'openid offline_access orders:admin', ORDERS));
-    expect(jwtPayload(none.access_token)).not.toHaveProperty('scope');
-  });
+      const none = ok(await userFlow(flow, clients.t, 'openid offline_access orders:admin', ORDERS));
+      expect(jwtPayload(none.access_token)).not.toHaveProperty('scope');
+    },
+  );
 
   it.each(flows)('%s: resource scopes only at the token request are too late', async (flow) => {
     const tokens = ok(await userFlow(flow, clients.t, 'openid offline_access', ORDERS));
@@ -137,51 +187,76 @@ describe('narrowing table, requireAuthorizationScopesInRequest = true: exactly t
   });
 
   it('client_credentials: the token request scope narrows to what the client roles hold', async () => {
-    expect(signedScope(ok(await clientCredentials(app, clients.t, { resource: ORDERS, scope: 'orders:read orders:refund' })))).toBe('orders:read');
-    expect(signedScope(ok(await clientCredentials(app, clients.t, { resource: ORDERS, scope: 'orders:write orders:read' })))).toBe('orders:read orders:write');
-    expect(jwtPayload(ok(await clientCredentials(app, clients.t, { resource: ORDERS })).access_token)).not.toHaveProperty('scope');
+    expect(
+      signedScope(
+        ok(await clientCredentials(app, clients.t, { resource: ORDERS, scope: 'orders:read orders:refund' })),
+      ),
+    ).toBe('orders:read');
+    expect(
+      signedScope(ok(await clientCredentials(app, clients.t, { resource: ORDERS, scope: 'orders:write orders:read' }))),
+    ).toBe('orders:read orders:write');
+    expect(
+      jwtPayload(ok(await clientCredentials(app, clients.t, { resource: ORDERS })).access_token),
+    ).not.toHaveProperty('scope');
   });
 });
 
 describe('requireResourceIndicatorInRequest = true: resource required, scopes not narrowed', () => {
-  it.each(flows)('%s without resource fails with invalid_target; with it the full RBAC set is granted', async (flow) => {
-    const missing = await userFlow(flow, clients.r, 'openid orders:read');
-    expect(missing.body.error).toBe('invalid_target');
-    expect(missing.body.error_description).toMatch(/resource parameter is required/);
-    expect(signedScope(ok(await userFlow(flow, clients.r, 'openid orders:read', ORDERS)))).toBe(FULL);
-  });
+  it.each(flows)(
+    '%s without resource fails with invalid_target; with it the full RBAC set is granted',
+    async (flow) => {
+      const missing = await userFlow(flow, clients.r, 'openid orders:read');
+      expect(missing.body.error).toBe('invalid_target');
+      expect(missing.body.error_description).toMatch(/resource parameter is required/);
+      expect(signedScope(ok(await userFlow(flow, clients.r, 'openid orders:read', ORDERS)))).toBe(FULL);
+    },
+  );
 
   it('client_credentials without resource fails with invalid_target', async () => {
     const res = await clientCredentials(app, clients.r, { scope: 'orders:read' });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_target');
-    expect(signedScope(ok(await clientCredentials(app, clients.r, { resource: ORDERS, scope: 'orders:read' })))).toBe('orders:read orders:write');
+    expect(signedScope(ok(await clientCredentials(app, clients.r, { resource: ORDERS, scope: 'orders:read' })))).toBe(
+      'orders:read orders:write',
+    );
   });
 });
 
 describe('audience selection and RBAC', () => {
-  it.each(flows)('%s without resource: an opaque token for no API audience, no API scopes in the response', async (flow) => {
-    const tokens = ok(await userFlow(flow, clients.f, 'openid profile orders:read'));
-    expect(jwtPayload(tokens.access_token)).toBeUndefined();
-    expect(String(tokens.scope ?? '')).not.toMatch(/orders:/);
-  });
+  it.each(flows)(
+    '%s without resource: an opaque token for no API audience, no API scopes in the response',
+    async (flow) => {
+      const tokens = ok(await userFlow(flow, clients.f, 'openid profile orders:read'));
+      expect(jwtPayload(tokens.access_token)).toBeUndefined();
+      expect(String(tokens.scope ?? '')).not.toMatch(/orders:/);
+    },
+  );
 
-  it('a role removed from the user\'s group is gone at the next refresh; roles through groups count until then', async () => {
+  it("a role removed from the user's group is gone at the next refresh; roles through groups count until then", async () => {
     const { models } = app.db;
-    const tokens = ok(await authCodeFlow(app, clients.f, { scope: 'openid offline_access', resource: ORDERS, prompt: 'consent' }));
+    const tokens = ok(
+      await authCodeFlow(app, clients.f, { scope: 'openid offline_access', resource: ORDERS, prompt: 'consent' }),
+    );
     expect(signedScope(tokens)).toContain('orders:refund');
     await models.Group.updateOne({ tenantId: app.tenant.tenantId, _id: groupId }, { $set: { roleIds: [] } });
     try {
       const refreshed = ok(await refresh(app, clients.f, tokens.refresh_token!));
       expect(signedScope(refreshed)).toBe('orders:read orders:write');
     } finally {
-      await models.Group.updateOne({ tenantId: app.tenant.tenantId, _id: groupId }, { $set: { roleIds: [refundRoleId] } });
+      await models.Group.updateOne(
+        { tenantId: app.tenant.tenantId, _id: groupId },
+        { $set: { roleIds: [refundRoleId] } },
+      );
     }
   });
 
   it('a resource server that requires delegation tokens gets no ordinary access token (invalid_target)', async () => {
-    expect((await authCodeFlow(app, clients.f, { scope: 'openid agents:run', resource: NHE_ONLY })).body.error).toBe('invalid_target');
-    expect((await deviceFlow(app, clients.f, { scope: 'openid agents:run', resource: NHE_ONLY })).body.error).toBe('invalid_target');
+    expect((await authCodeFlow(app, clients.f, { scope: 'openid agents:run', resource: NHE_ONLY })).body.error).toBe(
+      'invalid_target',
+    );
+    expect((await deviceFlow(app, clients.f, { scope: 'openid agents:run', resource: NHE_ONLY })).body.error).toBe(
+      'invalid_target',
+    );
     const cc = await clientCredentials(app, clients.f, { resource: NHE_ONLY });
     expect(cc.status).toBe(400);
     expect(cc.body.error).toBe('invalid_target');
@@ -191,6 +266,8 @@ describe('audience selection and RBAC', () => {
     const cc = await clientCredentials(app, clients.f, { resource: 'https://nowhere.example' });
     expect(cc.status).toBe(400);
     expect(cc.body.error).toBe('invalid_target');
-    expect((await authCodeFlow(app, clients.f, { scope: 'openid', resource: 'https://nowhere.example' })).body.error).toBe('invalid_target');
+    expect(
+      (await authCodeFlow(app, clients.f, { scope: 'openid', resource: 'https://nowhere.example' })).body.error,
+    ).toBe('invalid_target');
   });
 });

@@ -21,11 +21,31 @@ beforeAll(async () => {
   app = await startPagesApp('shortlife', { forwardTokenExchange: sidecar.forwarder });
   const { models } = app.db;
   const T = app.tenant.tenantId;
-  await models.ResourceServer.create({ tenantId: T, identifier: SHORT, name: 'Short', scopes: ['short:read'], config: { accessToken: { lifetime: 30 }, nhe: { acceptDelegationTokens: true, requireDelegationTokens: false, allowedNheTypes: [] } } });
-  const role = await models.Role.create({ tenantId: T, name: 'short-reader', resourceServer: SHORT, permissions: ['short:read'] });
+  await models.ResourceServer.create({
+    tenantId: T,
+    identifier: SHORT,
+    name: 'Short',
+    scopes: ['short:read'],
+    config: {
+      accessToken: { lifetime: 30 },
+      nhe: { acceptDelegationTokens: true, requireDelegationTokens: false, allowedNheTypes: [] },
+    },
+  });
+  const role = await models.Role.create({
+    tenantId: T,
+    name: 'short-reader',
+    resourceServer: SHORT,
+    permissions: ['short:read'],
+  });
   await models.User.updateOne({ tenantId: T, _id: app.tenant.user.id }, { $push: { roleIds: String(role._id) } });
-  await models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { allowedScopes: ['orders:read', 'short:read'] } });
-  await models.DelegationPolicy.updateOne({ tenantId: T, _id: app.tenant.policyId }, { $set: { allowedScopes: ['orders:read', 'short:read'] } });
+  await models.Nhe.updateOne(
+    { tenantId: T, identifier: 'orders-agent' },
+    { $set: { allowedScopes: ['orders:read', 'short:read'] } },
+  );
+  await models.DelegationPolicy.updateOne(
+    { tenantId: T, _id: app.tenant.policyId },
+    { $set: { allowedScopes: ['orders:read', 'short:read'] } },
+  );
   client = {
     ...(await createClient(models, PEPPER, {
       tenantId: T,
@@ -72,7 +92,11 @@ it('resource server lifetime 30: an ordinary token lives 30 s, an NHE token for 
     },
     client,
   );
-  expect({ status: nhe.status, error: nhe.body.error, description: nhe.body.error_description }).toEqual({ status: 200, error: undefined, description: undefined });
+  expect({ status: nhe.status, error: nhe.body.error, description: nhe.body.error_description }).toEqual({
+    status: 200,
+    error: undefined,
+    description: undefined,
+  });
   expect([nhe.body.expires_in, lifetime(nhe.body.access_token!)]).toEqual([60, 60]);
   expect(sidecar.issued.at(-1)).toMatchObject({ resourceServer: SHORT, ttl: 60 });
 });

@@ -90,13 +90,27 @@ async function scenario(label: string): Promise<Scenario> {
   let aId = 0;
   const gate = new Gate(() => aId);
   // The active window is long so that B's one call makes the two tenants contend for the whole test.
-  const app = await startPagesApp(label, { admission: { maxInFlight: CAP, maxQueued: QUEUE, activeWindowMs: 600_000 }, tenants: (pool) => gate.resolver(pool) });
+  const app = await startPagesApp(label, {
+    admission: { maxInFlight: CAP, maxQueued: QUEUE, activeWindowMs: 600_000 },
+    tenants: (pool) => gate.resolver(pool),
+  });
   const { models } = app.db;
-  const other: SeededTenant = await seedDelegationTenant(models, app.keyStore, { tenantId: randomInt(1_000_000, 2_000_000), tenantName: `Other ${label}`, clientSecretPepper: PEPPER });
+  const other: SeededTenant = await seedDelegationTenant(models, app.keyStore, {
+    tenantId: randomInt(1_000_000, 2_000_000),
+    tenantName: `Other ${label}`,
+    clientSecretPepper: PEPPER,
+  });
   const a: PagesApp = { ...app, tenant: app.tenant };
   const b: PagesApp = { ...app, tenant: other };
   const token = async (v: PagesApp) => {
-    const c = await createClient(models, PEPPER, { tenantId: v.tenant.tenantId, clientId: 'reader', name: 'reader', grantTypes: ['authorization_code'], redirectUris: [REDIRECT], firstParty: true });
+    const c = await createClient(models, PEPPER, {
+      tenantId: v.tenant.tenantId,
+      clientId: 'reader',
+      name: 'reader',
+      grantTypes: ['authorization_code'],
+      redirectUris: [REDIRECT],
+      firstParty: true,
+    });
     const res = await authCodeFlow(v, { ...c, redirectUri: REDIRECT }, { scope: 'openid email' });
     expect(res.status).toBe(200);
     return res.body.access_token!;
@@ -132,7 +146,11 @@ describe('per-tenant admission: one tenant flooding UserInfo vs another tenant (
       if (res.status === 503) refused.push(res);
       return res;
     });
-    await until("A's flood is admitted, queued and refused", () => s.gate.waiting === CAP && s.app.admission.queued(String(A)) === QUEUE && refused.length === 64 - CAP - QUEUE);
+    await until(
+      "A's flood is admitted, queued and refused",
+      () =>
+        s.gate.waiting === CAP && s.app.admission.queued(String(A)) === QUEUE && refused.length === 64 - CAP - QUEUE,
+    );
     expect(s.app.admission.inFlight(String(A))).toBe(CAP);
 
     // B's users, while A's calls are held at the gate and A's queue is full: each is admitted and answered.
@@ -162,7 +180,10 @@ describe('per-tenant admission: one tenant flooding UserInfo vs another tenant (
     expect(results.filter((r) => r.status === 503)).toHaveLength(64 - CAP - QUEUE);
     for (const r of results.filter((x) => x.status === 200)) expect(r.body.sub).toBe(s.a.tenant.user.id);
     expect(s.gate.maxWaiting).toBe(CAP);
-    await until("A's slots are all released", () => s.app.admission.inFlight(String(A)) === 0 && s.app.admission.queued(String(A)) === 0);
+    await until(
+      "A's slots are all released",
+      () => s.app.admission.inFlight(String(A)) === 0 && s.app.admission.queued(String(A)) === 0,
+    );
     expect(await metric(s.app, 'idp_tenant_request_queue_wait_seconds_total', A)).toBeGreaterThan(0);
     expect(await metric(s.app, 'idp_tenant_request_queue_wait_seconds_total', B)).toBe(0);
   }, 120_000);
@@ -183,14 +204,22 @@ describe('per-tenant admission covers the endpoints served without express, and 
     expect((await userinfo(s.b, s.tokenB)).status).toBe(200);
     // A's CAP slots taken by introspection calls (a hot path, served without express), each abortable.
     const introspect = (signal: AbortSignal) =>
-      fetch(`${s.app.baseUrl}/auth/${A}/token/introspection`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=x', signal }).catch((err: unknown) => err);
+      fetch(`${s.app.baseUrl}/auth/${A}/token/introspection`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'token=x',
+        signal,
+      }).catch((err: unknown) => err);
     const handled = Array.from({ length: CAP }, () => new AbortController());
     const handledCalls = handled.map((c) => introspect(c.signal));
     await until("A's slots are held by introspection calls", () => s.gate.waiting === CAP);
 
     // So A's UserInfo call (express) waits in A's queue, as does one more under the /_api alias.
     const queued = new AbortController();
-    const queuedCall = fetch(`${s.app.baseUrl}/auth/${A}/me`, { headers: { authorization: `Bearer ${s.tokenA}` }, signal: queued.signal }).catch((err: unknown) => err);
+    const queuedCall = fetch(`${s.app.baseUrl}/auth/${A}/me`, {
+      headers: { authorization: `Bearer ${s.tokenA}` },
+      signal: queued.signal,
+    }).catch((err: unknown) => err);
     const aliasCall = fetch(`${s.app.baseUrl}/_api/auth/${A}/me`, { headers: { authorization: `Bearer ${s.tokenA}` } });
     await until('two calls of A are queued', () => s.app.admission.queued(A) === 2);
     // B meanwhile: admitted at once.
@@ -214,7 +243,10 @@ describe('per-tenant admission covers the endpoints served without express, and 
     s.gate.open();
     expect((await aliasCall).status).toBe(200);
     await Promise.all(handledCalls);
-    await until("A's slots are all released", () => s.app.admission.inFlight(A) === 0 && s.app.admission.queued(A) === 0);
+    await until(
+      "A's slots are all released",
+      () => s.app.admission.inFlight(A) === 0 && s.app.admission.queued(A) === 0,
+    );
     // Nothing leaked: A gets its CAP slots again without waiting.
     const queuedBefore = await metric(s.app, 'idp_tenant_requests_queued_total', s.a.tenant.tenantId);
     const again = await Promise.all(Array.from({ length: CAP }, () => userinfo(s.a, s.tokenA)));

@@ -27,12 +27,17 @@ afterAll(async () => {
 
 it('evicts exactly the tenant named by each invalidation', async () => {
   const evicted: number[] = [];
-  const handle = evictOnInvalidation(sub, { evict: (t) => evicted.push(t) }, createLogger({ service: 'test', level: 'silent' }));
+  const handle = evictOnInvalidation(
+    sub,
+    { evict: (t) => evicted.push(t) },
+    createLogger({ service: 'test', level: 'silent' }),
+  );
   await sub.flush();
   pub.publish(invalidationSubject(7), '{"not":"an event"}');
   pub.publish(invalidationSubject(7), 'not json');
   // Kinds the provider does not hold (read fresh on every use) evict nothing.
-  for (const kind of ['user', 'group', 'nhe', 'policy'] as const) await publishInvalidation(pub, { tenantId: 1000, kind });
+  for (const kind of ['user', 'group', 'nhe', 'policy'] as const)
+    await publishInvalidation(pub, { tenantId: 1000, kind });
   await publishInvalidation(pub, { tenantId: 1001, kind: 'client', id: 'web-app' });
   await publishInvalidation(pub, { tenantId: 1002, kind: 'keys' });
   for (let i = 0; i < 100 && evicted.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
@@ -48,7 +53,11 @@ it('drops every cached provider when the NATS connection comes back, and stops w
   if (!nats.server) return; // shared NATS_URL: this file cannot restart the server
   const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   let cleared = 0;
-  const handle = evictOnInvalidation(nc, { evict: () => undefined, clear: () => (cleared += 1) }, createLogger({ service: 'test', level: 'silent' }));
+  const handle = evictOnInvalidation(
+    nc,
+    { evict: () => undefined, clear: () => (cleared += 1) },
+    createLogger({ service: 'test', level: 'silent' }),
+  );
   try {
     await nats.server.restart();
     for (let i = 0; i < 200 && cleared === 0; i++) await new Promise((r) => setTimeout(r, 25));
@@ -58,7 +67,13 @@ it('drops every cached provider when the NATS connection comes back, and stops w
     await nats.server.restart();
     // Reconnected (a flush during the reconnect rejects), then a moment for a status event that must not count.
     for (let i = 0; i < 200; i++) {
-      if (await nc.flush().then(() => true, () => false)) break;
+      if (
+        await nc.flush().then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 25));
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -14,7 +14,15 @@ import { tenantKeyLookup } from '../../management/src/auth/tenant-keys';
 import { currentTotp, verifyUserTotp } from '../src/domain/totp';
 import { AMR_PASSWORD, AMR_PASSWORD_TOTP, LOCKED_OUT, WRONG_TOTP } from '../src/routes/interactions';
 import { escape } from '../src/views/pages';
-import { Browser, followToRedirectUri, redeem, signIn, startAuthorize, startPagesApp, type PagesApp } from './pages-app';
+import {
+  Browser,
+  followToRedirectUri,
+  redeem,
+  signIn,
+  startAuthorize,
+  startPagesApp,
+  type PagesApp,
+} from './pages-app';
 
 let app: PagesApp;
 const secret = generateSecret();
@@ -22,14 +30,22 @@ const PASSWORD = 'totp user password 1';
 
 /** A user whose stored TOTP secret is `store(userId)` (sealed, unless a test stores something else). */
 async function createTotpUser(username: string, store: (userId: string) => string): Promise<string> {
-  const user = await app.db.models.User.create({ tenantId: app.tenant.tenantId, username, passwordHash: await hashPassword(PASSWORD), claims: {} });
+  const user = await app.db.models.User.create({
+    tenantId: app.tenant.tenantId,
+    username,
+    passwordHash: await hashPassword(PASSWORD),
+    claims: {},
+  });
   await app.db.models.User.updateOne({ _id: user._id }, { $set: { totpSecret: store(String(user._id)) } });
   return String(user._id);
 }
-const sealed = (s: string, tenantId?: number) => (userId: string) => sealTotpSecret(app.keyStore.kek, tenantId ?? app.tenant.tenantId, userId, s);
+const sealed = (s: string, tenantId?: number) => (userId: string) =>
+  sealTotpSecret(app.keyStore.kek, tenantId ?? app.tenant.tenantId, userId, s);
 
 beforeAll(async () => {
-  app = await startPagesApp('totp', { throttle: { maxFailuresPerAccount: 3, maxFailuresPerIp: 100, windowSeconds: 900 } });
+  app = await startPagesApp('totp', {
+    throttle: { maxFailuresPerAccount: 3, maxFailuresPerIp: 100, windowSeconds: 900 },
+  });
   await createTotpUser('bob', sealed(secret));
   await createTotpUser('carol', sealed(generateSecret()));
 });
@@ -37,7 +53,10 @@ beforeAll(async () => {
 async function sessionAmr(username: string): Promise<unknown[]> {
   const user = await app.db.models.User.findOne({ tenantId: app.tenant.tenantId, username }).lean();
   const sessions = await app.db.models.OidcPayload.find({ tenantId: app.tenant.tenantId, model: 'Session' }).lean();
-  return sessions.map((s) => JSON.parse(s.payload) as { accountId?: string; amr?: unknown }).filter((p) => p.accountId === String(user!._id)).map((p) => p.amr);
+  return sessions
+    .map((s) => JSON.parse(s.payload) as { accountId?: string; amr?: unknown })
+    .filter((p) => p.accountId === String(user!._id))
+    .map((p) => p.amr);
 }
 
 afterAll(async () => {
@@ -59,7 +78,9 @@ it('asks for the code after the password and signs in with amr pwd+otp+mfa', asy
   expect(page.text).toContain('Enter your verification code');
   expect(page.text).toContain('autocomplete="one-time-code"');
 
-  const wrong = await browser.go(`${auth.interaction}/totp`, { form: { code: '000000' === (await currentTotp(secret)) ? '111111' : '000000' } });
+  const wrong = await browser.go(`${auth.interaction}/totp`, {
+    form: { code: '000000' === (await currentTotp(secret)) ? '111111' : '000000' },
+  });
   expect(wrong.status).toBe(401);
   expect(wrong.text).toContain(escape(WRONG_TOTP));
 
@@ -90,14 +111,18 @@ it('accepts one code once even when it is submitted many times at the same insta
   const concurrentSecret = generateSecret();
   const userId = await createTotpUser('dave', sealed(concurrentSecret));
   const code = await currentTotp(concurrentSecret);
-  const results = await Promise.all(Array.from({ length: 8 }, () => verifyUserTotp(app.db.models, app.keyStore.kek, app.tenant.tenantId, userId, code)));
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => verifyUserTotp(app.db.models, app.keyStore.kek, app.tenant.tenantId, userId, code)),
+  );
   expect(results.filter(Boolean)).toHaveLength(1);
 });
 
 it('gives a password-only user amr pwd', async () => {
   const browser = new Browser(app.baseUrl, '203.0.113.51');
   const auth = await startAuthorize(app, browser, app.tenant.client);
-  const res = await browser.go(`${auth.interaction}/login`, { form: { username: 'alice', password: app.tenant.user.password } });
+  const res = await browser.go(`${auth.interaction}/login`, {
+    form: { username: 'alice', password: app.tenant.user.password },
+  });
   const callback = await followToRedirectUri(browser, res.location, app.tenant.client.redirectUri);
   expect(callback.searchParams.get('code')).toBeTruthy();
   expect(await sessionAmr('alice')).toContainEqual(AMR_PASSWORD);
@@ -151,7 +176,11 @@ describe('secrets at rest', () => {
       .setIssuedAt()
       .setExpirationTime('5m')
       .sign(await importJWK(jwk, 'ES256'));
-    const admin = (method: 'post', path: string, body?: object) => request(management)[method](`/auth/admin/tenants/${tenantId}${path}`).set('authorization', `Bearer ${token}`).send(body);
+    const admin = (method: 'post', path: string, body?: object) =>
+      request(management)
+        [method](`/auth/admin/tenants/${tenantId}${path}`)
+        .set('authorization', `Bearer ${token}`)
+        .send(body);
     const created = await admin('post', '/users', { username: 'erin', password: PASSWORD });
     expect(created.status).toBe(201);
     const enrolled = await admin('post', `/users/${created.body.id}/totp`);
@@ -161,7 +190,9 @@ describe('secrets at rest', () => {
 
     const { browser, auth, res } = await passwordStep('erin', '203.0.113.80');
     expect(res.status).toBe(303);
-    const ok = await browser.go(`${auth.interaction}/totp`, { form: { code: await currentTotp(enrolled.body.secret) } });
+    const ok = await browser.go(`${auth.interaction}/totp`, {
+      form: { code: await currentTotp(enrolled.body.secret) },
+    });
     expect(ok.status).toBe(303);
     const callback = await followToRedirectUri(browser, ok.location, app.tenant.client.redirectUri);
     expect(callback.searchParams.get('code')).toBeTruthy();
@@ -170,7 +201,11 @@ describe('secrets at rest', () => {
 
   it.each([
     ['sealed for another tenant', 'frank', (s: string) => sealed(s, app.tenant.tenantId + 1)],
-    ['sealed for another user', 'grace', (s: string) => () => sealTotpSecret(app.keyStore.kek, app.tenant.tenantId, '0'.repeat(24), s)],
+    [
+      'sealed for another user',
+      'grace',
+      (s: string) => () => sealTotpSecret(app.keyStore.kek, app.tenant.tenantId, '0'.repeat(24), s),
+    ],
     ['stored plain (legacy base32)', 'heidi', (s: string) => () => s],
   ])('a secret %s accepts no code, not even the right one', async (_what, username, store) => {
     const own = generateSecret();

@@ -8,7 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { isDuplicateKeyError } from '@idp/errors';
 import type { RevocationEntry } from '@idp/events';
-import { CAEP_SESSION_REVOKED, NHE_REVOCATION_EVENT, revocationSetClaims, SSF_VERIFICATION_EVENT, type RevocationEventType } from './domain/event-types';
+import {
+  CAEP_SESSION_REVOKED,
+  NHE_REVOCATION_EVENT,
+  revocationSetClaims,
+  SSF_VERIFICATION_EVENT,
+  type RevocationEventType,
+} from './domain/event-types';
 import type { StreamRecord } from './domain/stream-config';
 import { setJti, signSet, type TenantSigningKey } from './domain/set-signer';
 import type { Collections, EventRow } from './store/collections';
@@ -16,7 +22,10 @@ import type { Collections, EventRow } from './store/collections';
 /** Verification events live as long as revocation events do (the longest NHE token + the deny list's margin). */
 export const VERIFICATION_EVENT_LIFETIME_SECONDS = 900 + 60;
 
-const KIND: Record<RevocationEventType, string> = { [CAEP_SESSION_REVOKED]: 'session-revoked', [NHE_REVOCATION_EVENT]: 'nhe-revocation' };
+const KIND: Record<RevocationEventType, string> = {
+  [CAEP_SESSION_REVOKED]: 'session-revoked',
+  [NHE_REVOCATION_EVENT]: 'nhe-revocation',
+};
 
 export interface FanOutDeps {
   c: Collections;
@@ -27,7 +36,8 @@ export interface FanOutDeps {
   now?: () => Date;
 }
 
-const isRevocationType = (t: string): t is RevocationEventType => t === CAEP_SESSION_REVOKED || t === NHE_REVOCATION_EVENT;
+const isRevocationType = (t: string): t is RevocationEventType =>
+  t === CAEP_SESSION_REVOKED || t === NHE_REVOCATION_EVENT;
 
 /** Inserts rows, a duplicate key (written before, or by another replica) counting as done. Returns rows newly written. */
 export async function insertRows(c: Collections, rows: EventRow[]): Promise<number> {
@@ -37,9 +47,14 @@ export async function insertRows(c: Collections, rows: EventRow[]): Promise<numb
     return result.insertedCount;
   } catch (err) {
     const writeErrors = (err as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-    const onlyDuplicates = isDuplicateKeyError(err) && (!writeErrors || writeErrors.every((e) => (e.code ?? e.err?.code) === 11000));
+    const onlyDuplicates =
+      isDuplicateKeyError(err) && (!writeErrors || writeErrors.every((e) => (e.code ?? e.err?.code) === 11000));
     if (!onlyDuplicates) throw err;
-    return (err as { insertedCount?: number; result?: { insertedCount?: number } }).insertedCount ?? (err as { result?: { insertedCount?: number } }).result?.insertedCount ?? 0;
+    return (
+      (err as { insertedCount?: number; result?: { insertedCount?: number } }).insertedCount ??
+      (err as { result?: { insertedCount?: number } }).result?.insertedCount ??
+      0
+    );
   }
 }
 
@@ -47,7 +62,12 @@ export async function insertRows(c: Collections, rows: EventRow[]): Promise<numb
  * Writes the entries (all of one tenant) into the tenant's streams (or only `streamId`'s). Expired entries are
  * skipped. Returns the number of rows written.
  */
-export async function fanOut(deps: FanOutDeps, tenantId: number, entries: RevocationEntry[], streamId?: string): Promise<number> {
+export async function fanOut(
+  deps: FanOutDeps,
+  tenantId: number,
+  entries: RevocationEntry[],
+  streamId?: string,
+): Promise<number> {
   const now = deps.now?.() ?? new Date();
   const live = entries.filter((e) => e.tenantId === tenantId && Date.parse(e.expiresAt) > now.getTime());
   if (!live.length) return 0;
@@ -58,7 +78,10 @@ export async function fanOut(deps: FanOutDeps, tenantId: number, entries: Revoca
   const existing = new Set(
     (
       await deps.c.events
-        .find({ streamId: { $in: streams.map((s) => s._id) }, txn: { $in: live.map((e) => e.id) } }, { projection: { _id: 1 } })
+        .find(
+          { streamId: { $in: streams.map((s) => s._id) }, txn: { $in: live.map((e) => e.id) } },
+          { projection: { _id: 1 } },
+        )
         .toArray()
     ).map((r) => r._id),
   );
@@ -72,8 +95,22 @@ export async function fanOut(deps: FanOutDeps, tenantId: number, entries: Revoca
         if (existing.has(id)) continue;
         signing ??= await deps.signingKey(tenantId);
         const jti = setJti(stream._id, `${entry.id}:${KIND[type]}`);
-        const set = await signSet({ iss: issuer, aud: stream.clientId, jti, ...revocationSetClaims(entry, issuer, type) }, signing, now);
-        rows.push({ _id: id, tenantId, streamId: stream._id, txn: entry.id, jti, set, state: 'pending', createdAt: now, expiresAt: new Date(entry.expiresAt) });
+        const set = await signSet(
+          { iss: issuer, aud: stream.clientId, jti, ...revocationSetClaims(entry, issuer, type) },
+          signing,
+          now,
+        );
+        rows.push({
+          _id: id,
+          tenantId,
+          streamId: stream._id,
+          txn: entry.id,
+          jti,
+          set,
+          state: 'pending',
+          createdAt: now,
+          expiresAt: new Date(entry.expiresAt),
+        });
       }
     }
   }
@@ -83,7 +120,11 @@ export async function fanOut(deps: FanOutDeps, tenantId: number, entries: Revoca
 }
 
 /** Writes a verification event (SSF 1.0 section 8.1.4.2) for a stream, with the receiver's `state` when given. */
-export async function writeVerification(deps: FanOutDeps, stream: StreamRecord, state: string | undefined): Promise<EventRow> {
+export async function writeVerification(
+  deps: FanOutDeps,
+  stream: StreamRecord,
+  state: string | undefined,
+): Promise<EventRow> {
   const now = deps.now?.() ?? new Date();
   const issuer = deps.issuerFor(stream.tenantId);
   const txn = randomUUID();

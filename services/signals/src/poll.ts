@@ -20,7 +20,9 @@ const jti = z.string().min(1).max(128);
 export const pollRequestSchema = z
   .object({
     ack: z.array(jti).max(1000).optional(),
-    setErrs: z.record(jti, z.object({ err: z.string().max(200), description: z.string().max(1000).optional() })).optional(),
+    setErrs: z
+      .record(jti, z.object({ err: z.string().max(200), description: z.string().max(1000).optional() }))
+      .optional(),
     maxEvents: z.number().int().min(0).optional(),
     returnImmediately: z.boolean().optional(),
   })
@@ -61,22 +63,50 @@ export interface PollDeps {
 /** Interval of the database check while a long poll waits (events written by another replica). */
 const RECHECK_MS = 500;
 
-export async function pollStream(deps: PollDeps, stream: StreamRecord, body: unknown, socket?: Socket): Promise<{ sets: Record<string, string>; moreAvailable: boolean }> {
+export async function pollStream(
+  deps: PollDeps,
+  stream: StreamRecord,
+  body: unknown,
+  socket?: Socket,
+): Promise<{ sets: Record<string, string>; moreAvailable: boolean }> {
   const parsed = pollRequestSchema.safeParse(body ?? {});
-  if (!parsed.success) throw new OAuthError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ').slice(0, 500), 400);
+  if (!parsed.success)
+    throw new OAuthError(
+      'invalid_request',
+      parsed.error.issues
+        .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+        .join('; ')
+        .slice(0, 500),
+      400,
+    );
   const input = parsed.data;
   if (input.ack?.length) {
-    await deps.c.events.updateMany({ streamId: stream._id, jti: { $in: input.ack }, state: 'pending' }, { $set: { state: 'acknowledged' } });
+    await deps.c.events.updateMany(
+      { streamId: stream._id, jti: { $in: input.ack }, state: 'pending' },
+      { $set: { state: 'acknowledged' } },
+    );
   }
   for (const [id, error] of Object.entries(input.setErrs ?? {})) {
-    await deps.c.events.updateOne({ streamId: stream._id, jti: id, state: 'pending' }, { $set: { state: 'rejected', error: `${error.err}${error.description ? `: ${error.description}` : ''}`.slice(0, 500) } });
+    await deps.c.events.updateOne(
+      { streamId: stream._id, jti: id, state: 'pending' },
+      {
+        $set: {
+          state: 'rejected',
+          error: `${error.err}${error.description ? `: ${error.description}` : ''}`.slice(0, 500),
+        },
+      },
+    );
   }
   const max = Math.min(input.maxEvents ?? deps.maxEvents, deps.maxEvents);
   if (max === 0 || stream.status !== 'enabled') return { sets: {}, moreAvailable: false };
-  const deadline = Date.now() + (input.returnImmediately === false || input.returnImmediately === undefined ? deps.waitMs : 0);
+  const deadline =
+    Date.now() + (input.returnImmediately === false || input.returnImmediately === undefined ? deps.waitMs : 0);
   for (;;) {
     const rows = await deps.c.events
-      .find({ streamId: stream._id, state: 'pending', expiresAt: { $gt: new Date() } }, { projection: { jti: 1, set: 1 } })
+      .find(
+        { streamId: stream._id, state: 'pending', expiresAt: { $gt: new Date() } },
+        { projection: { jti: 1, set: 1 } },
+      )
       .sort({ createdAt: 1, _id: 1 })
       .limit(max + 1)
       .toArray();

@@ -38,14 +38,16 @@ export interface PushDeps {
 }
 
 /** Back-off after `failures` consecutive failures: 1, 2, 4, ... seconds, capped. */
-export const pushBackoffMs = (failures: number, maxSeconds: number) => Math.min(maxSeconds * 1000, 1000 * 2 ** Math.min(Math.max(failures - 1, 0), 20));
+export const pushBackoffMs = (failures: number, maxSeconds: number) =>
+  Math.min(maxSeconds * 1000, 1000 * 2 ** Math.min(Math.max(failures - 1, 0), 20));
 
 /** The RFC 8935 section 2.4 error of a 400 answer, when the body is one. */
 function rfc8935Error(status: number, body: string): { err: string; description?: string } | undefined {
   if (status !== 400) return undefined;
   try {
     const json = JSON.parse(body) as { err?: unknown; description?: unknown };
-    if (typeof json.err === 'string') return { err: json.err, ...(typeof json.description === 'string' ? { description: json.description } : {}) };
+    if (typeof json.err === 'string')
+      return { err: json.err, ...(typeof json.description === 'string' ? { description: json.description } : {}) };
   } catch {
     // not JSON: a transient failure as far as we can tell
   }
@@ -106,18 +108,38 @@ async function deliverStream(deps: PushDeps, stream: StreamRecord): Promise<void
           const failures = (stream.pushFailures ?? 0) + 1;
           await deps.c.streams.updateOne(
             { _id: stream._id },
-            { $set: { pushFailures: failures, pushRetryAt: new Date(now().getTime() + pushBackoffMs(failures, deps.maxBackoffSeconds)) } },
+            {
+              $set: {
+                pushFailures: failures,
+                pushRetryAt: new Date(now().getTime() + pushBackoffMs(failures, deps.maxBackoffSeconds)),
+              },
+            },
           );
-          deps.logger.warn({ tenantId: stream.tenantId, streamId: stream._id, failures, err: detail }, 'push delivery failed; backing off');
+          deps.logger.warn(
+            { tenantId: stream.tenantId, streamId: stream._id, failures, err: detail },
+            'push delivery failed; backing off',
+          );
           return;
         }
-        await deps.c.events.updateOne({ _id: row._id, state: 'pending' }, { $set: { state: outcome, ...(detail ? { error: detail } : {}) } });
-        if (outcome === 'rejected') deps.logger.warn({ tenantId: stream.tenantId, streamId: stream._id, jti: row.jti, err: detail }, 'receiver rejected a SET');
+        await deps.c.events.updateOne(
+          { _id: row._id, state: 'pending' },
+          { $set: { state: outcome, ...(detail ? { error: detail } : {}) } },
+        );
+        if (outcome === 'rejected')
+          deps.logger.warn(
+            { tenantId: stream.tenantId, streamId: stream._id, jti: row.jti, err: detail },
+            'receiver rejected a SET',
+          );
       }
     }
   } finally {
     await deps.c.streams
-      .updateOne({ _id: stream._id }, failed ? { $unset: { leaseUntil: '' } } : { $unset: { leaseUntil: '', pushRetryAt: '' }, $set: { pushFailures: 0 } })
+      .updateOne(
+        { _id: stream._id },
+        failed
+          ? { $unset: { leaseUntil: '' } }
+          : { $unset: { leaseUntil: '', pushRetryAt: '' }, $set: { pushFailures: 0 } },
+      )
       .catch(() => undefined);
   }
 }
@@ -135,18 +157,39 @@ export async function pushPass(deps: PushDeps, only?: ReadonlySet<string>): Prom
     .limit(STREAMS_PER_PASS)
     .toArray();
   const withEvents: StreamRecord[] = [];
-  for (const s of due) if (await deps.c.events.findOne({ streamId: s._id, state: 'pending', expiresAt: { $gt: now } }, { projection: { _id: 1 } })) withEvents.push(s);
+  for (const s of due)
+    if (
+      await deps.c.events.findOne(
+        { streamId: s._id, state: 'pending', expiresAt: { $gt: now } },
+        { projection: { _id: 1 } },
+      )
+    )
+      withEvents.push(s);
   for (let i = 0; i < withEvents.length; i += CONCURRENCY) {
-    await Promise.all(withEvents.slice(i, i + CONCURRENCY).map((s) => deliverStream(deps, s).catch((err: unknown) => deps.logger.error({ streamId: s._id, err: (err as Error).message }, 'push pass failed'))));
+    await Promise.all(
+      withEvents
+        .slice(i, i + CONCURRENCY)
+        .map((s) =>
+          deliverStream(deps, s).catch((err: unknown) =>
+            deps.logger.error({ streamId: s._id, err: (err as Error).message }, 'push pass failed'),
+          ),
+        ),
+    );
   }
 }
 
 /** Runs passes every `intervalMs`, and at once when woken (new events); resolves when `signal` aborts. */
-export function startPushWorker(deps: PushDeps, intervalMs: number, signal: AbortSignal): { wake: () => void; done: Promise<void> } {
+export function startPushWorker(
+  deps: PushDeps,
+  intervalMs: number,
+  signal: AbortSignal,
+): { wake: () => void; done: Promise<void> } {
   let wake: () => void = () => undefined;
   const done = (async () => {
     while (!signal.aborted) {
-      await pushPass(deps).catch((err: unknown) => deps.logger.error({ err: (err as Error).message }, 'push pass failed'));
+      await pushPass(deps).catch((err: unknown) =>
+        deps.logger.error({ err: (err as Error).message }, 'push pass failed'),
+      );
       await new Promise<void>((resolve) => {
         // One abort listener per wait, removed when the wait ends: left behind, one would pile up per pass.
         const end = () => {

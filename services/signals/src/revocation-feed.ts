@@ -11,8 +11,24 @@
  *    it covers what the NATS path cannot (a message published before the stream existed, a JetStream outage, a
  *    stream created after the change). Writes are idempotent, so the two paths never duplicate an event.
  */
-import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JsMsg } from '@nats-io/jetstream';
-import { REVOCATION_SUBJECT_WILDCARD, revocationEntrySchema, type NatsConnection, type RevocationEntry, type RevocationStore } from '@idp/events';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type Consumer,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import {
+  REVOCATION_SUBJECT_WILDCARD,
+  revocationEntrySchema,
+  type NatsConnection,
+  type RevocationEntry,
+  type RevocationStore,
+} from '@idp/events';
 import type { Logger } from '@idp/logger';
 import { fanOut, type FanOutDeps } from './fan-out';
 
@@ -40,7 +56,11 @@ export async function ensureRevocationFeed(nc: NatsConnection, replicas: number)
     await jsm.streams.info(REVOCATION_STREAM);
     await jsm.streams.update(REVOCATION_STREAM, updatable);
   } catch (err) {
-    if (!/stream not found/i.test(String((err as Error).message)) && (err as { name?: string }).name !== 'StreamNotFoundError') throw err;
+    if (
+      !/stream not found/i.test(String((err as Error).message)) &&
+      (err as { name?: string }).name !== 'StreamNotFoundError'
+    )
+      throw err;
     try {
       await jsm.streams.add(stream);
     } catch (addErr) {
@@ -64,7 +84,11 @@ export async function ensureRevocationFeed(nc: NatsConnection, replicas: number)
   try {
     await jsm.consumers.info(REVOCATION_STREAM, SIGNALS_DURABLE);
   } catch (err) {
-    if (!/consumer not found/i.test(String((err as Error).message)) && (err as { name?: string }).name !== 'ConsumerNotFoundError') throw err;
+    if (
+      !/consumer not found/i.test(String((err as Error).message)) &&
+      (err as { name?: string }).name !== 'ConsumerNotFoundError'
+    )
+      throw err;
     try {
       await jsm.consumers.add(REVOCATION_STREAM, consumer);
     } catch (addErr) {
@@ -81,19 +105,28 @@ const nakDelayMs = (deliveryCount: number) => Math.min(30_000, 1000 * 2 ** Math.
  * terminated (logged; the entry, if real, is still in `nhe_revocations` for the reconciliation); a failed write
  * naks the tenant's messages with a back-off.
  */
-export async function handleRevocationMessages(deps: FanOutDeps & { logger: Logger; onWritten?: (n: number) => void }, msgs: JsMsg[]): Promise<void> {
+export async function handleRevocationMessages(
+  deps: FanOutDeps & { logger: Logger; onWritten?: (n: number) => void },
+  msgs: JsMsg[],
+): Promise<void> {
   const byTenant = new Map<number, Array<{ msg: JsMsg; entry: RevocationEntry }>>();
   for (const msg of msgs) {
     let entry: RevocationEntry;
     try {
       entry = revocationEntrySchema.parse(msg.json());
     } catch {
-      deps.logger.warn({ subject: msg.subject, seq: msg.info.streamSequence }, 'invalid kill-switch message terminated');
+      deps.logger.warn(
+        { subject: msg.subject, seq: msg.info.streamSequence },
+        'invalid kill-switch message terminated',
+      );
       msg.term('invalid revocation entry');
       continue;
     }
     if (msg.subject !== `${REVOCATION_SUBJECT_WILDCARD.slice(0, -1)}${entry.tenantId}`) {
-      deps.logger.warn({ subject: msg.subject, tenantId: entry.tenantId }, 'kill-switch message on another tenant\'s subject terminated');
+      deps.logger.warn(
+        { subject: msg.subject, tenantId: entry.tenantId },
+        "kill-switch message on another tenant's subject terminated",
+      );
       msg.term('subject does not match tenantId');
       continue;
     }
@@ -104,9 +137,18 @@ export async function handleRevocationMessages(deps: FanOutDeps & { logger: Logg
   await Promise.all(
     [...byTenant].map(async ([tenantId, items]) => {
       try {
-        deps.onWritten?.(await fanOut(deps, tenantId, items.map((i) => i.entry)));
+        deps.onWritten?.(
+          await fanOut(
+            deps,
+            tenantId,
+            items.map((i) => i.entry),
+          ),
+        );
       } catch (err) {
-        deps.logger.error({ tenantId, err: (err as Error).message }, 'writing SETs failed; the entries will be redelivered');
+        deps.logger.error(
+          { tenantId, err: (err as Error).message },
+          'writing SETs failed; the entries will be redelivered',
+        );
         for (const { msg } of items) msg.nak(nakDelayMs(msg.info.deliveryCount));
         return;
       }
@@ -119,7 +161,12 @@ export async function handleRevocationMessages(deps: FanOutDeps & { logger: Logg
  * Pulls until `signal` aborts. Each message is handled as soon as it arrives (not when the pull request expires), so
  * a revocation reaches the streams without waiting for the rest of a batch.
  */
-export async function runRevocationConsumer(consumer: Consumer, handle: (msgs: JsMsg[]) => Promise<void>, logger: Logger, signal: AbortSignal): Promise<void> {
+export async function runRevocationConsumer(
+  consumer: Consumer,
+  handle: (msgs: JsMsg[]) => Promise<void>,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
   while (!signal.aborted) {
     try {
       const messages = await consumer.fetch({ max_messages: 100, expires: 1000 });
@@ -133,7 +180,11 @@ export async function runRevocationConsumer(consumer: Consumer, handle: (msgs: J
 }
 
 /** One reconciliation pass: every entry still in force, written where missing (one tenant's streams, or all). */
-export async function reconcile(deps: FanOutDeps & { store: RevocationStore }, tenantId?: number, streamId?: string): Promise<number> {
+export async function reconcile(
+  deps: FanOutDeps & { store: RevocationStore },
+  tenantId?: number,
+  streamId?: string,
+): Promise<number> {
   const entries = await deps.store.active(deps.now?.() ?? new Date(), tenantId);
   const byTenant = new Map<number, RevocationEntry[]>();
   for (const e of entries) byTenant.set(e.tenantId, [...(byTenant.get(e.tenantId) ?? []), e]);

@@ -15,7 +15,14 @@ it('tries again after a failure, with growing pauses, and returns the first succ
       if (calls < 4) throw new Error('timeout');
       return 'feed';
     },
-    { deadlineMs: 30_000, firstPauseMs: 100, maxPauseMs: 300, now: c.now, sleep: c.sleep, onRetry: (_e, _a, ms) => pauses.push(ms) },
+    {
+      deadlineMs: 30_000,
+      firstPauseMs: 100,
+      maxPauseMs: 300,
+      now: c.now,
+      sleep: c.sleep,
+      onRetry: (_e, _a, ms) => pauses.push(ms),
+    },
   );
   expect(result).toBe('feed');
   expect(calls).toBe(4);

@@ -33,7 +33,11 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
   const nats = await connectNats(config.NATS_URL, logger, 'signals');
   const consumer = await retryUntilDeadline(() => ensureRevocationFeed(nats.nc, config.SSF_STREAM_REPLICAS), {
     deadlineMs: 60_000,
-    onRetry: (err, attempt, pauseMs) => logger.warn({ err: (err as Error).message, attempt, pauseMs }, 'revocation feed not ready (JetStream cluster starting?), trying again'),
+    onRetry: (err, attempt, pauseMs) =>
+      logger.warn(
+        { err: (err as Error).message, attempt, pauseMs },
+        'revocation feed not ready (JetStream cluster starting?), trying again',
+      ),
   });
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(config.KEY_ENCRYPTION_KEY));
   const store = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
@@ -50,7 +54,10 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
       wakePush();
     },
   };
-  const pushPolicy = { allowLoopback: config.SSF_PUSH_ALLOW_LOOPBACK, allowPrivateNetworks: config.SSF_PUSH_ALLOW_PRIVATE_NETWORKS };
+  const pushPolicy = {
+    allowLoopback: config.SSF_PUSH_ALLOW_LOOPBACK,
+    allowPrivateNetworks: config.SSF_PUSH_ALLOW_PRIVATE_NETWORKS,
+  };
   const { app, onWritten, onPush } = createApp({
     logger,
     trustProxy: config.TRUST_PROXY,
@@ -73,12 +80,24 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
   const server = await listen(app, config.HOST, config.PORT, logger);
 
   const push = startPushWorker(
-    { c, logger, policy: pushPolicy, timeoutMs: config.SSF_PUSH_TIMEOUT_MS, maxBackoffSeconds: config.SSF_PUSH_MAX_BACKOFF_SECONDS, onOutcome: onPush },
+    {
+      c,
+      logger,
+      policy: pushPolicy,
+      timeoutMs: config.SSF_PUSH_TIMEOUT_MS,
+      maxBackoffSeconds: config.SSF_PUSH_MAX_BACKOFF_SECONDS,
+      onOutcome: onPush,
+    },
     config.SSF_PUSH_INTERVAL_MS,
     stop.signal,
   );
   wakePush = push.wake;
-  const consumerLoop = runRevocationConsumer(consumer, (msgs) => handleRevocationMessages({ ...fanOut, logger, onWritten }, msgs), logger, stop.signal);
+  const consumerLoop = runRevocationConsumer(
+    consumer,
+    (msgs) => handleRevocationMessages({ ...fanOut, logger, onWritten }, msgs),
+    logger,
+    stop.signal,
+  );
   const reconcileOnce = async () => {
     try {
       onWritten(await reconcile({ ...fanOut, store }));

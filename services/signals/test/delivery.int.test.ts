@@ -7,7 +7,15 @@
 import request from 'supertest';
 import { buildRevocationEntry } from '@idp/events';
 import { DELIVERY_POLL, DELIVERY_PUSH, NHE_REVOCATION_EVENT } from '../src/domain/event-types';
-import { eventually, PUBLIC_BASE_URL, startHarness, startPushReceiver, verifySet, type Harness, type PushReceiver } from './harness';
+import {
+  eventually,
+  PUBLIC_BASE_URL,
+  startHarness,
+  startPushReceiver,
+  verifySet,
+  type Harness,
+  type PushReceiver,
+} from './harness';
 
 const A = 9401;
 const issuer = `${PUBLIC_BASE_URL}/auth/${A}`;
@@ -27,7 +35,8 @@ afterAll(async () => {
 });
 
 const api = () => request(h.base());
-const claimsOf = (set: string) => JSON.parse(Buffer.from(set.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+const claimsOf = (set: string) =>
+  JSON.parse(Buffer.from(set.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
 const txnsOf = (sets: Array<{ set: string }>) => sets.map((r) => claimsOf(r.set).txn as string);
 
 describe('push delivery', () => {
@@ -39,16 +48,28 @@ describe('push delivery', () => {
     const res = await api()
       .post(`/auth/${A}/ssf/streams`)
       .auth(token, { type: 'bearer' })
-      .send({ delivery: { method: DELIVERY_PUSH, endpoint_url: rx.url, authorization_header: 'Bearer rx-secret' }, events_requested: [NHE_REVOCATION_EVENT] });
+      .send({
+        delivery: { method: DELIVERY_PUSH, endpoint_url: rx.url, authorization_header: 'Bearer rx-secret' },
+        events_requested: [NHE_REVOCATION_EVENT],
+      });
     expect(res.status).toBe(201);
     streamId = res.body.stream_id;
   });
 
-  it('POSTs each SET as application/secevent+jwt with the receiver\'s authorization header; the SET verifies with the tenant JWKS', async () => {
-    expect((await api().post(`/auth/${A}/ssf/verify`).auth(token, { type: 'bearer' }).send({ stream_id: streamId, state: 's1' })).status).toBe(204);
+  it("POSTs each SET as application/secevent+jwt with the receiver's authorization header; the SET verifies with the tenant JWKS", async () => {
+    expect(
+      (
+        await api()
+          .post(`/auth/${A}/ssf/verify`)
+          .auth(token, { type: 'bearer' })
+          .send({ stream_id: streamId, state: 's1' })
+      ).status,
+    ).toBe(204);
     const entry = await h.revoke({ tenantId: A, nheIdentifier: 'orders-agent', reason: 'nhe.disabled' });
     await eventually(() => rx.received.length >= 2);
-    expect(rx.received.every((r) => r.contentType === 'application/secevent+jwt' && r.authorization === 'Bearer rx-secret')).toBe(true);
+    expect(
+      rx.received.every((r) => r.contentType === 'application/secevent+jwt' && r.authorization === 'Bearer rx-secret'),
+    ).toBe(true);
     const jwks = await h.jwks(A);
     for (const r of rx.received) await verifySet(r.set, jwks, { issuer, audience: 'push-receiver' });
     expect(txnsOf(rx.received)).toContain(entry.id);
@@ -62,9 +83,14 @@ describe('push delivery', () => {
     rx.received.length = 0;
     await rx.down();
     const entries = [];
-    for (let i = 0; i < 5; i++) entries.push(await h.revoke({ tenantId: A, nheIdentifier: `agent-${i}`, reason: 'nhe.deleted' }));
+    for (let i = 0; i < 5; i++)
+      entries.push(await h.revoke({ tenantId: A, nheIdentifier: `agent-${i}`, reason: 'nhe.deleted' }));
     // The transmitter tries, fails (connection refused) and backs off; the events stay pending.
-    await eventually(async () => ((await h.db.connection.collection('ssf_streams').findOne({ _id: streamId as never }))?.pushFailures ?? 0) >= 2, 10_000);
+    await eventually(
+      async () =>
+        ((await h.db.connection.collection('ssf_streams').findOne({ _id: streamId as never }))?.pushFailures ?? 0) >= 2,
+      10_000,
+    );
     expect(await h.db.connection.collection('ssf_events').countDocuments({ streamId, state: 'pending' })).toBe(5);
     await rx.up();
     await eventually(() => rx.received.length >= 5, 15_000);
@@ -77,7 +103,10 @@ describe('push delivery', () => {
     rx.received.length = 0;
     rx.status = 503;
     const retried = await h.revoke({ tenantId: A, nheIdentifier: 'flaky', reason: 'nhe.deleted' });
-    await eventually(async () => ((await h.db.connection.collection('ssf_streams').findOne({ _id: streamId as never }))?.pushFailures ?? 0) >= 1);
+    await eventually(
+      async () =>
+        ((await h.db.connection.collection('ssf_streams').findOne({ _id: streamId as never }))?.pushFailures ?? 0) >= 1,
+    );
     rx.status = undefined;
     await eventually(() => txnsOf(rx.received).includes(retried.id), 10_000);
 
@@ -95,14 +124,23 @@ describe('push delivery', () => {
 describe('restarts', () => {
   it('events written and not yet acknowledged survive a restart; changes published while the transmitter is down are delivered after it starts', async () => {
     const token = await h.token(A, 'poll-receiver');
-    const created = await api().post(`/auth/${A}/ssf/streams`).auth(token, { type: 'bearer' }).send({ delivery: { method: DELIVERY_POLL }, events_requested: [NHE_REVOCATION_EVENT] });
+    const created = await api()
+      .post(`/auth/${A}/ssf/streams`)
+      .auth(token, { type: 'bearer' })
+      .send({ delivery: { method: DELIVERY_POLL }, events_requested: [NHE_REVOCATION_EVENT] });
     const streamId = created.body.stream_id as string;
-    const poll = (body: Record<string, unknown> = {}) => api().post(`/auth/${A}/ssf/poll/${streamId}`).auth(token, { type: 'bearer' }).send({ returnImmediately: true, maxEvents: 100, ...body });
+    const poll = (body: Record<string, unknown> = {}) =>
+      api()
+        .post(`/auth/${A}/ssf/poll/${streamId}`)
+        .auth(token, { type: 'bearer' })
+        .send({ returnImmediately: true, maxEvents: 100, ...body });
     // Start from an empty queue (the stream began with the revocations still in force).
     await poll({ ack: Object.keys((await poll()).body.sets), maxEvents: 0 });
 
     const before = await h.revoke({ tenantId: A, nheIdentifier: 'before-restart', reason: 'nhe.disabled' });
-    await eventually(async () => Object.values((await poll()).body.sets as Record<string, string>).some((s) => claimsOf(s).txn === before.id));
+    await eventually(async () =>
+      Object.values((await poll()).body.sets as Record<string, string>).some((s) => claimsOf(s).txn === before.id),
+    );
 
     await h.stopTransmitter();
     // Published on NATS only (not in nhe_revocations, so the reconciliation cannot supply it) while no transmitter
@@ -125,9 +163,16 @@ describe('restarts', () => {
 
   it('the reconciliation writes an entry that was persisted but never reached NATS (and only once)', async () => {
     const token = await h.token(A, 'reconcile-receiver');
-    const created = await api().post(`/auth/${A}/ssf/streams`).auth(token, { type: 'bearer' }).send({ delivery: { method: DELIVERY_POLL }, events_requested: [NHE_REVOCATION_EVENT] });
+    const created = await api()
+      .post(`/auth/${A}/ssf/streams`)
+      .auth(token, { type: 'bearer' })
+      .send({ delivery: { method: DELIVERY_POLL }, events_requested: [NHE_REVOCATION_EVENT] });
     const streamId = created.body.stream_id as string;
-    const poll = (body: Record<string, unknown> = {}) => api().post(`/auth/${A}/ssf/poll/${streamId}`).auth(token, { type: 'bearer' }).send({ returnImmediately: true, maxEvents: 100, ...body });
+    const poll = (body: Record<string, unknown> = {}) =>
+      api()
+        .post(`/auth/${A}/ssf/poll/${streamId}`)
+        .auth(token, { type: 'bearer' })
+        .send({ returnImmediately: true, maxEvents: 100, ...body });
     await poll({ ack: Object.keys((await poll()).body.sets), maxEvents: 0 });
 
     const entry = buildRevocationEntry({ tenantId: A, subject: 'user-lost-on-nats', reason: 'user.disabled' });
@@ -142,9 +187,17 @@ describe('restarts', () => {
 
   it('an expired entry produces nothing', async () => {
     const token = await h.token(A, 'expired-receiver');
-    const created = await api().post(`/auth/${A}/ssf/streams`).auth(token, { type: 'bearer' }).send({ delivery: { method: DELIVERY_POLL } });
+    const created = await api()
+      .post(`/auth/${A}/ssf/streams`)
+      .auth(token, { type: 'bearer' })
+      .send({ delivery: { method: DELIVERY_POLL } });
     const streamId = created.body.stream_id as string;
-    const old = buildRevocationEntry({ tenantId: A, nheIdentifier: 'long-ago', reason: 'nhe.deleted', revokedAt: new Date(Date.now() - 3600_000) });
+    const old = buildRevocationEntry({
+      tenantId: A,
+      nheIdentifier: 'long-ago',
+      reason: 'nhe.deleted',
+      revokedAt: new Date(Date.now() - 3600_000),
+    });
     h.publisher.nc.publish(`idp.nhe.revoked.${A}`, JSON.stringify(old));
     await h.publisher.nc.flush();
     await new Promise((r) => setTimeout(r, 800));

@@ -7,9 +7,25 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createLocalJWKSet, importJWK, jwtVerify, SignJWT, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { Database } from '@idp/db';
-import { connectNats, publishRevocation, REVOCATION_COLLECTION, revocationStore, type NatsHandle, type RevocationEntry, type RevocationInput, type RevocationStore } from '@idp/events';
+import {
+  connectNats,
+  publishRevocation,
+  REVOCATION_COLLECTION,
+  revocationStore,
+  type NatsHandle,
+  type RevocationEntry,
+  type RevocationInput,
+  type RevocationStore,
+} from '@idp/events';
 import { createLogger } from '@idp/logger';
-import { freePort, openTestDatabase, seedDelegationTenant, startNatsServer, type RunningServer, type SeededTenant } from '@idp/testing';
+import {
+  freePort,
+  openTestDatabase,
+  seedDelegationTenant,
+  startNatsServer,
+  type RunningServer,
+  type SeededTenant,
+} from '@idp/testing';
 import { KeyEncryptionKey, KeyStore, SSF_AUDIENCE, SSF_MANAGE_SCOPE } from '@idp/tokens';
 import { configSchema, type Config } from '../src/config';
 import { startTransmitter, type Transmitter } from '../src/transmitter';
@@ -32,7 +48,11 @@ export interface Harness {
   startTransmitter: () => Promise<void>;
   seedTenant: (tenantId: number) => Promise<SeededTenant>;
   /** A JWT access token of the tenant as oidc-core issues it for client credentials. */
-  token: (tenantId: number, clientId: string, o?: { scope?: string; aud?: string; iss?: string; signWithTenant?: number; claims?: Record<string, unknown> }) => Promise<string>;
+  token: (
+    tenantId: number,
+    clientId: string,
+    o?: { scope?: string; aud?: string; iss?: string; signWithTenant?: number; claims?: Record<string, unknown> },
+  ) => Promise<string>;
   /** Publishes a kill-switch entry exactly as management does (persisted, then on NATS). */
   revoke: (input: RevocationInput) => Promise<RevocationEntry>;
   jwks: (tenantId: number) => Promise<JSONWebKeySet>;
@@ -87,7 +107,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await h.stopTransmitter();
       await h.startTransmitter();
     },
-    seedTenant: (tenantId) => seedDelegationTenant(db.models, keyStore, { tenantId, clientSecretPepper: 'pepper-'.padEnd(40, 'x') }),
+    seedTenant: (tenantId) =>
+      seedDelegationTenant(db.models, keyStore, { tenantId, clientSecretPepper: 'pepper-'.padEnd(40, 'x') }),
     token: async (tenantId, clientId, o = {}) => {
       const keys = await keyStore.load(o.signWithTenant ?? tenantId);
       const jwk = keys.signing.find((k) => k.alg === 'ES256')!;
@@ -114,8 +135,17 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
 }
 
 /** Verifies a SET as a receiver does: the tenant's JWKS, `typ: secevent+jwt`, issuer and audience. */
-export async function verifySet(set: string, jwks: JSONWebKeySet, o: { issuer: string; audience: string }): Promise<{ payload: JWTPayload; header: Record<string, unknown> }> {
-  const { payload, protectedHeader } = await jwtVerify(set, createLocalJWKSet(jwks), { typ: 'secevent+jwt', issuer: o.issuer, audience: o.audience, algorithms: ['ES256'] });
+export async function verifySet(
+  set: string,
+  jwks: JSONWebKeySet,
+  o: { issuer: string; audience: string },
+): Promise<{ payload: JWTPayload; header: Record<string, unknown> }> {
+  const { payload, protectedHeader } = await jwtVerify(set, createLocalJWKSet(jwks), {
+    typ: 'secevent+jwt',
+    issuer: o.issuer,
+    audience: o.audience,
+    algorithms: ['ES256'],
+  });
   return { payload, header: protectedHeader as Record<string, unknown> };
 }
 
@@ -144,10 +174,16 @@ export async function startPushReceiver(): Promise<PushReceiver> {
           req.on('data', (c: Buffer) => (body += c.toString()));
           req.on('end', () => {
             if (r.status) {
-              res.writeHead(r.status, { 'content-type': 'application/json' }).end(JSON.stringify({ err: 'invalid_request', description: 'test refusal' }));
+              res
+                .writeHead(r.status, { 'content-type': 'application/json' })
+                .end(JSON.stringify({ err: 'invalid_request', description: 'test refusal' }));
               return;
             }
-            r.received.push({ set: body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
+            r.received.push({
+              set: body,
+              contentType: req.headers['content-type'],
+              authorization: req.headers.authorization,
+            });
             res.writeHead(202).end();
           });
         });
@@ -167,7 +203,11 @@ export async function startPushReceiver(): Promise<PushReceiver> {
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, stepMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  stepMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

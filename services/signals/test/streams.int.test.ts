@@ -7,7 +7,13 @@ import request from 'supertest';
 import { decodeProtectedHeader } from 'jose';
 import type { SeededTenant } from '@idp/testing';
 import { SSF_AUDIENCE } from '@idp/tokens';
-import { CAEP_SESSION_REVOKED, DELIVERY_POLL, DELIVERY_PUSH, NHE_REVOCATION_EVENT, SSF_VERIFICATION_EVENT } from '../src/domain/event-types';
+import {
+  CAEP_SESSION_REVOKED,
+  DELIVERY_POLL,
+  DELIVERY_PUSH,
+  NHE_REVOCATION_EVENT,
+  SSF_VERIFICATION_EVENT,
+} from '../src/domain/event-types';
 import { eventually, PUBLIC_BASE_URL, startHarness, verifySet, type Harness } from './harness';
 
 const A = 9301;
@@ -24,7 +30,11 @@ beforeAll(async () => {
   h = await startHarness();
   tenantA = await h.seedTenant(A);
   await h.seedTenant(B);
-  [rx1, rx2, rxB] = await Promise.all([h.token(A, 'receiver-one'), h.token(A, 'receiver-two'), h.token(B, 'receiver-b')]);
+  [rx1, rx2, rxB] = await Promise.all([
+    h.token(A, 'receiver-one'),
+    h.token(A, 'receiver-two'),
+    h.token(B, 'receiver-b'),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -33,19 +43,28 @@ afterAll(async () => {
 
 const api = () => request(h.base());
 const createPollStream = async (token: string, tenant = A, body: Record<string, unknown> = {}) => {
-  const res = await api().post(`/auth/${tenant}/ssf/streams`).auth(token, { type: 'bearer' }).send({ delivery: { method: DELIVERY_POLL }, ...body });
+  const res = await api()
+    .post(`/auth/${tenant}/ssf/streams`)
+    .auth(token, { type: 'bearer' })
+    .send({ delivery: { method: DELIVERY_POLL }, ...body });
   expect(res.status).toBe(201);
   return res.body as { stream_id: string; delivery: { endpoint_url: string } };
 };
 const poll = async (token: string, streamId: string, body: Record<string, unknown> = {}, tenant = A) =>
-  api().post(`/auth/${tenant}/ssf/poll/${streamId}`).auth(token, { type: 'bearer' }).send({ returnImmediately: true, ...body });
+  api()
+    .post(`/auth/${tenant}/ssf/poll/${streamId}`)
+    .auth(token, { type: 'bearer' })
+    .send({ returnImmediately: true, ...body });
 const pollUntil = (token: string, streamId: string, count: number) =>
   eventually(async () => {
     const res = await poll(token, streamId);
     expect(res.status).toBe(200);
-    return Object.keys(res.body.sets).length >= count ? (res.body as { sets: Record<string, string>; moreAvailable: boolean }) : undefined;
+    return Object.keys(res.body.sets).length >= count
+      ? (res.body as { sets: Record<string, string>; moreAvailable: boolean })
+      : undefined;
   });
-const claimsOf = (set: string) => JSON.parse(Buffer.from(set.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+const claimsOf = (set: string) =>
+  JSON.parse(Buffer.from(set.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
 
 describe('discovery', () => {
   it('serves SSF 1.0 transmitter metadata at the well-known path inserted before the issuer path, the suffixed form and the /_api alias', async () => {
@@ -110,7 +129,11 @@ describe('stream management', () => {
     const created = await api()
       .post(`/auth/${A}/ssf/streams`)
       .auth(rx1, { type: 'bearer' })
-      .send({ delivery: { method: DELIVERY_POLL }, events_requested: [CAEP_SESSION_REVOKED, 'https://example.com/unknown'], description: 'orders api' });
+      .send({
+        delivery: { method: DELIVERY_POLL },
+        events_requested: [CAEP_SESSION_REVOKED, 'https://example.com/unknown'],
+        description: 'orders api',
+      });
     expect(created.status).toBe(201);
     const id = created.body.stream_id as string;
     expect(created.body).toEqual({
@@ -127,32 +150,51 @@ describe('stream management', () => {
     const read = await api().get(`/auth/${A}/ssf/streams`).query({ stream_id: id }).auth(rx1, { type: 'bearer' });
     expect(read.body).toEqual(created.body);
 
-    const patched = await api().patch(`/auth/${A}/ssf/streams`).auth(rx1, { type: 'bearer' }).send({ stream_id: id, events_requested: [NHE_REVOCATION_EVENT] });
+    const patched = await api()
+      .patch(`/auth/${A}/ssf/streams`)
+      .auth(rx1, { type: 'bearer' })
+      .send({ stream_id: id, events_requested: [NHE_REVOCATION_EVENT] });
     expect(patched.status).toBe(200);
     expect(patched.body.events_delivered).toEqual([NHE_REVOCATION_EVENT]);
     expect(patched.body.description).toBe('orders api');
 
     // PUT of the configuration read back (transmitter-supplied fields included) replaces the receiver's fields.
-    const replaced = await api().put(`/auth/${A}/ssf/streams`).auth(rx1, { type: 'bearer' }).send({ ...created.body, events_requested: undefined, description: undefined });
+    const replaced = await api()
+      .put(`/auth/${A}/ssf/streams`)
+      .auth(rx1, { type: 'bearer' })
+      .send({ ...created.body, events_requested: undefined, description: undefined });
     expect(replaced.status).toBe(200);
     expect(replaced.body.events_delivered).toEqual([CAEP_SESSION_REVOKED, NHE_REVOCATION_EVENT]);
     expect(replaced.body.description).toBeUndefined();
 
-    const bad = await api().patch(`/auth/${A}/ssf/streams`).auth(rx1, { type: 'bearer' }).send({ stream_id: id, delivery: { method: 'urn:example:carrier-pigeon' } });
+    const bad = await api()
+      .patch(`/auth/${A}/ssf/streams`)
+      .auth(rx1, { type: 'bearer' })
+      .send({ stream_id: id, delivery: { method: 'urn:example:carrier-pigeon' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('invalid_request');
 
-    expect((await api().delete(`/auth/${A}/ssf/streams`).query({ stream_id: id }).auth(rx1, { type: 'bearer' })).status).toBe(204);
-    expect((await api().get(`/auth/${A}/ssf/streams`).query({ stream_id: id }).auth(rx1, { type: 'bearer' })).status).toBe(404);
+    expect(
+      (await api().delete(`/auth/${A}/ssf/streams`).query({ stream_id: id }).auth(rx1, { type: 'bearer' })).status,
+    ).toBe(204);
+    expect(
+      (await api().get(`/auth/${A}/ssf/streams`).query({ stream_id: id }).auth(rx1, { type: 'bearer' })).status,
+    ).toBe(404);
   });
 
   it('reads and changes the status; a verification request produces a signed verification event with the state', async () => {
     const { stream_id } = await createPollStream(rx1);
     const status = await api().get(`/auth/${A}/ssf/status`).query({ stream_id }).auth(rx1, { type: 'bearer' });
     expect(status.body).toEqual({ stream_id, status: 'enabled' });
-    const paused = await api().post(`/auth/${A}/ssf/status`).auth(rx1, { type: 'bearer' }).send({ stream_id, status: 'paused', reason: 'maintenance' });
+    const paused = await api()
+      .post(`/auth/${A}/ssf/status`)
+      .auth(rx1, { type: 'bearer' })
+      .send({ stream_id, status: 'paused', reason: 'maintenance' });
     expect(paused.body).toEqual({ stream_id, status: 'paused', reason: 'maintenance' });
-    expect((await api().post(`/auth/${A}/ssf/verify`).auth(rx1, { type: 'bearer' }).send({ stream_id, state: 'abc-123' })).status).toBe(204);
+    expect(
+      (await api().post(`/auth/${A}/ssf/verify`).auth(rx1, { type: 'bearer' }).send({ stream_id, state: 'abc-123' }))
+        .status,
+    ).toBe(204);
     // Paused: held, not delivered.
     expect((await poll(rx1, stream_id)).body).toEqual({ sets: {}, moreAvailable: false });
     await api().post(`/auth/${A}/ssf/status`).auth(rx1, { type: 'bearer' }).send({ stream_id, status: 'enabled' });
@@ -161,7 +203,13 @@ describe('stream management', () => {
     expect(decodeProtectedHeader(set)).toMatchObject({ alg: 'ES256', typ: 'secevent+jwt' });
     const { payload, header } = await verifySet(set, await h.jwks(A), { issuer: issuer(A), audience: 'receiver-one' });
     expect((await h.jwks(A)).keys.map((k) => k.kid)).toContain(header.kid);
-    expect(payload).toMatchObject({ jti, iss: issuer(A), aud: 'receiver-one', sub_id: { format: 'opaque', id: stream_id }, events: { [SSF_VERIFICATION_EVENT]: { state: 'abc-123' } } });
+    expect(payload).toMatchObject({
+      jti,
+      iss: issuer(A),
+      aud: 'receiver-one',
+      sub_id: { format: 'opaque', id: stream_id },
+      events: { [SSF_VERIFICATION_EVENT]: { state: 'abc-123' } },
+    });
     expect(payload.sub).toBeUndefined();
     expect(payload.exp).toBeUndefined();
     // min_verification_interval
@@ -178,7 +226,9 @@ describe('kill switch to SETs, poll and ack', () => {
     const { sets, moreAvailable } = await pollUntil(rx2, stream_id, 2);
     expect(moreAvailable).toBe(false);
     const jwks = await h.jwks(A);
-    const verified = await Promise.all(Object.values(sets).map((s) => verifySet(s, jwks, { issuer: issuer(A), audience: 'receiver-two' })));
+    const verified = await Promise.all(
+      Object.values(sets).map((s) => verifySet(s, jwks, { issuer: issuer(A), audience: 'receiver-two' })),
+    );
     const byType = Object.fromEntries(verified.map((v) => [Object.keys(v.payload.events as object)[0], v.payload]));
     const subject = {
       format: 'complex',
@@ -189,7 +239,13 @@ describe('kill switch to SETs, poll and ack', () => {
     expect(byType[CAEP_SESSION_REVOKED]).toMatchObject({
       txn: entry.id,
       sub_id: subject,
-      events: { [CAEP_SESSION_REVOKED]: { event_timestamp: revokedAt, initiating_entity: 'admin', reason_admin: { en: expect.stringMatching(/disabled/) } } },
+      events: {
+        [CAEP_SESSION_REVOKED]: {
+          event_timestamp: revokedAt,
+          initiating_entity: 'admin',
+          reason_admin: { en: expect.stringMatching(/disabled/) },
+        },
+      },
     });
     expect(byType[NHE_REVOCATION_EVENT]).toMatchObject({ txn: entry.id, sub_id: subject });
     expect((byType[NHE_REVOCATION_EVENT]!.events as Record<string, unknown>)[NHE_REVOCATION_EVENT]).toEqual({
@@ -221,12 +277,18 @@ describe('kill switch to SETs, poll and ack', () => {
     const byReason = Object.fromEntries(payloads.map((p) => [p.events[NHE_REVOCATION_EVENT].reason, p]));
     expect(byReason['user.disabled']!.sub_id.user).toEqual({ format: 'iss_sub', iss: issuer(A), sub: tenantA.user.id });
     expect(byReason['user.disabled']!.events[NHE_REVOCATION_EVENT].sub).toBe(tenantA.user.id);
-    expect(byReason['client.delegation.disabled']!.sub_id.application).toEqual({ format: 'opaque', id: String(tenantA.client.numericId) });
+    expect(byReason['client.delegation.disabled']!.sub_id.application).toEqual({
+      format: 'opaque',
+      id: String(tenantA.client.numericId),
+    });
     expect(byReason['client.delegation.disabled']!.events[NHE_REVOCATION_EVENT].azp).toBe(tenantA.client.numericId);
     expect(byReason['token.revoked']!.sub_id.token).toEqual({ format: 'jwt_id', iss: issuer(A), jti: 'token-123' });
     expect(byReason['token.revoked']!.events[NHE_REVOCATION_EVENT]).toMatchObject({ jti: 'token-123' });
     expect(byReason['token.revoked']!.events[NHE_REVOCATION_EVENT].issuedBefore).toBeUndefined();
-    expect(byReason['tenant.nhe.disabled']!.sub_id).toEqual({ format: 'complex', tenant: { format: 'opaque', id: String(A) } });
+    expect(byReason['tenant.nhe.disabled']!.sub_id).toEqual({
+      format: 'complex',
+      tenant: { format: 'opaque', id: String(A) },
+    });
     // Only the requested type is delivered.
     expect(payloads.every((p) => Object.keys(p.events).join() === NHE_REVOCATION_EVENT)).toBe(true);
   });
@@ -247,7 +309,10 @@ describe('kill switch to SETs, poll and ack', () => {
     const second = await poll(rx1, stream_id, { setErrs: { [jti1!]: { err: 'invalid_key', description: 'test' } } });
     expect(Object.keys(second.body.sets)).toHaveLength(1);
     expect(Object.keys(second.body.sets)).not.toContain(jti1);
-    expect((await poll(rx1, stream_id, { ack: Object.keys(second.body.sets), maxEvents: 0 })).body).toEqual({ sets: {}, moreAvailable: false });
+    expect((await poll(rx1, stream_id, { ack: Object.keys(second.body.sets), maxEvents: 0 })).body).toEqual({
+      sets: {},
+      moreAvailable: false,
+    });
     // Long poll (returnImmediately false): answers as soon as the next event is written.
     const started = Date.now();
     const waiting = poll(rx1, stream_id, { returnImmediately: false });
@@ -267,7 +332,9 @@ describe('kill switch to SETs, poll and ack', () => {
     await api().post(`/auth/${A}/ssf/status`).auth(rx1, { type: 'bearer' }).send({ stream_id, status: 'disabled' });
     const entry = await h.revoke({ tenantId: A, nheIdentifier: 'while-disabled', reason: 'nhe.disabled' });
     await new Promise((r) => setTimeout(r, 500));
-    expect(await h.db.connection.collection('ssf_events').countDocuments({ streamId: stream_id, txn: entry.id })).toBe(0);
+    expect(await h.db.connection.collection('ssf_events').countDocuments({ streamId: stream_id, txn: entry.id })).toBe(
+      0,
+    );
     await api().post(`/auth/${A}/ssf/status`).auth(rx1, { type: 'bearer' }).send({ stream_id, status: 'enabled' });
     const { sets } = await pollUntil(rx1, stream_id, 1);
     expect(Object.values(sets).map((s) => claimsOf(s).txn)).toEqual([entry.id]);
@@ -282,20 +349,28 @@ describe('isolation', () => {
     expect(listed.body.every((s: { aud: string }) => s.aud === 'receiver-two')).toBe(true);
     const other = (r: request.Test) => r.auth(rx2, { type: 'bearer' });
     expect((await other(api().get(`/auth/${A}/ssf/streams`).query({ stream_id }))).status).toBe(404);
-    expect((await other(api().patch(`/auth/${A}/ssf/streams`).send({ stream_id, description: 'mine now' }))).status).toBe(404);
+    expect(
+      (await other(api().patch(`/auth/${A}/ssf/streams`).send({ stream_id, description: 'mine now' }))).status,
+    ).toBe(404);
     expect((await other(api().get(`/auth/${A}/ssf/status`).query({ stream_id }))).status).toBe(404);
     expect((await other(api().post(`/auth/${A}/ssf/status`).send({ stream_id, status: 'disabled' }))).status).toBe(404);
     expect((await other(api().post(`/auth/${A}/ssf/verify`).send({ stream_id }))).status).toBe(404);
     expect((await other(api().post(`/auth/${A}/ssf/poll/${stream_id}`).send({}))).status).toBe(404);
     expect((await other(api().delete(`/auth/${A}/ssf/streams`).query({ stream_id }))).status).toBe(404);
-    expect((await api().get(`/auth/${A}/ssf/status`).query({ stream_id }).auth(rx1, { type: 'bearer' })).body.status).toBe('enabled');
+    expect(
+      (await api().get(`/auth/${A}/ssf/status`).query({ stream_id }).auth(rx1, { type: 'bearer' })).body.status,
+    ).toBe('enabled');
   });
 
-  it('a tenant\'s revocations reach only its own streams; another tenant\'s receiver cannot reach them even with the stream id', async () => {
+  it("a tenant's revocations reach only its own streams; another tenant's receiver cannot reach them even with the stream id", async () => {
     const inB = await createPollStream(rxB, B);
     const inA = await createPollStream(rx1, A, { events_requested: [NHE_REVOCATION_EVENT] });
     const entry = await h.revoke({ tenantId: A, nheIdentifier: 'tenant-a-only', reason: 'nhe.deleted' });
-    await eventually(async () => Object.values((await poll(rx1, inA.stream_id, { maxEvents: 100 })).body.sets as Record<string, string>).some((s) => claimsOf(s).txn === entry.id));
+    await eventually(async () =>
+      Object.values((await poll(rx1, inA.stream_id, { maxEvents: 100 })).body.sets as Record<string, string>).some(
+        (s) => claimsOf(s).txn === entry.id,
+      ),
+    );
     const bSets = (await poll(rxB, inB.stream_id, { maxEvents: 100 }, B)).body.sets as Record<string, string>;
     expect(Object.values(bSets).filter((s) => claimsOf(s).iss !== issuer(B))).toEqual([]);
     expect(Object.values(bSets).some((s) => claimsOf(s).txn === entry.id)).toBe(false);
@@ -311,7 +386,10 @@ describe('push endpoint rules (SSRF)', () => {
     ['http://receiver.example.com/ssf', /https/],
     ['https://user:pw@receiver.example.com/ssf', /user info/],
   ])('refuses %s', async (endpoint_url, reason) => {
-    const res = await api().post(`/auth/${A}/ssf/streams`).auth(rx1, { type: 'bearer' }).send({ delivery: { method: DELIVERY_PUSH, endpoint_url } });
+    const res = await api()
+      .post(`/auth/${A}/ssf/streams`)
+      .auth(rx1, { type: 'bearer' })
+      .send({ delivery: { method: DELIVERY_PUSH, endpoint_url } });
     expect(res.status).toBe(400);
     expect(res.body.error_description).toMatch(reason);
   });
@@ -320,7 +398,13 @@ describe('push endpoint rules (SSRF)', () => {
     const res = await api()
       .post(`/auth/${A}/ssf/streams`)
       .auth(rx2, { type: 'bearer' })
-      .send({ delivery: { method: DELIVERY_PUSH, endpoint_url: 'https://receiver.example.com/ssf', authorization_header: 'Bearer s3cret' } });
+      .send({
+        delivery: {
+          method: DELIVERY_PUSH,
+          endpoint_url: 'https://receiver.example.com/ssf',
+          authorization_header: 'Bearer s3cret',
+        },
+      });
     expect(res.status).toBe(201);
     expect(JSON.stringify(res.body)).not.toContain('s3cret');
     expect(res.body.delivery).toEqual({ method: DELIVERY_PUSH, endpoint_url: 'https://receiver.example.com/ssf' });
@@ -330,7 +414,10 @@ describe('push endpoint rules (SSRF)', () => {
   it('limits the streams of one receiver', async () => {
     const token = await h.token(A, 'greedy');
     for (let i = 0; i < h.config.SSF_MAX_STREAMS_PER_CLIENT; i++) await createPollStream(token);
-    const res = await api().post(`/auth/${A}/ssf/streams`).auth(token, { type: 'bearer' }).send({ delivery: { method: DELIVERY_POLL } });
+    const res = await api()
+      .post(`/auth/${A}/ssf/streams`)
+      .auth(token, { type: 'bearer' })
+      .send({ delivery: { method: DELIVERY_POLL } });
     expect(res.status).toBe(409);
   });
 });

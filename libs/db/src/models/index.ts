@@ -75,9 +75,27 @@ export interface Models {
 }
 
 const SCHEMAS: Array<import('mongoose').Schema<any>> = [
-  tenantSchema, deletedTenantSchema, clientSchema, resourceServerSchema, roleSchema, groupSchema, userSchema, loginFailureSchema,
-  nheSchema, delegationPolicySchema, tokenAuditSchema, signingKeySchema, oidcPayloadSchema, counterSchema, auditChainAnchorSchema,
-  jobSchema, jobRunSchema, customClaimsScriptStateSchema, initialAccessTokenSchema, initialAccessTokenUseSchema, workloadIssuerSchema,
+  tenantSchema,
+  deletedTenantSchema,
+  clientSchema,
+  resourceServerSchema,
+  roleSchema,
+  groupSchema,
+  userSchema,
+  loginFailureSchema,
+  nheSchema,
+  delegationPolicySchema,
+  tokenAuditSchema,
+  signingKeySchema,
+  oidcPayloadSchema,
+  counterSchema,
+  auditChainAnchorSchema,
+  jobSchema,
+  jobRunSchema,
+  customClaimsScriptStateSchema,
+  initialAccessTokenSchema,
+  initialAccessTokenUseSchema,
+  workloadIssuerSchema,
   agentOptOutSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).

@@ -10,7 +10,13 @@ import type { Query, Schema } from 'mongoose';
  * Only top-level fields: nested settings are read with their own fallbacks (`settings?.x ?? DEFAULT`), and creating
  * parent objects there would change what "not set" means. A field left out by an inclusive projection stays out.
  */
-const READS: Array<'find' | 'findOne' | 'findOneAndUpdate' | 'findOneAndReplace' | 'findOneAndDelete'> = ['find', 'findOne', 'findOneAndUpdate', 'findOneAndReplace', 'findOneAndDelete'];
+const READS: Array<'find' | 'findOne' | 'findOneAndUpdate' | 'findOneAndReplace' | 'findOneAndDelete'> = [
+  'find',
+  'findOne',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+  'findOneAndDelete',
+];
 
 /** The part of mongoose's SchemaType that its typings leave out (public in its API docs). */
 interface PathWithDefault {
@@ -21,7 +27,9 @@ interface PathWithDefault {
 export function leanDefaults(schema: Schema): void {
   let fields: Array<[string, PathWithDefault]> | undefined;
   const topLevelWithDefault = () =>
-    (fields ??= (Object.entries(schema.paths) as unknown as Array<[string, PathWithDefault]>).filter(([path, type]) => !path.includes('.') && path !== '_id' && type.defaultValue !== undefined));
+    (fields ??= (Object.entries(schema.paths) as unknown as Array<[string, PathWithDefault]>).filter(
+      ([path, type]) => !path.includes('.') && path !== '_id' && type.defaultValue !== undefined,
+    ));
 
   schema.post(READS, function (this: Query<unknown, unknown>, result: unknown) {
     if (!this.mongooseOptions().lean || result === null || typeof result !== 'object') return;

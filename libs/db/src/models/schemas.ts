@@ -90,7 +90,12 @@ export const CIMD_SETTINGS_DEFAULTS: ClientIdMetadataDocumentSettings = {
 export const REGISTRATION_MODES = ['off', 'initial-access-token', 'open'] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 /** Grant types a tenant's registration policy may allow (never token exchange). */
-export const REGISTRATION_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+export const REGISTRATION_GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:device_code',
+] as const;
 /** Client authentication methods a registration policy may allow (no shared secrets). */
 export const REGISTRATION_AUTH_METHODS = ['none', 'private_key_jwt'] as const;
 
@@ -148,7 +153,12 @@ export const tenantSchema = new Schema<TenantDoc>(
         amrProfile: { type: String, enum: ['rfc8176', 'projected'], default: CLAIMS_SETTINGS_DEFAULTS.amrProfile },
         ga4ghPassport: {
           enabled: { type: Boolean, default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.enabled },
-          visaLifetimeSeconds: { type: Number, min: 60, max: 86400, default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.visaLifetimeSeconds },
+          visaLifetimeSeconds: {
+            type: Number,
+            min: 60,
+            max: 86400,
+            default: CLAIMS_SETTINGS_DEFAULTS.ga4ghPassport.visaLifetimeSeconds,
+          },
         },
       },
       security: {
@@ -176,7 +186,10 @@ export const tenantSchema = new Schema<TenantDoc>(
             mode: { type: String, enum: [...REGISTRATION_MODES] },
             grantTypes: { type: [String], default: undefined },
             tokenEndpointAuthMethods: { type: [String], default: undefined },
-            rateLimit: { type: new Schema({ maxPerWindow: Number, windowSeconds: Number }, { _id: false }), required: false },
+            rateLimit: {
+              type: new Schema({ maxPerWindow: Number, windowSeconds: Number }, { _id: false }),
+              required: false,
+            },
           },
           { _id: false },
         ),
@@ -306,7 +319,10 @@ export const resourceServerSchema = new Schema<ResourceServerDoc>(
     identifier: { type: String, required: true },
     name: { type: String, required: true },
     scopes: { type: [String], default: [] },
-    scopeDescriptions: { type: [{ _id: false, scope: { type: String, required: true }, description: { type: String, required: true } }], default: undefined },
+    scopeDescriptions: {
+      type: [{ _id: false, scope: { type: String, required: true }, description: { type: String, required: true } }],
+      default: undefined,
+    },
     metadataUrl: { type: String },
     introspectionClientIds: { type: [String], default: undefined },
     config: {
@@ -382,7 +398,14 @@ export interface UserDoc {
   /** Values of the identity-provider profile mapping: the `custom_claims` object unless a client script replaces it. */
   customClaims?: Record<string, unknown>;
   /** GA4GH visa assertions; signed into the passport (`ga4gh_passport_v1`) at UserInfo time. `conditions` in storage form (ga4gh-visas.ts). */
-  ga4ghVisas?: Array<{ type: string; value: string; source: string; by?: string; asserted: number; conditions?: unknown }>;
+  ga4ghVisas?: Array<{
+    type: string;
+    value: string;
+    source: string;
+    by?: string;
+    asserted: number;
+    conditions?: unknown;
+  }>;
 }
 
 export const userSchema = new Schema<UserDoc>(
@@ -398,7 +421,12 @@ export const userSchema = new Schema<UserDoc>(
     totpLastTimeStep: { type: Number },
     externalGroups: { type: [String], default: undefined },
     identityProvider: { type: String },
-    linkedIdentity: { type: new Schema({ provider: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false }) },
+    linkedIdentity: {
+      type: new Schema(
+        { provider: { type: String, required: true }, subject: { type: String, required: true } },
+        { _id: false },
+      ),
+    },
     providerClaims: { type: Schema.Types.Mixed },
     federatedIdentities: { type: [Schema.Types.Mixed], default: undefined },
     customClaims: { type: Schema.Types.Mixed },
@@ -515,7 +543,13 @@ export const nheSchema = new Schema<NheDoc>(
     enabled: { type: Boolean, default: true },
     jwks: { type: Schema.Types.Mixed, required: false },
     jwksUri: { type: String, required: false },
-    workloadIdentity: { type: new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false }), required: false },
+    workloadIdentity: {
+      type: new Schema(
+        { issuer: { type: String, required: true }, subject: { type: String, required: true } },
+        { _id: false },
+      ),
+      required: false,
+    },
     requireActorProof: { type: Boolean, required: false, default: undefined },
     requireKeyBoundDpop: { type: Boolean, required: false },
     agentClients: { type: [String], default: undefined },
@@ -577,7 +611,13 @@ export interface ActorAuthentication {
 }
 
 const actorAuthenticationSchema = new Schema<ActorAuthentication>(
-  { method: { type: String, enum: [...ACTOR_AUTH_METHODS], required: true }, jkt: String, issuer: String, subject: String, jti: String },
+  {
+    method: { type: String, enum: [...ACTOR_AUTH_METHODS], required: true },
+    jkt: String,
+    issuer: String,
+    subject: String,
+    jti: String,
+  },
   { _id: false },
 );
 
@@ -693,7 +733,18 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
     dpopJkt: { type: String },
     actorAuth: { type: actorAuthenticationSchema, required: false },
     parentJti: { type: String },
-    actorChain: { type: [new Schema<AuditActor>({ nheIdentifier: { type: String, required: true }, method: { type: String, enum: [...ACTOR_AUTH_METHODS], required: true } }, { _id: false })], default: undefined },
+    actorChain: {
+      type: [
+        new Schema<AuditActor>(
+          {
+            nheIdentifier: { type: String, required: true },
+            method: { type: String, enum: [...ACTOR_AUTH_METHODS], required: true },
+          },
+          { _id: false },
+        ),
+      ],
+      default: undefined,
+    },
     seq: { type: Number },
     prevHash: { type: String },
     hash: { type: String },

@@ -1,7 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { decodeJwt, type JWTVerifyGetKey } from 'jose';
 import { problems, type ProblemError } from '@idp/errors';
-import { memoryReplayStore, parseAuthorization, ResourceServerError, verifyAccessToken, type ReplayStore } from '@idp/resource-server';
+import {
+  memoryReplayStore,
+  parseAuthorization,
+  ResourceServerError,
+  verifyAccessToken,
+  type ReplayStore,
+} from '@idp/resource-server';
 import { CLAIM_NHE_DELEGATION, MANAGEMENT_AUDIENCE } from '@idp/tokens';
 import type { TenantKeys } from './tenant-keys';
 
@@ -68,7 +74,11 @@ function detailOf(err: ResourceServerError): string {
 export function authenticate(deps: BearerDeps): RequestHandler {
   // app.ts always passes the shared store; the in-process fallback serves a single instance (and unit-level tests).
   const fallback = memoryReplayStore();
-  const replayStore = deps.replayStore ?? ((tenantId: number) => ({ remember: (key: string, expiresAt: Date) => fallback.remember(`${tenantId}:${key}`, expiresAt) }));
+  const replayStore =
+    deps.replayStore ??
+    ((tenantId: number) => ({
+      remember: (key: string, expiresAt: Date) => fallback.remember(`${tenantId}:${key}`, expiresAt),
+    }));
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
   const issuerPattern = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/auth/(\\d{1,15})$`);
   return async (req: Request, _res: Response, next: NextFunction) => {
@@ -82,7 +92,8 @@ export function authenticate(deps: BearerDeps): RequestHandler {
         if (err instanceof ResourceServerError) throw unauthorized(err, detailOf(err));
         throw err;
       }
-      const invalid = (detail: string) => unauthorized(new ResourceServerError('invalid_token', 'claim_invalid', detail, { scheme }));
+      const invalid = (detail: string) =>
+        unauthorized(new ResourceServerError('invalid_token', 'claim_invalid', detail, { scheme }));
       // The tenant comes from the (not yet verified) issuer: its keys then verify the token.
       let iss: unknown;
       try {
@@ -100,7 +111,8 @@ export function authenticate(deps: BearerDeps): RequestHandler {
         try {
           return await keys!.keySet(header, jws);
         } catch (err) {
-          if ((err as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || !deps.tenantKeys.refresh?.(tenantId)) throw err;
+          if ((err as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || !deps.tenantKeys.refresh?.(tenantId))
+            throw err;
           const fresh = await deps.tenantKeys(tenantId);
           if (!fresh) throw err;
           keys = fresh;
@@ -116,7 +128,12 @@ export function authenticate(deps: BearerDeps): RequestHandler {
           audience: MANAGEMENT_AUDIENCE,
           typ: 'at+jwt',
           algorithms: ['ES256', 'RS256'],
-          dpop: { proof: dpop, htm: req.method, htu: `${base}${req.originalUrl}`, algorithms: MANAGEMENT_DPOP_ALGORITHMS },
+          dpop: {
+            proof: dpop,
+            htm: req.method,
+            htu: `${base}${req.originalUrl}`,
+            algorithms: MANAGEMENT_DPOP_ALGORITHMS,
+          },
           replay: replayStore(tenantId),
         }));
       } catch (err) {

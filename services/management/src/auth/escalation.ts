@@ -12,12 +12,20 @@ import type { Caller } from './bearer';
  */
 export function assertCallerHolds(caller: Caller, scopes: Iterable<string>, what: string): void {
   const missing = [...new Set(scopes)].filter((s) => !caller.scopes.has(s)).sort();
-  if (missing.length) throw new ProblemError('forbidden', 403, `${what} holds management scopes the caller does not; missing: ${missing.join(' ')}`);
+  if (missing.length)
+    throw new ProblemError(
+      'forbidden',
+      403,
+      `${what} holds management scopes the caller does not; missing: ${missing.join(' ')}`,
+    );
 }
 
 /** The management scopes a user holds (direct roles and roles through groups). */
-export const userManagementScopes = (models: Models, tenantId: number, userId: string) => userPermissions(models, tenantId, userId, MANAGEMENT_AUDIENCE);
+export const userManagementScopes = (models: Models, tenantId: number, userId: string) =>
+  userPermissions(models, tenantId, userId, MANAGEMENT_AUDIENCE);
 /** The management scopes a client holds through its roles (client credentials). */
-export const clientManagementScopes = (models: Models, tenantId: number, clientId: string) => clientPermissions(models, tenantId, clientId, MANAGEMENT_AUDIENCE);
+export const clientManagementScopes = (models: Models, tenantId: number, clientId: string) =>
+  clientPermissions(models, tenantId, clientId, MANAGEMENT_AUDIENCE);
 /** The management scopes a group's roles grant its members. */
-export const groupManagementScopes = (models: Models, tenantId: number, groupId: string) => groupPermissions(models, tenantId, groupId, MANAGEMENT_AUDIENCE);
+export const groupManagementScopes = (models: Models, tenantId: number, groupId: string) =>
+  groupPermissions(models, tenantId, groupId, MANAGEMENT_AUDIENCE);

@@ -56,7 +56,10 @@ export function consoleRouter(o: ConsoleOptions): Router {
   });
   router.get(['/', '/index.html'], (_req, res) => sendIndex(res));
   // Hashed asset names: cached for a year.
-  router.use('/assets', express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: true }));
+  router.use(
+    '/assets',
+    express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: true }),
+  );
   router.use(express.static(dir, { index: false, maxAge: '1h' }));
   return router;
 }

@@ -19,7 +19,11 @@ export const SYSTEM_ADMIN_ROLE = 'system-admin';
 export async function bootstrapSystemTenant(models: Models, keyStore: KeyStore, o: BootstrapOptions): Promise<void> {
   // Replicas starting together run this at once: an upsert that loses the insert race runs again (upsertRacing).
   await upsertRacing(() =>
-    models.Tenant.updateOne({ _id: o.systemTenantId }, { $setOnInsert: { _id: o.systemTenantId, name: 'system', system: true } }, { upsert: true }).exec(),
+    models.Tenant.updateOne(
+      { _id: o.systemTenantId },
+      { $setOnInsert: { _id: o.systemTenantId, name: 'system', system: true } },
+      { upsert: true },
+    ).exec(),
   );
   await keyStore.ensureKeys(o.systemTenantId);
   const role = await upsertRacing(() =>
@@ -31,7 +35,10 @@ export async function bootstrapSystemTenant(models: Models, keyStore: KeyStore, 
       .lean()
       .exec(),
   );
-  const existing = await models.Client.findOne({ tenantId: o.systemTenantId, clientId: o.adminClientId }, { _id: 1 }).lean();
+  const existing = await models.Client.findOne(
+    { tenantId: o.systemTenantId, clientId: o.adminClientId },
+    { _id: 1 },
+  ).lean();
   const fields = {
     name: 'Bootstrap administrator',
     secretDigest: clientSecretDigest(o.clientSecretPepper, o.adminClientSecret),

@@ -11,8 +11,13 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  */
 export async function revokeClientGrants(models: Models, tenantId: number, clientId: string): Promise<number> {
   const fragment = `"clientId":${JSON.stringify(clientId)}`;
-  const candidates = await models.OidcPayload.find({ tenantId, model: 'Grant', payload: { $regex: escapeRegExp(fragment) } }, { _id: 1, payload: 1 }).lean();
-  const ids = candidates.filter((g) => (JSON.parse(g.payload) as { clientId?: unknown }).clientId === clientId).map((g) => g._id);
+  const candidates = await models.OidcPayload.find(
+    { tenantId, model: 'Grant', payload: { $regex: escapeRegExp(fragment) } },
+    { _id: 1, payload: 1 },
+  ).lean();
+  const ids = candidates
+    .filter((g) => (JSON.parse(g.payload) as { clientId?: unknown }).clientId === clientId)
+    .map((g) => g._id);
   if (!ids.length) return 0;
   const res = await models.OidcPayload.deleteMany({ tenantId, model: 'Grant', _id: { $in: ids } });
   return res.deletedCount;

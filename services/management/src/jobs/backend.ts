@@ -12,8 +12,13 @@ export function retentionEntry(): string {
 }
 
 /** The runner the configuration asks for (JOBS_BACKEND; `auto` = kubernetes inside a pod). */
-export async function createJobRunner(config: Config, logger: Logger, claimTick?: (key: string) => Promise<boolean>): Promise<JobRunner> {
-  const kubernetes = config.JOBS_BACKEND === 'kubernetes' || (config.JOBS_BACKEND === 'auto' && !!config.KUBERNETES_SERVICE_HOST);
+export async function createJobRunner(
+  config: Config,
+  logger: Logger,
+  claimTick?: (key: string) => Promise<boolean>,
+): Promise<JobRunner> {
+  const kubernetes =
+    config.JOBS_BACKEND === 'kubernetes' || (config.JOBS_BACKEND === 'auto' && !!config.KUBERNETES_SERVICE_HOST);
   if (kubernetes) {
     const namespace = config.JOBS_K8S_NAMESPACE ?? readFileSync(IN_CLUSTER_NAMESPACE_FILE, 'utf8').trim();
     logger.info({ namespace, cronJob: config.JOBS_K8S_CRONJOB_NAME }, 'jobs run as Kubernetes CronJobs');

@@ -1,7 +1,8 @@
 import { cronProblem, nextRunOf } from './cron';
 
 test('accepts the five-field expressions a CronJob accepts', () => {
-  for (const ok of ['0 3 * * *', '*/15 * * * *', '0 0 1 1 *', '30 2 * * 1-5', '0 4 * * SUN', '@daily', '@hourly']) expect([ok, cronProblem(ok)]).toEqual([ok, undefined]);
+  for (const ok of ['0 3 * * *', '*/15 * * * *', '0 0 1 1 *', '30 2 * * 1-5', '0 4 * * SUN', '@daily', '@hourly'])
+    expect([ok, cronProblem(ok)]).toEqual([ok, undefined]);
 });
 
 test('refuses anything else with a reason', () => {

@@ -20,14 +20,17 @@ export interface JobDefinition {
  * (retentionCustomOptionsSchema), which validates again at run time: management does not import that program.
  */
 export const retentionCustomOptions = z
-  .object({ batchSize: z.number().int().min(1).max(100_000).optional().describe('Rows deleted per batch (default 1000)') })
+  .object({
+    batchSize: z.number().int().min(1).max(100_000).optional().describe('Rows deleted per batch (default 1000)'),
+  })
   .strict();
 
 export const JOB_DEFINITIONS: readonly JobDefinition[] = [
   {
     name: 'nhe-audit-retention',
     type: 'NHE_AUDIT_RETENTION',
-    description: 'Deletes NHE token audit rows older than each tenant\'s auditRetentionDays (at most 1,000,000 per tenant per run)',
+    description:
+      "Deletes NHE token audit rows older than each tenant's auditRetentionDays (at most 1,000,000 per tenant per run)",
     defaultSchedule: '0 3 * * *',
     customOptions: retentionCustomOptions,
   },

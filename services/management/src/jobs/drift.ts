@@ -47,7 +47,12 @@ export function cronJobDrift(job: Pick<JobDoc, 'schedule' | 'enabled'>, state: S
   const add = (field: DriftField, expected: string | boolean, actual: string | boolean | undefined) => {
     if (expected === actual) return;
     const w = state.writers[field];
-    out.push({ field, expected, actual: actual ?? null, ...(w ? { manager: w.manager, ...(w.time ? { changedAt: w.time } : {}) } : {}) });
+    out.push({
+      field,
+      expected,
+      actual: actual ?? null,
+      ...(w ? { manager: w.manager, ...(w.time ? { changedAt: w.time } : {}) } : {}),
+    });
   };
   add('schedule', want.schedule, state.schedule);
   add('suspend', want.suspend, state.suspend);
@@ -89,7 +94,8 @@ export function writersOf(managedFields: readonly ManagedFieldsEntry[] | undefin
 /** The problem detail naming the drifted fields. */
 export function describeDrift(cronJob: string, drift: Drift[]): string {
   const parts = drift.map(
-    (d) => `${d.field} is ${JSON.stringify(d.actual)} there, the job says ${JSON.stringify(d.expected)}${d.manager ? ` (changed by ${d.manager}${d.changedAt ? ` at ${d.changedAt}` : ''})` : ''}`,
+    (d) =>
+      `${d.field} is ${JSON.stringify(d.actual)} there, the job says ${JSON.stringify(d.expected)}${d.manager ? ` (changed by ${d.manager}${d.changedAt ? ` at ${d.changedAt}` : ''})` : ''}`,
   );
   return `the CronJob ${cronJob} was changed outside the jobs API: ${parts.join('; ')}`;
 }

@@ -57,7 +57,10 @@ export function createInProcessRunner(o: InProcessOptions): JobRunner & { runnin
           const tick = timer.currentRun() ?? new Date();
           tick.setMilliseconds(0);
           const claimed = await o.claimTick(`${job._id}@${tick.toISOString()}`).catch((err: unknown) => {
-            o.logger.error({ job: job._id, err: err instanceof Error ? err.message : String(err) }, 'could not claim the scheduled run');
+            o.logger.error(
+              { job: job._id, err: err instanceof Error ? err.message : String(err) },
+              'could not claim the scheduled run',
+            );
             return false;
           });
           if (!claimed) return;
@@ -66,7 +69,10 @@ export function createInProcessRunner(o: InProcessOptions): JobRunner & { runnin
         await new Promise((r) => child.once('exit', r));
       });
       timers.set(job._id, timer);
-      o.logger.info({ job: job._id, schedule: job.schedule, nextRun: timer.nextRun()?.toISOString() }, 'job scheduled in process');
+      o.logger.info(
+        { job: job._id, schedule: job.schedule, nextRun: timer.nextRun()?.toISOString() },
+        'job scheduled in process',
+      );
     },
     async runNow(job): Promise<RunStart> {
       const child = start(job, 'manual');

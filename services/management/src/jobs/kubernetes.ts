@@ -65,7 +65,10 @@ export async function createKubernetesRunner(o: KubernetesOptions): Promise<JobR
             namespace: o.namespace,
             body: {
               // A resourceVersion in a merge patch is a precondition: the API server answers 409 if it moved on.
-              metadata: { annotations: { [APPLIED_ANNOTATION]: JSON.stringify(spec) }, ...(precondition?.resourceVersion ? { resourceVersion: precondition.resourceVersion } : {}) },
+              metadata: {
+                annotations: { [APPLIED_ANNOTATION]: JSON.stringify(spec) },
+                ...(precondition?.resourceVersion ? { resourceVersion: precondition.resourceVersion } : {}),
+              },
               spec,
             },
             fieldManager: 'idp-management',
@@ -73,7 +76,8 @@ export async function createKubernetesRunner(o: KubernetesOptions): Promise<JobR
           mergePatch,
         );
       } catch (err) {
-        if ((err as { code?: number }).code === 409) throw new SchedulerConflict(`CronJob ${name} changed while it was being updated`);
+        if ((err as { code?: number }).code === 409)
+          throw new SchedulerConflict(`CronJob ${name} changed while it was being updated`);
         throw err;
       }
       o.logger.info({ cronJob: name, ...spec }, 'CronJob kept in step with the job');
@@ -98,8 +102,11 @@ export async function createKubernetesRunner(o: KubernetesOptions): Promise<JobR
       if (!template?.spec) throw new Error(`CronJob ${cronName} has no jobTemplate`);
       const spec = structuredClone(template.spec);
       // The run records itself as manual (audit-retention's JOB_TRIGGER).
-      for (const c of spec.template.spec?.containers ?? []) c.env = [...(c.env ?? []).filter((e) => e.name !== 'JOB_TRIGGER'), { name: 'JOB_TRIGGER', value: 'manual' }];
-      const suffix = `${Math.floor(Date.now() / 1000).toString(36)}${Math.floor(Math.random() * 36 ** 3).toString(36).padStart(3, '0')}`;
+      for (const c of spec.template.spec?.containers ?? [])
+        c.env = [...(c.env ?? []).filter((e) => e.name !== 'JOB_TRIGGER'), { name: 'JOB_TRIGGER', value: 'manual' }];
+      const suffix = `${Math.floor(Date.now() / 1000).toString(36)}${Math.floor(Math.random() * 36 ** 3)
+        .toString(36)
+        .padStart(3, '0')}`;
       const body: V1Job = {
         apiVersion: 'batch/v1',
         kind: 'Job',
@@ -109,7 +116,11 @@ export async function createKubernetesRunner(o: KubernetesOptions): Promise<JobR
           labels: { ...(template.metadata?.labels ?? {}), 'idp.example/trigger': 'manual' },
           annotations: { ...(template.metadata?.annotations ?? {}), 'cronjob.kubernetes.io/instantiate': 'manual' },
           ...(cron.metadata?.uid
-            ? { ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cronName, uid: cron.metadata.uid, controller: true }] }
+            ? {
+                ownerReferences: [
+                  { apiVersion: 'batch/v1', kind: 'CronJob', name: cronName, uid: cron.metadata.uid, controller: true },
+                ],
+              }
             : {}),
         },
         spec,

@@ -50,7 +50,14 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
         await upsertRacing(() =>
           models.Job.updateOne(
             { _id: d.name },
-            { $setOnInsert: { type: assertJobType(d.type), schedule: d.defaultSchedule, enabled: true, customOptions: {} } },
+            {
+              $setOnInsert: {
+                type: assertJobType(d.type),
+                schedule: d.defaultSchedule,
+                enabled: true,
+                customOptions: {},
+              },
+            },
             { upsert: true },
           ).exec(),
         );
@@ -63,7 +70,11 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
           const state = runner.inspect ? await runner.inspect(job) : undefined;
           if (state?.adopted) {
             const drift = cronJobDrift(job, state);
-            if (drift.length) logger.warn({ job: d.name, drift }, `${describeDrift(state.name, drift)}; left as it is (PATCH the job with force to overwrite)`);
+            if (drift.length)
+              logger.warn(
+                { job: d.name, drift },
+                `${describeDrift(state.name, drift)}; left as it is (PATCH the job with force to overwrite)`,
+              );
             continue;
           }
           await runner.sync(job, { resourceVersion: state?.resourceVersion });
@@ -72,7 +83,10 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
         }
       }
     },
-    list: () => models.Job.find({ _id: { $in: JOB_DEFINITIONS.map((d) => d.name) } }).sort({ _id: 1 }).lean<JobDoc[]>(),
+    list: () =>
+      models.Job.find({ _id: { $in: JOB_DEFINITIONS.map((d) => d.name) } })
+        .sort({ _id: 1 })
+        .lean<JobDoc[]>(),
     get,
     async patch(name, patch) {
       const current = await get(name);
@@ -107,7 +121,7 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
         try {
           state = await runner.inspect(current);
         } catch (err) {
-          logger.error({ job: name, err: (err as Error).message }, 'could not read the job\'s scheduler');
+          logger.error({ job: name, err: (err as Error).message }, "could not read the job's scheduler");
           throw problems.serviceUnavailable('the scheduler could not be read; the job was not changed');
         }
         // Drift on a CronJob never adopted (the chart's placeholder values) is taken over like at start.
@@ -120,7 +134,8 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
             { extra: { drift: overwritten } },
           );
         }
-        if (overwritten.length) logger.warn({ job: name, overwritten }, `${describeDrift(state.name, overwritten)}; overwritten (force)`);
+        if (overwritten.length)
+          logger.warn({ job: name, overwritten }, `${describeDrift(state.name, overwritten)}; overwritten (force)`);
       }
       // Scheduler first: if Kubernetes refuses, the row stays as it was and the caller gets a 503 (409 if the
       // CronJob changed between the read above and the write: the resourceVersion precondition).
@@ -128,10 +143,16 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
         await runner.sync(next, state ? { resourceVersion: state.resourceVersion } : undefined);
       } catch (err) {
         logger.error({ job: name, err: (err as Error).message }, 'could not apply the job to its scheduler');
-        if (err instanceof SchedulerConflict) throw problems.conflict('the CronJob changed while the job was being updated; the job was not changed, read it again and retry');
+        if (err instanceof SchedulerConflict)
+          throw problems.conflict(
+            'the CronJob changed while the job was being updated; the job was not changed, read it again and retry',
+          );
         throw problems.serviceUnavailable('the scheduler could not be updated; the job was not changed');
       }
-      await models.Job.updateOne({ _id: name }, { $set: { schedule: next.schedule, enabled: next.enabled, customOptions: next.customOptions } });
+      await models.Job.updateOne(
+        { _id: name },
+        { $set: { schedule: next.schedule, enabled: next.enabled, customOptions: next.customOptions } },
+      );
       return get(name);
     },
     async runNow(name) {
@@ -152,7 +173,9 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
     },
     async run(name, runId) {
       await get(name);
-      const run = runId ? await models.JobRun.findOne({ _id: runId, jobName: name }).lean<JobRunDoc & { _id: unknown }>() : null;
+      const run = runId
+        ? await models.JobRun.findOne({ _id: runId, jobName: name }).lean<JobRunDoc & { _id: unknown }>()
+        : null;
       if (!run) throw problems.notFound('run not found');
       return run;
     },
@@ -161,10 +184,18 @@ export function createJobService(deps: { models: Models; runner: JobRunner; logg
       if (!runner.inspect) return undefined;
       try {
         const state = await runner.inspect(job);
-        return { cronJob: state.name, schedule: state.schedule, suspend: state.suspend, drift: cronJobDrift(job, state) };
+        return {
+          cronJob: state.name,
+          schedule: state.schedule,
+          suspend: state.suspend,
+          drift: cronJobDrift(job, state),
+        };
       } catch (err) {
         const e = err as { code?: number; message?: string };
-        return { cronJob: runner.schedulerName?.(job) ?? job._id, error: e.code ? `the API server answered ${e.code}` : 'the API server could not be reached' };
+        return {
+          cronJob: runner.schedulerName?.(job) ?? job._id,
+          error: e.code ? `the API server answered ${e.code}` : 'the API server could not be reached',
+        };
       }
     },
   };

@@ -19,14 +19,24 @@ jest.setTimeout(60_000);
 
 test('console/src/api/schema.d.ts is generated from the current OpenAPI document', () => {
   const { routes } = managementRoutes(
-    { models: {} as never, logger: createLogger({ service: 'types', level: 'silent' }), keyStore: {} as never, clientSecretPepper: 'x', jobs: {} as never },
+    {
+      models: {} as never,
+      logger: createLogger({ service: 'types', level: 'silent' }),
+      keyStore: {} as never,
+      clientSecretPepper: 'x',
+      jobs: {} as never,
+    },
     () => ({}),
   );
   const document = buildOpenApiDocument(routes, { version: API_VERSION });
   const dir = mkdtempSync(join(tmpdir(), 'console-api-'));
   try {
     writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document));
-    const generated = execFileSync(process.execPath, [join(ROOT, 'console', 'scripts', 'generate-api-types.mjs'), join(dir, 'openapi.json')], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const generated = execFileSync(
+      process.execPath,
+      [join(ROOT, 'console', 'scripts', 'generate-api-types.mjs'), join(dir, 'openapi.json')],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
     if (process.env.UPDATE_CONSOLE_API_TYPES === '1') writeFileSync(TYPES, generated);
     let committed = '';
     try {
@@ -36,7 +46,9 @@ test('console/src/api/schema.d.ts is generated from the current OpenAPI document
     }
     expect(generated.length).toBeGreaterThan(1000);
     if (committed !== generated) {
-      throw new Error('console/src/api/schema.d.ts is stale: regenerate it with UPDATE_CONSOLE_API_TYPES=1 npx jest --selectProjects unit console-api-types');
+      throw new Error(
+        'console/src/api/schema.d.ts is stale: regenerate it with UPDATE_CONSOLE_API_TYPES=1 npx jest --selectProjects unit console-api-types',
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -58,7 +58,13 @@ export function buildOpenApiDocument(routes: RouteDef[], info: { version: string
     for (const [status, decl] of Object.entries(r.responses)) {
       responses[Number(status)] = {
         description: decl.description,
-        ...(decl.headers ? { headers: Object.fromEntries(Object.entries(decl.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(decl.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(decl.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }]),
+              ),
+            }
+          : {}),
         ...(decl.schema ? { content: { 'application/json': { schema: decl.schema } } } : {}),
       };
     }
@@ -66,14 +72,25 @@ export function buildOpenApiDocument(routes: RouteDef[], info: { version: string
       responses[status] = {
         description: PROBLEM_DESCRIPTIONS[status] ?? 'Problem',
         content: { 'application/problem+json': { schema: problemSchema } },
-        ...(status === 401 ? { headers: { 'WWW-Authenticate': { description: 'Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`)', schema: { type: 'string' } } } } : {}),
+        ...(status === 401
+          ? {
+              headers: {
+                'WWW-Authenticate': {
+                  description: 'Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`)',
+                  schema: { type: 'string' },
+                },
+              },
+            }
+          : {}),
       };
     }
     const notes = [
       r.description,
       r.scope ? `Requires the scope \`${r.scope}\`.` : undefined,
       access === 'system' ? 'Only tokens of the system tenant may call it.' : undefined,
-      access === 'tenant' ? 'A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.' : undefined,
+      access === 'tenant'
+        ? 'A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.'
+        : undefined,
     ].filter(Boolean);
     registry.registerPath({
       method: r.method,
@@ -86,7 +103,9 @@ export function buildOpenApiDocument(routes: RouteDef[], info: { version: string
       request: {
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),
-        ...(r.body ? { body: { required: !r.body.safeParse({}).success, content: { 'application/json': { schema: r.body } } } } : {}),
+        ...(r.body
+          ? { body: { required: !r.body.safeParse({}).success, content: { 'application/json': { schema: r.body } } } }
+          : {}),
       },
       responses,
     });

@@ -36,7 +36,9 @@ describe('token audit is append-only from this service', () => {
     const src = join(__dirname, '..');
     expect(files(src).length).toBeGreaterThan(10);
     const offenders = files(src).filter((f) =>
-      /TokenAudit\s*\.\s*(deleteOne|deleteMany|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|findOneAndReplace|replaceOne|bulkWrite|findByIdAndUpdate|findByIdAndDelete)|nhe_token_audit/.test(readFileSync(f, 'utf8')),
+      /TokenAudit\s*\.\s*(deleteOne|deleteMany|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|findOneAndReplace|replaceOne|bulkWrite|findByIdAndUpdate|findByIdAndDelete)|nhe_token_audit/.test(
+        readFileSync(f, 'utf8'),
+      ),
     );
     expect(offenders).toEqual([]);
   });

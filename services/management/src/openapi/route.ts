@@ -77,7 +77,8 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type RouteAccess = 'public' | 'authenticated' | 'tenant' | 'system';
 
 /** What a configuration change invalidates in oidc-core and the sidecar (libs/events invalidation kinds). */
-export type InvalidationKind = 'tenant' | 'client' | 'resource-server' | 'keys' | 'nhe' | 'policy' | 'user' | 'group' | 'role';
+export type InvalidationKind =
+  'tenant' | 'client' | 'resource-server' | 'keys' | 'nhe' | 'policy' | 'user' | 'group' | 'role';
 
 export interface ResponseDecl {
   description: string;
@@ -110,7 +111,11 @@ export interface HandlerResult {
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteDef<P extends z.ZodObject | undefined = z.ZodObject | undefined, Q extends z.ZodObject | undefined = z.ZodObject | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteDef<
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   method: HttpMethod;
   /** Below /auth/admin, express syntax: `/tenants/:tenantId/clients/:clientId`. */
   path: string;
@@ -129,9 +134,11 @@ export interface RouteDef<P extends z.ZodObject | undefined = z.ZodObject | unde
 }
 
 /** Identity function that infers the handler's parameter types from the schemas. */
-export function defineRoute<P extends z.ZodObject | undefined = undefined, Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  route: RouteDef<P, Q, B>,
-): RouteDef {
+export function defineRoute<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDef<P, Q, B>): RouteDef {
   return route as unknown as RouteDef;
 }
 
@@ -141,10 +148,15 @@ export interface ClosedPath {
   allow: string[];
 }
 
-export const routeAccess = (r: RouteDef): RouteAccess => r.access ?? (r.path.includes(':tenantId') ? 'tenant' : 'authenticated');
+export const routeAccess = (r: RouteDef): RouteAccess =>
+  r.access ?? (r.path.includes(':tenantId') ? 'tenant' : 'authenticated');
 
 /** Parses part of a request; a failure is a 400 problem listing every failing field path. */
-export function parsePart<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'params'): z.output<S> {
+export function parsePart<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'body' | 'query' | 'params',
+): z.output<S> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
   throw problems.validation(
@@ -191,9 +203,11 @@ export interface ApiDeps {
   bodyLimit?: string;
 }
 
-const asyncRoute = (fn: (req: Request, res: Response) => Promise<void>): RequestHandler => (req, res, next) => {
-  fn(req, res).catch(next);
-};
+const asyncRoute =
+  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };
 
 /** Builds the express router of a list of declared routes. */
 export function buildRouter(routes: RouteDef[], closedPaths: ClosedPath[], deps: ApiDeps): Router {
@@ -204,7 +218,11 @@ export function buildRouter(routes: RouteDef[], closedPaths: ClosedPath[], deps:
   }
   const router = Router();
   // Nesting bounded on the raw text, before JSON.parse (libs/http json-body.ts): 400 rather than a stack overflow later.
-  const json = jsonBody({ limit: deps.bodyLimit ?? '64kb', strict: true, type: ['application/json', 'application/*+json'] });
+  const json = jsonBody({
+    limit: deps.bodyLimit ?? '64kb',
+    strict: true,
+    type: ['application/json', 'application/*+json'],
+  });
   const byPath = new Map<string, RouteDef[]>();
   for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   for (const c of closedPaths) if (!byPath.has(c.path)) byPath.set(c.path, []);
@@ -213,7 +231,9 @@ export function buildRouter(routes: RouteDef[], closedPaths: ClosedPath[], deps:
   for (const path of paths) {
     const defs = byPath.get(path)!;
     for (const r of defs) router[r.method](path, ...handlersOf(r, deps, json));
-    const allow = defs.length ? [...new Set(defs.flatMap((r) => (r.method === 'get' ? ['GET', 'HEAD'] : [r.method.toUpperCase()])))] : closedPaths.find((c) => c.path === path)!.allow;
+    const allow = defs.length
+      ? [...new Set(defs.flatMap((r) => (r.method === 'get' ? ['GET', 'HEAD'] : [r.method.toUpperCase()])))]
+      : closedPaths.find((c) => c.path === path)!.allow;
     router.all(path, (_req: Request, _res: Response, next: NextFunction) => next(problems.methodNotAllowed(allow)));
   }
   return router;
@@ -233,13 +253,21 @@ function handlersOf(r: RouteDef, deps: ApiDeps, json: RequestHandler): RequestHa
   }
   if (access === 'system') {
     chain.push((req, _res, next) => {
-      next(callerOf(req).system ? undefined : new ProblemError('forbidden', 403, 'this operation requires a token of the system tenant'));
+      next(
+        callerOf(req).system
+          ? undefined
+          : new ProblemError('forbidden', 403, 'this operation requires a token of the system tenant'),
+      );
     });
   }
   if (r.scope) {
     const scope = r.scope;
     chain.push((req, _res, next) => {
-      next(callerOf(req).scopes.has(scope) ? undefined : problems.forbidden(`this operation requires the scope ${scope}`, scope));
+      next(
+        callerOf(req).scopes.has(scope)
+          ? undefined
+          : problems.forbidden(`this operation requires the scope ${scope}`, scope),
+      );
     });
   }
   if (access === 'tenant') {
@@ -306,9 +334,16 @@ function handlersOf(r: RouteDef, deps: ApiDeps, json: RequestHandler): RequestHa
         const target = q.kind === 'tenant' && q.id ? Number(q.id) : tenantId;
         if (!Number.isFinite(target) || !deps.publishInvalidation) continue;
         try {
-          await deps.publishInvalidation({ tenantId: target, kind: q.kind, ...(q.id === undefined ? {} : { id: q.id }) });
+          await deps.publishInvalidation({
+            tenantId: target,
+            kind: q.kind,
+            ...(q.id === undefined ? {} : { id: q.id }),
+          });
         } catch (err) {
-          deps.logger.warn({ err, tenantId: target, kind: q.kind }, 'configuration invalidation not published; caches expire by TTL');
+          deps.logger.warn(
+            { err, tenantId: target, kind: q.kind },
+            'configuration invalidation not published; caches expire by TTL',
+          );
         }
       }
       res.setHeader('Cache-Control', 'no-store');
@@ -324,7 +359,10 @@ function handlersOf(r: RouteDef, deps: ApiDeps, json: RequestHandler): RequestHa
 function parseEmptyQuery(req: Request): undefined {
   const keys = Object.keys(req.query ?? {});
   if (keys.length) {
-    throw problems.validation('the request query is not valid', keys.map((k) => ({ name: `query.${k}`, reason: 'unknown parameter' })));
+    throw problems.validation(
+      'the request query is not valid',
+      keys.map((k) => ({ name: `query.${k}`, reason: 'unknown parameter' })),
+    );
   }
   return undefined;
 }

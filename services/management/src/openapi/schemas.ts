@@ -24,9 +24,15 @@ export const problemSchema = z
     status: z.number().int(),
     detail: z.string().optional(),
     instance: z.string().optional(),
-    invalid_params: z.array(z.object({ name: z.string(), reason: z.string() })).optional().describe('validation-error: every failing field path'),
+    invalid_params: z
+      .array(z.object({ name: z.string(), reason: z.string() }))
+      .optional()
+      .describe('validation-error: every failing field path'),
     required_scope: z.string().optional().describe('forbidden: the missing scope'),
-    limit: z.object({ name: z.string(), value: z.number() }).optional().describe('limit-exceeded: the limit that was reached'),
+    limit: z
+      .object({ name: z.string(), value: z.number() })
+      .optional()
+      .describe('limit-exceeded: the limit that was reached'),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details' });
 
@@ -40,7 +46,9 @@ export const tenantParams = z.object({ tenantId: tenantIdParam }).strict();
 export const isoDate = z.iso.datetime();
 
 /** A scope token (RFC 6749 section 3.3). */
-export const scopeString = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be a scope token (RFC 6749 section 3.3)');
+export const scopeString = z
+  .string()
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be a scope token (RFC 6749 section 3.3)');
 export const scopeList = z.array(scopeString).max(200);
 
 /** Query booleans: exactly `true` or `false`. */

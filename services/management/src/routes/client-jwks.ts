@@ -15,13 +15,22 @@ const b64url = (min: number, max = min) =>
     .regex(/^[A-Za-z0-9_-]+$/, 'must be base64url without padding');
 
 /** Standard base64 (x5c carries DER certificates in base64, not base64url). */
-const b64 = z.string().min(4).max(8192).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64 (a DER certificate)');
+const b64 = z
+  .string()
+  .min(4)
+  .max(8192)
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64 (a DER certificate)');
 
 const KEY_OPS = ['sign', 'verify', 'encrypt', 'decrypt', 'wrapKey', 'unwrapKey', 'deriveKey', 'deriveBits'] as const;
 
 /** Members every key type may carry (RFC 7517 section 4). */
 const common = {
-  kid: z.string().min(1).max(256).regex(/^[\x20-\x7e]+$/, 'printable ASCII').optional(),
+  kid: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[\x20-\x7e]+$/, 'printable ASCII')
+    .optional(),
   use: z.enum(['sig', 'enc']).optional(),
   key_ops: z
     .array(z.enum(KEY_OPS))
@@ -29,7 +38,12 @@ const common = {
     .max(KEY_OPS.length)
     .refine((ops) => new Set(ops).size === ops.length, 'no operation twice')
     .optional(),
-  alg: z.string().min(1).max(32).regex(/^[A-Za-z0-9+_-]+$/, 'a JWA algorithm name').optional(),
+  alg: z
+    .string()
+    .min(1)
+    .max(32)
+    .regex(/^[A-Za-z0-9+_-]+$/, 'a JWA algorithm name')
+    .optional(),
   x5c: z.array(b64).min(1).max(5).optional(),
   x5t: b64url(27).optional().describe('SHA-1 thumbprint (20 bytes)'),
   'x5t#S256': b64url(43).optional().describe('SHA-256 thumbprint (32 bytes)'),
@@ -55,11 +69,19 @@ const rsa = z
 
 const EC_SIZES = { 'P-256': chars(32), 'P-384': chars(48), 'P-521': chars(66) } as const;
 const ec = z
-  .object({ kty: z.literal('EC'), crv: z.enum(['P-256', 'P-384', 'P-521']), x: b64url(43, 88), y: b64url(43, 88), ...common })
+  .object({
+    kty: z.literal('EC'),
+    crv: z.enum(['P-256', 'P-384', 'P-521']),
+    x: b64url(43, 88),
+    y: b64url(43, 88),
+    ...common,
+  })
   .strict()
   .superRefine((k, ctx) => {
     const size = EC_SIZES[k.crv];
-    for (const c of ['x', 'y'] as const) if (k[c].length !== size) ctx.addIssue({ code: 'custom', path: [c], message: `must be ${size} characters for ${k.crv}` });
+    for (const c of ['x', 'y'] as const)
+      if (k[c].length !== size)
+        ctx.addIssue({ code: 'custom', path: [c], message: `must be ${size} characters for ${k.crv}` });
   });
 
 const OKP_SIZES = { Ed25519: chars(32), Ed448: chars(57), X25519: chars(32), X448: chars(56) } as const;
@@ -68,11 +90,14 @@ const okp = z
   .strict()
   .superRefine((k, ctx) => {
     const size = OKP_SIZES[k.crv];
-    if (k.x.length !== size) ctx.addIssue({ code: 'custom', path: ['x'], message: `must be ${size} characters for ${k.crv}` });
+    if (k.x.length !== size)
+      ctx.addIssue({ code: 'custom', path: ['x'], message: `must be ${size} characters for ${k.crv}` });
   });
 
 /** One public JWK. */
-export const publicJwk = z.discriminatedUnion('kty', [rsa, ec, okp]).describe('A public JWK: RSA (n, e), EC (crv, x, y) or OKP (crv, x), with the RFC 7517 common members');
+export const publicJwk = z
+  .discriminatedUnion('kty', [rsa, ec, okp])
+  .describe('A public JWK: RSA (n, e), EC (crv, x, y) or OKP (crv, x), with the RFC 7517 common members');
 
 /** The client's JWK Set: 1 to 10 public keys. */
 export const clientJwks = z.object({ keys: z.array(publicJwk).min(1).max(10) }).strict();

@@ -16,13 +16,19 @@ import type { RouteDeps } from './deps';
 const scriptStateSchema = z
   .object({
     clientId: z.string(),
-    hasScript: z.boolean().describe('Whether the client has a customizeUserInfoClaims script (without one, the state is always closed)'),
+    hasScript: z
+      .boolean()
+      .describe('Whether the client has a customizeUserInfoClaims script (without one, the state is always closed)'),
     state: z
       .enum(['closed', 'open', 'half_open'])
-      .describe('closed: the script runs. open: it is skipped (UserInfo answers without custom_claims) until retryAt. half_open: the next call runs as a probe that closes or reopens the breaker'),
+      .describe(
+        'closed: the script runs. open: it is skipped (UserInfo answers without custom_claims) until retryAt. half_open: the next call runs as a probe that closes or reopens the breaker',
+      ),
     consecutiveFailures: z.number().int().describe('Timeouts and memory failures in a row'),
     openedAt: isoDate.optional().describe('When the breaker last opened (while not closed)'),
-    retryAt: isoDate.optional().describe('When the script is tried again (while open); in the past, the next call is the probe'),
+    retryAt: isoDate
+      .optional()
+      .describe('When the script is tried again (while open); in the past, the next call is the probe'),
     lastError: z
       .object({
         reason: z.string().describe('timeout, memory, threw, invalid_return, output_too_large, syntax, unavailable'),
@@ -39,8 +45,13 @@ const params = tenantParams.extend({ clientId: z.string().max(64) }).strict();
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-export function scriptStateView(clientId: string, script: string | undefined, doc: CustomClaimsScriptStateDoc | null): z.input<typeof scriptStateSchema> {
-  if (!script || !doc || doc.scriptSha256 !== sha256(script)) return { clientId, hasScript: Boolean(script), state: 'closed', consecutiveFailures: 0 };
+export function scriptStateView(
+  clientId: string,
+  script: string | undefined,
+  doc: CustomClaimsScriptStateDoc | null,
+): z.input<typeof scriptStateSchema> {
+  if (!script || !doc || doc.scriptSha256 !== sha256(script))
+    return { clientId, hasScript: Boolean(script), state: 'closed', consecutiveFailures: 0 };
   return {
     clientId,
     hasScript: true,
@@ -48,7 +59,15 @@ export function scriptStateView(clientId: string, script: string | undefined, do
     consecutiveFailures: doc.consecutiveFailures,
     ...(doc.state !== 'closed' && doc.openedAt ? { openedAt: doc.openedAt.toISOString() } : {}),
     ...(doc.state === 'open' && doc.retryAt ? { retryAt: doc.retryAt.toISOString() } : {}),
-    ...(doc.lastError?.at ? { lastError: { reason: doc.lastError.reason, message: doc.lastError.message, at: doc.lastError.at.toISOString() } } : {}),
+    ...(doc.lastError?.at
+      ? {
+          lastError: {
+            reason: doc.lastError.reason,
+            message: doc.lastError.message,
+            at: doc.lastError.at.toISOString(),
+          },
+        }
+      : {}),
     updatedAt: doc.updatedAt.toISOString(),
   };
 }
@@ -72,10 +91,18 @@ export function clientScriptStateRoutes(deps: Pick<RouteDeps, 'models'>): RouteD
       params,
       responses: { 200: { description: 'The script state', schema: scriptStateSchema } },
       handler: async ({ tenantId, params: p }) => {
-        const client = await models.Client.findOne({ tenantId, clientId: p.clientId }, { clientId: 1, 'config.customizeUserInfoClaims': 1 }).lean<Pick<ClientDoc, 'clientId' | 'config'>>();
+        const client = await models.Client.findOne(
+          { tenantId, clientId: p.clientId },
+          { clientId: 1, 'config.customizeUserInfoClaims': 1 },
+        ).lean<Pick<ClientDoc, 'clientId' | 'config'>>();
         if (!client) throw problems.notFound('client not found');
         const script = client.config?.customizeUserInfoClaims || undefined;
-        const doc = script ? await models.CustomClaimsScriptState.findOne({ tenantId, clientId: p.clientId }).lean<CustomClaimsScriptStateDoc>() : null;
+        const doc = script
+          ? await models.CustomClaimsScriptState.findOne({
+              tenantId,
+              clientId: p.clientId,
+            }).lean<CustomClaimsScriptStateDoc>()
+          : null;
         return { status: 200, body: scriptStateView(p.clientId, script, doc) };
       },
     }),

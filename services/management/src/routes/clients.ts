@@ -17,15 +17,23 @@ import { countSchema, emptyBody, isoDate, page, tenantParams } from '../openapi/
 import { loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
 import { nheIdentifier } from './nhe-registrations';
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', GRANT_TYPE_TOKEN_EXCHANGE] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  GRANT_TYPE_TOKEN_EXCHANGE,
+] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
-const FIRST_PARTY = 'a first-party client (it obtains signed-in users\' tokens, for any API, without their consent)';
+const FIRST_PARTY = "a first-party client (it obtains signed-in users' tokens, for any API, without their consent)";
 const FIRST_PARTY_SENSITIVE = ['redirectUris', 'grantTypes', 'tokenEndpointAuthMethod', 'jwks'] as const;
 const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post']);
 /** Same bound as oidc-core's sandbox (MAX_SCRIPT_LENGTH). */
 export const MAX_SCRIPT_LENGTH = 64 * 1024;
 
-export const clientIdSchema = z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, '3 to 64 letters, digits, dot, underscore or hyphen');
+export const clientIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{3,64}$/, '3 to 64 letters, digits, dot, underscore or hyphen');
 
 /** Absolute URI without fragment; http only for loopback hosts (RFC 8252); custom schemes allowed for native apps. */
 const redirectUri = z
@@ -40,8 +48,10 @@ const redirectUri = z
       return;
     }
     if (u.hash) ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
-    if (u.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) ctx.addIssue({ code: 'custom', message: 'http is allowed for loopback hosts only; use https' });
-    if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol)) ctx.addIssue({ code: 'custom', message: `scheme ${u.protocol} is not allowed` });
+    if (u.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname))
+      ctx.addIssue({ code: 'custom', message: 'http is allowed for loopback hosts only; use https' });
+    if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(u.protocol))
+      ctx.addIssue({ code: 'custom', message: `scheme ${u.protocol} is not allowed` });
   });
 
 /** Light check of the script: a string, bounded, that parses as a function body `(input) => { ... }`. Nothing runs. */
@@ -68,9 +78,14 @@ const clientConfig = z
       })
       .partial()
       .strict(),
-    featureToggles: z.object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() }).partial().strict(),
+    featureToggles: z
+      .object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() })
+      .partial()
+      .strict(),
     legacyRoleCompatibility: z.boolean(),
-    customizeUserInfoClaims: userInfoScript.nullable().describe('Body of a function of `input` returning the custom_claims object; null removes it'),
+    customizeUserInfoClaims: userInfoScript
+      .nullable()
+      .describe('Body of a function of `input` returning the custom_claims object; null removes it'),
   })
   .partial()
   .strict();
@@ -88,11 +103,19 @@ const fields = {
   idTokenSignedResponseAlg: z.enum(['ES256', 'RS256']),
   pkceRequired: z
     .boolean()
-    .describe('Authorization-code requests must carry PKCE (S256); default true. Only a confidential client may turn it off (400 for a public one); a code_challenge that is sent is always checked'),
-  dpopBoundAccessTokens: z.boolean().describe('Every token request must carry a DPoP proof: access and refresh tokens are always DPoP-bound (RFC 9449 dpop_bound_access_tokens); default false'),
+    .describe(
+      'Authorization-code requests must carry PKCE (S256); default true. Only a confidential client may turn it off (400 for a public one); a code_challenge that is sent is always checked',
+    ),
+  dpopBoundAccessTokens: z
+    .boolean()
+    .describe(
+      'Every token request must carry a DPoP proof: access and refresh tokens are always DPoP-bound (RFC 9449 dpop_bound_access_tokens); default false',
+    ),
   requirePushedAuthorizationRequests: z
     .boolean()
-    .describe('Authorization requests only through the pushed authorization request endpoint; a plain one is refused (RFC 9126 require_pushed_authorization_requests); default false'),
+    .describe(
+      'Authorization requests only through the pushed authorization request endpoint; a plain one is refused (RFC 9126 require_pushed_authorization_requests); default false',
+    ),
   config: clientConfig,
 };
 
@@ -138,10 +161,19 @@ export const clientSchema = z
     requirePushedAuthorizationRequests: z.boolean(),
     registration: z
       .enum(['managed', 'dynamic'])
-      .describe('`dynamic`: registered through RFC 7591 at {issuer}/reg (never first-party, no delegation, no roles of its own; only enabled and name change here, the rest through RFC 7592); `managed`: created through this API'),
+      .describe(
+        '`dynamic`: registered through RFC 7591 at {issuer}/reg (never first-party, no delegation, no roles of its own; only enabled and name change here, the rest through RFC 7592); `managed`: created through this API',
+      ),
     config: z.object({
-      nhe: z.object({ delegationEnabled: z.boolean(), allowedNheIdentifiers: z.array(z.string()), maxTokenLifetime: z.number().int().optional() }),
-      featureToggles: z.object({ requireAuthorizationScopesInRequest: z.boolean(), requireResourceIndicatorInRequest: z.boolean() }),
+      nhe: z.object({
+        delegationEnabled: z.boolean(),
+        allowedNheIdentifiers: z.array(z.string()),
+        maxTokenLifetime: z.number().int().optional(),
+      }),
+      featureToggles: z.object({
+        requireAuthorizationScopesInRequest: z.boolean(),
+        requireResourceIndicatorInRequest: z.boolean(),
+      }),
       legacyRoleCompatibility: z.boolean(),
       customizeUserInfoClaims: z.string().optional(),
     }),
@@ -197,7 +229,8 @@ export function clientView(doc: ClientRow) {
 }
 
 /** PKCE is required unless a confidential client's record turns it off; a public client needs it whatever it says. */
-const pkceRequiredOf = (doc: Pick<ClientDoc, 'tokenEndpointAuthMethod' | 'pkceRequired'>): boolean => doc.tokenEndpointAuthMethod === 'none' || doc.pkceRequired !== false;
+const pkceRequiredOf = (doc: Pick<ClientDoc, 'tokenEndpointAuthMethod' | 'pkceRequired'>): boolean =>
+  doc.tokenEndpointAuthMethod === 'none' || doc.pkceRequired !== false;
 
 /** The body's client settings under the record's names (the API's dpopBoundAccessTokens is the record's requireDpop). */
 function recordFields<T extends { config?: unknown; dpopBoundAccessTokens?: boolean }>(body: T) {
@@ -207,26 +240,56 @@ function recordFields<T extends { config?: unknown; dpopBoundAccessTokens?: bool
 
 /** Cross-field rules on the merged client. */
 function checkClient(
-  c: { tokenEndpointAuthMethod: string; grantTypes: string[]; redirectUris: string[]; jwks?: unknown; pkceRequired?: boolean | undefined },
+  c: {
+    tokenEndpointAuthMethod: string;
+    grantTypes: string[];
+    redirectUris: string[];
+    jwks?: unknown;
+    pkceRequired?: boolean | undefined;
+  },
   hardMax: number,
   nheMax: number | null | undefined,
 ) {
   const invalid: Array<{ name: string; reason: string }> = [];
   // RFC 9700 section 2.1.1: a public client's code is protected by PKCE alone.
-  if (c.tokenEndpointAuthMethod === 'none' && c.pkceRequired === false) invalid.push({ name: 'body.pkceRequired', reason: 'a public client (tokenEndpointAuthMethod none) always needs PKCE' });
-  if (c.grantTypes.includes('authorization_code') && c.redirectUris.length === 0) invalid.push({ name: 'body.redirectUris', reason: 'authorization_code needs at least one redirect URI' });
-  if (c.grantTypes.includes('refresh_token') && !c.grantTypes.includes('authorization_code') && !c.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code')) {
+  if (c.tokenEndpointAuthMethod === 'none' && c.pkceRequired === false)
+    invalid.push({
+      name: 'body.pkceRequired',
+      reason: 'a public client (tokenEndpointAuthMethod none) always needs PKCE',
+    });
+  if (c.grantTypes.includes('authorization_code') && c.redirectUris.length === 0)
+    invalid.push({ name: 'body.redirectUris', reason: 'authorization_code needs at least one redirect URI' });
+  if (
+    c.grantTypes.includes('refresh_token') &&
+    !c.grantTypes.includes('authorization_code') &&
+    !c.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code')
+  ) {
     invalid.push({ name: 'body.grantTypes', reason: 'refresh_token needs authorization_code or device_code' });
   }
-  if (c.tokenEndpointAuthMethod === 'none' && (c.grantTypes.includes('client_credentials') || c.grantTypes.includes(GRANT_TYPE_TOKEN_EXCHANGE))) {
-    invalid.push({ name: 'body.grantTypes', reason: 'client_credentials and token exchange need a confidential client (tokenEndpointAuthMethod other than none)' });
+  if (
+    c.tokenEndpointAuthMethod === 'none' &&
+    (c.grantTypes.includes('client_credentials') || c.grantTypes.includes(GRANT_TYPE_TOKEN_EXCHANGE))
+  ) {
+    invalid.push({
+      name: 'body.grantTypes',
+      reason:
+        'client_credentials and token exchange need a confidential client (tokenEndpointAuthMethod other than none)',
+    });
   }
-  if (c.tokenEndpointAuthMethod === 'private_key_jwt' && !c.jwks) invalid.push({ name: 'body.jwks', reason: 'private_key_jwt needs the client\'s public keys' });
-  if (typeof nheMax === 'number' && nheMax > hardMax) invalid.push({ name: 'body.config.nhe.maxTokenLifetime', reason: `must be at most settings.nhe.hardMaxTokenLifetime (${hardMax})` });
+  if (c.tokenEndpointAuthMethod === 'private_key_jwt' && !c.jwks)
+    invalid.push({ name: 'body.jwks', reason: "private_key_jwt needs the client's public keys" });
+  if (typeof nheMax === 'number' && nheMax > hardMax)
+    invalid.push({
+      name: 'body.config.nhe.maxTokenLifetime',
+      reason: `must be at most settings.nhe.hardMaxTokenLifetime (${hardMax})`,
+    });
   if (invalid.length) throw problems.validation('the client configuration is not consistent', invalid);
 }
 
-function configSet(config: z.output<typeof clientConfig> | undefined): { $set: Record<string, unknown>; $unset: Record<string, 1> } {
+function configSet(config: z.output<typeof clientConfig> | undefined): {
+  $set: Record<string, unknown>;
+  $unset: Record<string, 1>;
+} {
   const $set: Record<string, unknown> = {};
   const $unset: Record<string, 1> = {};
   for (const [k, v] of Object.entries(config?.nhe ?? {})) {
@@ -234,9 +297,11 @@ function configSet(config: z.output<typeof clientConfig> | undefined): { $set: R
     else $set[`config.nhe.${k}`] = v;
   }
   for (const [k, v] of Object.entries(config?.featureToggles ?? {})) $set[`config.featureToggles.${k}`] = v;
-  if (config?.legacyRoleCompatibility !== undefined) $set['config.legacyRoleCompatibility'] = config.legacyRoleCompatibility;
+  if (config?.legacyRoleCompatibility !== undefined)
+    $set['config.legacyRoleCompatibility'] = config.legacyRoleCompatibility;
   if (config?.customizeUserInfoClaims === null) $unset['config.customizeUserInfoClaims'] = 1;
-  else if (config?.customizeUserInfoClaims !== undefined) $set['config.customizeUserInfoClaims'] = config.customizeUserInfoClaims;
+  else if (config?.customizeUserInfoClaims !== undefined)
+    $set['config.customizeUserInfoClaims'] = config.customizeUserInfoClaims;
   return { $set, $unset };
 }
 
@@ -251,8 +316,19 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
     if (!doc) throw problems.notFound('client not found');
     return doc;
   };
-  const listFilter = (tenantId: number, q: { clientIdPrefix?: string | undefined; grantType?: string | undefined; registration?: 'managed' | 'dynamic' | undefined }) => ({
-    ...(q.registration === 'dynamic' ? { registration: 'dynamic' as const } : q.registration === 'managed' ? { registration: { $exists: false } } : {}),
+  const listFilter = (
+    tenantId: number,
+    q: {
+      clientIdPrefix?: string | undefined;
+      grantType?: string | undefined;
+      registration?: 'managed' | 'dynamic' | undefined;
+    },
+  ) => ({
+    ...(q.registration === 'dynamic'
+      ? { registration: 'dynamic' as const }
+      : q.registration === 'managed'
+        ? { registration: { $exists: false } }
+        : {}),
     tenantId,
     ...(q.clientIdPrefix ? { clientId: prefixRegex(q.clientIdPrefix) } : {}),
     ...(q.grantType ? { grantTypes: q.grantType } : {}),
@@ -260,7 +336,10 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
   const filters = {
     clientIdPrefix: z.string().min(1).max(64).optional(),
     grantType: z.enum(GRANT_TYPES).optional(),
-    registration: z.enum(['managed', 'dynamic']).optional().describe('Only clients created through this API, or only dynamically registered ones'),
+    registration: z
+      .enum(['managed', 'dynamic'])
+      .optional()
+      .describe('Only clients created through this API, or only dynamically registered ones'),
   };
   /**
    * The system tenant's bootstrap administrator is the deployment's (BOOTSTRAP_ADMIN_CLIENT_ID and _SECRET): every
@@ -269,7 +348,9 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
   const assertNotBootstrapAdmin = (tenantId: number, clientId: string, what: 'disabled' | 'deleted') => {
     const b = deps.bootstrapAdmin;
     if (b && b.tenantId === tenantId && b.clientId === clientId) {
-      throw problems.conflict(`the bootstrap administrator cannot be ${what} through the API; it is managed by the deployment's bootstrap configuration`);
+      throw problems.conflict(
+        `the bootstrap administrator cannot be ${what} through the API; it is managed by the deployment's bootstrap configuration`,
+      );
     }
   };
 
@@ -279,24 +360,38 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       path: BASE,
       operationId: 'createClient',
       summary: 'Create a client',
-      description: 'For client_secret_basic / client_secret_post a secret is generated and returned once in `clientSecret`.',
+      description:
+        'For client_secret_basic / client_secret_post a secret is generated and returned once in `clientSecret`.',
       tag: TAG,
       scope: 'auth.clients.create',
       params: tenantParams,
       body: createBody,
-      responses: { 201: { description: 'The client, with its secret', schema: clientWithSecret, headers: { Location: 'URL of the client' } } },
+      responses: {
+        201: {
+          description: 'The client, with its secret',
+          schema: clientWithSecret,
+          headers: { Location: 'URL of the client' },
+        },
+      },
       errors: [409],
       handler: async ({ tenantId, body, caller, req, audit, invalidate }) => {
         if (body.firstParty === true) assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const method = body.tokenEndpointAuthMethod ?? 'client_secret_basic';
         checkClient(
-          { tokenEndpointAuthMethod: method, grantTypes: body.grantTypes, redirectUris: body.redirectUris ?? [], jwks: body.jwks, pkceRequired: body.pkceRequired },
+          {
+            tokenEndpointAuthMethod: method,
+            grantTypes: body.grantTypes,
+            redirectUris: body.redirectUris ?? [],
+            jwks: body.jwks,
+            pkceRequired: body.pkceRequired,
+          },
           settings.hardMaxTokenLifetime,
           body.config?.nhe?.maxTokenLifetime,
         );
         const clientId = body.clientId ?? randomBytes(12).toString('base64url');
-        if (await models.Client.exists({ tenantId, clientId })) throw problems.conflict('a client with this clientId already exists');
+        if (await models.Client.exists({ tenantId, clientId }))
+          throw problems.conflict('a client with this clientId already exists');
         // Consents a deleted client of the same clientId left behind (from before deletes cleared them) are not this one's.
         if (body.clientId) await revokeClientGrants(models, tenantId, clientId);
         const secret = SECRET_METHODS.has(method) ? generateClientSecret() : undefined;
@@ -316,7 +411,11 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         const doc = await find(tenantId, clientId);
         audit({ clientId, grantTypes: body.grantTypes, secretIssued: Boolean(secret) });
         invalidate('client', clientId);
-        return { status: 201, body: { ...clientView(doc), ...(secret ? { clientSecret: secret } : {}) }, headers: { Location: `${req.baseUrl}${req.path}/${clientId}` } };
+        return {
+          status: 201,
+          body: { ...clientView(doc), ...(secret ? { clientSecret: secret } : {}) },
+          headers: { Location: `${req.baseUrl}${req.path}/${clientId}` },
+        };
       },
     }),
     defineRoute({
@@ -327,9 +426,21 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       tag: TAG,
       scope: 'auth.clients.list',
       params: tenantParams,
-      query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().regex(/^[0-9a-f]{24}$/).optional(), ...filters }).strict(),
+      query: z
+        .object({
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+          cursor: z
+            .string()
+            .regex(/^[0-9a-f]{24}$/)
+            .optional(),
+          ...filters,
+        })
+        .strict(),
       responses: { 200: { description: 'A page of clients', schema: page(clientSchema, 'ClientPage') } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.Client, listFilter(tenantId, query), query, clientView) }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: await pageOf(models.Client, listFilter(tenantId, query), query, clientView),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -341,7 +452,10 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: z.object(filters).strict(),
       responses: { 200: { description: 'The number of matching clients', schema: countSchema } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.Client.countDocuments(listFilter(tenantId, query)) } }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: { count: await models.Client.countDocuments(listFilter(tenantId, query)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -352,7 +466,10 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.clients.list',
       params: clientParams,
       responses: { 200: { description: 'The client (never its secret)', schema: clientSchema } },
-      handler: async ({ tenantId, params }) => ({ status: 200, body: clientView(await find(tenantId, params.clientId)) }),
+      handler: async ({ tenantId, params }) => ({
+        status: 200,
+        body: clientView(await find(tenantId, params.clientId)),
+      }),
     }),
     defineRoute({
       method: 'patch',
@@ -366,7 +483,7 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         'every management scope the client holds (403 otherwise), and so does turning dpopBoundAccessTokens off. ' +
         'On a first-party client, turning pkceRequired, dpopBoundAccessTokens or requirePushedAuthorizationRequests ' +
         'off needs every management scope. pkceRequired false on a public client is 400; a client that becomes ' +
-        'public gets PKCE required again. The system tenant\'s bootstrap administrator cannot be disabled (409).',
+        "public gets PKCE required again. The system tenant's bootstrap administrator cannot be disabled (409).",
       tag: TAG,
       scope: 'auth.clients.update',
       params: clientParams,
@@ -380,14 +497,24 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         // its metadata changed through RFC 7592 by its own registration access token.
         const changed = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
         if (existing.registration === 'dynamic' && changed.some((k) => k !== 'enabled' && k !== 'name')) {
-          throw problems.conflict('a dynamically registered client changes through RFC 7592 with its registration access token; here only enabled and name can change (it cannot become first-party or delegate)');
+          throw problems.conflict(
+            'a dynamically registered client changes through RFC 7592 with its registration access token; here only enabled and name can change (it cannot become first-party or delegate)',
+          );
         }
         // Replacing how the client authenticates is taking it over; disabling it, or taking away a grant type it
         // has, is locking it out. Either is guarded like granting its scopes (auth/escalation.ts).
-        const dropsGrant = body.grantTypes !== undefined && (existing.grantTypes ?? []).some((g) => !body.grantTypes!.includes(g as (typeof GRANT_TYPES)[number]));
+        const dropsGrant =
+          body.grantTypes !== undefined &&
+          (existing.grantTypes ?? []).some((g) => !body.grantTypes!.includes(g as (typeof GRANT_TYPES)[number]));
         // Unbinding its tokens from a key (DPoP off) makes a leaked token of the client usable by anyone.
         const unbindsTokens = body.dpopBoundAccessTokens === false && existing.requireDpop === true;
-        if (body.tokenEndpointAuthMethod !== undefined || body.jwks !== undefined || body.enabled === false || dropsGrant || unbindsTokens) {
+        if (
+          body.tokenEndpointAuthMethod !== undefined ||
+          body.jwks !== undefined ||
+          body.enabled === false ||
+          dropsGrant ||
+          unbindsTokens
+        ) {
           assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
         }
         if (body.enabled === false) assertNotBootstrapAdmin(tenantId, existing.clientId, 'disabled');
@@ -400,13 +527,22 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
           (body.pkceRequired === false && pkceRequiredOf(existing)) ||
           unbindsTokens ||
           (body.requirePushedAuthorizationRequests === false && existing.requirePushedAuthorizationRequests === true);
-        if (firstParty && (body.firstParty !== undefined || lowers || FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))) {
+        if (
+          firstParty &&
+          (body.firstParty !== undefined || lowers || FIRST_PARTY_SENSITIVE.some((f) => body[f] !== undefined))
+        ) {
           assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         }
         const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
         const grantTypes = body.grantTypes ?? existing.grantTypes;
         checkClient(
-          { tokenEndpointAuthMethod: method, grantTypes, redirectUris: body.redirectUris ?? existing.redirectUris, jwks: body.jwks ?? existing.jwks, pkceRequired: body.pkceRequired },
+          {
+            tokenEndpointAuthMethod: method,
+            grantTypes,
+            redirectUris: body.redirectUris ?? existing.redirectUris,
+            jwks: body.jwks ?? existing.jwks,
+            pkceRequired: body.pkceRequired,
+          },
           settings.hardMaxTokenLifetime,
           body.config?.nhe?.maxTokenLifetime,
         );
@@ -425,17 +561,29 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         // its first-party standing (whose grants users never saw) asks again. Deleted before the update, so that a
         // failure leaves the change undone and its retry deletes them; and after, for a consent given meanwhile.
         const newRedirect = body.redirectUris?.some((u) => !(existing.redirectUris ?? []).includes(u)) ?? false;
-        const newAuth = (body.tokenEndpointAuthMethod !== undefined && body.tokenEndpointAuthMethod !== existing.tokenEndpointAuthMethod) || body.jwks !== undefined;
+        const newAuth =
+          (body.tokenEndpointAuthMethod !== undefined &&
+            body.tokenEndpointAuthMethod !== existing.tokenEndpointAuthMethod) ||
+          body.jwks !== undefined;
         const demoted = existing.firstParty === true && body.firstParty === false;
         const reconsent = newRedirect || newAuth || demoted;
         let grantsRevoked = reconsent ? await revokeClientGrants(models, tenantId, params.clientId) : 0;
-        const doc = await models.Client.findOneAndUpdate({ _id: existing._id }, { $set, ...(Object.keys(cfg.$unset).length ? { $unset: cfg.$unset } : {}) }, { returnDocument: 'after' }).lean<ClientRow>();
+        const doc = await models.Client.findOneAndUpdate(
+          { _id: existing._id },
+          { $set, ...(Object.keys(cfg.$unset).length ? { $unset: cfg.$unset } : {}) },
+          { returnDocument: 'after' },
+        ).lean<ClientRow>();
         if (!doc) throw problems.notFound('client not found');
         if (reconsent) grantsRevoked += await revokeClientGrants(models, tenantId, params.clientId);
         audit({ clientId: params.clientId, fields: Object.keys(body), secretIssued: Boolean(secret), grantsRevoked });
         invalidate('client', params.clientId);
         if (body.config?.nhe?.delegationEnabled === false || body.enabled === false) {
-          await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.delegation.disabled', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+          await deps.revoke?.({
+            tenantId,
+            clientNumericId: existing.numericId,
+            reason: 'client.delegation.disabled',
+            maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+          });
         }
         return { status: 200, body: { ...clientView(doc), ...(secret ? { clientSecret: secret } : {}) } };
       },
@@ -450,14 +598,23 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.clients.update',
       params: clientParams,
       body: emptyBody,
-      responses: { 200: { description: 'The new secret, shown once', schema: z.object({ clientId: z.string(), clientSecret: z.string() }).meta({ id: 'ClientSecret' }) } },
+      responses: {
+        200: {
+          description: 'The new secret, shown once',
+          schema: z.object({ clientId: z.string(), clientSecret: z.string() }).meta({ id: 'ClientSecret' }),
+        },
+      },
       errors: [409],
       handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await find(tenantId, params.clientId);
         assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
-        if (!SECRET_METHODS.has(existing.tokenEndpointAuthMethod)) throw problems.conflict(`a ${existing.tokenEndpointAuthMethod} client has no secret`);
+        if (!SECRET_METHODS.has(existing.tokenEndpointAuthMethod))
+          throw problems.conflict(`a ${existing.tokenEndpointAuthMethod} client has no secret`);
         const secret = generateClientSecret();
-        await models.Client.updateOne({ _id: existing._id }, { $set: { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } });
+        await models.Client.updateOne(
+          { _id: existing._id },
+          { $set: { secretDigest: clientSecretDigest(deps.clientSecretPepper, secret) } },
+        );
         audit({ clientId: params.clientId, secretRotated: true });
         invalidate('client', params.clientId);
         return { status: 200, body: { clientId: params.clientId, clientSecret: secret } };
@@ -470,7 +627,7 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       summary: 'Delete a client',
       description:
         'Revokes the NHE tokens issued to it. Token audit rows stay. Needs every management scope the client holds ' +
-        '(403 otherwise). A client cannot delete itself, and the system tenant\'s bootstrap administrator cannot be deleted (409).',
+        "(403 otherwise). A client cannot delete itself, and the system tenant's bootstrap administrator cannot be deleted (409).",
       tag: TAG,
       scope: 'auth.clients.delete',
       params: clientParams,
@@ -478,19 +635,28 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       errors: [409, 503],
       handler: async ({ tenantId, params, caller, audit, invalidate }) => {
         const existing = await find(tenantId, params.clientId);
-        if (caller.tenantId === tenantId && caller.clientId === existing.clientId) throw problems.conflict('a client cannot delete itself');
+        if (caller.tenantId === tenantId && caller.clientId === existing.clientId)
+          throw problems.conflict('a client cannot delete itself');
         // Deleting a client takes every scope it holds away: guarded like granting them.
         assertCallerHolds(caller, await clientManagementScopes(models, tenantId, params.clientId), 'the client');
         assertNotBootstrapAdmin(tenantId, existing.clientId, 'deleted');
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
-        await deps.revoke?.({ tenantId, clientNumericId: existing.numericId, reason: 'client.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        await deps.revoke?.({
+          tenantId,
+          clientNumericId: existing.numericId,
+          reason: 'client.deleted',
+          maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+        });
         // Its users' consents go with it: a client created later under the same clientId starts without them.
         await revokeClientGrants(models, tenantId, existing.clientId);
         // So is the sandbox's record of its script (a later client of the same clientId starts without it).
         await models.CustomClaimsScriptState.deleteMany({ tenantId, clientId: existing.clientId });
         // And its right to introspect APIs' tokens (a later client of the same clientId is not their introspector).
-        await models.ResourceServer.updateMany({ tenantId, introspectionClientIds: existing.clientId }, { $pull: { introspectionClientIds: existing.clientId } });
+        await models.ResourceServer.updateMany(
+          { tenantId, introspectionClientIds: existing.clientId },
+          { $pull: { introspectionClientIds: existing.clientId } },
+        );
         await models.Client.deleteOne({ _id: existing._id });
         audit({ clientId: params.clientId });
         invalidate('client', params.clientId);

@@ -17,7 +17,9 @@ type Target = { type: (typeof TARGET_TYPES)[number]; id: string };
 const target = z
   .object({ type: z.enum(TARGET_TYPES), id: objectId })
   .strict()
-  .describe('Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one');
+  .describe(
+    'Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one',
+  );
 
 const maxChainDepth = z
   .number()
@@ -25,7 +27,7 @@ const maxChainDepth = z
   .min(1)
   .max(MAX_CHAIN_DEPTH)
   .describe(
-    'Deepest delegation chain (actors in act) a token issued through this policy may lead to; the tenant\'s settings.nhe.maxChainDepth is the ceiling. ' +
+    "Deepest delegation chain (actors in act) a token issued through this policy may lead to; the tenant's settings.nhe.maxChainDepth is the ceiling. " +
       'Absent: 1 for a user or group target (the NHE may not hand on), 2 for an NHE target (the hand-off itself, no further). An NHE target needs at least 2',
   );
 
@@ -77,8 +79,14 @@ function policyView(doc: PolicyRow) {
 
 const simulationBody = z
   .object({
-    userId: objectId.describe('The delegating user (the subject token\'s sub)'),
-    clientId: z.string().min(1).max(2048).describe('client_id of the client that would exchange, or of an agent client of this NHE (a metadata document URL included)'),
+    userId: objectId.describe("The delegating user (the subject token's sub)"),
+    clientId: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe(
+        'client_id of the client that would exchange, or of an agent client of this NHE (a metadata document URL included)',
+      ),
     resource: z.string().min(1).max(2048).describe('Resource server identifier'),
     scope: z.string().min(1).max(4096).describe('Space-separated requested scopes'),
     consentedScope: z
@@ -86,8 +94,8 @@ const simulationBody = z
       .max(4096)
       .optional()
       .describe(
-        'Space-separated scopes the user consented to the client for this resource (the subject token\'s scope). ' +
-          'Caps a third-party client\'s delegation (layer consent); omitted, a third-party client has none. ' +
+        "Space-separated scopes the user consented to the client for this resource (the subject token's scope). " +
+          "Caps a third-party client's delegation (layer consent); omitted, a third-party client has none. " +
           'Ignored for first-party clients.',
       ),
     parent: z
@@ -96,13 +104,13 @@ const simulationBody = z
           .array(z.string().min(1).max(256))
           .min(1)
           .max(MAX_CHAIN_DEPTH - 1)
-          .describe('The NHE identifiers of the subject token\'s act chain, outermost (the NHE that hands on) first'),
-        scope: z.string().min(1).max(4096).describe('The subject token\'s scopes (space-separated)'),
+          .describe("The NHE identifiers of the subject token's act chain, outermost (the NHE that hands on) first"),
+        scope: z.string().min(1).max(4096).describe("The subject token's scopes (space-separated)"),
       })
       .strict()
       .optional()
       .describe(
-        'Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user\'s token. ' +
+        "Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user's token. " +
           'The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops).',
       ),
   })
@@ -110,8 +118,11 @@ const simulationBody = z
 
 const chainRecordSchema = z
   .object({
-    depth: z.number().int().describe('Actors in the new token\'s act chain'),
-    maxDepth: z.number().int().describe('The smallest of the tenant\'s ceiling and the maxChainDepth of every hop checked'),
+    depth: z.number().int().describe("Actors in the new token's act chain"),
+    maxDepth: z
+      .number()
+      .int()
+      .describe("The smallest of the tenant's ceiling and the maxChainDepth of every hop checked"),
     hops: z.array(
       z.object({
         depth: z.number().int(),
@@ -135,7 +146,9 @@ const decisionSchema = z
       ttlSetBy: z.string(),
       ttlTerms: z.record(z.string(), z.number()),
       policyIds: z.array(z.string()),
-      actorAuth: z.enum(['named', 'key', 'workload']).describe('How the actor was authenticated (a dry run assumes named)'),
+      actorAuth: z
+        .enum(['named', 'key', 'workload'])
+        .describe('How the actor was authenticated (a dry run assumes named)'),
       chain: chainRecordSchema,
     }),
     z.object({
@@ -156,7 +169,9 @@ const simulationSchema = z
     request: simulationBody,
     flow: z
       .enum(['token-exchange', 'agent-client'])
-      .describe('agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token (issue 17)'),
+      .describe(
+        'agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token (issue 17)',
+      ),
     decision: decisionSchema,
     evaluatedAt: isoDate,
   })
@@ -175,15 +190,28 @@ async function findNhe(models: Models, tenantId: number, nheId: string) {
 
 async function checkTarget(models: Models, tenantId: number, t: Target, nheId: string) {
   const _id = idOr404(t.id, t.type);
-  if (t.type === 'nhe' && t.id === nheId) throw problems.validation('an NHE cannot hand on to itself', [{ name: 'body.target.id', reason: 'must name another NHE' }]);
-  const exists = t.type === 'user' ? await models.User.exists({ tenantId, _id }) : t.type === 'group' ? await models.Group.exists({ tenantId, _id }) : await models.Nhe.exists({ tenantId, _id });
-  if (!exists) throw problems.validation('the policy target does not exist', [{ name: 'body.target.id', reason: `no ${t.type === 'nhe' ? 'NHE' : t.type} with this id in the tenant` }]);
+  if (t.type === 'nhe' && t.id === nheId)
+    throw problems.validation('an NHE cannot hand on to itself', [
+      { name: 'body.target.id', reason: 'must name another NHE' },
+    ]);
+  const exists =
+    t.type === 'user'
+      ? await models.User.exists({ tenantId, _id })
+      : t.type === 'group'
+        ? await models.Group.exists({ tenantId, _id })
+        : await models.Nhe.exists({ tenantId, _id });
+  if (!exists)
+    throw problems.validation('the policy target does not exist', [
+      { name: 'body.target.id', reason: `no ${t.type === 'nhe' ? 'NHE' : t.type} with this id in the tenant` },
+    ]);
 }
 
 /** An NHE -> NHE policy is a hand-off: it allows at least depth 2 (issue 19). */
 function checkChainDepth(type: Target['type'], depth: number | null | undefined) {
   if (type === 'nhe' && typeof depth === 'number' && depth < 2) {
-    throw problems.validation('an NHE target hands a delegated token on: maxChainDepth must be at least 2', [{ name: 'body.maxChainDepth', reason: 'must be at least 2 for an NHE target' }]);
+    throw problems.validation('an NHE target hands a delegated token on: maxChainDepth must be at least 2', [
+      { name: 'body.maxChainDepth', reason: 'must be at least 2 for an NHE target' },
+    ]);
   }
 }
 
@@ -198,12 +226,22 @@ function checkLifetime(hardMax: number, value: number | null | undefined) {
 export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
   const { models } = deps;
   const findPolicy = async (tenantId: number, nheId: string, policyId: string) => {
-    const doc = await models.DelegationPolicy.findOne({ tenantId, nheId, _id: idOr404(policyId, 'delegation policy') }).lean<PolicyRow>();
+    const doc = await models.DelegationPolicy.findOne({
+      tenantId,
+      nheId,
+      _id: idOr404(policyId, 'delegation policy'),
+    }).lean<PolicyRow>();
     if (!doc) throw problems.notFound('delegation policy not found');
     return doc;
   };
   const duplicateTarget = async (tenantId: number, nheId: string, t: Target, except?: unknown) => {
-    const clash = await models.DelegationPolicy.exists({ tenantId, nheId, 'target.type': t.type, 'target.id': t.id, ...(except ? { _id: { $ne: except } } : {}) });
+    const clash = await models.DelegationPolicy.exists({
+      tenantId,
+      nheId,
+      'target.type': t.type,
+      'target.id': t.id,
+      ...(except ? { _id: { $ne: except } } : {}),
+    });
     if (clash) throw problems.conflict(`this NHE already has a policy for this ${t.type}`);
   };
 
@@ -215,12 +253,14 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       summary: 'Create a delegation policy',
       description:
         'One policy per target (user, group, or another NHE that may hand on to this one) and NHE; the target must exist in the tenant. ' +
-        'maxChainDepth lets a delegated token go further down a chain (issue 19): on the user\'s policy for the first NHE, and on each NHE -> NHE policy.',
+        "maxChainDepth lets a delegated token go further down a chain (issue 19): on the user's policy for the first NHE, and on each NHE -> NHE policy.",
       tag: TAG,
       scope: 'auth.nhe.policies.create',
       params: nheParams,
       body: createBody,
-      responses: { 201: { description: 'The policy', schema: policySchema, headers: { Location: 'URL of the policy' } } },
+      responses: {
+        201: { description: 'The policy', schema: policySchema, headers: { Location: 'URL of the policy' } },
+      },
       errors: [409],
       handler: async ({ tenantId, params, body, req, audit, invalidate }) => {
         await findNhe(models, tenantId, params.nheId);
@@ -232,7 +272,11 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
         const id = String(created._id);
         audit({ nheId: params.nheId, policyId: id, target: body.target });
         invalidate('policy', id);
-        return { status: 201, body: policyView(created.toObject() as PolicyRow), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+        return {
+          status: 201,
+          body: policyView(created.toObject() as PolicyRow),
+          headers: { Location: `${req.baseUrl}${req.path}/${id}` },
+        };
       },
     }),
     defineRoute({
@@ -262,14 +306,18 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.nhe.policies.list',
       params: policyParams,
       responses: { 200: { description: 'The policy', schema: policySchema } },
-      handler: async ({ tenantId, params }) => ({ status: 200, body: policyView(await findPolicy(tenantId, params.nheId, params.policyId)) }),
+      handler: async ({ tenantId, params }) => ({
+        status: 200,
+        body: policyView(await findPolicy(tenantId, params.nheId, params.policyId)),
+      }),
     }),
     defineRoute({
       method: 'patch',
       path: `${NHE}/delegation-policies/:policyId`,
       operationId: 'updateDelegationPolicy',
       summary: 'Update a delegation policy',
-      description: 'Tokens already issued to the NHE for the previous target are revoked (they may exceed the new policy).',
+      description:
+        'Tokens already issued to the NHE for the previous target are revoked (they may exceed the new policy).',
       tag: TAG,
       scope: 'auth.nhe.policies.update',
       params: policyParams,
@@ -285,14 +333,26 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           await checkTarget(models, tenantId, body.target, params.nheId);
           await duplicateTarget(tenantId, params.nheId, body.target, existing._id);
         }
-        checkChainDepth((body.target ?? existing.target).type, body.maxChainDepth === undefined ? existing.maxChainDepth : body.maxChainDepth);
+        checkChainDepth(
+          (body.target ?? existing.target).type,
+          body.maxChainDepth === undefined ? existing.maxChainDepth : body.maxChainDepth,
+        );
         const { maxTokenLifetime, maxChainDepth: depth, ...rest } = body;
         const update: Record<string, unknown> = {
-          $set: { ...rest, ...(typeof maxTokenLifetime === 'number' ? { maxTokenLifetime } : {}), ...(typeof depth === 'number' ? { maxChainDepth: depth } : {}) },
+          $set: {
+            ...rest,
+            ...(typeof maxTokenLifetime === 'number' ? { maxTokenLifetime } : {}),
+            ...(typeof depth === 'number' ? { maxChainDepth: depth } : {}),
+          },
         };
-        const unset = { ...(maxTokenLifetime === null ? { maxTokenLifetime: 1 } : {}), ...(depth === null ? { maxChainDepth: 1 } : {}) };
+        const unset = {
+          ...(maxTokenLifetime === null ? { maxTokenLifetime: 1 } : {}),
+          ...(depth === null ? { maxChainDepth: 1 } : {}),
+        };
         if (Object.keys(unset).length) update.$unset = unset;
-        const doc = await models.DelegationPolicy.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<PolicyRow>();
+        const doc = await models.DelegationPolicy.findOneAndUpdate({ tenantId, _id: existing._id }, update, {
+          returnDocument: 'after',
+        }).lean<PolicyRow>();
         if (!doc) throw problems.notFound('delegation policy not found');
         audit({ nheId: params.nheId, policyId: params.policyId, fields: Object.keys(body) });
         invalidate('policy', params.policyId);
@@ -311,7 +371,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       path: `${NHE}/delegation-policies/:policyId`,
       operationId: 'deleteDelegationPolicy',
       summary: 'Delete a delegation policy',
-      description: 'Tokens already issued to the NHE under this policy\'s target are revoked.',
+      description: "Tokens already issued to the NHE under this policy's target are revoked.",
       tag: TAG,
       scope: 'auth.nhe.policies.delete',
       params: policyParams,
@@ -339,7 +399,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       method: 'post',
       path: `${NHE}/delegation-simulations`,
       operationId: 'simulateDelegation',
-      summary: 'Dry run of a token exchange (or an agent client\'s token) for this NHE',
+      summary: "Dry run of a token exchange (or an agent client's token) for this NHE",
       description:
         'Returns the decision record of the delegation domain function (granted scopes, the TTL and the term that set ' +
         'it, or the refusal and the gate that refused) for the given user, client, resource and scope. Mints nothing, ' +
@@ -362,7 +422,9 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           nheIdentifier: nhe.identifier,
           resource: body.resource,
           requestedScopes: body.scope.split(' ').filter(Boolean),
-          ...(body.consentedScope !== undefined ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) } : {}),
+          ...(body.consentedScope !== undefined
+            ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) }
+            : {}),
           // A hand-on (issue 19): a fresh parent for this resource, each actor named.
           ...(body.parent && !asAgent
             ? {
@@ -375,11 +437,21 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
               }
             : {}),
         });
-        if (!loaded) throw problems.validation('the client does not exist', [{ name: 'body.clientId', reason: 'no client with this client_id in the tenant' }]);
+        if (!loaded)
+          throw problems.validation('the client does not exist', [
+            { name: 'body.clientId', reason: 'no client with this client_id in the tenant' },
+          ]);
         const facts = asAgent ? agentClientFacts(loaded, nhe.identifier, loaded.client.numericId) : loaded;
         return {
           status: 200,
-          body: { nheId: params.nheId, nheIdentifier: nhe.identifier, request: body, flow: asAgent ? ('agent-client' as const) : ('token-exchange' as const), decision: decideDelegation(facts), evaluatedAt: new Date() },
+          body: {
+            nheId: params.nheId,
+            nheIdentifier: nhe.identifier,
+            request: body,
+            flow: asAgent ? ('agent-client' as const) : ('token-exchange' as const),
+            decision: decideDelegation(facts),
+            evaluatedAt: new Date(),
+          },
         };
       },
     }),

@@ -41,7 +41,11 @@ export function idOr404(id: string, what: string) {
 
 /** `{ items, nextCursor }` over `_id` order (ascending unless `newestFirst`): stable under inserts. */
 export async function pageOf<T>(
-  model: { find: (filter: Record<string, unknown>) => { sort: (s: Record<string, 1 | -1>) => { limit: (n: number) => { lean: () => Promise<unknown> } } } },
+  model: {
+    find: (filter: Record<string, unknown>) => {
+      sort: (s: Record<string, 1 | -1>) => { limit: (n: number) => { lean: () => Promise<unknown> } };
+    };
+  },
   filter: Record<string, unknown>,
   q: { limit: number; cursor?: string | undefined },
   view: (doc: T) => unknown,
@@ -52,7 +56,11 @@ export async function pageOf<T>(
     const c = toObjectId(q.cursor);
     if (c) f._id = newestFirst ? { $lt: c } : { $gt: c };
   }
-  const rows = (await model.find(f).sort({ _id: newestFirst ? -1 : 1 }).limit(q.limit + 1).lean()) as Array<T & { _id: unknown }>;
+  const rows = (await model
+    .find(f)
+    .sort({ _id: newestFirst ? -1 : 1 })
+    .limit(q.limit + 1)
+    .lean()) as Array<T & { _id: unknown }>;
   const items = rows.slice(0, q.limit);
   return { items: items.map(view), nextCursor: rows.length > q.limit ? String(items[items.length - 1]?._id) : null };
 }

@@ -28,7 +28,9 @@ const tokenSchema = z
   })
   .meta({ id: 'InitialAccessToken' });
 
-const issuedSchema = tokenSchema.extend({ token: z.string().describe('Shown once: hand it to the client developer now; only a digest is kept') }).meta({ id: 'IssuedInitialAccessToken' });
+const issuedSchema = tokenSchema
+  .extend({ token: z.string().describe('Shown once: hand it to the client developer now; only a digest is kept') })
+  .meta({ id: 'IssuedInitialAccessToken' });
 
 const view = (doc: InitialAccessTokenDoc, uses: number) => ({
   id: doc.tokenId,
@@ -41,7 +43,8 @@ const view = (doc: InitialAccessTokenDoc, uses: number) => ({
 
 export function initialAccessTokenRoutes(deps: RouteDeps): RouteDef[] {
   const { models } = deps;
-  const usesOf = (tenantId: number, tokenId: string) => models.InitialAccessTokenUse.countDocuments({ tenantId, tokenId });
+  const usesOf = (tenantId: number, tokenId: string) =>
+    models.InitialAccessTokenUse.countDocuments({ tenantId, tokenId });
   return [
     defineRoute({
       method: 'post',
@@ -85,15 +88,26 @@ export function initialAccessTokenRoutes(deps: RouteDeps): RouteDef[] {
       method: 'get',
       path: BASE,
       operationId: 'listInitialAccessTokens',
-      summary: 'List the tenant\'s unexpired initial access tokens (never the tokens themselves)',
+      summary: "List the tenant's unexpired initial access tokens (never the tokens themselves)",
       tag: TAG,
       scope: 'auth.clients.list',
       params: tenantParams,
-      responses: { 200: { description: 'The tokens', schema: z.object({ items: z.array(tokenSchema) }).meta({ id: 'InitialAccessTokenList' }) } },
+      responses: {
+        200: {
+          description: 'The tokens',
+          schema: z.object({ items: z.array(tokenSchema) }).meta({ id: 'InitialAccessTokenList' }),
+        },
+      },
       handler: async ({ tenantId }) => {
         await loadTenant(models, tenantId);
-        const rows = await models.InitialAccessToken.find({ tenantId, expiresAt: { $gt: new Date() } }).sort({ createdAt: 1 }).limit(1000).lean<InitialAccessTokenDoc[]>();
-        return { status: 200, body: { items: await Promise.all(rows.map(async (r) => view(r, await usesOf(tenantId, r.tokenId)))) } };
+        const rows = await models.InitialAccessToken.find({ tenantId, expiresAt: { $gt: new Date() } })
+          .sort({ createdAt: 1 })
+          .limit(1000)
+          .lean<InitialAccessTokenDoc[]>();
+        return {
+          status: 200,
+          body: { items: await Promise.all(rows.map(async (r) => view(r, await usesOf(tenantId, r.tokenId)))) },
+        };
       },
     }),
     defineRoute({

@@ -46,7 +46,10 @@ const driftSchema = z
     field: z.enum(['schedule', 'suspend']).describe('The CronJob field (spec.schedule, spec.suspend)'),
     expected: z.union([z.string(), z.boolean()]).describe('What the job says (suspend is the opposite of enabled)'),
     actual: z.union([z.string(), z.boolean()]).nullable().describe('What the CronJob holds'),
-    manager: z.string().optional().describe('The field manager that last wrote it (metadata.managedFields), e.g. kubectl-edit or helm'),
+    manager: z
+      .string()
+      .optional()
+      .describe('The field manager that last wrote it (metadata.managedFields), e.g. kubectl-edit or helm'),
     changedAt: isoDate.optional(),
   })
   .meta({ id: 'JobDrift' });
@@ -55,9 +58,11 @@ const kubernetesSchema = z
   .union([
     z.object({
       cronJob: z.string(),
-      schedule: z.string().optional().describe('The CronJob\'s spec.schedule as the API server holds it'),
-      suspend: z.boolean().describe('The CronJob\'s spec.suspend'),
-      drift: z.array(driftSchema).describe('Where the CronJob differs from the job (changed outside the jobs API); empty when in step'),
+      schedule: z.string().optional().describe("The CronJob's spec.schedule as the API server holds it"),
+      suspend: z.boolean().describe("The CronJob's spec.suspend"),
+      drift: z
+        .array(driftSchema)
+        .describe('Where the CronJob differs from the job (changed outside the jobs API); empty when in step'),
     }),
     z.object({ cronJob: z.string(), error: z.string().describe('The CronJob could not be read; drift unknown') }),
   ])
@@ -71,7 +76,9 @@ const jobSchema = z
     schedule: z.string().describe('Five-field cron expression, UTC'),
     enabled: z.boolean(),
     customOptions: z.record(z.string(), z.unknown()),
-    backend: z.enum(['kubernetes', 'in-process']).describe('kubernetes: a CronJob kept in step; in-process: management schedules it'),
+    backend: z
+      .enum(['kubernetes', 'in-process'])
+      .describe('kubernetes: a CronJob kept in step; in-process: management schedules it'),
     nextRunAt: isoDate.nullable(),
     lastRun: runSchema.nullable(),
     updatedAt: isoDate.optional(),
@@ -83,11 +90,16 @@ const patchSchema = z
   .object({
     schedule: z.string().min(1).max(100).optional(),
     enabled: z.boolean().optional(),
-    customOptions: z.record(z.string(), z.unknown()).optional().describe('nhe-audit-retention: { batchSize: 1..100000 }'),
+    customOptions: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('nhe-audit-retention: { batchSize: 1..100000 }'),
     force: z
       .boolean()
       .optional()
-      .describe('Kubernetes: overwrite CronJob fields changed outside the jobs API (drift). Without it, a patch that would overwrite them is refused (409, listing them in `drift`)'),
+      .describe(
+        'Kubernetes: overwrite CronJob fields changed outside the jobs API (drift). Without it, a patch that would overwrite them is refused (409, listing them in `drift`)',
+      ),
   })
   .strict();
 
@@ -141,7 +153,9 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       tag: TAG,
       access: 'system',
       scope: 'auth.jobs.list',
-      responses: { 200: { description: 'The jobs', schema: z.object({ items: z.array(jobSchema) }).meta({ id: 'JobList' }) } },
+      responses: {
+        200: { description: 'The jobs', schema: z.object({ items: z.array(jobSchema) }).meta({ id: 'JobList' }) },
+      },
       handler: async () => ({ status: 200, body: { items: await Promise.all((await jobs.list()).map(view)) } }),
     }),
     defineRoute({
@@ -160,11 +174,11 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       method: 'patch',
       path: '/jobs/:name',
       operationId: 'updateJob',
-      summary: 'Change a job\'s schedule, enabled flag or custom options',
+      summary: "Change a job's schedule, enabled flag or custom options",
       description:
         'On Kubernetes the CronJob is read back, then its schedule and suspend flag are updated (with the resourceVersion read as a precondition), and the job is saved only once that worked: ' +
         'if the CronJob cannot be read or updated the job is left unchanged (503). If someone changed the CronJob outside the jobs API (`kubernetes.drift` of GET) and this patch would overwrite ' +
-        'those fields, it is refused with 409 (`conflict`, the fields in `drift`) and nothing changes, unless `force` is true; setting those fields to the CronJob\'s own values adopts them without `force`. ' +
+        "those fields, it is refused with 409 (`conflict`, the fields in `drift`) and nothing changes, unless `force` is true; setting those fields to the CronJob's own values adopts them without `force`. " +
         'A CronJob that changed between the read and the write is also a 409.',
       tag: TAG,
       access: 'system',
@@ -174,7 +188,11 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       responses: { 200: { description: 'The updated job', schema: jobSchema } },
       errors: [409, 503],
       handler: async ({ params: p, body, audit }) => {
-        audit({ job: p.name, changed: Object.keys(body).filter((k) => k !== 'force'), ...(body.force ? { force: true } : {}) });
+        audit({
+          job: p.name,
+          changed: Object.keys(body).filter((k) => k !== 'force'),
+          ...(body.force ? { force: true } : {}),
+        });
         return { status: 200, body: await view(await jobs.patch(p.name, body)) };
       },
     }),
@@ -183,7 +201,8 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       path: '/jobs/:name/run',
       operationId: 'runJobNow',
       summary: 'Start a run now',
-      description: 'On Kubernetes creates a Job from the CronJob\'s template; otherwise starts the job program. The run appears under /runs once it starts.',
+      description:
+        "On Kubernetes creates a Job from the CronJob's template; otherwise starts the job program. The run appears under /runs once it starts.",
       tag: TAG,
       access: 'system',
       scope: 'auth.jobs.run',
@@ -193,7 +212,11 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
         202: {
           description: 'The run was started',
           schema: z
-            .object({ backend: z.enum(['kubernetes', 'in-process']), kubernetesJob: z.string().optional(), pid: z.number().int().optional() })
+            .object({
+              backend: z.enum(['kubernetes', 'in-process']),
+              kubernetesJob: z.string().optional(),
+              pid: z.number().int().optional(),
+            })
             .meta({ id: 'JobRunStarted' }),
         },
       },
@@ -201,7 +224,13 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       handler: async ({ params: p, audit }) => {
         const started = await jobs.runNow(p.name);
         audit({ job: p.name, backend: started.backend });
-        return { status: 202, body: started.backend === 'kubernetes' ? { backend: 'kubernetes', kubernetesJob: started.jobName } : { backend: 'in-process', pid: started.pid } };
+        return {
+          status: 202,
+          body:
+            started.backend === 'kubernetes'
+              ? { backend: 'kubernetes', kubernetesJob: started.jobName }
+              : { backend: 'in-process', pid: started.pid },
+        };
       },
     }),
     defineRoute({
@@ -214,12 +243,19 @@ export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
       scope: 'auth.jobs.list',
       params,
       query: z
-        .object({ limit: z.coerce.number().int().min(1).max(100).default(20), before: isoDate.optional().describe('Runs started before this instant (paging)') })
+        .object({
+          limit: z.coerce.number().int().min(1).max(100).default(20),
+          before: isoDate.optional().describe('Runs started before this instant (paging)'),
+        })
         .strict(),
-      responses: { 200: { description: 'Runs', schema: z.object({ items: z.array(runSchema) }).meta({ id: 'JobRunList' }) } },
+      responses: {
+        200: { description: 'Runs', schema: z.object({ items: z.array(runSchema) }).meta({ id: 'JobRunList' }) },
+      },
       handler: async ({ params: p, query }) => ({
         status: 200,
-        body: { items: (await jobs.runs(p.name, query.limit, query.before ? new Date(query.before) : undefined)).map(runView) },
+        body: {
+          items: (await jobs.runs(p.name, query.limit, query.before ? new Date(query.before) : undefined)).map(runView),
+        },
       }),
     }),
     defineRoute({

@@ -41,10 +41,18 @@ export function keyRoutes(deps: RouteDeps): RouteDef[] {
       tag: TAG,
       scope: 'auth.keys.list',
       params: tenantParams,
-      responses: { 200: { description: 'The keys', schema: z.object({ items: z.array(signingKeySchema) }).meta({ id: 'SigningKeyList' }) } },
+      responses: {
+        200: {
+          description: 'The keys',
+          schema: z.object({ items: z.array(signingKeySchema) }).meta({ id: 'SigningKeyList' }),
+        },
+      },
       handler: async ({ tenantId }) => {
         const now = new Date();
-        const docs = await models.SigningKey.find({ tenantId, $or: [{ status: 'active' }, { publishUntil: { $gt: now } }] }, { encryptedPrivateJwk: 0 })
+        const docs = await models.SigningKey.find(
+          { tenantId, $or: [{ status: 'active' }, { publishUntil: { $gt: now } }] },
+          { encryptedPrivateJwk: 0 },
+        )
           .sort({ createdAt: -1 })
           .lean<SigningKeyDoc[]>();
         return { status: 200, body: { items: docs.map(keyView) } };

@@ -4,14 +4,33 @@ import type { Models, NheDoc } from '@idp/db';
 import { agentClientEntryProblem, agentClientMatches, MAX_AGENT_CLIENTS } from '@idp/delegation';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
-import { countSchema, isoDate, objectIdParam, page, pageQuery, queryBool, scopeList, tenantParams } from '../openapi/schemas';
+import {
+  countSchema,
+  isoDate,
+  objectIdParam,
+  page,
+  pageQuery,
+  queryBool,
+  scopeList,
+  tenantParams,
+} from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
-import { actorFieldsView, actorProofBody, actorProofPatch, actorProofViewSchema, checkActorProofFields, type ActorProofFields } from './nhe-actor-proof';
+import {
+  actorFieldsView,
+  actorProofBody,
+  actorProofPatch,
+  actorProofViewSchema,
+  checkActorProofFields,
+  type ActorProofFields,
+} from './nhe-actor-proof';
 
 /** An identifier is used verbatim in `act.sub = "nhe:" + identifier` and as agent.id: a conservative charset. */
 export const nheIdentifier = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, dot, underscore and hyphen; 1 to 128 characters, starting with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/,
+    'letters, digits, dot, underscore and hyphen; 1 to 128 characters, starting with a letter or digit',
+  );
 
 /** Issue 17 section 3: the OAuth clients that embody the NHE (libs/delegation agent-clients.ts). */
 const agentClients = z
@@ -28,7 +47,11 @@ const agentClients = z
   );
 
 const modelInfo = z
-  .object({ name: z.string().min(1).max(128).optional(), version: z.string().min(1).max(64).optional(), provider: z.string().min(1).max(128).optional() })
+  .object({
+    name: z.string().min(1).max(128).optional(),
+    version: z.string().min(1).max(64).optional(),
+    provider: z.string().min(1).max(128).optional(),
+  })
   .strict();
 
 export const createNheBody = z
@@ -36,7 +59,12 @@ export const createNheBody = z
     identifier: nheIdentifier,
     type: z.string().min(1).max(64),
     allowedScopes: scopeList,
-    maxTokenLifetime: z.number().int().min(1).optional().describe('Seconds; default settings.nhe.defaultMaxTokenLifetime; at most settings.nhe.hardMaxTokenLifetime'),
+    maxTokenLifetime: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Seconds; default settings.nhe.defaultMaxTokenLifetime; at most settings.nhe.hardMaxTokenLifetime'),
     operator: z.string().min(1).max(256),
     model: modelInfo.optional(),
     enabled: z.boolean().default(true),
@@ -77,10 +105,13 @@ export const nheSchema = z
   .meta({ id: 'Nhe' });
 
 const limitProblem = (limit: number, count: number) =>
-  problems.limitExceeded(`the tenant already has ${count} NHE registrations (settings.nhe.maxNhePerTenant = ${limit})`, {
-    name: 'settings.nhe.maxNhePerTenant',
-    value: limit,
-  });
+  problems.limitExceeded(
+    `the tenant already has ${count} NHE registrations (settings.nhe.maxNhePerTenant = ${limit})`,
+    {
+      name: 'settings.nhe.maxNhePerTenant',
+      value: limit,
+    },
+  );
 
 /** The slot number of a slotKey `<tenantId>:<n>`, or undefined when the record has none. */
 const slotOf = (slotKey: string | undefined) => (slotKey ? Number(slotKey.slice(slotKey.indexOf(':') + 1)) : undefined);
@@ -92,9 +123,15 @@ const slotOf = (slotKey: string | undefined) => (slotKey ? Number(slotKey.slice(
  * guarded by the same unique index; only then is a slot taken for the new record. So when a create succeeds, every
  * record it saw holds its own slot below the limit, and records created since hold one too.
  */
-async function createInFreeSlot(models: Models, tenantId: number, limit: number, fields: Omit<NheDoc, 'createdAt' | 'updatedAt' | 'enabled' | 'slotKey'> & { enabled?: boolean }) {
+async function createInFreeSlot(
+  models: Models,
+  tenantId: number,
+  limit: number,
+  fields: Omit<NheDoc, 'createdAt' | 'updatedAt' | 'enabled' | 'slotKey'> & { enabled?: boolean },
+) {
   const existing = await models.Nhe.find({ tenantId }, { slotKey: 1, identifier: 1 }).lean();
-  if (existing.some((d) => d.identifier === fields.identifier)) throw problems.conflict('an NHE with this identifier already exists');
+  if (existing.some((d) => d.identifier === fields.identifier))
+    throw problems.conflict('an NHE with this identifier already exists');
   if (existing.length >= limit) throw limitProblem(limit, existing.length);
   const inRange = (slotKey: string | undefined) => (slotOf(slotKey) ?? limit) < limit;
   const used = new Set(existing.map((d) => d.slotKey).filter((k): k is string => inRange(k)));
@@ -110,7 +147,8 @@ async function createInFreeSlot(models: Models, tenantId: number, limit: number,
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
         used.add(slotKey); // another request took it meanwhile
-        if (await models.Nhe.exists({ tenantId, identifier: fields.identifier })) throw problems.conflict('an NHE with this identifier already exists');
+        if (await models.Nhe.exists({ tenantId, identifier: fields.identifier }))
+          throw problems.conflict('an NHE with this identifier already exists');
       }
     }
     return undefined;
@@ -118,12 +156,18 @@ async function createInFreeSlot(models: Models, tenantId: number, limit: number,
   for (const stray of existing.filter((d) => !inRange(d.slotKey))) {
     // Only from where it was seen: a record another request has moved (or deleted) meanwhile is left alone.
     const moved = await claim(async (slotKey) => {
-      const res = await models.Nhe.updateOne({ _id: stray._id, slotKey: stray.slotKey ?? { $exists: false } }, { $set: { slotKey } });
+      const res = await models.Nhe.updateOne(
+        { _id: stray._id, slotKey: stray.slotKey ?? { $exists: false } },
+        { $set: { slotKey } },
+      );
       return { took: res.matchedCount === 1, value: true };
     });
     if (!moved) throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
   }
-  const created = await claim(async (slotKey) => ({ took: true, value: await models.Nhe.create({ ...fields, slotKey }) }));
+  const created = await claim(async (slotKey) => ({
+    took: true,
+    value: await models.Nhe.create({ ...fields, slotKey }),
+  }));
   if (!created) throw limitProblem(limit, await models.Nhe.countDocuments({ tenantId }));
   return created;
 }
@@ -154,7 +198,10 @@ const filters = {
 const listQuery = pageQuery.extend(filters).strict();
 const countQuery = z.object(filters).strict();
 
-function filterOf(tenantId: number, q: { type?: string | undefined; enabled?: boolean | undefined; identifierPrefix?: string | undefined }) {
+function filterOf(
+  tenantId: number,
+  q: { type?: string | undefined; enabled?: boolean | undefined; identifierPrefix?: string | undefined },
+) {
   const f: Record<string, unknown> = { tenantId };
   if (q.type !== undefined) f.type = q.type;
   if (q.enabled !== undefined) f.enabled = q.enabled;
@@ -169,13 +216,23 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
   const { models } = deps;
 
   /** Validates type and lifetime against the tenant's settings.nhe. */
-  const checkAgainstSettings = (settings: ReturnType<typeof nheSettingsOf>, type: string | undefined, maxTokenLifetime: number | undefined) => {
+  const checkAgainstSettings = (
+    settings: ReturnType<typeof nheSettingsOf>,
+    type: string | undefined,
+    maxTokenLifetime: number | undefined,
+  ) => {
     const invalid = [];
     if (type !== undefined && !settings.allowedNheTypes.includes(type)) {
-      invalid.push({ name: 'body.type', reason: `must be one of the tenant's allowedNheTypes: ${settings.allowedNheTypes.join(', ')}` });
+      invalid.push({
+        name: 'body.type',
+        reason: `must be one of the tenant's allowedNheTypes: ${settings.allowedNheTypes.join(', ')}`,
+      });
     }
     if (maxTokenLifetime !== undefined && maxTokenLifetime > settings.hardMaxTokenLifetime) {
-      invalid.push({ name: 'body.maxTokenLifetime', reason: `must be at most settings.nhe.hardMaxTokenLifetime (${settings.hardMaxTokenLifetime})` });
+      invalid.push({
+        name: 'body.maxTokenLifetime',
+        reason: `must be at most settings.nhe.hardMaxTokenLifetime (${settings.hardMaxTokenLifetime})`,
+      });
     }
     if (invalid.length) throw problems.validation('the NHE does not fit the tenant settings', invalid);
   };
@@ -186,11 +243,18 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
    */
   const checkAgentClients = async (tenantId: number, selfId: unknown, entries: string[] | undefined) => {
     if (!entries?.length) return;
-    const others = await models.Nhe.find({ tenantId, agentClients: { $exists: true, $ne: [] }, ...(selfId ? { _id: { $ne: selfId } } : {}) }, { identifier: 1, agentClients: 1 }).lean();
-    const overlaps = (a: string, b: string) => a === b || agentClientMatches(a, b.replace(/\*$/, '')) || agentClientMatches(b, a.replace(/\*$/, ''));
+    const others = await models.Nhe.find(
+      { tenantId, agentClients: { $exists: true, $ne: [] }, ...(selfId ? { _id: { $ne: selfId } } : {}) },
+      { identifier: 1, agentClients: 1 },
+    ).lean();
+    const overlaps = (a: string, b: string) =>
+      a === b || agentClientMatches(a, b.replace(/\*$/, '')) || agentClientMatches(b, a.replace(/\*$/, ''));
     for (const other of others) {
       const clash = entries.find((e) => (other.agentClients ?? []).some((o) => overlaps(e, o)));
-      if (clash) throw problems.conflict(`agent client ${clash} already embodies (or overlaps an agent client of) NHE ${other.identifier}: a client may embody one NHE only`);
+      if (clash)
+        throw problems.conflict(
+          `agent client ${clash} already embodies (or overlaps an agent client of) NHE ${other.identifier}: a client may embody one NHE only`,
+        );
     }
   };
 
@@ -210,7 +274,9 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.nhe.create',
       params: tenantParams,
       body: createNheBody,
-      responses: { 201: { description: 'The registration', schema: nheSchema, headers: { Location: 'URL of the registration' } } },
+      responses: {
+        201: { description: 'The registration', schema: nheSchema, headers: { Location: 'URL of the registration' } },
+      },
       errors: [409],
       handler: async ({ tenantId, body, req, audit, invalidate }) => {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
@@ -218,11 +284,19 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         checkAgainstSettings(settings, body.type, maxTokenLifetime);
         await checkActorProofFields(models, tenantId, undefined, body as ActorProofFields);
         await checkAgentClients(tenantId, undefined, body.agentClients);
-        const created = await createInFreeSlot(models, tenantId, settings.maxNhePerTenant, { ...body, maxTokenLifetime, tenantId });
+        const created = await createInFreeSlot(models, tenantId, settings.maxNhePerTenant, {
+          ...body,
+          maxTokenLifetime,
+          tenantId,
+        });
         const id = String(created._id);
         audit({ nheId: id, identifier: body.identifier });
         invalidate('nhe', id);
-        return { status: 201, body: nheView(created.toObject()), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+        return {
+          status: 201,
+          body: nheView(created.toObject()),
+          headers: { Location: `${req.baseUrl}${req.path}/${id}` },
+        };
       },
     }),
     defineRoute({
@@ -235,7 +309,10 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: listQuery,
       responses: { 200: { description: 'A page of registrations', schema: page(nheSchema, 'NhePage') } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.Nhe, filterOf(tenantId, query), query, nheView) }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: await pageOf(models.Nhe, filterOf(tenantId, query), query, nheView),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -247,7 +324,10 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: countQuery,
       responses: { 200: { description: 'The number of matching registrations', schema: countSchema } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.Nhe.countDocuments(filterOf(tenantId, query)) } }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: { count: await models.Nhe.countDocuments(filterOf(tenantId, query)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -281,17 +361,28 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         await checkAgentClients(tenantId, existing._id, body.agentClients);
         const { model, ...rest } = body;
         // null removes a member (model info, keys, workload identity; requireActorProof null: inherit the tenant's).
-        const unset = Object.fromEntries(Object.entries(body).filter(([, v]) => v === null).map(([k]) => [k, 1]));
+        const unset = Object.fromEntries(
+          Object.entries(body)
+            .filter(([, v]) => v === null)
+            .map(([k]) => [k, 1]),
+        );
         const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
         const update: Record<string, unknown> = { $set: { ...set, ...(model ? { model } : {}) } };
         if (Object.keys(unset).length) update.$unset = unset;
-        const doc = await models.Nhe.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<NheDoc & { _id: unknown }>();
+        const doc = await models.Nhe.findOneAndUpdate({ tenantId, _id: existing._id }, update, {
+          returnDocument: 'after',
+        }).lean<NheDoc & { _id: unknown }>();
         if (!doc) throw problems.notFound('NHE not found');
         audit({ nheId: params.nheId, identifier: doc.identifier, fields: Object.keys(body) });
         invalidate('nhe', params.nheId);
         // Also when it was already disabled: a retry after a failed revocation must revoke.
         if (body.enabled === false) {
-          await deps.revoke?.({ tenantId, nheIdentifier: doc.identifier, reason: 'nhe.disabled', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+          await deps.revoke?.({
+            tenantId,
+            nheIdentifier: doc.identifier,
+            reason: 'nhe.disabled',
+            maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+          });
         }
         return { status: 200, body: nheView(doc) };
       },
@@ -312,10 +403,18 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
         const existing = await find(tenantId, params.nheId);
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
-        await deps.revoke?.({ tenantId, nheIdentifier: existing.identifier, reason: 'nhe.deleted', maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+        await deps.revoke?.({
+          tenantId,
+          nheIdentifier: existing.identifier,
+          reason: 'nhe.deleted',
+          maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+        });
         await models.Nhe.deleteOne({ tenantId, _id: existing._id });
         // Its own policies, and the NHE -> NHE policies that let it hand on to others (issue 19).
-        const policies = await models.DelegationPolicy.deleteMany({ tenantId, $or: [{ nheId: params.nheId }, { 'target.type': 'nhe', 'target.id': params.nheId }] });
+        const policies = await models.DelegationPolicy.deleteMany({
+          tenantId,
+          $or: [{ nheId: params.nheId }, { 'target.type': 'nhe', 'target.id': params.nheId }],
+        });
         audit({ nheId: params.nheId, identifier: existing.identifier, policiesDeleted: policies.deletedCount });
         invalidate('nhe', params.nheId);
         return { status: 204 };

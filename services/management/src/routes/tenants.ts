@@ -1,8 +1,22 @@
 /** Tenants and their settings (settings.nhe with the spec's defaults and limits, settings.claims, settings.security). */
 import { z } from 'zod';
 import type { TenantDoc } from '@idp/db';
-import { CLAIMS_SETTINGS_DEFAULTS, DEFAULT_NHE_TYPES, MAX_CHAIN_DEPTH, NHE_SETTINGS_DEFAULTS, nextSequence, SECURITY_PROFILES, SECURITY_SETTINGS_DEFAULTS } from '@idp/db';
-import { CIMD_SETTINGS_DEFAULTS, REGISTRATION_AUTH_METHODS, REGISTRATION_GRANT_TYPES, REGISTRATION_MODES, REGISTRATION_SETTINGS_DEFAULTS } from '@idp/db';
+import {
+  CLAIMS_SETTINGS_DEFAULTS,
+  DEFAULT_NHE_TYPES,
+  MAX_CHAIN_DEPTH,
+  NHE_SETTINGS_DEFAULTS,
+  nextSequence,
+  SECURITY_PROFILES,
+  SECURITY_SETTINGS_DEFAULTS,
+} from '@idp/db';
+import {
+  CIMD_SETTINGS_DEFAULTS,
+  REGISTRATION_AUTH_METHODS,
+  REGISTRATION_GRANT_TYPES,
+  REGISTRATION_MODES,
+  REGISTRATION_SETTINGS_DEFAULTS,
+} from '@idp/db';
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
@@ -22,19 +36,26 @@ const nheSettingsPatch = z
       .array(z.enum(DEFAULT_NHE_TYPES))
       .max(DEFAULT_NHE_TYPES.length)
       .refine((a) => new Set(a).size === a.length, 'must not repeat a type'),
-    maxNhePerTenant: z.number().int().min(0).max(10_000).describe('Only system-tenant administrators may change it (a platform quota)'),
+    maxNhePerTenant: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .describe('Only system-tenant administrators may change it (a platform quota)'),
     auditRetentionDays: z.number().int().min(0).max(36_500).describe('0 disables pruning'),
     requireActorProof: z
       .boolean()
-      .describe('Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE\'s own requireActorProof overrides it'),
+      .describe(
+        "Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE's own requireActorProof overrides it",
+      ),
     maxChainDepth: z
       .number()
       .int()
       .min(1)
       .max(MAX_CHAIN_DEPTH)
       .describe(
-        'Deepest delegation chain (actors nested in act) a token of this tenant may carry; the ceiling over every delegation policy\'s maxChainDepth. ' +
-          'Default 1: an NHE token is not a valid subject_token (no re-delegation). 2 to 5: an NHE token may be exchanged for another NHE\'s token (RFC 8693 section 4.1 nested act) where policies allow it',
+        "Deepest delegation chain (actors nested in act) a token of this tenant may carry; the ceiling over every delegation policy's maxChainDepth. " +
+          "Default 1: an NHE token is not a valid subject_token (no re-delegation). 2 to 5: an NHE token may be exchanged for another NHE's token (RFC 8693 section 4.1 nested act) where policies allow it",
       ),
   })
   .partial()
@@ -43,7 +64,10 @@ const nheSettingsPatch = z
 const claimsSettingsPatch = z
   .object({
     amrProfile: z.enum(['rfc8176', 'projected']),
-    ga4ghPassport: z.object({ enabled: z.boolean(), visaLifetimeSeconds: z.number().int().min(60).max(86_400) }).partial().strict(),
+    ga4ghPassport: z
+      .object({ enabled: z.boolean(), visaLifetimeSeconds: z.number().int().min(60).max(86_400) })
+      .partial()
+      .strict(),
   })
   .partial()
   .strict();
@@ -63,7 +87,10 @@ const securitySettingsPatch = z
 const hostPattern = z
   .string()
   .max(253)
-  .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'a host name, or *. and a host name (mcp.example.com, *.example.com)');
+  .regex(
+    /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i,
+    'a host name, or *. and a host name (mcp.example.com, *.example.com)',
+  );
 
 const CIMD_DESCRIPTION =
   'Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document ' +
@@ -71,8 +98,8 @@ const CIMD_DESCRIPTION =
   'no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered ' +
   'for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; ' +
   'token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native ' +
-  'clients, https otherwise). Such a client is always a third party: consent page with the document\'s name and the ' +
-  'URL\'s host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant.';
+  "clients, https otherwise). Such a client is always a third party: consent page with the document's name and the " +
+  "URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant.";
 
 const cimdSettingsPatch = z
   .object({
@@ -80,13 +107,20 @@ const cimdSettingsPatch = z
     allowedHosts: z
       .array(hostPattern)
       .max(100)
-      .describe('Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host'),
+      .describe(
+        'Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host',
+      ),
     allowLoopback: z
       .boolean()
       .describe(
-        'Not a tenant setting: only false is accepted (and changes nothing). Whether documents and key sets on loopback hosts are fetched is the operator\'s choice for the whole platform (oidc-core\'s CIMD_ALLOW_LOOPBACK, development only)',
+        "Not a tenant setting: only false is accepted (and changes nothing). Whether documents and key sets on loopback hosts are fetched is the operator's choice for the whole platform (oidc-core's CIMD_ALLOW_LOOPBACK, development only)",
       ),
-    cacheMaxSeconds: z.number().int().min(60).max(86_400).describe('Longest a document is cached, whatever its Cache-Control says; default 3600'),
+    cacheMaxSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(86_400)
+      .describe('Longest a document is cached, whatever its Cache-Control says; default 3600'),
     maxDocumentBytes: z.number().int().min(1024).max(65_536).describe('Largest document accepted; default 5120'),
   })
   .partial()
@@ -111,9 +145,16 @@ const registrationSettingsPatch = z
       .min(1)
       .max(REGISTRATION_GRANT_TYPES.length)
       .describe('Grant types a registered client may have; default authorization_code, refresh_token'),
-    tokenEndpointAuthMethods: z.array(z.enum(REGISTRATION_AUTH_METHODS)).min(1).max(REGISTRATION_AUTH_METHODS.length).describe('Default none, private_key_jwt'),
+    tokenEndpointAuthMethods: z
+      .array(z.enum(REGISTRATION_AUTH_METHODS))
+      .min(1)
+      .max(REGISTRATION_AUTH_METHODS.length)
+      .describe('Default none, private_key_jwt'),
     rateLimit: z
-      .object({ maxPerWindow: z.number().int().min(1).max(100_000), windowSeconds: z.number().int().min(60).max(86_400) })
+      .object({
+        maxPerWindow: z.number().int().min(1).max(100_000),
+        windowSeconds: z.number().int().min(60).max(86_400),
+      })
       .partial()
       .strict()
       .describe('Registration attempts per source address and window, counted across replicas; default 10 per 3600 s'),
@@ -123,19 +164,33 @@ const registrationSettingsPatch = z
   .describe(REGISTRATION_DESCRIPTION);
 
 const settingsPatch = z
-  .object({ nhe: nheSettingsPatch, claims: claimsSettingsPatch, security: securitySettingsPatch, clientIdMetadataDocuments: cimdSettingsPatch, registration: registrationSettingsPatch })
+  .object({
+    nhe: nheSettingsPatch,
+    claims: claimsSettingsPatch,
+    security: securitySettingsPatch,
+    clientIdMetadataDocuments: cimdSettingsPatch,
+    registration: registrationSettingsPatch,
+  })
   .partial()
   .strict();
 
 const createBody = z
   .object({
-    id: z.number().int().min(1).max(999_999_999_999_999).optional().describe('Numeric tenant id; allocated when absent'),
+    id: z
+      .number()
+      .int()
+      .min(1)
+      .max(999_999_999_999_999)
+      .optional()
+      .describe('Numeric tenant id; allocated when absent'),
     name: z.string().min(1).max(128),
     settings: settingsPatch.optional(),
   })
   .strict();
 
-const patchBody = z.object({ name: z.string().min(1).max(128).optional(), settings: settingsPatch.optional() }).strict();
+const patchBody = z
+  .object({ name: z.string().min(1).max(128).optional(), settings: settingsPatch.optional() })
+  .strict();
 
 export const tenantSchema = z
   .object({
@@ -160,7 +215,12 @@ export const tenantSchema = z
       }),
       security: z.object({ profile: z.enum(SECURITY_PROFILES).describe(SECURITY_PROFILE_DESCRIPTION) }),
       clientIdMetadataDocuments: z
-        .object({ enabled: z.boolean(), allowedHosts: z.array(z.string()), cacheMaxSeconds: z.number().int(), maxDocumentBytes: z.number().int() })
+        .object({
+          enabled: z.boolean(),
+          allowedHosts: z.array(z.string()),
+          cacheMaxSeconds: z.number().int(),
+          maxDocumentBytes: z.number().int(),
+        })
         .describe(CIMD_DESCRIPTION),
       registration: z
         .object({
@@ -220,7 +280,8 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   const set: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(patch?.nhe ?? {})) set[`settings.nhe.${k}`] = v;
   if (patch?.claims?.amrProfile !== undefined) set['settings.claims.amrProfile'] = patch.claims.amrProfile;
-  for (const [k, v] of Object.entries(patch?.claims?.ga4ghPassport ?? {})) set[`settings.claims.ga4ghPassport.${k}`] = v;
+  for (const [k, v] of Object.entries(patch?.claims?.ga4ghPassport ?? {}))
+    set[`settings.claims.ga4ghPassport.${k}`] = v;
   if (patch?.security?.profile !== undefined) set['settings.security.profile'] = patch.security.profile;
   // A tenant setting never widens the platform's outbound policy: loopback fetching is the operator's (oidc-core's
   // CIMD_ALLOW_LOOPBACK). `false` is accepted as the nothing it is (a client writing back what it read before).
@@ -228,21 +289,31 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
     throw problems.validation('loopback fetching is not a tenant setting', [
       {
         name: 'body.settings.clientIdMetadataDocuments.allowLoopback',
-        reason: "a tenant cannot widen the platform's outbound policy: whether documents and key sets on loopback hosts are fetched is the operator's choice (CIMD_ALLOW_LOOPBACK of oidc-core, for development only)",
+        reason:
+          "a tenant cannot widen the platform's outbound policy: whether documents and key sets on loopback hosts are fetched is the operator's choice (CIMD_ALLOW_LOOPBACK of oidc-core, for development only)",
       },
     ]);
   }
-  for (const [k, v] of Object.entries(patch?.clientIdMetadataDocuments ?? {})) if (k !== 'allowLoopback') set[`settings.clientIdMetadataDocuments.${k}`] = v;
+  for (const [k, v] of Object.entries(patch?.clientIdMetadataDocuments ?? {}))
+    if (k !== 'allowLoopback') set[`settings.clientIdMetadataDocuments.${k}`] = v;
   for (const [k, v] of Object.entries(patch?.registration ?? {})) {
-    if (k === 'rateLimit') for (const [rk, rv] of Object.entries(v as object)) set[`settings.registration.rateLimit.${rk}`] = rv;
+    if (k === 'rateLimit')
+      for (const [rk, rv] of Object.entries(v as object)) set[`settings.registration.rateLimit.${rk}`] = rv;
     else set[`settings.registration.${k}`] = v;
   }
   // Clients that introduce themselves never reach the system tenant, whose clients hold the platform's management
   // scopes.
-  if (current?.system && (patch?.clientIdMetadataDocuments?.enabled === true || (patch?.registration?.mode !== undefined && patch.registration.mode !== 'off'))) {
+  if (
+    current?.system &&
+    (patch?.clientIdMetadataDocuments?.enabled === true ||
+      (patch?.registration?.mode !== undefined && patch.registration.mode !== 'off'))
+  ) {
     throw problems.validation('client self-registration is not available to the system tenant', [
       {
-        name: patch?.clientIdMetadataDocuments?.enabled === true ? 'body.settings.clientIdMetadataDocuments.enabled' : 'body.settings.registration.mode',
+        name:
+          patch?.clientIdMetadataDocuments?.enabled === true
+            ? 'body.settings.clientIdMetadataDocuments.enabled'
+            : 'body.settings.registration.mode',
         reason: 'the system tenant accepts no Client ID Metadata Documents and no dynamic registration',
       },
     ]);
@@ -251,27 +322,46 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   // 2.0 that client would be invalid_client and the platform locked out.
   if (current?.system && patch?.security?.profile === 'fapi2') {
     throw problems.validation('settings.security is not available to the system tenant', [
-      { name: 'body.settings.security.profile', reason: 'the system tenant cannot use the fapi2 profile (its bootstrap admin authenticates with a client secret)' },
+      {
+        name: 'body.settings.security.profile',
+        reason:
+          'the system tenant cannot use the fapi2 profile (its bootstrap admin authenticates with a client secret)',
+      },
     ]);
   }
   // RFC 6749 section 4.4: client_credentials is for confidential clients. A policy may allow it beside public clients
   // (a registration then asks for one or the other); one that allows it with no confidential method could never
   // register such a client, so it is refused as contradictory (checked when a patch changes either list, so a policy
   // stored before this rule does not block unrelated changes).
-  const registration = { ...REGISTRATION_SETTINGS_DEFAULTS, ...definedOf(current?.settings?.registration), ...definedOf(patch?.registration) };
-  const policyChanged = patch?.registration?.grantTypes !== undefined || patch?.registration?.tokenEndpointAuthMethods !== undefined;
-  if (policyChanged && registration.grantTypes.includes('client_credentials') && !registration.tokenEndpointAuthMethods.some((m) => m !== 'none')) {
+  const registration = {
+    ...REGISTRATION_SETTINGS_DEFAULTS,
+    ...definedOf(current?.settings?.registration),
+    ...definedOf(patch?.registration),
+  };
+  const policyChanged =
+    patch?.registration?.grantTypes !== undefined || patch?.registration?.tokenEndpointAuthMethods !== undefined;
+  if (
+    policyChanged &&
+    registration.grantTypes.includes('client_credentials') &&
+    !registration.tokenEndpointAuthMethods.some((m) => m !== 'none')
+  ) {
     throw problems.validation('settings.registration is inconsistent', [
       {
-        name: patch?.registration?.grantTypes ? 'body.settings.registration.grantTypes' : 'body.settings.registration.tokenEndpointAuthMethods',
-        reason: 'client_credentials needs a confidential client (RFC 6749 section 4.4): allow private_key_jwt among tokenEndpointAuthMethods, or drop client_credentials',
+        name: patch?.registration?.grantTypes
+          ? 'body.settings.registration.grantTypes'
+          : 'body.settings.registration.tokenEndpointAuthMethods',
+        reason:
+          'client_credentials needs a confidential client (RFC 6749 section 4.4): allow private_key_jwt among tokenEndpointAuthMethods, or drop client_credentials',
       },
     ]);
   }
   const merged = { ...NHE_SETTINGS_DEFAULTS, ...(current?.settings?.nhe ?? {}), ...(patch?.nhe ?? {}) };
   if (merged.defaultMaxTokenLifetime > merged.hardMaxTokenLifetime) {
     throw problems.validation('settings.nhe is inconsistent', [
-      { name: 'body.settings.nhe.defaultMaxTokenLifetime', reason: `must not exceed hardMaxTokenLifetime (${merged.hardMaxTokenLifetime})` },
+      {
+        name: 'body.settings.nhe.defaultMaxTokenLifetime',
+        reason: `must not exceed hardMaxTokenLifetime (${merged.hardMaxTokenLifetime})`,
+      },
     ]);
   }
   return set;
@@ -291,16 +381,23 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       access: 'system',
       scope: 'auth.tenants.create',
       body: createBody,
-      responses: { 201: { description: 'The tenant', schema: tenantSchema, headers: { Location: 'URL of the tenant' } } },
+      responses: {
+        201: { description: 'The tenant', schema: tenantSchema, headers: { Location: 'URL of the tenant' } },
+      },
       errors: [409],
       handler: async ({ body, req, audit, invalidate }) => {
         const set = settingsUpdate(undefined, body.settings);
         let id = body.id;
-        if (id !== undefined && (await models.Tenant.exists({ _id: id }))) throw problems.conflict(`tenant ${id} already exists`);
+        if (id !== undefined && (await models.Tenant.exists({ _id: id })))
+          throw problems.conflict(`tenant ${id} already exists`);
         // An id is spent once a tenant had it: its tombstone says so, and so do audit rows a tenant deleted before
         // tombstones existed left behind.
-        const spent = async (tenantId: number) => Boolean((await models.DeletedTenant.exists({ _id: tenantId })) ?? (await models.TokenAudit.exists({ tenantId })));
-        if (id !== undefined && (await spent(id))) throw problems.conflict(`tenant id ${id} belonged to a deleted tenant: ids are never reused`);
+        const spent = async (tenantId: number) =>
+          Boolean(
+            (await models.DeletedTenant.exists({ _id: tenantId })) ?? (await models.TokenAudit.exists({ tenantId })),
+          );
+        if (id !== undefined && (await spent(id)))
+          throw problems.conflict(`tenant id ${id} belonged to a deleted tenant: ids are never reused`);
         for (let attempt = 0; ; attempt++) {
           const candidate = id ?? (await nextSequence(models, 'tenants', 1000));
           // A generated id may land on one a deleted tenant had (given explicitly once): move on to the next (the
@@ -334,18 +431,37 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       query: z
         .object({
           limit: z.coerce.number().int().min(1).max(200).default(50),
-          cursor: z.string().regex(/^\d{1,15}$/, 'must be a cursor returned by a previous page').optional(),
+          cursor: z
+            .string()
+            .regex(/^\d{1,15}$/, 'must be a cursor returned by a previous page')
+            .optional(),
           namePrefix: z.string().min(1).max(128).optional(),
         })
         .strict(),
-      responses: { 200: { description: 'A page of tenants', schema: z.object({ items: z.array(tenantSchema), nextCursor: z.string().nullable() }).meta({ id: 'TenantPage' }) } },
+      responses: {
+        200: {
+          description: 'A page of tenants',
+          schema: z
+            .object({ items: z.array(tenantSchema), nextCursor: z.string().nullable() })
+            .meta({ id: 'TenantPage' }),
+        },
+      },
       handler: async ({ query }) => {
         const filter: Record<string, unknown> = {};
         if (query.cursor) filter._id = { $gt: Number(query.cursor) };
         if (query.namePrefix) filter.name = new RegExp(`^${query.namePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
-        const rows = await models.Tenant.find(filter).sort({ _id: 1 }).limit(query.limit + 1).lean<TenantDoc[]>();
+        const rows = await models.Tenant.find(filter)
+          .sort({ _id: 1 })
+          .limit(query.limit + 1)
+          .lean<TenantDoc[]>();
         const items = rows.slice(0, query.limit);
-        return { status: 200, body: { items: items.map(tenantView), nextCursor: rows.length > query.limit ? String(items[items.length - 1]!._id) : null } };
+        return {
+          status: 200,
+          body: {
+            items: items.map(tenantView),
+            nextCursor: rows.length > query.limit ? String(items[items.length - 1]!._id) : null,
+          },
+        };
       },
     }),
     defineRoute({
@@ -363,9 +479,9 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       method: 'patch',
       path: '/tenants/:tenantId',
       operationId: 'updateTenant',
-      summary: 'Update a tenant\'s name or settings',
+      summary: "Update a tenant's name or settings",
       description:
-        'Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued. A change of settings.security.profile applies to the next request of each client (the tenant\'s provider is rebuilt); access tokens already issued stay valid until they expire.',
+        "Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued. A change of settings.security.profile applies to the next request of each client (the tenant's provider is rebuilt); access tokens already issued stay valid until they expire.",
       tag: TAG,
       scope: 'auth.tenants.update',
       params: tenantParams,
@@ -374,16 +490,33 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       errors: [503],
       handler: async ({ tenantId, body, caller, audit, invalidate }) => {
         if (body.settings?.nhe?.maxNhePerTenant !== undefined && !caller.system) {
-          throw new ProblemError('forbidden', 403, 'settings.nhe.maxNhePerTenant is a platform quota: only system-tenant administrators may change it');
+          throw new ProblemError(
+            'forbidden',
+            403,
+            'settings.nhe.maxNhePerTenant is a platform quota: only system-tenant administrators may change it',
+          );
         }
         const current = await loadTenant(models, tenantId);
-        const set = { ...settingsUpdate(current, body.settings), ...(body.name !== undefined ? { name: body.name } : {}) };
-        const doc = Object.keys(set).length ? await models.Tenant.findOneAndUpdate({ _id: tenantId }, { $set: set }, { returnDocument: 'after' }).lean<TenantDoc>() : current;
+        const set = {
+          ...settingsUpdate(current, body.settings),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+        };
+        const doc = Object.keys(set).length
+          ? await models.Tenant.findOneAndUpdate(
+              { _id: tenantId },
+              { $set: set },
+              { returnDocument: 'after' },
+            ).lean<TenantDoc>()
+          : current;
         if (!doc) throw problems.notFound('tenant not found');
         audit({ fields: Object.keys(set) });
         invalidate('tenant', String(tenantId));
         if (body.settings?.nhe?.enabled === false) {
-          await deps.revoke?.({ tenantId, reason: 'tenant.nhe.disabled', maxTokenLifetimeSeconds: doc.settings?.nhe?.hardMaxTokenLifetime ?? NHE_MAX_TTL_SECONDS });
+          await deps.revoke?.({
+            tenantId,
+            reason: 'tenant.nhe.disabled',
+            maxTokenLifetimeSeconds: doc.settings?.nhe?.hardMaxTokenLifetime ?? NHE_MAX_TTL_SECONDS,
+          });
         }
         return { status: 200, body: tenantView(doc) };
       },
@@ -394,7 +527,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       operationId: 'deleteTenant',
       summary: 'Delete an empty tenant',
       description:
-        'Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant\'s last auditRetentionDays.',
+        "Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant's last auditRetentionDays.",
       tag: TAG,
       access: 'system',
       scope: 'auth.tenants.delete',
@@ -404,11 +537,22 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, audit, invalidate }) => {
         const tenant = await loadTenant(models, tenantId);
         if (tenant.system) throw problems.conflict('the system tenant cannot be deleted');
-        const counts = await Promise.all([models.Client, models.User, models.Group, models.Role, models.ResourceServer, models.Nhe].map((m) => (m as typeof models.Client).countDocuments({ tenantId })));
-        if (counts.some((n) => n > 0)) throw problems.conflict('the tenant still has clients, users, groups, roles, resource servers or NHEs: delete them first');
+        const counts = await Promise.all(
+          [models.Client, models.User, models.Group, models.Role, models.ResourceServer, models.Nhe].map((m) =>
+            (m as typeof models.Client).countDocuments({ tenantId }),
+          ),
+        );
+        if (counts.some((n) => n > 0))
+          throw problems.conflict(
+            'the tenant still has clients, users, groups, roles, resource servers or NHEs: delete them first',
+          );
         // The tombstone first: from the moment the tenant is gone its id must already be reserved.
         const auditRetentionDays = tenant.settings?.nhe?.auditRetentionDays ?? NHE_SETTINGS_DEFAULTS.auditRetentionDays;
-        await models.DeletedTenant.updateOne({ _id: tenantId }, { $set: { name: tenant.name, auditRetentionDays, deletedAt: new Date() } }, { upsert: true });
+        await models.DeletedTenant.updateOne(
+          { _id: tenantId },
+          { $set: { name: tenant.name, auditRetentionDays, deletedAt: new Date() } },
+          { upsert: true },
+        );
         await models.SigningKey.deleteMany({ tenantId });
         await models.WorkloadIssuer.deleteMany({ tenantId });
         await models.Tenant.deleteOne({ _id: tenantId });

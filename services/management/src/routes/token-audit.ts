@@ -26,29 +26,42 @@ export const auditSchema = z
     dpopJkt: z.string().optional(),
     actorAuthentication: z
       .object({
-        method: z.enum(['named', 'key', 'workload']).describe('named: the spec\'s nhe-id actor token (no proof); key: a JWT signed by one of the NHE\'s keys; workload: a JWT of a trusted workload issuer'),
+        method: z
+          .enum(['named', 'key', 'workload'])
+          .describe(
+            "named: the spec's nhe-id actor token (no proof); key: a JWT signed by one of the NHE's keys; workload: a JWT of a trusted workload issuer",
+          ),
         jkt: z.string().optional().describe('key: thumbprint (RFC 7638) of the NHE key that verified the actor token'),
         issuer: z.string().optional().describe('workload: the trusted issuer'),
-        subject: z.string().optional().describe('workload: the workload\'s subject'),
-        jti: z.string().optional().describe('key, workload: the actor token\'s jti'),
+        subject: z.string().optional().describe("workload: the workload's subject"),
+        jti: z.string().optional().describe("key, workload: the actor token's jti"),
       })
       .describe('How the actor was authenticated (rows written before actor proofs existed: named)'),
-    parentJti: z.string().optional().describe('Issue 19: the token was exchanged from this delegation token (a delegation chain)'),
+    parentJti: z
+      .string()
+      .optional()
+      .describe('Issue 19: the token was exchanged from this delegation token (a delegation chain)'),
     actorChain: z
       .array(z.object({ nheIdentifier: z.string(), method: z.enum(['named', 'key', 'workload']) }))
       .optional()
-      .describe('With parentJti: every actor of the token\'s act chain, outermost (this token\'s NHE) first, and how each proved who it is'),
+      .describe(
+        "With parentJti: every actor of the token's act chain, outermost (this token's NHE) first, and how each proved who it is",
+      ),
   })
   .meta({ id: 'TokenAuditRecord' });
 
 const chainSchema = z
   .object({
-    rootJti: z.string().describe('The first delegation token of the chain (exchanged from the user\'s token)'),
+    rootJti: z.string().describe("The first delegation token of the chain (exchanged from the user's token)"),
     tokens: z
       .array(auditSchema)
-      .describe('Every issuance of the chain that is still recorded, root first, then by depth and time (at most 1000)'),
+      .describe(
+        'Every issuance of the chain that is still recorded, root first, then by depth and time (at most 1000)',
+      ),
     truncated: z.boolean().describe('More issuances exist than were returned'),
-    missingParents: z.array(z.string()).describe('jti values a row names as its parent without a row (pruned by retention, or not yet written)'),
+    missingParents: z
+      .array(z.string())
+      .describe('jti values a row names as its parent without a row (pruned by retention, or not yet written)'),
   })
   .meta({ id: 'TokenAuditDelegationChain' });
 
@@ -68,7 +81,12 @@ function auditView(doc: TokenAuditDoc & { _id: unknown }) {
     issuedAt: doc.issuedAt,
     ...(doc.dpopJkt ? { dpopJkt: doc.dpopJkt } : {}),
     actorAuthentication: doc.actorAuth ? { ...doc.actorAuth } : { method: 'named' as const },
-    ...(doc.parentJti ? { parentJti: doc.parentJti, actorChain: (doc.actorChain ?? []).map((a) => ({ nheIdentifier: a.nheIdentifier, method: a.method })) } : {}),
+    ...(doc.parentJti
+      ? {
+          parentJti: doc.parentJti,
+          actorChain: (doc.actorChain ?? []).map((a) => ({ nheIdentifier: a.nheIdentifier, method: a.method })),
+        }
+      : {}),
   };
 }
 
@@ -78,8 +96,13 @@ const filters = {
   nheIdentifier: z.string().min(1).max(128).optional(),
   clientId: z.string().min(1).max(128).optional(),
   resourceServer: z.string().min(1).max(2048).optional(),
-  jti: z.string().min(1).max(128).optional().describe('The token\'s jti (find the record of a token)'),
-  parentJti: z.string().min(1).max(128).optional().describe('Tokens exchanged from this token (issue 19 delegation chains)'),
+  jti: z.string().min(1).max(128).optional().describe("The token's jti (find the record of a token)"),
+  parentJti: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe('Tokens exchanged from this token (issue 19 delegation chains)'),
   from: isoDate.optional().describe('issuedAt at or after (RFC 3339)'),
   to: isoDate.optional().describe('issuedAt before (RFC 3339)'),
 };
@@ -90,10 +113,13 @@ type Filters = { [K in keyof typeof filters]?: string | undefined };
 
 function filterOf(tenantId: number, q: Filters) {
   const f: Record<string, unknown> = { tenantId };
-  for (const k of ['userId', 'nheId', 'nheIdentifier', 'clientId', 'resourceServer', 'jti', 'parentJti'] as const) if (q[k] !== undefined) f[k] = q[k];
+  for (const k of ['userId', 'nheId', 'nheIdentifier', 'clientId', 'resourceServer', 'jti', 'parentJti'] as const)
+    if (q[k] !== undefined) f[k] = q[k];
   if (q.from || q.to) {
     if (q.from && q.to && Date.parse(q.from) > Date.parse(q.to)) {
-      throw problems.validation('the time range is empty', [{ name: 'query.from', reason: 'must not be after query.to' }]);
+      throw problems.validation('the time range is empty', [
+        { name: 'query.from', reason: 'must not be after query.to' },
+      ]);
     }
     f.issuedAt = { ...(q.from ? { $gte: new Date(q.from) } : {}), ...(q.to ? { $lt: new Date(q.to) } : {}) };
   }
@@ -116,7 +142,10 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: listQuery,
       responses: { 200: { description: 'A page of audit records', schema: page(auditSchema, 'TokenAuditPage') } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.TokenAudit, filterOf(tenantId, query), query, auditView, true) }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: await pageOf(models.TokenAudit, filterOf(tenantId, query), query, auditView, true),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -128,7 +157,10 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: countQuery,
       responses: { 200: { description: 'The number of matching records', schema: countSchema } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.TokenAudit.countDocuments(filterOf(tenantId, query)) } }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: { count: await models.TokenAudit.countDocuments(filterOf(tenantId, query)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -140,7 +172,9 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams.extend({ auditId: objectIdParam }).strict(),
       responses: { 200: { description: 'The audit record', schema: auditSchema } },
       handler: async ({ tenantId, params }) => {
-        const doc = await models.TokenAudit.findOne({ tenantId, _id: idOr404(params.auditId, 'audit record') }).lean<TokenAuditDoc & { _id: unknown }>();
+        const doc = await models.TokenAudit.findOne({ tenantId, _id: idOr404(params.auditId, 'audit record') }).lean<
+          TokenAuditDoc & { _id: unknown }
+        >();
         if (!doc) throw problems.notFound('audit record not found');
         return { status: 200, body: auditView(doc) };
       },
@@ -152,13 +186,16 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
       summary: 'The whole delegation chain of a token (issue 19)',
       description:
         'From any issuance of a delegation chain (user -> NHE A -> NHE B ...): walks up the parentJti links to the first delegation token, then ' +
-        'down to every token exchanged from it, at any depth. A token that was never handed on is a chain of one. Find a token\'s record with `?jti=` on the list.',
+        "down to every token exchanged from it, at any depth. A token that was never handed on is a chain of one. Find a token's record with `?jti=` on the list.",
       tag: TAG,
       scope: 'auth.nhe.audit.list',
       params: tenantParams.extend({ auditId: objectIdParam }).strict(),
       responses: { 200: { description: 'The chain', schema: chainSchema } },
       handler: async ({ tenantId, params }) => {
-        const start = await models.TokenAudit.findOne({ tenantId, _id: idOr404(params.auditId, 'audit record') }).lean<AuditRow>();
+        const start = await models.TokenAudit.findOne({
+          tenantId,
+          _id: idOr404(params.auditId, 'audit record'),
+        }).lean<AuditRow>();
         if (!start) throw problems.notFound('audit record not found');
         return { status: 200, body: await delegationChain(models, tenantId, start) };
       },

@@ -23,7 +23,8 @@ export const MAX_JSON_BYTES = 16_384;
 /** Nesting levels below a free-form object. */
 export const MAX_JSON_DEPTH = 8;
 
-const badKey = (k: string) => k.length === 0 || k.length > 128 || k.startsWith('$') || k.includes('.') || k.includes('\u0000');
+const badKey = (k: string) =>
+  k.length === 0 || k.length > 128 || k.startsWith('$') || k.includes('.') || k.includes('\u0000');
 const KEY_RULE = 'keys are 1 to 128 characters, without dots, not starting with $';
 
 const NESTED_ARRAY_RULE = 'an array directly inside an array cannot be stored; wrap it in an object';
@@ -91,7 +92,12 @@ export const jsonObject = z
   });
 
 /** An identifier-like text: 1 to `max` characters, no control characters. */
-const text = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+const text = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 /** Absolute URI (GA4GH visa `source`). */
 const absoluteUri = text(255).refine((v) => {
@@ -107,12 +113,17 @@ const absoluteUri = text(255).refine((v) => {
 const visaCondition = z
   .object({ type: text(128), value: text(255).optional(), source: text(255).optional(), by: text(64).optional() })
   .strict()
-  .refine((c) => c.value !== undefined || c.source !== undefined || c.by !== undefined, 'a condition matches at least one of value, source or by');
+  .refine(
+    (c) => c.value !== undefined || c.source !== undefined || c.by !== undefined,
+    'a condition matches at least one of value, source or by',
+  );
 
 /** GA4GH visa assertion: what oidc-core signs into a Visa JWT (`ga4gh_visa_v1`). */
 export const visaAssertion = z
   .object({
-    type: text(128).describe('Visa type, e.g. ControlledAccessGrants, AffiliationAndRole, AcceptedTermsAndPolicies, ResearcherStatus, LinkedIdentities'),
+    type: text(128).describe(
+      'Visa type, e.g. ControlledAccessGrants, AffiliationAndRole, AcceptedTermsAndPolicies, ResearcherStatus, LinkedIdentities',
+    ),
     value: text(255),
     source: absoluteUri.describe('Absolute URI of the organisation that asserted the visa'),
     by: z.enum(['self', 'peer', 'system', 'so', 'dac']).optional(),
@@ -122,7 +133,12 @@ export const visaAssertion = z
       .min(0)
       .max(9_999_999_999, 'seconds since the epoch (not milliseconds)')
       .describe('When the source asserted it, seconds since the epoch'),
-    conditions: z.array(z.array(visaCondition).min(1).max(20)).min(1).max(20).optional().describe('Disjunction (outer list) of conjunctions (inner lists)'),
+    conditions: z
+      .array(z.array(visaCondition).min(1).max(20))
+      .min(1)
+      .max(20)
+      .optional()
+      .describe('Disjunction (outer list) of conjunctions (inner lists)'),
   })
   .strict()
   .meta({ id: 'Ga4ghVisaAssertion' });
@@ -134,7 +150,7 @@ export const identityFields = {
   externalGroups: z.array(text(256)).max(500).describe('external_groups claim'),
   identityProvider: text(256).describe('identity_provider claim'),
   linkedIdentity: linkedIdentity.describe('linked_identity claim'),
-  providerClaims: jsonObject.describe('provider_claims claim: the upstream provider\'s claims'),
+  providerClaims: jsonObject.describe("provider_claims claim: the upstream provider's claims"),
   federatedIdentities: z
     .array(jsonObject)
     .max(50)
@@ -148,12 +164,16 @@ export type IdentityFieldName = keyof typeof identityFields;
 export const IDENTITY_FIELD_NAMES = Object.keys(identityFields) as IdentityFieldName[];
 
 /** Create: each field optional. */
-export const identityCreateFields = Object.fromEntries(IDENTITY_FIELD_NAMES.map((k) => [k, identityFields[k].optional()])) as {
+export const identityCreateFields = Object.fromEntries(
+  IDENTITY_FIELD_NAMES.map((k) => [k, identityFields[k].optional()]),
+) as {
   [K in IdentityFieldName]: z.ZodOptional<(typeof identityFields)[K]>;
 };
 
 /** PATCH: each field optional; null removes it. */
-export const identityPatchFields = Object.fromEntries(IDENTITY_FIELD_NAMES.map((k) => [k, identityFields[k].nullable().optional()])) as {
+export const identityPatchFields = Object.fromEntries(
+  IDENTITY_FIELD_NAMES.map((k) => [k, identityFields[k].nullable().optional()]),
+) as {
   [K in IdentityFieldName]: z.ZodOptional<z.ZodNullable<(typeof identityFields)[K]>>;
 };
 
@@ -183,7 +203,10 @@ type Visa = z.output<typeof visaAssertion>;
 
 /** Visas as stored: `conditions` in storage form. */
 export const storeVisas = (visas: Visa[]) =>
-  visas.map(({ conditions, ...v }) => ({ ...v, ...(conditions ? { conditions: storeVisaConditions(conditions as VisaConditions) } : {}) }));
+  visas.map(({ conditions, ...v }) => ({
+    ...v,
+    ...(conditions ? { conditions: storeVisaConditions(conditions as VisaConditions) } : {}),
+  }));
 
 /** The identity fields of a write, in their storage form. */
 export function toStored<T extends Partial<Record<IdentityFieldName, unknown>>>(fields: T): T {
@@ -205,7 +228,10 @@ export function identityView(doc: Partial<Record<IdentityFieldName, unknown>>): 
 }
 
 /** `$set` / `$unset` of a PATCH body: null removes a field. */
-export function patchUpdate(body: Record<string, unknown>): { $set?: Record<string, unknown>; $unset?: Record<string, 1> } {
+export function patchUpdate(body: Record<string, unknown>): {
+  $set?: Record<string, unknown>;
+  $unset?: Record<string, 1>;
+} {
   const set: Record<string, unknown> = {};
   const unset: Record<string, 1> = {};
   for (const [k, v] of Object.entries(body)) {

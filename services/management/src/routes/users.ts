@@ -5,12 +5,37 @@
 import { z } from 'zod';
 import type { UserDoc } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
-import { DUMMY_PASSWORD_HASH, generateTotpSecret, hashPassword, sealTotpSecret, TOTP_PARAMETERS, totpUri } from '@idp/tokens';
+import {
+  DUMMY_PASSWORD_HASH,
+  generateTotpSecret,
+  hashPassword,
+  sealTotpSecret,
+  TOTP_PARAMETERS,
+  totpUri,
+} from '@idp/tokens';
 import { assertCallerHolds, userManagementScopes } from '../auth/escalation';
 import { defineRoute, type RouteDef } from '../openapi/route';
-import { countSchema, emptyBody, isoDate, objectIdParam, page, pageQuery, queryBool, tenantParams } from '../openapi/schemas';
+import {
+  countSchema,
+  emptyBody,
+  isoDate,
+  objectIdParam,
+  page,
+  pageQuery,
+  queryBool,
+  tenantParams,
+} from '../openapi/schemas';
 import { idOr404, loadTenant, nheSettingsOf, pageOf, prefixRegex, type RouteDeps } from './deps';
-import { checkJson, jsonSizeOk, identityCreateFields, identityPatchFields, identityView, identityViewFields, patchUpdate, toStored } from './user-claims';
+import {
+  checkJson,
+  jsonSizeOk,
+  identityCreateFields,
+  identityPatchFields,
+  identityView,
+  identityViewFields,
+  patchUpdate,
+  toStored,
+} from './user-claims';
 
 const username = z.string().regex(/^[A-Za-z0-9._@+-]{1,128}$/, '1 to 128 letters, digits or . _ @ + -');
 /** NIST SP 800-63B: at least 8 characters, long passphrases allowed. */
@@ -32,12 +57,19 @@ const createBody = z
     username,
     password: password.optional().describe('Without it the user cannot sign in with a password'),
     enabled: z.boolean().default(true),
-    claims: claims.default({}).describe('Standard OIDC claims (name, email, phone_number, address, ...) keyed by claim name'),
+    claims: claims
+      .default({})
+      .describe('Standard OIDC claims (name, email, phone_number, address, ...) keyed by claim name'),
     ...identityCreateFields,
   })
   .strict();
 const patchBody = z
-  .object({ username: username.optional(), enabled: z.boolean().optional(), claims: claims.optional().describe('Replaces the claims'), ...identityPatchFields })
+  .object({
+    username: username.optional(),
+    enabled: z.boolean().optional(),
+    claims: claims.optional().describe('Replaces the claims'),
+    ...identityPatchFields,
+  })
   .strict()
   .describe('Each field given replaces the stored one; null removes an identity field');
 
@@ -87,7 +119,11 @@ export function userView(doc: Row) {
 
 const BASE = '/tenants/:tenantId/users';
 export const userParams = tenantParams.extend({ userId: objectIdParam }).strict();
-const filters = { usernamePrefix: z.string().min(1).max(128).optional(), enabled: queryBool.optional(), groupId: z.string().max(64).optional() };
+const filters = {
+  usernamePrefix: z.string().min(1).max(128).optional(),
+  enabled: queryBool.optional(),
+  groupId: z.string().max(64).optional(),
+};
 const TAG = 'Users';
 const PROJECTION = { passwordHash: 0 };
 
@@ -98,7 +134,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
     if (!doc) throw problems.notFound('user not found');
     return doc;
   };
-  const filterOf = (tenantId: number, q: { usernamePrefix?: string | undefined; enabled?: boolean | undefined; groupId?: string | undefined }) => ({
+  const filterOf = (
+    tenantId: number,
+    q: { usernamePrefix?: string | undefined; enabled?: boolean | undefined; groupId?: string | undefined },
+  ) => ({
     tenantId,
     ...(q.usernamePrefix ? { username: prefixRegex(q.usernamePrefix) } : {}),
     ...(q.enabled !== undefined ? { enabled: q.enabled } : {}),
@@ -125,14 +164,24 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 201: { description: 'The user', schema: userSchema, headers: { Location: 'URL of the user' } } },
       errors: [409],
       handler: async ({ tenantId, body, req, audit, invalidate }) => {
-        if (await models.User.exists({ tenantId, username: body.username })) throw problems.conflict('a user with this username already exists');
+        if (await models.User.exists({ tenantId, username: body.username }))
+          throw problems.conflict('a user with this username already exists');
         const passwordHash = body.password ? await hashPassword(body.password) : DUMMY_PASSWORD_HASH;
         const { password: _password, ...fields } = body;
         const created = await models.User.create({ tenantId, ...toStored(fields), passwordHash }).catch(duplicate);
         const id = String(created._id);
-        audit({ userId: id, username: body.username, passwordSet: Boolean(body.password), fields: Object.keys(fields) });
+        audit({
+          userId: id,
+          username: body.username,
+          passwordSet: Boolean(body.password),
+          fields: Object.keys(fields),
+        });
         invalidate('user', id);
-        return { status: 201, body: userView(await find(tenantId, id)), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+        return {
+          status: 201,
+          body: userView(await find(tenantId, id)),
+          headers: { Location: `${req.baseUrl}${req.path}/${id}` },
+        };
       },
     }),
     defineRoute({
@@ -145,7 +194,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: pageQuery.extend(filters).strict(),
       responses: { 200: { description: 'A page of users', schema: userPage } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.User, filterOf(tenantId, query), query, userView) }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: await pageOf(models.User, filterOf(tenantId, query), query, userView),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -157,7 +209,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       params: tenantParams,
       query: z.object(filters).strict(),
       responses: { 200: { description: 'The number of matching users', schema: countSchema } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: { count: await models.User.countDocuments(filterOf(tenantId, query)) } }),
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: { count: await models.User.countDocuments(filterOf(tenantId, query)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -190,10 +245,18 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         if (body.enabled === false || (body.username !== undefined && body.username !== existing.username)) {
           assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
         }
-        if (body.username && body.username !== existing.username && (await models.User.exists({ tenantId, username: body.username }))) {
+        if (
+          body.username &&
+          body.username !== existing.username &&
+          (await models.User.exists({ tenantId, username: body.username }))
+        ) {
           throw problems.conflict('a user with this username already exists');
         }
-        const doc = await models.User.findOneAndUpdate({ _id: existing._id, tenantId }, patchUpdate(toStored(body)), { returnDocument: 'after' }).lean<Row>().catch(duplicate);
+        const doc = await models.User.findOneAndUpdate({ _id: existing._id, tenantId }, patchUpdate(toStored(body)), {
+          returnDocument: 'after',
+        })
+          .lean<Row>()
+          .catch(duplicate);
         if (!doc) throw problems.notFound('user not found');
         audit({ userId: params.userId, fields: Object.keys(body) });
         invalidate('user', params.userId);
@@ -205,7 +268,7 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       method: 'put',
       path: `${BASE}/:userId/password`,
       operationId: 'setUserPassword',
-      summary: 'Set a user\'s password',
+      summary: "Set a user's password",
       tag: TAG,
       scope: 'auth.users.update',
       params: userParams,
@@ -214,7 +277,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, body, caller, audit }) => {
         const existing = await find(tenantId, params.userId);
         assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
-        await models.User.updateOne({ _id: existing._id, tenantId }, { $set: { passwordHash: await hashPassword(body.password) } });
+        await models.User.updateOne(
+          { _id: existing._id, tenantId },
+          { $set: { passwordHash: await hashPassword(body.password) } },
+        );
         audit({ userId: params.userId, passwordSet: true });
         return { status: 204 };
       },
@@ -248,11 +314,16 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
           { $set: { totpSecret: sealed }, $unset: { totpLastTimeStep: 1 } },
         );
         const now = await models.User.findOne({ _id: existing._id, tenantId }, { totpSecret: 1 }).lean();
-        if (res.modifiedCount !== 1 || now?.totpSecret !== sealed) throw problems.conflict('the user is already enrolled in TOTP; reset it first');
+        if (res.modifiedCount !== 1 || now?.totpSecret !== sealed)
+          throw problems.conflict('the user is already enrolled in TOTP; reset it first');
         audit({ userId: params.userId, totpEnrolled: true });
         return {
           status: 201,
-          body: { secret, otpauthUri: totpUri({ issuer: tenant.name, account: existing.username, secret }), ...TOTP_PARAMETERS },
+          body: {
+            secret,
+            otpauthUri: totpUri({ issuer: tenant.name, account: existing.username, secret }),
+            ...TOTP_PARAMETERS,
+          },
         };
       },
     }),
@@ -260,8 +331,9 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       method: 'delete',
       path: `${BASE}/:userId/totp`,
       operationId: 'resetUserTotp',
-      summary: 'Reset a user\'s TOTP enrolment',
-      description: 'Removes the secret: the user signs in with the password alone until enrolled again (POST on this path).',
+      summary: "Reset a user's TOTP enrolment",
+      description:
+        'Removes the secret: the user signs in with the password alone until enrolled again (POST on this path).',
       tag: TAG,
       scope: 'auth.users.update',
       params: userParams,
@@ -269,7 +341,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, caller, audit }) => {
         const existing = await find(tenantId, params.userId);
         assertCallerHolds(caller, await userManagementScopes(models, tenantId, params.userId), 'the user');
-        await models.User.updateOne({ _id: existing._id, tenantId }, { $unset: { totpSecret: 1, totpLastTimeStep: 1 } });
+        await models.User.updateOne(
+          { _id: existing._id, tenantId },
+          { $unset: { totpSecret: 1, totpLastTimeStep: 1 } },
+        );
         audit({ userId: params.userId, totpReset: true });
         return { status: 204 };
       },
@@ -294,7 +369,11 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await revokeUser(tenantId, params.userId, 'user.deleted');
         await models.User.deleteOne({ _id: existing._id, tenantId });
-        const policies = await models.DelegationPolicy.deleteMany({ tenantId, 'target.type': 'user', 'target.id': params.userId });
+        const policies = await models.DelegationPolicy.deleteMany({
+          tenantId,
+          'target.type': 'user',
+          'target.id': params.userId,
+        });
         audit({ userId: params.userId, username: existing.username, policiesDeleted: policies.deletedCount });
         invalidate('user', params.userId);
         return { status: 204 };

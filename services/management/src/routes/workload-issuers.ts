@@ -17,7 +17,9 @@ const issuerValue = z
   .min(1)
   .max(2048)
   .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
-  .describe('The `iss` of its JWTs, exactly (e.g. https://kubernetes.default.svc.cluster.local or spiffe://example.org)');
+  .describe(
+    'The `iss` of its JWTs, exactly (e.g. https://kubernetes.default.svc.cluster.local or spiffe://example.org)',
+  );
 
 const createBody = z
   .object({
@@ -68,7 +70,9 @@ const params = tenantParams.extend({ issuerId: objectIdParam }).strict();
 export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
   const { models } = deps;
   const find = async (tenantId: number, id: string) => {
-    const doc = await models.WorkloadIssuer.findOne({ tenantId, _id: idOr404(id, 'workload issuer') }).lean<WorkloadIssuerDoc & { _id: unknown }>();
+    const doc = await models.WorkloadIssuer.findOne({ tenantId, _id: idOr404(id, 'workload issuer') }).lean<
+      WorkloadIssuerDoc & { _id: unknown }
+    >();
     if (!doc) throw problems.notFound('workload issuer not found');
     return doc;
   };
@@ -82,7 +86,9 @@ export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.tenants.update',
       params: tenantParams,
       body: createBody,
-      responses: { 201: { description: 'The issuer', schema: workloadIssuerSchema, headers: { Location: 'URL of the issuer' } } },
+      responses: {
+        201: { description: 'The issuer', schema: workloadIssuerSchema, headers: { Location: 'URL of the issuer' } },
+      },
       errors: [409],
       handler: async ({ tenantId, body, req, audit, invalidate }) => {
         await loadTenant(models, tenantId);
@@ -97,7 +103,11 @@ export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
         audit({ workloadIssuerId: id, issuer: body.issuer });
         // The sidecar drops the tenant's cached actor registrations on any invalidation; NHE configuration is the kind.
         invalidate('nhe', id);
-        return { status: 201, body: view(created.toObject()), headers: { Location: `${req.baseUrl}${req.path}/${id}` } };
+        return {
+          status: 201,
+          body: view(created.toObject()),
+          headers: { Location: `${req.baseUrl}${req.path}/${id}` },
+        };
       },
     }),
     defineRoute({
@@ -109,8 +119,13 @@ export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
       scope: 'auth.tenants.list',
       params: tenantParams,
       query: pageQuery,
-      responses: { 200: { description: 'A page of issuers', schema: page(workloadIssuerSchema, 'WorkloadIssuerPage') } },
-      handler: async ({ tenantId, query }) => ({ status: 200, body: await pageOf(models.WorkloadIssuer, { tenantId }, query, view) }),
+      responses: {
+        200: { description: 'A page of issuers', schema: page(workloadIssuerSchema, 'WorkloadIssuerPage') },
+      },
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: await pageOf(models.WorkloadIssuer, { tenantId }, query, view),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -138,7 +153,9 @@ export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
         const { description, ...rest } = body;
         const update: Record<string, unknown> = { $set: { ...rest, ...(description ? { description } : {}) } };
         if (description === null) update.$unset = { description: 1 };
-        const doc = await models.WorkloadIssuer.findOneAndUpdate({ tenantId, _id: existing._id }, update, { returnDocument: 'after' }).lean<WorkloadIssuerDoc & { _id: unknown }>();
+        const doc = await models.WorkloadIssuer.findOneAndUpdate({ tenantId, _id: existing._id }, update, {
+          returnDocument: 'after',
+        }).lean<WorkloadIssuerDoc & { _id: unknown }>();
         if (!doc) throw problems.notFound('workload issuer not found');
         audit({ workloadIssuerId: p.issuerId, issuer: doc.issuer, fields: Object.keys(body) });
         invalidate('nhe', p.issuerId);
@@ -150,7 +167,8 @@ export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
       path: `${BASE}/:issuerId`,
       operationId: 'deleteWorkloadIssuer',
       summary: 'Stop trusting a workload identity issuer',
-      description: 'Refused (409) while an NHE\'s workloadIdentity names the issuer: remove it from those NHEs first. Tokens already issued stay valid until they expire.',
+      description:
+        "Refused (409) while an NHE's workloadIdentity names the issuer: remove it from those NHEs first. Tokens already issued stay valid until they expire.",
       tag: TAG,
       scope: 'auth.tenants.update',
       params,
@@ -159,7 +177,7 @@ export function workloadIssuerRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params: p, audit, invalidate }) => {
         const existing = await find(tenantId, p.issuerId);
         if (await models.Nhe.exists({ tenantId, 'workloadIdentity.issuer': existing.issuer })) {
-          throw problems.conflict('an NHE\'s workloadIdentity names this issuer: remove it from those NHEs first');
+          throw problems.conflict("an NHE's workloadIdentity names this issuer: remove it from those NHEs first");
         }
         await models.WorkloadIssuer.deleteOne({ tenantId, _id: existing._id });
         audit({ workloadIssuerId: p.issuerId, issuer: existing.issuer });

@@ -62,7 +62,17 @@ export interface ActorDirectoryOptions {
 const MAX_KEYS = 20;
 
 async function actorKeys(jwks: JWK[]): Promise<ActorKey[]> {
-  const usable = jwks.filter((k) => k && typeof k === 'object' && typeof k.kty === 'string' && k.kty !== 'oct' && (k.use === undefined || k.use === 'sig') && !('d' in k)).slice(0, MAX_KEYS);
+  const usable = jwks
+    .filter(
+      (k) =>
+        k &&
+        typeof k === 'object' &&
+        typeof k.kty === 'string' &&
+        k.kty !== 'oct' &&
+        (k.use === undefined || k.use === 'sig') &&
+        !('d' in k),
+    )
+    .slice(0, MAX_KEYS);
   const out: ActorKey[] = [];
   for (const jwk of usable) {
     let jkt: string;
@@ -150,9 +160,15 @@ export function actorDirectory(models: Models, o: ActorDirectoryOptions): ActorD
   return {
     nhe(tenantId, identifier) {
       return cached(tenantId, `nhe\0${identifier}`, async (): Promise<NheActor | null> => {
-        const doc = await models.Nhe.findOne({ tenantId, identifier }, { identifier: 1, jwks: 1, jwksUri: 1 }).lean<Pick<NheDoc, 'identifier' | 'jwks' | 'jwksUri'>>();
+        const doc = await models.Nhe.findOne({ tenantId, identifier }, { identifier: 1, jwks: 1, jwksUri: 1 }).lean<
+          Pick<NheDoc, 'identifier' | 'jwks' | 'jwksUri'>
+        >();
         if (!doc) return null;
-        const keys = doc.jwks?.keys?.length ? inlineSource(doc.jwks.keys as JWK[]) : doc.jwksUri ? remote(doc.jwksUri) : undefined;
+        const keys = doc.jwks?.keys?.length
+          ? inlineSource(doc.jwks.keys as JWK[])
+          : doc.jwksUri
+            ? remote(doc.jwksUri)
+            : undefined;
         return { identifier: doc.identifier, ...(keys ? { keys } : {}) };
       });
     },
@@ -164,7 +180,12 @@ export function actorDirectory(models: Models, o: ActorDirectoryOptions): ActorD
     },
     nhesForWorkload(tenantId, issuer, subject) {
       return cached(tenantId, `wl\0${issuer}\0${subject}`, async () => {
-        const docs = await models.Nhe.find({ tenantId, 'workloadIdentity.issuer': issuer, 'workloadIdentity.subject': subject }, { identifier: 1 }).limit(2).lean<Array<{ identifier: string }>>();
+        const docs = await models.Nhe.find(
+          { tenantId, 'workloadIdentity.issuer': issuer, 'workloadIdentity.subject': subject },
+          { identifier: 1 },
+        )
+          .limit(2)
+          .lean<Array<{ identifier: string }>>();
         return docs.map((d) => d.identifier);
       });
     },

@@ -49,14 +49,24 @@ function ktyFor(alg: string): string | undefined {
 /** The keys of `keys` that could have made this signature (kid, alg, kty). */
 function candidates(keys: ActorKey[], alg: string, kid: string | undefined): ActorKey[] {
   const kty = ktyFor(alg);
-  return keys.filter((k) => k.jwk.kty === kty && (kid === undefined || k.jwk.kid === kid) && (k.jwk.alg === undefined || k.jwk.alg === alg));
+  return keys.filter(
+    (k) =>
+      k.jwk.kty === kty && (kid === undefined || k.jwk.kid === kid) && (k.jwk.alg === undefined || k.jwk.alg === alg),
+  );
 }
 
 /**
  * Verifies the signature and the claims with the first candidate key that verifies; refetches a remote set once
  * (cool-down permitting) when no key matched. Returns the claims and the key.
  */
-async function verifyWith(token: string, source: KeySource, alg: string, kid: string | undefined, o: { issuer: string; audiences: string[]; currentDate?: Date }, whose: string): Promise<{ payload: JWTPayload; key: ActorKey }> {
+async function verifyWith(
+  token: string,
+  source: KeySource,
+  alg: string,
+  kid: string | undefined,
+  o: { issuer: string; audiences: string[]; currentDate?: Date },
+  whose: string,
+): Promise<{ payload: JWTPayload; key: ActorKey }> {
   let keys = candidates(await source.keys(), alg, kid);
   if (!keys.length) {
     const fresh = await source.refresh();
@@ -90,7 +100,11 @@ async function verifyWith(token: string, source: KeySource, alg: string, kid: st
       throw err;
     }
   }
-  throw bad(lastSignatureError ? `signature does not verify with ${whose} keys` : `is signed with a key that is not one of ${whose} keys`);
+  throw bad(
+    lastSignatureError
+      ? `signature does not verify with ${whose} keys`
+      : `is signed with a key that is not one of ${whose} keys`,
+  );
 }
 
 export async function authenticateActor(token: string, ctx: ActorContext): Promise<AuthenticatedActor> {
@@ -105,7 +119,8 @@ export async function authenticateActor(token: string, ctx: ActorContext): Promi
     throw bad('is not a JWT');
   }
   // Before any key is looked at: HS256 (a shared secret) and none prove nothing about who signed.
-  if (typeof alg !== 'string' || !ASYMMETRIC_ALGORITHMS.has(alg)) throw bad(`must be signed with an asymmetric algorithm (alg ${quoted(alg)} is not accepted)`);
+  if (typeof alg !== 'string' || !ASYMMETRIC_ALGORITHMS.has(alg))
+    throw bad(`must be signed with an asymmetric algorithm (alg ${quoted(alg)} is not accepted)`);
   // One spelling per token (as for every JWT here): padding, other alphabets or stray bits are refused.
   if (!isCanonicalCompactJws(token)) throw bad('is not a compact JWS (three canonical base64url segments)');
   if (kid !== undefined && typeof kid !== 'string') throw bad('kid must be a string');
@@ -113,7 +128,11 @@ export async function authenticateActor(token: string, ctx: ActorContext): Promi
   const sub = claims.sub;
   if (typeof iss !== 'string' || !iss || iss.length > 2048) throw bad('has no iss');
   if (typeof sub !== 'string' || !sub || sub.length > 1024) throw bad('has no sub');
-  const options = { issuer: iss, audiences: ctx.audiences, ...(ctx.currentDate ? { currentDate: ctx.currentDate } : {}) };
+  const options = {
+    issuer: iss,
+    audiences: ctx.audiences,
+    ...(ctx.currentDate ? { currentDate: ctx.currentDate } : {}),
+  };
 
   let nheIdentifier: string;
   let auth: ActorAuthentication;
@@ -123,7 +142,8 @@ export async function authenticateActor(token: string, ctx: ActorContext): Promi
     // Workload identity federation: the issuer's keys, then the one NHE registered for (iss, sub).
     payload = (await verifyWith(token, workload.keys, alg, kid, options, "the workload issuer's")).payload;
     const nhes = await ctx.directory.nhesForWorkload(ctx.tenantId, iss, sub);
-    if (nhes.length === 0) throw bad('names a workload identity (iss, sub) that no NHE of this tenant is registered for');
+    if (nhes.length === 0)
+      throw bad('names a workload identity (iss, sub) that no NHE of this tenant is registered for');
     if (nhes.length > 1) throw bad('names a workload identity (iss, sub) that more than one NHE is registered for');
     nheIdentifier = nhes[0]!;
     auth = { method: 'workload', issuer: iss, subject: sub };
@@ -137,13 +157,16 @@ export async function authenticateActor(token: string, ctx: ActorContext): Promi
     nheIdentifier = nhe.identifier;
     auth = { method: 'key', jkt: verified.key.jkt };
   } else {
-    throw bad('issuer is neither the NHE itself (iss = sub = its identifier) nor a trusted workload issuer of this tenant');
+    throw bad(
+      'issuer is neither the NHE itself (iss = sub = its identifier) nor a trusted workload issuer of this tenant',
+    );
   }
 
   const now = Math.floor((ctx.currentDate?.getTime() ?? Date.now()) / 1000);
   const { exp, iat, jti } = payload as { exp: number; iat: number; jti: unknown };
   if (typeof iat !== 'number' || typeof exp !== 'number') throw bad('exp and iat must be numbers');
-  if (exp - iat > MAX_ACTOR_JWT_LIFETIME) throw bad(`lifetime (exp - iat) must be at most ${MAX_ACTOR_JWT_LIFETIME} seconds`);
+  if (exp - iat > MAX_ACTOR_JWT_LIFETIME)
+    throw bad(`lifetime (exp - iat) must be at most ${MAX_ACTOR_JWT_LIFETIME} seconds`);
   if (iat > now + CLOCK_SKEW) throw bad('iat is in the future');
   if (typeof jti !== 'string' || !jti || jti.length > 256) throw bad('jti must be a string of 1 to 256 characters');
   auth.jti = jti;
@@ -159,7 +182,12 @@ export async function authenticateActor(token: string, ctx: ActorContext): Promi
         fresh = await ctx.replay.remember(replayKey, expiresAt);
       } catch (err) {
         // The store (JetStream, or the database) could not say: no token, as when the audit event cannot be recorded.
-        throw new OAuthError('temporarily_unavailable', "the actor token's single use could not be checked; no token was issued, retry later", 503, { cause: err });
+        throw new OAuthError(
+          'temporarily_unavailable',
+          "the actor token's single use could not be checked; no token was issued, retry later",
+          503,
+          { cause: err },
+        );
       }
       if (!fresh) throw bad('has been used before (jti)');
     },

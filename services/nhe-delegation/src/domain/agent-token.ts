@@ -9,7 +9,15 @@
  * this client is that agent (a client record's own config.nhe governs it as a token-exchange client only). The
  * client's own maxTokenLifetime, when its record has one, still caps the lifetime.
  */
-import { agentClientFacts, agentLinkOf, decideDelegation, loadDelegationFacts, type DelegationDecision, type DelegationFacts, type ForwardedAgentToken } from '@idp/delegation';
+import {
+  agentClientFacts,
+  agentLinkOf,
+  decideDelegation,
+  loadDelegationFacts,
+  type DelegationDecision,
+  type DelegationFacts,
+  type ForwardedAgentToken,
+} from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
@@ -24,7 +32,12 @@ export interface AgentTokenDeps {
   publishIssued: (event: NheTokenIssued) => Promise<void>;
   actors: ActorDirectory;
   /** Once per request: the decision record, or a rejection outside it (never a token). */
-  onDecision: (decision: DelegationDecision | { outcome: 'rejected'; error: string; stage: 'client' | 'dpop' | 'audit'; reason: string }, input: ForwardedAgentToken, nheIdentifier?: string) => void;
+  onDecision: (
+    decision:
+      DelegationDecision | { outcome: 'rejected'; error: string; stage: 'client' | 'dpop' | 'audit'; reason: string },
+    input: ForwardedAgentToken,
+    nheIdentifier?: string,
+  ) => void;
 }
 
 export interface AgentTokenResult {
@@ -40,8 +53,15 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     throw error;
   };
   const link = await agentLinkOf(deps.models, input.tenantId, input.clientId);
-  if (link.kind === 'none') reject(oauthErrors.accessDenied('this client no longer embodies an NHE; start the authorization again'), 'client');
-  if (link.kind === 'ambiguous') reject(oauthErrors.accessDenied(`this client is named by more than one NHE (${link.identifiers.join(', ')}); an administrator must fix the registrations`), 'client');
+  if (link.kind === 'none')
+    reject(oauthErrors.accessDenied('this client no longer embodies an NHE; start the authorization again'), 'client');
+  if (link.kind === 'ambiguous')
+    reject(
+      oauthErrors.accessDenied(
+        `this client is named by more than one NHE (${link.identifiers.join(', ')}); an administrator must fix the registrations`,
+      ),
+      'client',
+    );
   const linked = (link as Extract<typeof link, { kind: 'agent' }>).nhe;
 
   const loaded = await loadDelegationFacts(deps.models, {
@@ -64,19 +84,38 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
       decision.gate === 'actor-proof-required'
         ? 'this NHE must prove who it is with a signed actor token: use the token exchange with an actor JWT, not an agent client'
         : decision.description;
-    throw new OAuthError(decision.error, description, 400, decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {});
+    throw new OAuthError(
+      decision.error,
+      description,
+      400,
+      decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {},
+    );
   }
   const tenant = facts.tenant;
   const nhe = facts.nhe!;
   // DPoP: the provider verified the proof at its token endpoint (nonce and replay included); the tenant's
   // requireDpop and an NHE pinned to its keys are checked here as for token exchange.
   if (!input.jkt && (tenant.nhe.requireDpop || nhe.requireKeyBoundDpop)) {
-    reject(oauthErrors.invalidDpopProof('delegated tokens of this tenant or NHE must be DPoP-bound: send a DPoP proof at the token endpoint'), 'dpop', nhe.identifier);
+    reject(
+      oauthErrors.invalidDpopProof(
+        'delegated tokens of this tenant or NHE must be DPoP-bound: send a DPoP proof at the token endpoint',
+      ),
+      'dpop',
+      nhe.identifier,
+    );
   }
   if (input.jkt && nhe.requireKeyBoundDpop) {
     const keys = await deps.actors.nhe(input.tenantId, nhe.identifier);
-    const known = keys?.keys ? (await keys.keys.keys()).some((k) => k.jkt === input.jkt) || (await keys.keys.refresh())?.some((k) => k.jkt === input.jkt) : false;
-    if (!known) reject(oauthErrors.invalidDpopProof("DPoP proof key is not one of the NHE's registered keys"), 'dpop', nhe.identifier);
+    const known = keys?.keys
+      ? (await keys.keys.keys()).some((k) => k.jkt === input.jkt) ||
+        (await keys.keys.refresh())?.some((k) => k.jkt === input.jkt)
+      : false;
+    if (!known)
+      reject(
+        oauthErrors.invalidDpopProof("DPoP proof key is not one of the NHE's registered keys"),
+        'dpop',
+        nhe.identifier,
+      );
   }
 
   const mint = {
@@ -99,5 +138,10 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     return reject(err as OAuthError, 'audit', nhe.identifier);
   }
   deps.onDecision(decision, input, nhe.identifier);
-  return { access_token: signed.accessToken, token_type: input.jkt ? 'DPoP' : 'Bearer', expires_in: decision.ttl, scope: decision.scopes.join(' ') };
+  return {
+    access_token: signed.accessToken,
+    token_type: input.jkt ? 'DPoP' : 'Bearer',
+    expires_in: decision.ttl,
+    scope: decision.scopes.join(' '),
+  };
 }

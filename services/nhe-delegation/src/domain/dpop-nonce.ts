@@ -14,7 +14,8 @@ export interface DpopNonces {
 
 export function dpopNonces(secret: string, windowSeconds = 60, acceptSlots = 3): DpopNonces {
   const key = Buffer.from(hkdfSync('sha256', secret, 'nhe-delegation', 'dpop-nonce-v1', 32));
-  const mac = (tenantId: number, slot: number) => createHmac('sha256', key).update(`${tenantId}.${slot}`).digest('base64url');
+  const mac = (tenantId: number, slot: number) =>
+    createHmac('sha256', key).update(`${tenantId}.${slot}`).digest('base64url');
   const slotOf = (now: number) => Math.floor(now / windowSeconds);
   return {
     issue(tenantId, now = Math.floor(Date.now() / 1000)) {

@@ -31,7 +31,10 @@ function toOAuthError(err: ResourceServerError): OAuthError {
  * Validates a DPoP proof for the token request (RFC 9449 section 4.3) with the shared verifier (@idp/resource-server):
  * the checks, then the tenant's nonce, then replay through the store every replica and the management API share.
  */
-export async function verifyTokenEndpointProof(proof: string, o: TokenEndpointProofOptions): Promise<VerifiedDpopProof> {
+export async function verifyTokenEndpointProof(
+  proof: string,
+  o: TokenEndpointProofOptions,
+): Promise<VerifiedDpopProof> {
   const nonces = o.nonces;
   try {
     return await verifyDpopProof(proof, {
@@ -42,7 +45,13 @@ export async function verifyTokenEndpointProof(proof: string, o: TokenEndpointPr
       clockSkew: 0,
       ...(o.currentDate ? { currentDate: o.currentDate } : {}),
       ...(nonces
-        ? { nonce: { required: o.requireNonce, isValid: (n: string) => nonces.isValid(o.tenantId, n), issue: () => nonces.issue(o.tenantId) } }
+        ? {
+            nonce: {
+              required: o.requireNonce,
+              isValid: (n: string) => nonces.isValid(o.tenantId, n),
+              issue: () => nonces.issue(o.tenantId),
+            },
+          }
         : {}),
       replay: dpopProofReplayStore(o.models, o.tenantId),
     });

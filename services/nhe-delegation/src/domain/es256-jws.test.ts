@@ -9,9 +9,17 @@ async function p256() {
 
 test('jose verifies the token: header, claims and a 64-byte R || S signature', async () => {
   const { publicKey, jwk } = await p256();
-  const token = signEs256Jwt({ kid: 'k1', typ: 'at+jwt' }, { sub: 'u1', aud: 'https://api', exp: 4_000_000_000, act: { sub: 'nhe:a' } }, importEs256PrivateJwk(jwk));
+  const token = signEs256Jwt(
+    { kid: 'k1', typ: 'at+jwt' },
+    { sub: 'u1', aud: 'https://api', exp: 4_000_000_000, act: { sub: 'nhe:a' } },
+    importEs256PrivateJwk(jwk),
+  );
   expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' });
-  const { payload, protectedHeader } = await jwtVerify(token, publicKey, { typ: 'at+jwt', audience: 'https://api', algorithms: ['ES256'] });
+  const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
+    typ: 'at+jwt',
+    audience: 'https://api',
+    algorithms: ['ES256'],
+  });
   expect(protectedHeader.alg).toBe('ES256');
   expect(payload).toEqual({ sub: 'u1', aud: 'https://api', exp: 4_000_000_000, act: { sub: 'nhe:a' } });
   expect(Buffer.from(token.split('.')[2]!, 'base64url')).toHaveLength(64);

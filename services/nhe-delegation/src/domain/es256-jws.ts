@@ -11,14 +11,19 @@ export type Es256SigningKey = KeyObject & { readonly es256: true };
 /** Imports a private P-256 JWK for signEs256Jwt; refuses any other key. */
 export function importEs256PrivateJwk(jwk: JsonWebKey): Es256SigningKey {
   const key = createPrivateKey({ key: jwk, format: 'jwk' });
-  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('ES256 needs a private P-256 key');
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new Error('ES256 needs a private P-256 key');
   return key as Es256SigningKey;
 }
 
 const b64u = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 
 /** `header.payload.signature` with `alg: ES256` first in the protected header; the signature is R || S (64 bytes). */
-export function signEs256Jwt(header: { kid: string; typ: string }, payload: Record<string, unknown>, key: Es256SigningKey): string {
+export function signEs256Jwt(
+  header: { kid: string; typ: string },
+  payload: Record<string, unknown>,
+  key: Es256SigningKey,
+): string {
   const input = `${b64u(JSON.stringify({ alg: 'ES256', kid: header.kid, typ: header.typ }))}.${b64u(JSON.stringify(payload))}`;
   const signature = sign('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' });
   return `${input}.${signature.toString('base64url')}`;

@@ -11,13 +11,24 @@ const valid = {
 
 describe('parseExchangeParams', () => {
   it('accepts the NHE profile', () => {
-    expect(parseExchangeParams(valid)).toEqual({ subjectToken: 'eyJ.x.y', actorToken: 'agent-1', actorTokenType: 'urn:vendor:token-type:nhe-id', resource: 'https://api.example', scopes: ['read', 'write'] });
+    expect(parseExchangeParams(valid)).toEqual({
+      subjectToken: 'eyJ.x.y',
+      actorToken: 'agent-1',
+      actorTokenType: 'urn:vendor:token-type:nhe-id',
+      resource: 'https://api.example',
+      scopes: ['read', 'write'],
+    });
   });
 
-  it.each(['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope'])('names a missing %s', (name) => {
-    const params: Record<string, string | undefined> = { ...valid, [name]: undefined };
-    expect(() => parseExchangeParams(params)).toThrow(expect.objectContaining({ error: 'invalid_request', message: expect.stringContaining(name) }));
-  });
+  it.each(['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'resource', 'scope'])(
+    'names a missing %s',
+    (name) => {
+      const params: Record<string, string | undefined> = { ...valid, [name]: undefined };
+      expect(() => parseExchangeParams(params)).toThrow(
+        expect.objectContaining({ error: 'invalid_request', message: expect.stringContaining(name) }),
+      );
+    },
+  );
 
   it.each([
     [{ subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' }, 'invalid_request'],
@@ -35,7 +46,11 @@ describe('parseExchangeParams', () => {
 describe('consentedScopes', () => {
   it.each([
     ['aud names the resource', { aud: 'https://api.example', scope: 'read write' }, ['read', 'write']],
-    ['aud is an array naming the resource', { aud: ['https://other.example', 'https://api.example'], scope: 'read' }, ['read']],
+    [
+      'aud is an array naming the resource',
+      { aud: ['https://other.example', 'https://api.example'], scope: 'read' },
+      ['read'],
+    ],
     ['aud is another resource', { aud: 'https://other.example', scope: 'read write' }, []],
     ['no scope', { aud: 'https://api.example' }, []],
     ['no aud', { scope: 'read' }, []],

@@ -12,7 +12,14 @@ import {
 } from '@idp/delegation';
 import { OAuthError, oauthErrors } from '@idp/errors';
 import { singleUseStore, type Models } from '@idp/db';
-import { DenyList, REVOCATION_COLLECTION, revocationStore, type NheTokenIssued, type RevocationCollection, type RevocationStore } from '@idp/events';
+import {
+  DenyList,
+  REVOCATION_COLLECTION,
+  revocationStore,
+  type NheTokenIssued,
+  type RevocationCollection,
+  type RevocationStore,
+} from '@idp/events';
 import { GRANT_TYPE_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS_TOKEN, TOKEN_TYPE_NHE_ID } from '@idp/tokens';
 import type { ActorDirectory } from './actor-directory';
 import { authenticateActor, type AuthenticatedActor } from './actor-token';
@@ -106,7 +113,8 @@ function required(params: ExchangeInput['params'], name: string, max = 2048): st
 export function parseExchangeParams(params: ExchangeInput['params']) {
   const subjectToken = required(params, 'subject_token', MAX_TOKEN_LENGTH);
   const subjectTokenType = required(params, 'subject_token_type');
-  if (subjectTokenType !== TOKEN_TYPE_ACCESS_TOKEN) throw oauthErrors.invalidRequest(`unsupported subject_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
+  if (subjectTokenType !== TOKEN_TYPE_ACCESS_TOKEN)
+    throw oauthErrors.invalidRequest(`unsupported subject_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
   const actorToken = required(params, 'actor_token', MAX_ACTOR_JWT_LENGTH);
   const actorTokenType = required(params, 'actor_token_type');
   // The spec's type (the NHE's identifier) and, beside it, a JWT that proves the actor (issue 19).
@@ -114,7 +122,8 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
     throw oauthErrors.invalidRequest(`unsupported actor_token_type; use ${TOKEN_TYPE_NHE_ID} or ${TOKEN_TYPE_JWT}`);
   }
   // No NHE identifier is this long (management caps them far below): an unknown NHE, as the spec names it.
-  if (actorTokenType === TOKEN_TYPE_NHE_ID && actorToken.length > 256) throw oauthErrors.invalidGrant('unknown non-human entity');
+  if (actorTokenType === TOKEN_TYPE_NHE_ID && actorToken.length > 256)
+    throw oauthErrors.invalidGrant('unknown non-human entity');
   const resource = required(params, 'resource');
   let resourceUrl: URL | undefined;
   try {
@@ -122,15 +131,24 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
   } catch {
     resourceUrl = undefined;
   }
-  if (!resourceUrl || resourceUrl.hash) throw oauthErrors.invalidTarget("parameter 'resource' must be an absolute URI without a fragment");
+  if (!resourceUrl || resourceUrl.hash)
+    throw oauthErrors.invalidTarget("parameter 'resource' must be an absolute URI without a fragment");
   const scope = required(params, 'scope', MAX_SCOPE_LENGTH);
   const scopes = scope.split(' ').filter(Boolean);
-  if (!scopes.length || scopes.some((s) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))) throw oauthErrors.invalidScope("parameter 'scope' is malformed");
+  if (!scopes.length || scopes.some((s) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s)))
+    throw oauthErrors.invalidScope("parameter 'scope' is malformed");
   if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPE_ACCESS_TOKEN) {
     throw oauthErrors.invalidRequest(`unsupported requested_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
   }
-  if (params.audience !== undefined) throw oauthErrors.invalidRequest('audience is not supported; name the resource server with resource');
-  return { subjectToken, actorToken, actorTokenType: actorTokenType as typeof TOKEN_TYPE_NHE_ID | typeof TOKEN_TYPE_JWT, resource, scopes };
+  if (params.audience !== undefined)
+    throw oauthErrors.invalidRequest('audience is not supported; name the resource server with resource');
+  return {
+    subjectToken,
+    actorToken,
+    actorTokenType: actorTokenType as typeof TOKEN_TYPE_NHE_ID | typeof TOKEN_TYPE_JWT,
+    resource,
+    scopes,
+  };
 }
 
 /** What an actor JWT's `aud` may name: the tenant's issuer, or its token endpoint (either mount). */
@@ -143,9 +161,17 @@ export function actorAudiences(issuer: string): string[] {
  * DPoP pinned to the agent (issue 19): the proof's key must be one of the NHE's registered keys (inline or at its
  * jwks_uri, refetched once when the key is not in the cached set). invalid_dpop_proof otherwise.
  */
-async function assertPinnedKey(actors: ActorDirectory, tenantId: number, identifier: string, jkt: string): Promise<void> {
+async function assertPinnedKey(
+  actors: ActorDirectory,
+  tenantId: number,
+  identifier: string,
+  jkt: string,
+): Promise<void> {
   const nhe = await actors.nhe(tenantId, identifier);
-  if (!nhe?.keys) throw oauthErrors.invalidDpopProof('this NHE requires DPoP bound to one of its registered keys, and has none registered');
+  if (!nhe?.keys)
+    throw oauthErrors.invalidDpopProof(
+      'this NHE requires DPoP bound to one of its registered keys, and has none registered',
+    );
   if ((await nhe.keys.keys()).some((k) => k.jkt === jkt)) return;
   const fresh = await nhe.keys.refresh();
   if (fresh?.some((k) => k.jkt === jkt)) return;
@@ -167,15 +193,32 @@ export function consentedScopes(subject: JWTPayload, resource: string): string[]
  * A handed-on token (issue 19 section 2) is refused when the kill switch revoked it: by its jti, its client, its user
  * or any actor of its chain (the entries the management API and the SSF transmitter share, `nhe_revocations`).
  */
-async function assertParentNotRevoked(deps: ExchangeDeps, tenantId: number, subject: Awaited<ReturnType<typeof verifySubjectToken>>): Promise<void> {
+async function assertParentNotRevoked(
+  deps: ExchangeDeps,
+  tenantId: number,
+  subject: Awaited<ReturnType<typeof verifySubjectToken>>,
+): Promise<void> {
   const parent = subject.parent!;
-  const entries = await (deps.revocations ?? revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION) as unknown as RevocationCollection)).active(new Date(), tenantId);
+  const entries = await (
+    deps.revocations ??
+    revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION) as unknown as RevocationCollection)
+  ).active(new Date(), tenantId);
   if (!entries.length) return;
   const list = new DenyList();
   for (const e of entries) list.add(e);
   const identifiers = parent.actors.map((a) => a.identifier);
   const azp = subject.payload.azp as number;
-  if (list.isRevoked({ tenantId, nheIdentifier: identifiers[0]!, actorChain: identifiers, jti: parent.jti, azp, sub: subject.userId, iat: parent.iat })) {
+  if (
+    list.isRevoked({
+      tenantId,
+      nheIdentifier: identifiers[0]!,
+      actorChain: identifiers,
+      jti: parent.jti,
+      azp,
+      sub: subject.userId,
+      iat: parent.iat,
+    })
+  ) {
     throw oauthErrors.invalidGrant('subject_token has been revoked');
   }
 }
@@ -210,10 +253,21 @@ export async function exchangeToken(deps: ExchangeDeps, input: ExchangeInput): P
       const inner = err.inner;
       if (inner instanceof OAuthError) {
         const cause = inner.cause instanceof Error ? `: ${inner.cause.message}` : '';
-        deps.onDecision({ outcome: 'rejected', error: inner.error, stage: err.stage, reason: `${inner.message}${cause}` }, input);
+        deps.onDecision(
+          { outcome: 'rejected', error: inner.error, stage: err.stage, reason: `${inner.message}${cause}` },
+          input,
+        );
         throw inner;
       }
-      deps.onDecision({ outcome: 'rejected', error: 'server_error', stage: 'internal', reason: inner instanceof Error ? inner.message : String(inner) }, input);
+      deps.onDecision(
+        {
+          outcome: 'rejected',
+          error: 'server_error',
+          stage: 'internal',
+          reason: inner instanceof Error ? inner.message : String(inner),
+        },
+        input,
+      );
       throw inner;
     }
     throw err;
@@ -226,10 +280,14 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const issuer = deps.issuerFor(input.tenantId);
   // A delegation token as subject_token is refused (the spec) unless the tenant allows chains (issue 19 section 2).
   const maxChainDepth = async () => {
-    const t = await deps.models.Tenant.findById(input.tenantId, { 'settings.nhe.maxChainDepth': 1 }).lean<{ settings?: { nhe?: { maxChainDepth?: number } } }>();
+    const t = await deps.models.Tenant.findById(input.tenantId, { 'settings.nhe.maxChainDepth': 1 }).lean<{
+      settings?: { nhe?: { maxChainDepth?: number } };
+    }>();
     return t?.settings?.nhe?.maxChainDepth ?? 1;
   };
-  const subject = await stage('subject-token', () => verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId, { maxChainDepth }));
+  const subject = await stage('subject-token', () =>
+    verifySubjectToken(p.subjectToken, keys.keySet, issuer, input.clientId, { maxChainDepth }),
+  );
   const parent = subject.parent;
   // A DPoP-bound user token (cnf.jkt) is only good with its key: exchanging it needs a proof made with that key,
   // or a leaked bound token plus the client's credentials would mint an NHE token, unbound, without the key.
@@ -245,7 +303,9 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         tenantId: input.tenantId,
         audiences: actorAudiences(issuer),
         directory: deps.actors,
-        replay: deps.actorJtiStore ? deps.actorJtiStore(input.tenantId) : singleUseStore(deps.models, input.tenantId, 'ActorToken'),
+        replay: deps.actorJtiStore
+          ? deps.actorJtiStore(input.tenantId)
+          : singleUseStore(deps.models, input.tenantId, 'ActorToken'),
       }),
     );
   }
@@ -256,7 +316,15 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const loadFacts = deps.loadFacts ?? ((r: DelegationRequest) => loadDelegationFacts(deps.models, r));
   // The grant check (one read by primary key) and the actor token's jti (one insert) run beside the facts load.
   const [, , loaded] = await Promise.all([
-    stage('subject-token', () => assertSubjectGrantLive(deps.readGrant ?? grantReader(deps.models), input.tenantId, subject.payload, input.clientId, subject.userId)),
+    stage('subject-token', () =>
+      assertSubjectGrantLive(
+        deps.readGrant ?? grantReader(deps.models),
+        input.tenantId,
+        subject.payload,
+        input.clientId,
+        subject.userId,
+      ),
+    ),
     // A handed-on token must not be revoked itself (the kill switch names its jti, an actor of its chain, ...).
     parent ? stage('subject-token', () => assertParentNotRevoked(deps, input.tenantId, subject)) : undefined,
     stage('internal', () =>
@@ -268,7 +336,9 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         resource: p.resource,
         requestedScopes: p.scopes,
         consentedScopes: consentedScopes(subject.payload, p.resource),
-        ...(parent ? { parent: { actors: parent.actors, scopes: parent.scopes, audience: parent.audience, exp: parent.exp } } : {}),
+        ...(parent
+          ? { parent: { actors: parent.actors, scopes: parent.scopes, audience: parent.audience, exp: parent.exp } }
+          : {}),
       }),
     ),
     actor ? stage('actor-token', () => actor.consume()) : undefined,
@@ -278,7 +348,12 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const decision = decideDelegation(facts);
   if (decision.outcome === 'denied') {
     onDecision(decision);
-    throw new OAuthError(decision.error, decision.description, 400, decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {});
+    throw new OAuthError(
+      decision.error,
+      decision.description,
+      400,
+      decision.scopes ? { extra: { scope: decision.scopes.join(' ') } } : {},
+    );
   }
   const tenant = facts.tenant;
   const nhe = facts.nhe!;
@@ -291,7 +366,10 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   let jkt: string | undefined;
   if (input.dpop || tenant.nhe.requireDpop || pinned) {
     jkt = await stage('dpop', async () => {
-      if (!input.dpop && pinned) throw oauthErrors.invalidDpopProof('this NHE requires its tokens to be DPoP-bound to one of its registered keys: send a DPoP proof made with one of them');
+      if (!input.dpop && pinned)
+        throw oauthErrors.invalidDpopProof(
+          'this NHE requires its tokens to be DPoP-bound to one of its registered keys: send a DPoP proof made with one of them',
+        );
       if (!input.dpop) throw oauthErrors.invalidDpopProof('this tenant requires a DPoP proof for delegated tokens');
       // The shared verifier: checks, then the nonce (use_dpop_nonce hands one out), then replay across replicas.
       const proof = await verifyTokenEndpointProof(input.dpop.proof, {
@@ -326,7 +404,9 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   };
   const signed = await signNheToken(mint);
   const accessToken = signed.accessToken;
-  await stage('audit', () => auditIssuance(deps.publishIssued, { ...mint, tenantId: input.tenantId, sourceIp: input.sourceIp }, signed));
+  await stage('audit', () =>
+    auditIssuance(deps.publishIssued, { ...mint, tenantId: input.tenantId, sourceIp: input.sourceIp }, signed),
+  );
   // A grant is reported once a token exists: a refused proof or an unrecorded issuance is one rejection, not also a grant.
   onDecision(decision);
 

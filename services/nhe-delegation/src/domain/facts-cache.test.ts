@@ -2,7 +2,13 @@ import type { DelegationFacts, DelegationRequest } from '@idp/delegation';
 import { factsCache } from './facts-cache';
 
 const request = (over: Partial<DelegationRequest> = {}): DelegationRequest => ({
-  tenantId: 1, clientId: 'c', userId: 'u', nheIdentifier: 'n', resource: 'https://api', requestedScopes: ['a'], ...over,
+  tenantId: 1,
+  clientId: 'c',
+  userId: 'u',
+  nheIdentifier: 'n',
+  resource: 'https://api',
+  requestedScopes: ['a'],
+  ...over,
 });
 
 function counting() {
@@ -33,7 +39,7 @@ describe('factsCache', () => {
     expect(l.calls()).toBe(3);
   });
 
-  it('a hit carries the request\'s own consented scopes, never those of the request that filled the entry', async () => {
+  it("a hit carries the request's own consented scopes, never those of the request that filled the entry", async () => {
     const l = counting();
     const cache = factsCache(l.loader, 60_000);
     await cache.load(request({ consentedScopes: ['a', 'b'] }));
@@ -86,7 +92,11 @@ describe('factsCache under concurrency', () => {
     const l = counting();
     const cache = factsCache(l.loader, 5000);
     l.hold(true);
-    const pending = [cache.load(request({ requestedScopes: ['a'] })), cache.load(request({ requestedScopes: ['b'] })), cache.load(request({ requestedScopes: ['c'] }))];
+    const pending = [
+      cache.load(request({ requestedScopes: ['a'] })),
+      cache.load(request({ requestedScopes: ['b'] })),
+      cache.load(request({ requestedScopes: ['c'] })),
+    ];
     await new Promise((r) => setImmediate(r));
     l.release();
     const results = await Promise.all(pending);

@@ -23,11 +23,23 @@ export interface FactsCache {
  * its entry is dropped with the others, and requests after the invalidation start a new load.
  */
 /** `now` is a monotonic clock (milliseconds): a wall clock stepped back would make old entries look fresh. */
-export function factsCache(loader: Loader, ttlMs: number, maxEntries = 10_000, now: () => number = () => performance.now()): FactsCache {
+export function factsCache(
+  loader: Loader,
+  ttlMs: number,
+  maxEntries = 10_000,
+  now: () => number = () => performance.now(),
+): FactsCache {
   const byTenant = new Map<number, Map<string, { at: number; facts: Promise<DelegationFacts | null> }>>();
   let size = 0;
   // A hand-on (issue 19 section 2) also loads its parent chain's NHEs and policies: the chain is part of the key.
-  const keyOf = (r: DelegationRequest) => JSON.stringify([r.clientId, r.userId, r.nheIdentifier, r.resource, ...(r.parent ? [r.parent.actors.map((a) => a.identifier)] : [])]);
+  const keyOf = (r: DelegationRequest) =>
+    JSON.stringify([
+      r.clientId,
+      r.userId,
+      r.nheIdentifier,
+      r.resource,
+      ...(r.parent ? [r.parent.actors.map((a) => a.identifier)] : []),
+    ]);
   const dropTenant = (tenantId: number) => {
     const entries = byTenant.get(tenantId);
     if (entries) size -= entries.size;

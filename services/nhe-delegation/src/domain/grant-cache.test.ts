@@ -15,7 +15,13 @@ function counting() {
     if (result === 'error') throw new Error('store down');
     return result === 'live' ? live(version) : undefined;
   };
-  return { reader, reads: () => reads, answer: (r: typeof result) => (result = r), hold: (v: boolean) => (hold = v), release: () => release?.() };
+  return {
+    reader,
+    reads: () => reads,
+    answer: (r: typeof result) => (result = r),
+    hold: (v: boolean) => (hold = v),
+    release: () => release?.(),
+  };
 }
 
 describe('grantCache', () => {

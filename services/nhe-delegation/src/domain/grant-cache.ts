@@ -34,7 +34,12 @@ export interface GrantCache {
 }
 
 /** `now` is a monotonic clock (milliseconds): a wall clock stepped back would make old entries look fresh. */
-export function grantCache(reader: GrantReader, ttlMs: number, maxEntries = 10_000, now: () => number = () => performance.now()): GrantCache {
+export function grantCache(
+  reader: GrantReader,
+  ttlMs: number,
+  maxEntries = 10_000,
+  now: () => number = () => performance.now(),
+): GrantCache {
   const byTenant = new Map<number, Map<string, { at: number; grant: Promise<GrantRecord | undefined> }>>();
   let size = 0;
   const dropTenant = (tenantId: number) => {

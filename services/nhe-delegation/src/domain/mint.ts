@@ -5,7 +5,14 @@
  * awaited before the token leaves (no durable audit record, no token).
  */
 import { randomUUID } from 'node:crypto';
-import { nestedAct, type ActorAuthentication, type ChainActor, type DelegationGranted, type NheFacts, type TenantFacts } from '@idp/delegation';
+import {
+  nestedAct,
+  type ActorAuthentication,
+  type ChainActor,
+  type DelegationGranted,
+  type NheFacts,
+  type TenantFacts,
+} from '@idp/delegation';
 import { OAuthError } from '@idp/errors';
 import type { NheTokenIssued } from '@idp/events';
 import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, CLAIM_TENANT_NAME } from '@idp/tokens';
@@ -46,7 +53,11 @@ export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
   const { nhe, tenant } = t;
   // A handed-on token never outlives its parent (the decision allowed for it; the clock may have moved a second).
   // When the parent set the lifetime, the child expires exactly with it.
-  const exp = t.parent ? (t.decision.ttlSetBy === 'parent.remaining' ? t.parent.exp : Math.min(now + t.decision.ttl, t.parent.exp)) : now + t.decision.ttl;
+  const exp = t.parent
+    ? t.decision.ttlSetBy === 'parent.remaining'
+      ? t.parent.exp
+      : Math.min(now + t.decision.ttl, t.parent.exp)
+    : now + t.decision.ttl;
   if (exp <= now) throw new OAuthError('invalid_grant', 'subject_token has expired', 400);
   // The claims of the spec's table (plus cnf when bound), and RFC 9068's client_id (section 2.2, required): the
   // OAuth client_id string beside the spec's numeric azp, so stock RFC 9068 validators accept NHE tokens too.
@@ -104,12 +115,20 @@ export async function auditIssuance(
       ...(t.parent
         ? {
             parentJti: t.parent.jti,
-            actorChain: [{ nheIdentifier: t.nhe.identifier, method: t.actor?.method ?? 'named' }, ...t.parent.actors.map((a) => ({ nheIdentifier: a.identifier, method: a.method }))],
+            actorChain: [
+              { nheIdentifier: t.nhe.identifier, method: t.actor?.method ?? 'named' },
+              ...t.parent.actors.map((a) => ({ nheIdentifier: a.identifier, method: a.method })),
+            ],
           }
         : {}),
     });
   } catch (err) {
     // No durable audit record, no token (DESIGN.md).
-    throw new OAuthError('temporarily_unavailable', 'the issuance could not be recorded; no token was issued, retry later', 503, { cause: err });
+    throw new OAuthError(
+      'temporarily_unavailable',
+      'the issuance could not be recorded; no token was issued, retry later',
+      503,
+      { cause: err },
+    );
   }
 }

@@ -23,7 +23,12 @@ export function grantReader(models: Models): GrantReader {
       return undefined;
     }
     if (!grant || typeof grant !== 'object') return undefined;
-    return { clientId: grant.clientId, accountId: grant.accountId, exp: grant.exp, expiresAt: doc.expiresAt instanceof Date ? doc.expiresAt : undefined };
+    return {
+      clientId: grant.clientId,
+      accountId: grant.accountId,
+      exp: grant.exp,
+      expiresAt: doc.expiresAt instanceof Date ? doc.expiresAt : undefined,
+    };
   };
 }
 
@@ -34,10 +39,17 @@ export function grantReader(models: Models): GrantReader {
  * A token that names no grant (issued before tokens carried the reference) is not checked: it expires within its
  * lifetime. `read` is grantReader, or the grant cache in front of it (domain/grant-cache.ts).
  */
-export async function assertSubjectGrantLive(read: GrantReader, tenantId: number, payload: JWTPayload, clientId: string, userId: string): Promise<void> {
+export async function assertSubjectGrantLive(
+  read: GrantReader,
+  tenantId: number,
+  payload: JWTPayload,
+  clientId: string,
+  userId: string,
+): Promise<void> {
   const grantId = payload[CLAIM_GRANT_ID];
   if (grantId === undefined) return;
-  const refused = () => oauthErrors.invalidGrant('subject_token was issued under a grant that has ended (revoked or signed out)');
+  const refused = () =>
+    oauthErrors.invalidGrant('subject_token was issued under a grant that has ended (revoked or signed out)');
   if (typeof grantId !== 'string' || grantId.length > 128) throw refused();
   const grant: GrantRecord | undefined = await read(tenantId, grantId);
   if (!grant) throw refused();

@@ -47,15 +47,28 @@ function describe(reason: RefusalReason, message: string): string {
  * and not itself an NHE token (no re-delegation) unless the tenant allows delegation chains (issue 19 section 2: then
  * the delegation token's chain is returned as `parent`). Any failure is invalid_grant.
  */
-export async function verifySubjectToken(token: string, keySet: KeySet, issuer: string, clientId: string, options: SubjectTokenOptions = {}): Promise<VerifiedSubject> {
+export async function verifySubjectToken(
+  token: string,
+  keySet: KeySet,
+  issuer: string,
+  clientId: string,
+  options: SubjectTokenOptions = {},
+): Promise<VerifiedSubject> {
   // An access token requested without `resource` is opaque (good for UserInfo only): say what to do instead.
   if (/^[A-Za-z0-9_-]{20,}$/.test(token)) {
-    throw oauthErrors.invalidGrant('subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange');
+    throw oauthErrors.invalidGrant(
+      'subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange',
+    );
   }
   let payload: JWTPayload;
   let jkt: string | undefined;
   try {
-    const verified = await verifyJwtAccessToken(token, { key: keySet, issuer, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
+    const verified = await verifyJwtAccessToken(token, {
+      key: keySet,
+      issuer,
+      typ: 'at+jwt',
+      algorithms: ['ES256', 'RS256'],
+    });
     payload = verified.payload;
     jkt = verified.binding?.jkt;
   } catch (err) {
@@ -69,7 +82,13 @@ export async function verifySubjectToken(token: string, keySet: KeySet, issuer: 
     if (!options.maxChainDepth || (await options.maxChainDepth()) <= 1) throw refused();
     const actors = payload[CLAIM_NHE_DELEGATION] === true ? actorChainOf(payload.act, MAX_CHAIN_DEPTH_LIMIT) : null;
     const audience = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
-    if (!actors || typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || typeof payload.azp !== 'number') {
+    if (
+      !actors ||
+      typeof payload.jti !== 'string' ||
+      typeof payload.exp !== 'number' ||
+      typeof payload.iat !== 'number' ||
+      typeof payload.azp !== 'number'
+    ) {
       throw oauthErrors.invalidGrant('subject_token is a delegated token whose act claim is not a chain of NHE actors');
     }
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];

@@ -13,6 +13,20 @@ export const isAgentTokenRequest = (req: IncomingMessage): boolean => isPostTo(r
  * An agent client's delegation token (issue 17 section 3; domain/agent-token.ts), for oidc-core alone, behind the
  * same internal-call checks as token exchange.
  */
-export function agentTokenHandler(deps: AgentTokenDeps, sidecarSecret: string, logger: Logger, fail: ErrorResponder): (req: IncomingMessage, res: ServerResponse) => void {
-  return internalCallHandler({ name: 'agent-token', schema: forwardedAgentTokenSchema, run: async (input) => ({ body: await issueAgentToken(deps, input) }) }, sidecarSecret, logger, fail);
+export function agentTokenHandler(
+  deps: AgentTokenDeps,
+  sidecarSecret: string,
+  logger: Logger,
+  fail: ErrorResponder,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return internalCallHandler(
+    {
+      name: 'agent-token',
+      schema: forwardedAgentTokenSchema,
+      run: async (input) => ({ body: await issueAgentToken(deps, input) }),
+    },
+    sidecarSecret,
+    logger,
+    fail,
+  );
 }

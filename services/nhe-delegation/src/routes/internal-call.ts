@@ -30,14 +30,22 @@ export interface InternalCall<T> {
  * nesting bounded on the raw text before JSON.parse (libs/http json-body.ts); every failure goes to `fail` (the
  * service's RFC 6749 error handler).
  */
-export function internalCallHandler<T>(call: InternalCall<T>, sidecarSecret: string, logger: Logger, fail: ErrorResponder): (req: IncomingMessage, res: ServerResponse) => void {
+export function internalCallHandler<T>(
+  call: InternalCall<T>,
+  sidecarSecret: string,
+  logger: Logger,
+  fail: ErrorResponder,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const readJson = jsonBody({ limit: '64kb' });
   return (req, res) => {
     const header = req.headers['x-sidecar-secret'];
     const presented = typeof header === 'string' ? header : '';
     if (!LOOPBACK.has(req.socket.remoteAddress ?? '') || !constantTimeEqual(presented, sidecarSecret)) {
       // These routes have no per-request log line (the decision record is one): a refused caller gets its own.
-      logger.warn({ remoteAddress: req.socket.remoteAddress, secretPresented: presented !== '' }, `${call.name} call refused: not oidc-core`);
+      logger.warn(
+        { remoteAddress: req.socket.remoteAddress, secretPresented: presented !== '' },
+        `${call.name} call refused: not oidc-core`,
+      );
       fail(new OAuthError('access_denied', 'the token-exchange sidecar only answers oidc-core', 403), req, res);
       return;
     }

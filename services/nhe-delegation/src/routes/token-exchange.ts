@@ -10,6 +10,16 @@ export const EXCHANGE_PATH = '/internal/token-exchange';
 export const isExchangeRequest = (req: IncomingMessage): boolean => isPostTo(req, EXCHANGE_PATH);
 
 /** RFC 8693 token exchange forwarded by oidc-core (domain/exchange.ts), behind the internal-call checks. */
-export function tokenExchangeHandler(deps: ExchangeDeps, sidecarSecret: string, logger: Logger, fail: ErrorResponder): (req: IncomingMessage, res: ServerResponse) => void {
-  return internalCallHandler({ name: 'token-exchange', schema: forwardedExchangeSchema, run: (input) => exchangeToken(deps, input) }, sidecarSecret, logger, fail);
+export function tokenExchangeHandler(
+  deps: ExchangeDeps,
+  sidecarSecret: string,
+  logger: Logger,
+  fail: ErrorResponder,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return internalCallHandler(
+    { name: 'token-exchange', schema: forwardedExchangeSchema, run: (input) => exchangeToken(deps, input) },
+    sidecarSecret,
+    logger,
+    fail,
+  );
 }

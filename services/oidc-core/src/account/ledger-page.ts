@@ -7,8 +7,10 @@ import type { Ledger, LedgerAgent, LedgerLink } from './ledger';
 
 /** What the page says after a form (the `done` query parameter of the redirect). */
 export const DONE_MESSAGES = {
-  revoked: 'Its access was revoked: every live token it held for you is refused now, and your consent to it is forgotten.',
-  blocked: 'It is blocked for you: its live tokens are refused, and it cannot get new ones for you until you lift the block.',
+  revoked:
+    'Its access was revoked: every live token it held for you is refused now, and your consent to it is forgotten.',
+  blocked:
+    'It is blocked for you: its live tokens are refused, and it cannot get new ones for you until you lift the block.',
   unblocked: 'The block is lifted: it may act for you again as the policies allow.',
 } as const;
 export type Done = keyof typeof DONE_MESSAGES;
@@ -23,13 +25,17 @@ export interface LedgerPageOptions {
   done?: { what: Done; agent: string };
 }
 
-const time = (d: Date) => `<time datetime="${escape(d.toISOString())}">${escape(d.toISOString().replace('T', ' ').slice(0, 19))} UTC</time>`;
-const scopeList = (scopes: string[]) => (scopes.length ? scopes.map((s) => `<code>${escape(s)}</code>`).join(', ') : '<span class="muted">none</span>');
+const time = (d: Date) =>
+  `<time datetime="${escape(d.toISOString())}">${escape(d.toISOString().replace('T', ' ').slice(0, 19))} UTC</time>`;
+const scopeList = (scopes: string[]) =>
+  scopes.length ? scopes.map((s) => `<code>${escape(s)}</code>`).join(', ') : '<span class="muted">none</span>';
 
 function linkText(l: LedgerLink): string {
-  if (l.kind === 'consent') return `You allowed its application <strong>${escape(l.clientId)}</strong> (${scopeList(l.scopes)}).`;
+  if (l.kind === 'consent')
+    return `You allowed its application <strong>${escape(l.clientId)}</strong> (${scopeList(l.scopes)}).`;
   const who = l.target === 'user' ? 'names you' : `names your group <strong>${escape(l.groupName ?? '')}</strong>`;
-  const lifetime = l.maxTokenLifetime !== undefined ? `, each access at most ${escape(formatLifetime(l.maxTokenLifetime))}` : '';
+  const lifetime =
+    l.maxTokenLifetime !== undefined ? `, each access at most ${escape(formatLifetime(l.maxTokenLifetime))}` : '';
   return `A delegation policy ${who}: ${scopeList(l.scopes)}${lifetime}.`;
 }
 
@@ -46,7 +52,9 @@ function agentSection(a: LedgerAgent, i: number, o: LedgerPageOptions): string {
         )
         .join('')}</ul>`
     : '<p class="muted">No live token.</p>';
-  const status = [a.blocked ? '<strong>Blocked by you</strong>' : '', a.enabled ? '' : 'disabled by an administrator'].filter(Boolean).join('; ');
+  const status = [a.blocked ? '<strong>Blocked by you</strong>' : '', a.enabled ? '' : 'disabled by an administrator']
+    .filter(Boolean)
+    .join('; ');
   const forms = [
     `<form method="post" action="${escape(action('revoke'))}">${csrf}<button type="submit" id="${id}-revoke" aria-describedby="${id}-name">Revoke its access now${live.length ? ` (${live.length} live token${live.length === 1 ? '' : 's'})` : ''}</button></form>`,
     a.blocked
@@ -65,8 +73,12 @@ ${tokens}
 
 export function renderLedgerPage(o: LedgerPageOptions): string {
   const { ledger } = o;
-  const done = o.done ? `<p role="status" id="done">${escape(o.done.agent)}: ${escape(DONE_MESSAGES[o.done.what])}</p>` : '';
-  const agents = ledger.agents.length ? ledger.agents.map((a, i) => agentSection(a, i, o)).join('\n') : '<p id="no-agents">No agent acts or may act for you.</p>';
+  const done = o.done
+    ? `<p role="status" id="done">${escape(o.done.agent)}: ${escape(DONE_MESSAGES[o.done.what])}</p>`
+    : '';
+  const agents = ledger.agents.length
+    ? ledger.agents.map((a, i) => agentSection(a, i, o)).join('\n')
+    : '<p id="no-agents">No agent acts or may act for you.</p>';
   const audit = ledger.audit.length
     ? `<ol id="audit" aria-label="Tokens issued for you, newest first">${ledger.audit
         .map(

@@ -80,14 +80,22 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The user's remembered consents (node-oidc-provider grants), read from the provider's storage. */
 export async function rememberedGrants(models: Models, tenantId: number, userId: string): Promise<RememberedGrant[]> {
   // Grants are stored as JSON text (provider/adapter.ts); the account id is matched in the text, then checked.
-  const docs = await models.OidcPayload.find({ tenantId, model: 'Grant', payload: { $regex: `"accountId":"${escapeRegex(userId)}"` } }, { payload: 1, expiresAt: 1 })
+  const docs = await models.OidcPayload.find(
+    { tenantId, model: 'Grant', payload: { $regex: `"accountId":"${escapeRegex(userId)}"` } },
+    { payload: 1, expiresAt: 1 },
+  )
     .limit(MAX_GRANTS)
     .lean();
   const now = Date.now();
   const out: RememberedGrant[] = [];
   for (const d of docs) {
     if (d.expiresAt && d.expiresAt.getTime() <= now) continue;
-    const p = JSON.parse(d.payload) as { jti?: string; accountId?: string; clientId?: string; resources?: Record<string, string> };
+    const p = JSON.parse(d.payload) as {
+      jti?: string;
+      accountId?: string;
+      clientId?: string;
+      resources?: Record<string, string>;
+    };
     if (p.accountId !== userId || typeof p.clientId !== 'string' || typeof p.jti !== 'string') continue;
     out.push({ grantId: p.jti, clientId: p.clientId, resources: p.resources ?? {} });
   }
@@ -97,7 +105,13 @@ export async function rememberedGrants(models: Models, tenantId: number, userId:
 type NheRow = NheDoc & { _id: unknown };
 
 /** Loads the ledger of one user of one tenant. */
-export async function loadLedger(models: Models, store: RevocationStore, tenantId: number, userId: string, now = new Date()): Promise<Ledger | null> {
+export async function loadLedger(
+  models: Models,
+  store: RevocationStore,
+  tenantId: number,
+  userId: string,
+  now = new Date(),
+): Promise<Ledger | null> {
   const oid = toObjectId(userId);
   const user = oid ? await models.User.findOne({ tenantId, _id: oid }, { username: 1, groupIds: 1 }).lean() : null;
   if (!user) return null;
@@ -106,26 +120,45 @@ export async function loadLedger(models: Models, store: RevocationStore, tenantI
   const [policies, grants, agentNhes, optOuts, recent, audit, entries] = await Promise.all([
     models.DelegationPolicy.find({
       tenantId,
-      $or: [{ 'target.type': 'user' as const, 'target.id': userId }, ...(groupIds.length ? [{ 'target.type': 'group' as const, 'target.id': { $in: groupIds } }] : [])],
+      $or: [
+        { 'target.type': 'user' as const, 'target.id': userId },
+        ...(groupIds.length ? [{ 'target.type': 'group' as const, 'target.id': { $in: groupIds } }] : []),
+      ],
     }).lean<Array<DelegationPolicyDoc & { _id: unknown }>>(),
     rememberedGrants(models, tenantId, userId),
     models.Nhe.find({ tenantId, agentClients: { $exists: true, $ne: [] } }).lean<NheRow[]>(),
     models.AgentOptOut.find({ tenantId, userId }).lean<AgentOptOutDoc[]>(),
     models.TokenAudit.find({ tenantId, userId, issuedAt: { $gte: since } }).lean<TokenAuditDoc[]>(),
-    models.TokenAudit.find({ tenantId, userId }).sort({ issuedAt: -1, _id: -1 }).limit(LEDGER_AUDIT_ROWS).lean<TokenAuditDoc[]>(),
+    models.TokenAudit.find({ tenantId, userId })
+      .sort({ issuedAt: -1, _id: -1 })
+      .limit(LEDGER_AUDIT_ROWS)
+      .lean<TokenAuditDoc[]>(),
     store.active(now, tenantId),
   ]);
 
   // Every NHE the ledger names, loaded once.
-  const ids = new Set<string>([...policies.map((p) => p.nheId), ...optOuts.map((o) => o.nheId), ...recent.map((r) => r.nheId)]);
+  const ids = new Set<string>([
+    ...policies.map((p) => p.nheId),
+    ...optOuts.map((o) => o.nheId),
+    ...recent.map((r) => r.nheId),
+  ]);
   const byId = new Map<string, NheRow>(agentNhes.map((n) => [String(n._id), n]));
-  const missing = [...ids].filter((id) => !byId.has(id)).map(toObjectId).filter((o): o is NonNullable<typeof o> => o !== null && o !== undefined);
-  if (missing.length) for (const n of await models.Nhe.find({ tenantId, _id: { $in: missing } }).lean<NheRow[]>()) byId.set(String(n._id), n);
+  const missing = [...ids]
+    .filter((id) => !byId.has(id))
+    .map(toObjectId)
+    .filter((o): o is NonNullable<typeof o> => o !== null && o !== undefined);
+  if (missing.length)
+    for (const n of await models.Nhe.find({ tenantId, _id: { $in: missing } }).lean<NheRow[]>())
+      byId.set(String(n._id), n);
 
   // Group names for the policies that reach the user through a group.
-  const groupPolicyIds = [...new Set(policies.filter((p) => p.target.type === 'group').map((p) => p.target.id))].map(toObjectId).filter(Boolean);
+  const groupPolicyIds = [...new Set(policies.filter((p) => p.target.type === 'group').map((p) => p.target.id))]
+    .map(toObjectId)
+    .filter(Boolean);
   const groupNames = new Map<string, string>();
-  if (groupPolicyIds.length) for (const g of await models.Group.find({ tenantId, _id: { $in: groupPolicyIds } }, { name: 1 }).lean()) groupNames.set(String(g._id), g.name);
+  if (groupPolicyIds.length)
+    for (const g of await models.Group.find({ tenantId, _id: { $in: groupPolicyIds } }, { name: 1 }).lean())
+      groupNames.set(String(g._id), g.name);
 
   const agents = new Map<string, LedgerAgent>();
   const agentOf = (id: string): LedgerAgent | undefined => {
@@ -134,7 +167,17 @@ export async function loadLedger(models: Models, store: RevocationStore, tenantI
     const n = byId.get(id);
     if (!n) return undefined;
     const model = n.model ? [n.model.provider, n.model.name, n.model.version].filter(Boolean).join(' ') : '';
-    const a: LedgerAgent = { nheId: id, identifier: n.identifier, type: n.type, operator: n.operator, ...(model ? { model } : {}), enabled: n.enabled, links: [], blocked: false, tokens: [] };
+    const a: LedgerAgent = {
+      nheId: id,
+      identifier: n.identifier,
+      type: n.type,
+      operator: n.operator,
+      ...(model ? { model } : {}),
+      enabled: n.enabled,
+      links: [],
+      blocked: false,
+      tokens: [],
+    };
     agents.set(id, a);
     return a;
   };
@@ -168,15 +211,38 @@ export async function loadLedger(models: Models, store: RevocationStore, tenantI
   for (const r of recent) {
     const expiresAt = new Date(r.issuedAt.getTime() + r.ttl * 1000);
     if (expiresAt <= now) continue;
-    const revoked = denyList.isRevoked({ tenantId, nheIdentifier: r.nheIdentifier, jti: r.jti, azp: r.clientNumericId, sub: r.userId, iat: Math.floor(r.issuedAt.getTime() / 1000) });
-    agentOf(r.nheId)?.tokens.push({ jti: r.jti, clientId: r.clientId, resourceServer: r.resourceServer, scopes: r.scopes, issuedAt: r.issuedAt, expiresAt, revoked });
+    const revoked = denyList.isRevoked({
+      tenantId,
+      nheIdentifier: r.nheIdentifier,
+      jti: r.jti,
+      azp: r.clientNumericId,
+      sub: r.userId,
+      iat: Math.floor(r.issuedAt.getTime() / 1000),
+    });
+    agentOf(r.nheId)?.tokens.push({
+      jti: r.jti,
+      clientId: r.clientId,
+      resourceServer: r.resourceServer,
+      scopes: r.scopes,
+      issuedAt: r.issuedAt,
+      expiresAt,
+      revoked,
+    });
   }
   for (const a of agents.values()) a.tokens.sort((x, y) => y.issuedAt.getTime() - x.issuedAt.getTime());
 
   return {
     username: user.username,
     agents: [...agents.values()].sort((x, y) => x.identifier.localeCompare(y.identifier)),
-    audit: audit.map((r) => ({ issuedAt: r.issuedAt, nheIdentifier: r.nheIdentifier, clientId: r.clientId, resourceServer: r.resourceServer, scopes: r.scopes, ttl: r.ttl, sourceIp: r.sourceIp })),
+    audit: audit.map((r) => ({
+      issuedAt: r.issuedAt,
+      nheIdentifier: r.nheIdentifier,
+      clientId: r.clientId,
+      resourceServer: r.resourceServer,
+      scopes: r.scopes,
+      ttl: r.ttl,
+      sourceIp: r.sourceIp,
+    })),
   };
 }
 

@@ -4,7 +4,14 @@
  * published on NATS (every verifier's deny list, the Shared Signals transmitter). Without NATS only the store is
  * written (verifiers reload it); a publish not confirmed within `timeoutMs` fails the action (503, retry revokes again).
  */
-import { buildRevocationEntry, publishInvalidation, publishRevocation, type NatsConnection, type RevocationInput, type RevocationStore } from '@idp/events';
+import {
+  buildRevocationEntry,
+  publishInvalidation,
+  publishRevocation,
+  type NatsConnection,
+  type RevocationInput,
+  type RevocationStore,
+} from '@idp/events';
 
 export function ledgerRevoker(o: { nc: () => NatsConnection | undefined; store: RevocationStore; timeoutMs?: number }) {
   return async (input: RevocationInput): Promise<void> => {
@@ -52,7 +59,11 @@ export function userInvalidator(nc: () => NatsConnection | undefined, timeoutMs 
  * store, and a lost event is covered by the cache's TTL, so a failure is logged, never thrown (ending a grant must
  * not fail because NATS is away). Awaited up to `timeoutMs`, so the event is on its way before the answer is.
  */
-export function grantEndedPublisher(nc: () => NatsConnection | undefined, log: (err: string) => void, timeoutMs = 1_000) {
+export function grantEndedPublisher(
+  nc: () => NatsConnection | undefined,
+  log: (err: string) => void,
+  timeoutMs = 1_000,
+) {
   return async (tenantId: number, grantId: string | undefined): Promise<void> => {
     const c = nc();
     if (!c) return;

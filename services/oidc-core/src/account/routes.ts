@@ -20,7 +20,13 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { NHE_SETTINGS_DEFAULTS, type Models } from '@idp/db';
-import { REVOCATION_COLLECTION, revocationStore, buildRevocationEntry, type RevocationInput, type RevocationStore } from '@idp/events';
+import {
+  REVOCATION_COLLECTION,
+  revocationStore,
+  buildRevocationEntry,
+  type RevocationInput,
+  type RevocationStore,
+} from '@idp/events';
 import type { Logger } from '@idp/logger';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { pageCsp, renderErrorPage } from '../views/pages';
@@ -59,7 +65,11 @@ const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: T
 const loginCookie = (tenantId: number) => `_account_login_${tenantId}`;
 
 function send(res: Response, status: number, html: string): void {
-  res.status(status).set({ 'Content-Security-Policy': pageCsp(), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' }).type('html').send(html);
+  res
+    .status(status)
+    .set({ 'Content-Security-Policy': pageCsp(), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
+    .type('html')
+    .send(html);
 }
 
 /** The CSRF token of a session's forms: an HMAC keyed with the session's id (a secret only the browser holds). */
@@ -81,7 +91,8 @@ interface SignedIn {
 /** The signed-in user of the provider's browser session, if any. */
 async function signedIn(req: Request, res: Response): Promise<SignedIn | undefined> {
   const { provider } = tenantOf(req);
-  const session = (await provider.Session.get({ req, res, secure: req.secure } as never)) as { accountId?: string; jti?: string } | undefined;
+  const session = (await provider.Session.get({ req, res, secure: req.secure } as never)) as
+    { accountId?: string; jti?: string } | undefined;
   return session?.accountId && session.jti ? { accountId: session.accountId, sessionId: session.jti } : undefined;
 }
 
@@ -115,17 +126,31 @@ export function accountRoutes(deps: AccountDeps): Router {
   const form = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 5 });
   const store = deps.revocations ?? revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION));
   const revoke = deps.revoke ?? ((input: RevocationInput) => store.save(buildRevocationEntry(input)));
-  const errorPage = (req: Request, res: Response, status: number, error: string, description: string) => send(res, status, renderErrorPage(error, description, tenantOf(req).tenant.name));
+  const errorPage = (req: Request, res: Response, status: number, error: string, description: string) =>
+    send(res, status, renderErrorPage(error, description, tenantOf(req).tenant.name));
 
   /** No session: the tenant's sign-in with the page's built-in client, back to the callback. */
   const startSignIn = (req: Request, res: Response) => {
     const { provider, tenantId, tenant } = tenantOf(req);
     // A FAPI 2.0 tenant has no public clients, so no built-in one: its users come with a session from an application.
-    if (isFapi2Tenant(tenant)) return errorPage(req, res, 401, 'login_required', 'sign in to an application of this organisation first, then open this page again');
+    if (isFapi2Tenant(tenant))
+      return errorPage(
+        req,
+        res,
+        401,
+        'login_required',
+        'sign in to an application of this organisation first, then open this page again',
+      );
     const state = randomBytes(16).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const secure = provider.issuer.startsWith('https:');
-    res.cookie(loginCookie(tenantId), `${state}.${verifier}`, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: LOGIN_COOKIE_SECONDS * 1000 });
+    res.cookie(loginCookie(tenantId), `${state}.${verifier}`, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      path: '/',
+      maxAge: LOGIN_COOKIE_SECONDS * 1000,
+    });
     const params = new URLSearchParams({
       client_id: ACCOUNT_CLIENT_ID,
       response_type: 'code',
@@ -145,9 +170,12 @@ export function accountRoutes(deps: AccountDeps): Router {
       const tenant = tenantOf(req);
       const now = new Date();
       const ledger = await loadLedger(deps.models, store, tenant.tenantId, user.accountId, now);
-      if (!ledger) return errorPage(req, res, 403, 'access_denied', 'this account no longer exists in this organisation');
-      const what = typeof req.query.done === 'string' && req.query.done in DONE_MESSAGES ? (req.query.done as Done) : undefined;
-      const agent = what && typeof req.query.nhe === 'string' ? ledger.agents.find((a) => a.nheId === req.query.nhe) : undefined;
+      if (!ledger)
+        return errorPage(req, res, 403, 'access_denied', 'this account no longer exists in this organisation');
+      const what =
+        typeof req.query.done === 'string' && req.query.done in DONE_MESSAGES ? (req.query.done as Done) : undefined;
+      const agent =
+        what && typeof req.query.nhe === 'string' ? ledger.agents.find((a) => a.nheId === req.query.nhe) : undefined;
       send(
         res,
         200,
@@ -171,19 +199,53 @@ export function accountRoutes(deps: AccountDeps): Router {
       const [state, verifier] = (cookieValue(req, loginCookie(tenantId)) ?? '').split('.');
       res.clearCookie(loginCookie(tenantId), { path: '/' });
       const q = req.query as Record<string, unknown>;
-      if (typeof q.error === 'string') return errorPage(req, res, 400, q.error, typeof q.error_description === 'string' ? q.error_description : 'the sign-in did not finish');
-      if (!state || !verifier || typeof q.state !== 'string' || !sameText(q.state, state) || typeof q.code !== 'string') {
-        return errorPage(req, res, 400, 'invalid_request', 'the sign-in has expired or was not started here; open your agents page again');
+      if (typeof q.error === 'string')
+        return errorPage(
+          req,
+          res,
+          400,
+          q.error,
+          typeof q.error_description === 'string' ? q.error_description : 'the sign-in did not finish',
+        );
+      if (
+        !state ||
+        !verifier ||
+        typeof q.state !== 'string' ||
+        !sameText(q.state, state) ||
+        typeof q.code !== 'string'
+      ) {
+        return errorPage(
+          req,
+          res,
+          400,
+          'invalid_request',
+          'the sign-in has expired or was not started here; open your agents page again',
+        );
       }
       // The code is this page's own: redeemed here, once, with its PKCE verifier.
-      const code = (await provider.AuthorizationCode.find(q.code)) as { clientId?: string; accountId?: string; codeChallenge?: string; isValid?: boolean; consume(): Promise<void> } | undefined;
+      const code = (await provider.AuthorizationCode.find(q.code)) as
+        | { clientId?: string; accountId?: string; codeChallenge?: string; isValid?: boolean; consume(): Promise<void> }
+        | undefined;
       const challenge = createHash('sha256').update(verifier).digest('base64url');
-      if (!code || code.clientId !== ACCOUNT_CLIENT_ID || !code.isValid || !code.codeChallenge || !sameText(code.codeChallenge, challenge)) {
+      if (
+        !code ||
+        code.clientId !== ACCOUNT_CLIENT_ID ||
+        !code.isValid ||
+        !code.codeChallenge ||
+        !sameText(code.codeChallenge, challenge)
+      ) {
         return errorPage(req, res, 400, 'invalid_grant', 'the sign-in has expired; open your agents page again');
       }
       await code.consume();
       const user = await signedIn(req, res);
-      if (!user || user.accountId !== code.accountId) return errorPage(req, res, 400, 'invalid_grant', 'the sign-in does not match this browser session; open your agents page again');
+      if (!user || user.accountId !== code.accountId)
+        return errorPage(
+          req,
+          res,
+          400,
+          'invalid_grant',
+          'the sign-in does not match this browser session; open your agents page again',
+        );
       res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}${LEDGER_PATH}`);
     } catch (err) {
       next(err);
@@ -192,21 +254,54 @@ export function accountRoutes(deps: AccountDeps): Router {
 
   /** Checks the session, the CSRF token and the Origin; returns the user and the NHE the form is about. */
   const formAction =
-    (action: (req: Request, user: SignedIn, nhe: { id: string; identifier?: string; agentClients?: string[] }) => Promise<void>, done: Done, needsNhe = true) =>
+    (
+      action: (
+        req: Request,
+        user: SignedIn,
+        nhe: { id: string; identifier?: string; agentClients?: string[] },
+      ) => Promise<void>,
+      done: Done,
+      needsNhe = true,
+    ) =>
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const tenant = tenantOf(req);
         const user = await signedIn(req, res);
-        if (!user) return errorPage(req, res, 403, 'access_denied', 'you are signed out; open your agents page again and sign in');
-        if (!sameOriginForm(req, new URL(tenant.provider.issuer).origin)) return errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
+        if (!user)
+          return errorPage(
+            req,
+            res,
+            403,
+            'access_denied',
+            'you are signed out; open your agents page again and sign in',
+          );
+        if (!sameOriginForm(req, new URL(tenant.provider.issuer).origin))
+          return errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
         if (!sameText(field(req.body, 'csrf'), csrfToken(user.sessionId, tenant.tenantId, user.accountId))) {
-          return errorPage(req, res, 403, 'access_denied', 'this form has expired or was not sent from your agents page; open the page again');
+          return errorPage(
+            req,
+            res,
+            403,
+            'access_denied',
+            'this form has expired or was not sent from your agents page; open the page again',
+          );
         }
         const nheId = String(req.params.nheId);
-        const nhe = /^[0-9a-f]{24}$/i.test(nheId) ? await deps.models.Nhe.findOne({ tenantId: tenant.tenantId, _id: nheId }, { identifier: 1, agentClients: 1 }).lean() : null;
+        const nhe = /^[0-9a-f]{24}$/i.test(nheId)
+          ? await deps.models.Nhe.findOne(
+              { tenantId: tenant.tenantId, _id: nheId },
+              { identifier: 1, agentClients: 1 },
+            ).lean()
+          : null;
         if (!nhe && needsNhe) return errorPage(req, res, 404, 'not_found', 'no such agent in this organisation');
-        await action(req, user, { id: nheId, ...(nhe ? { identifier: nhe.identifier, agentClients: nhe.agentClients ?? [] } : {}) });
-        (req as unknown as { log?: Logger }).log?.info({ tenantId: tenant.tenantId, userId: user.accountId, nheId, action: done }, 'ledger: user action');
+        await action(req, user, {
+          id: nheId,
+          ...(nhe ? { identifier: nhe.identifier, agentClients: nhe.agentClients ?? [] } : {}),
+        });
+        (req as unknown as { log?: Logger }).log?.info(
+          { tenantId: tenant.tenantId, userId: user.accountId, nheId, action: done },
+          'ledger: user action',
+        );
         res.redirect(303, `${req.baseUrl}${LEDGER_PATH}?done=${done}&nhe=${encodeURIComponent(nheId)}`);
       } catch (err) {
         next(err);
@@ -214,11 +309,22 @@ export function accountRoutes(deps: AccountDeps): Router {
     };
 
   /** The kill switch for this agent and this user, then the consents of its agent clients forgotten. */
-  const revokeAgent = async (req: Request, user: SignedIn, nhe: { identifier?: string; agentClients?: string[] }, reason: string) => {
+  const revokeAgent = async (
+    req: Request,
+    user: SignedIn,
+    nhe: { identifier?: string; agentClients?: string[] },
+    reason: string,
+  ) => {
     const tenant = tenantOf(req);
     const settings = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.tenant.settings?.nhe ?? {}) };
     try {
-      await revoke({ tenantId: tenant.tenantId, nheIdentifier: nhe.identifier!, subject: user.accountId, reason, maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime });
+      await revoke({
+        tenantId: tenant.tenantId,
+        nheIdentifier: nhe.identifier!,
+        subject: user.accountId,
+        reason,
+        maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
+      });
     } catch (err) {
       throw Object.assign(new Error('revocation not confirmed'), { statusCode: 503, cause: err });
     }
@@ -229,7 +335,11 @@ export function accountRoutes(deps: AccountDeps): Router {
     }
   };
 
-  router.post(`${LEDGER_PATH}/:nheId/revoke`, form, formAction((req, user, nhe) => revokeAgent(req, user, nhe, USER_REVOKED_AGENT), 'revoked'));
+  router.post(
+    `${LEDGER_PATH}/:nheId/revoke`,
+    form,
+    formAction((req, user, nhe) => revokeAgent(req, user, nhe, USER_REVOKED_AGENT), 'revoked'),
+  );
   router.post(
     `${LEDGER_PATH}/:nheId/block`,
     form,
@@ -254,7 +364,10 @@ export function accountRoutes(deps: AccountDeps): Router {
         const tenantId = tenantOf(req).tenantId;
         await deps.models.AgentOptOut.deleteOne({ tenantId, userId: user.accountId, nheId: nhe.id });
         await deps.invalidateUser?.(tenantId, user.accountId).catch((err: unknown) => {
-          (req as unknown as { log?: Logger }).log?.warn({ err: (err as Error).message, tenantId }, 'ledger: invalidation not published; the block is lifted once the sidecars’ facts cache expires');
+          (req as unknown as { log?: Logger }).log?.warn(
+            { err: (err as Error).message, tenantId },
+            'ledger: invalidation not published; the block is lifted once the sidecars’ facts cache expires',
+          );
         });
       },
       'unblocked',
@@ -263,8 +376,10 @@ export function accountRoutes(deps: AccountDeps): Router {
   );
 
   router.use([LEDGER_PATH, CALLBACK_PATH], (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const status = (err as { statusCode?: number; status?: number }).statusCode ?? (err as { status?: number }).status ?? 500;
-    if (status === 503) return errorPage(req, res, 503, 'temporarily_unavailable', 'the revocation could not be confirmed; try again');
+    const status =
+      (err as { statusCode?: number; status?: number }).statusCode ?? (err as { status?: number }).status ?? 500;
+    if (status === 503)
+      return errorPage(req, res, 503, 'temporarily_unavailable', 'the revocation could not be confirmed; try again');
     if (status < 500) return errorPage(req, res, status, 'invalid_request', 'the request could not be read');
     (req as unknown as { log?: Logger }).log?.error({ err }, 'ledger failed');
     errorPage(req, res, 500, 'server_error', 'an unexpected error occurred');

@@ -1,4 +1,14 @@
-import { ACR_MFA, ACR_PWD, acrForAmr, claimsRequestOf, essentialAcrAttainable, essentialAcrValues, meetsAcr, meetsEssentialAcr, statedAcr } from './acr';
+import {
+  ACR_MFA,
+  ACR_PWD,
+  acrForAmr,
+  claimsRequestOf,
+  essentialAcrAttainable,
+  essentialAcrValues,
+  meetsAcr,
+  meetsEssentialAcr,
+  statedAcr,
+} from './acr';
 
 const essential = (acr: object) => ({ id_token: { acr: { essential: true, ...acr } } });
 
@@ -34,8 +44,15 @@ describe('acr values', () => {
   });
 
   it('reads the request from stored authorization parameters, acr_values replacing the claims parameter acr', () => {
-    expect(claimsRequestOf({ claims: JSON.stringify(essential({ value: ACR_MFA })) })).toEqual(essential({ value: ACR_MFA }));
-    expect(claimsRequestOf({ claims: JSON.stringify({ id_token: { email: null, acr: { essential: true, value: ACR_MFA } } }), acr_values: ACR_PWD })).toEqual({
+    expect(claimsRequestOf({ claims: JSON.stringify(essential({ value: ACR_MFA })) })).toEqual(
+      essential({ value: ACR_MFA }),
+    );
+    expect(
+      claimsRequestOf({
+        claims: JSON.stringify({ id_token: { email: null, acr: { essential: true, value: ACR_MFA } } }),
+        acr_values: ACR_PWD,
+      }),
+    ).toEqual({
       id_token: { email: null, acr: { values: [ACR_PWD] } },
     });
     expect(claimsRequestOf({ claims: 'not json' })).toEqual({});

@@ -32,7 +32,8 @@ export function meetsAcr(achieved: unknown, value: string): boolean {
  * voluntary: node-oidc-provider records it as `{values}` without `essential`.)
  */
 export function essentialAcrValues(request: unknown): string[] | undefined {
-  const acr = (request as { id_token?: { acr?: unknown } } | undefined)?.id_token?.acr as { essential?: unknown; value?: unknown; values?: unknown } | null | undefined;
+  const acr = (request as { id_token?: { acr?: unknown } } | undefined)?.id_token?.acr as
+    { essential?: unknown; value?: unknown; values?: unknown } | null | undefined;
   if (!acr || acr.essential !== true) return undefined;
   if (typeof acr.value === 'string') return [acr.value];
   if (Array.isArray(acr.values)) return acr.values.filter((v): v is string => typeof v === 'string');
@@ -80,7 +81,8 @@ export function claimsRequestOf(params: Record<string, unknown>): Record<string,
     }
   }
   if (typeof params.acr_values === 'string' && params.acr_values) {
-    const idToken = claims.id_token && typeof claims.id_token === 'object' ? (claims.id_token as Record<string, unknown>) : {};
+    const idToken =
+      claims.id_token && typeof claims.id_token === 'object' ? (claims.id_token as Record<string, unknown>) : {};
     claims = { ...claims, id_token: { ...idToken, acr: { values: params.acr_values.split(' ') } } };
   }
   return claims;

@@ -23,9 +23,12 @@ const PROJECTION: Record<string, string[]> = { sc: ['hwk', 'mfa'], swk: ['mfa'] 
  */
 export function releasedAmr(recorded: unknown, profile: AmrProfile = 'rfc8176'): string[] {
   const known = new Set<string>(AMR_VALUES);
-  const input = Array.isArray(recorded) ? recorded.filter((v): v is string => typeof v === 'string' && known.has(v)) : [];
+  const input = Array.isArray(recorded)
+    ? recorded.filter((v): v is string => typeof v === 'string' && known.has(v))
+    : [];
   const values = input.length ? input : [...DEFAULT_AMR];
   const out: string[] = [];
-  for (const v of values) for (const p of profile === 'projected' ? (PROJECTION[v] ?? [v]) : [v]) if (!out.includes(p)) out.push(p);
+  for (const v of values)
+    for (const p of profile === 'projected' ? (PROJECTION[v] ?? [v]) : [v]) if (!out.includes(p)) out.push(p);
   return out;
 }

@@ -19,7 +19,10 @@ describe('userClaims', () => {
       ],
     };
     const plain = userClaims({ ...base, user: {}, memberships });
-    expect(plain.resource_roles).toEqual({ 'https://api.orders': ['admin', 'clerk'], 'https://api.reports': ['viewer'] });
+    expect(plain.resource_roles).toEqual({
+      'https://api.orders': ['admin', 'clerk'],
+      'https://api.reports': ['viewer'],
+    });
     expect(plain).not.toHaveProperty('access_roles');
     expect(plain).not.toHaveProperty('roles');
     const legacy = userClaims({ ...base, legacyRoleCompatibility: true, user: {}, memberships });

@@ -21,7 +21,14 @@ export const PROFILE_CLAIMS = [
 ] as const;
 
 /** Every standard claim a user record can hold (profile, email, phone, address). */
-export const STANDARD_CLAIMS = [...PROFILE_CLAIMS, 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address'] as const;
+export const STANDARD_CLAIMS = [
+  ...PROFILE_CLAIMS,
+  'email',
+  'email_verified',
+  'phone_number',
+  'phone_number_verified',
+  'address',
+] as const;
 
 export interface UserClaimSources {
   sub: string;
@@ -54,7 +61,8 @@ export function userClaims(src: UserClaimSources): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const stored = src.user.claims ?? {};
   for (const name of STANDARD_CLAIMS) if (stored[name] !== undefined && stored[name] !== null) out[name] = stored[name];
-  if (typeof out.updated_at === 'string' || out.updated_at instanceof Date) out.updated_at = Math.floor(new Date(out.updated_at as string).getTime() / 1000);
+  if (typeof out.updated_at === 'string' || out.updated_at instanceof Date)
+    out.updated_at = Math.floor(new Date(out.updated_at as string).getTime() / 1000);
   out.sub = src.sub;
   out.iss = src.issuer;
   out.tenant = { id: src.tenant.id, name: src.tenant.name };
@@ -70,7 +78,8 @@ export function userClaims(src: UserClaimSources): Record<string, unknown> {
   }
   out.external_groups = src.user.externalGroups ?? [];
   if (src.user.identityProvider) out.identity_provider = src.user.identityProvider;
-  if (src.user.linkedIdentity) out.linked_identity = { provider: src.user.linkedIdentity.provider, subject: src.user.linkedIdentity.subject };
+  if (src.user.linkedIdentity)
+    out.linked_identity = { provider: src.user.linkedIdentity.provider, subject: src.user.linkedIdentity.subject };
   if (src.user.providerClaims) out.provider_claims = src.user.providerClaims;
   if (src.user.federatedIdentities) out.federated_identities = { identities: src.user.federatedIdentities };
   return out;

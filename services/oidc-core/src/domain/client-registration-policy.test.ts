@@ -1,4 +1,9 @@
-import { clientPolicyProblem, hostAllowed, redirectUriProblem, registrableMetadata } from './client-registration-policy';
+import {
+  clientPolicyProblem,
+  hostAllowed,
+  redirectUriProblem,
+  registrableMetadata,
+} from './client-registration-policy';
 
 describe('redirectUriProblem', () => {
   it.each([
@@ -32,35 +37,82 @@ describe('redirectUriProblem', () => {
 });
 
 describe('clientPolicyProblem', () => {
-  const policy = { grantTypes: ['authorization_code', 'refresh_token'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] };
-  const ok = { application_type: 'native', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/cb'] };
+  const policy = {
+    grantTypes: ['authorization_code', 'refresh_token'],
+    tokenEndpointAuthMethods: ['none', 'private_key_jwt'],
+  };
+  const ok = {
+    application_type: 'native',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    redirect_uris: ['http://127.0.0.1/cb'],
+  };
 
   it('accepts a public native client', () => expect(clientPolicyProblem(ok, policy)).toBeUndefined());
-  it('refuses a method outside the policy', () => expect(clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'client_secret_basic' }, policy)).toMatch(/client_secret_basic is not allowed/));
-  it('refuses a grant outside the policy', () => expect(clientPolicyProblem({ ...ok, grant_types: ['authorization_code', 'client_credentials'] }, policy)).toMatch(/client_credentials not allowed/));
+  it('refuses a method outside the policy', () =>
+    expect(clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'client_secret_basic' }, policy)).toMatch(
+      /client_secret_basic is not allowed/,
+    ));
+  it('refuses a grant outside the policy', () =>
+    expect(clientPolicyProblem({ ...ok, grant_types: ['authorization_code', 'client_credentials'] }, policy)).toMatch(
+      /client_credentials not allowed/,
+    ));
   it('refuses a secret', () => expect(clientPolicyProblem({ ...ok, client_secret: 'x' }, policy)).toMatch(/secret/));
   it('needs keys for private_key_jwt (jwks_uri only where asked)', () => {
-    expect(clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'private_key_jwt' }, policy)).toMatch(/jwks_uri or jwks/);
-    expect(clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } }, policy)).toBeUndefined();
-    expect(clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } }, policy, { requireJwksUri: true })).toMatch(/jwks_uri/);
+    expect(clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'private_key_jwt' }, policy)).toMatch(
+      /jwks_uri or jwks/,
+    );
+    expect(
+      clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } }, policy),
+    ).toBeUndefined();
+    expect(
+      clientPolicyProblem({ ...ok, token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } }, policy, {
+        requireJwksUri: true,
+      }),
+    ).toMatch(/jwks_uri/);
   });
-  it('needs a redirect URI for the code flow', () => expect(clientPolicyProblem({ ...ok, redirect_uris: [] }, policy)).toMatch(/redirect_uris/));
-  it('takes a client without application_type as web', () => expect(clientPolicyProblem({ ...ok, application_type: undefined }, policy)).toMatch(/https/));
+  it('needs a redirect URI for the code flow', () =>
+    expect(clientPolicyProblem({ ...ok, redirect_uris: [] }, policy)).toMatch(/redirect_uris/));
+  it('takes a client without application_type as web', () =>
+    expect(clientPolicyProblem({ ...ok, application_type: undefined }, policy)).toMatch(/https/));
   it('refuses client_credentials for a public client even where the policy allows both (RFC 6749 section 4.4)', () => {
-    const both = { grantTypes: ['authorization_code', 'client_credentials'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] };
-    expect(clientPolicyProblem({ ...ok, grant_types: ['client_credentials'], redirect_uris: [] }, both)).toMatch(/confidential client/);
-    expect(clientPolicyProblem({ ...ok, grant_types: ['client_credentials'], redirect_uris: [], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [] } }, both)).toBeUndefined();
+    const both = {
+      grantTypes: ['authorization_code', 'client_credentials'],
+      tokenEndpointAuthMethods: ['none', 'private_key_jwt'],
+    };
+    expect(clientPolicyProblem({ ...ok, grant_types: ['client_credentials'], redirect_uris: [] }, both)).toMatch(
+      /confidential client/,
+    );
+    expect(
+      clientPolicyProblem(
+        {
+          ...ok,
+          grant_types: ['client_credentials'],
+          redirect_uris: [],
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks: { keys: [] },
+        },
+        both,
+      ),
+    ).toBeUndefined();
   });
 });
 
 describe('registrableMetadata', () => {
-  const policy = { grantTypes: ['authorization_code', 'refresh_token'], tokenEndpointAuthMethods: ['none', 'private_key_jwt'] };
+  const policy = {
+    grantTypes: ['authorization_code', 'refresh_token'],
+    tokenEndpointAuthMethods: ['none', 'private_key_jwt'],
+  };
 
-  it.each([[['http://127.0.0.1:5000/cb']], [['http://localhost/cb']], [['http://[::1]:1/cb', 'http://127.0.0.1/cb']]])('makes a client of loopback redirects %j native', (uris) => {
-    const body: Record<string, unknown> = { redirect_uris: uris, token_endpoint_auth_method: 'none' };
-    expect(registrableMetadata(body, policy)).toEqual({ application_type: 'native' });
-    expect(body.application_type).toBe('native');
-  });
+  it.each([[['http://127.0.0.1:5000/cb']], [['http://localhost/cb']], [['http://[::1]:1/cb', 'http://127.0.0.1/cb']]])(
+    'makes a client of loopback redirects %j native',
+    (uris) => {
+      const body: Record<string, unknown> = { redirect_uris: uris, token_endpoint_auth_method: 'none' };
+      expect(registrableMetadata(body, policy)).toEqual({ application_type: 'native' });
+      expect(body.application_type).toBe('native');
+    },
+  );
 
   it.each([
     ['an explicit web client', { application_type: 'web', redirect_uris: ['http://127.0.0.1/cb'] }],
@@ -69,20 +121,40 @@ describe('registrableMetadata', () => {
     ['no redirect URIs', { redirect_uris: [] }],
     ['https on loopback', { redirect_uris: ['https://127.0.0.1/cb'] }],
   ])('leaves the application type of %s', (_what, body) => {
-    expect(registrableMetadata({ ...body, token_endpoint_auth_method: 'none' }, policy).application_type).toBeUndefined();
+    expect(
+      registrableMetadata({ ...body, token_endpoint_auth_method: 'none' }, policy).application_type,
+    ).toBeUndefined();
   });
 
-  it.each([undefined, 'client_secret_basic', 'client_secret_post', 'client_secret_jwt'])('replaces the secret-based or absent method %s by none', (method) => {
-    const body: Record<string, unknown> = { redirect_uris: ['https://app.example.com/cb'], ...(method ? { token_endpoint_auth_method: method } : {}) };
-    expect(registrableMetadata(body, policy)).toEqual({ token_endpoint_auth_method: 'none' });
-    expect(body.token_endpoint_auth_method).toBe('none');
-  });
+  it.each([undefined, 'client_secret_basic', 'client_secret_post', 'client_secret_jwt'])(
+    'replaces the secret-based or absent method %s by none',
+    (method) => {
+      const body: Record<string, unknown> = {
+        redirect_uris: ['https://app.example.com/cb'],
+        ...(method ? { token_endpoint_auth_method: method } : {}),
+      };
+      expect(registrableMetadata(body, policy)).toEqual({ token_endpoint_auth_method: 'none' });
+      expect(body.token_endpoint_auth_method).toBe('none');
+    },
+  );
 
   it('keeps the method for client_credentials, a client secret of its own, private_key_jwt, or a policy without none', () => {
-    expect(registrableMetadata({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic' }, policy)).toEqual({});
-    expect(registrableMetadata({ token_endpoint_auth_method: 'client_secret_basic', client_secret: 'x' }, policy)).toEqual({});
+    expect(
+      registrableMetadata(
+        { grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic' },
+        policy,
+      ),
+    ).toEqual({});
+    expect(
+      registrableMetadata({ token_endpoint_auth_method: 'client_secret_basic', client_secret: 'x' }, policy),
+    ).toEqual({});
     expect(registrableMetadata({ token_endpoint_auth_method: 'private_key_jwt' }, policy)).toEqual({});
-    expect(registrableMetadata({ token_endpoint_auth_method: 'client_secret_post' }, { ...policy, tokenEndpointAuthMethods: ['private_key_jwt'] })).toEqual({});
+    expect(
+      registrableMetadata(
+        { token_endpoint_auth_method: 'client_secret_post' },
+        { ...policy, tokenEndpointAuthMethods: ['private_key_jwt'] },
+      ),
+    ).toEqual({});
   });
 });
 

@@ -7,7 +7,17 @@
 /** Loopback hosts of RFC 8252 section 7.3 (any port); `localhost` too, which deployed MCP clients use. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** Schemes no redirect URI may use, native or not. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'ws:',
+  'wss:',
+  'ftp:',
+]);
 
 export type ApplicationType = 'web' | 'native';
 
@@ -32,13 +42,21 @@ export function redirectUriProblem(uri: string, applicationType: ApplicationType
   if (FORBIDDEN_SCHEMES.has(u.protocol)) return `${uri}: the ${u.protocol.slice(0, -1)} scheme is not allowed`;
   const loopback = LOOPBACK_HOSTS.has(u.hostname.toLowerCase());
   if (applicationType === 'native') {
-    if (u.protocol === 'http:') return loopback ? undefined : `${uri}: a native client may use http only on a loopback host (127.0.0.1, [::1] or localhost)`;
-    if (u.protocol === 'https:') return loopback ? `${uri}: a native client's loopback redirect uses http (RFC 8252 section 7.3)` : undefined;
+    if (u.protocol === 'http:')
+      return loopback
+        ? undefined
+        : `${uri}: a native client may use http only on a loopback host (127.0.0.1, [::1] or localhost)`;
+    if (u.protocol === 'https:')
+      return loopback ? `${uri}: a native client's loopback redirect uses http (RFC 8252 section 7.3)` : undefined;
     // Private-use scheme: reverse domain name form (RFC 8252 section 7.1).
-    return u.protocol.slice(0, -1).includes('.') ? undefined : `${uri}: a private-use scheme must be a reverse domain name (e.g. com.example.app:/callback)`;
+    return u.protocol.slice(0, -1).includes('.')
+      ? undefined
+      : `${uri}: a private-use scheme must be a reverse domain name (e.g. com.example.app:/callback)`;
   }
-  if (u.protocol !== 'https:') return `${uri}: a web client's redirect URI must use https (register as application_type native for a loopback redirect)`;
-  if (loopback) return `${uri}: a web client's redirect URI must not be a loopback host (register as application_type native)`;
+  if (u.protocol !== 'https:')
+    return `${uri}: a web client's redirect URI must use https (register as application_type native for a loopback redirect)`;
+  if (loopback)
+    return `${uri}: a web client's redirect URI must not be a loopback host (register as application_type native)`;
   return undefined;
 }
 
@@ -69,7 +87,11 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []
  * view after its own checks and defaults (grant_types authorization_code, token_endpoint_auth_method
  * client_secret_basic, application_type web when the client sent none).
  */
-export function clientPolicyProblem(m: ClientMetadataView, policy: SelfIntroducedClientPolicy, o: { requireJwksUri?: boolean } = {}): string | undefined {
+export function clientPolicyProblem(
+  m: ClientMetadataView,
+  policy: SelfIntroducedClientPolicy,
+  o: { requireJwksUri?: boolean } = {},
+): string | undefined {
   const applicationType = m.application_type === 'native' ? 'native' : 'web';
   const method = String(m.token_endpoint_auth_method ?? '');
   if (!policy.tokenEndpointAuthMethods.includes(method)) {
@@ -78,11 +100,14 @@ export function clientPolicyProblem(m: ClientMetadataView, policy: SelfIntroduce
   if (m.client_secret !== undefined) return 'a client secret is not allowed';
   const grants = strings(m.grant_types);
   if (method === 'private_key_jwt') {
-    if (o.requireJwksUri && m.jwks !== undefined) return 'private_key_jwt keys must be published at jwks_uri, not inline';
-    if (o.requireJwksUri ? m.jwks_uri === undefined : m.jwks_uri === undefined && m.jwks === undefined) return `private_key_jwt needs ${o.requireJwksUri ? 'jwks_uri' : 'jwks_uri or jwks'}`;
+    if (o.requireJwksUri && m.jwks !== undefined)
+      return 'private_key_jwt keys must be published at jwks_uri, not inline';
+    if (o.requireJwksUri ? m.jwks_uri === undefined : m.jwks_uri === undefined && m.jwks === undefined)
+      return `private_key_jwt needs ${o.requireJwksUri ? 'jwks_uri' : 'jwks_uri or jwks'}`;
   }
   const forbidden = grants.filter((g) => !policy.grantTypes.includes(g));
-  if (forbidden.length) return `grant_types ${forbidden.join(', ')} not allowed; allowed: ${policy.grantTypes.join(', ')}`;
+  if (forbidden.length)
+    return `grant_types ${forbidden.join(', ')} not allowed; allowed: ${policy.grantTypes.join(', ')}`;
   // RFC 6749 section 4.4: the client credentials grant is for confidential clients only; a public client would mint
   // tokens for the tenant's APIs without authenticating.
   if (method === 'none' && grants.includes('client_credentials')) {
@@ -125,16 +150,29 @@ function isLoopbackHttp(uri: unknown): boolean {
  *   so such a client is public, and the answer tells it so. Not for a request asking for client_credentials, which
  *   needs a confidential client (RFC 6749 section 4.4): it is refused as it asked.
  */
-export function registrableMetadata(body: Record<string, unknown>, policy: SelfIntroducedClientPolicy): Partial<Record<'application_type' | 'token_endpoint_auth_method', string>> {
+export function registrableMetadata(
+  body: Record<string, unknown>,
+  policy: SelfIntroducedClientPolicy,
+): Partial<Record<'application_type' | 'token_endpoint_auth_method', string>> {
   const replaced: Partial<Record<'application_type' | 'token_endpoint_auth_method', string>> = {};
   const redirects = body.redirect_uris;
-  if (body.application_type === undefined && Array.isArray(redirects) && redirects.length > 0 && redirects.every(isLoopbackHttp)) {
+  if (
+    body.application_type === undefined &&
+    Array.isArray(redirects) &&
+    redirects.length > 0 &&
+    redirects.every(isLoopbackHttp)
+  ) {
     replaced.application_type = body.application_type = 'native';
   }
   const method = body.token_endpoint_auth_method;
   const grants = Array.isArray(body.grant_types) ? body.grant_types : [];
   const secretBased = method === undefined || (typeof method === 'string' && SECRET_METHODS.has(method));
-  if (secretBased && body.client_secret === undefined && policy.tokenEndpointAuthMethods.includes('none') && !grants.includes('client_credentials')) {
+  if (
+    secretBased &&
+    body.client_secret === undefined &&
+    policy.tokenEndpointAuthMethods.includes('none') &&
+    !grants.includes('client_credentials')
+  ) {
     replaced.token_endpoint_auth_method = body.token_endpoint_auth_method = 'none';
   }
   return replaced;

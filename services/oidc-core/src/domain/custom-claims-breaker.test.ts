@@ -8,12 +8,21 @@ const ok = { ok: true as const };
 function setup(threshold = 3) {
   let now = 1_000_000;
   const changes: Array<{ change: BreakerChange; snap: BreakerSnapshot }> = [];
-  const b = new ScriptBreaker({ failureThreshold: threshold, openMs: 30_000, maxOpenMs: 100_000 }, () => now, (_k, change, snap) => changes.push({ change, snap }));
+  const b = new ScriptBreaker(
+    { failureThreshold: threshold, openMs: 30_000, maxOpenMs: 100_000 },
+    () => now,
+    (_k, change, snap) => changes.push({ change, snap }),
+  );
   return { b, changes, advance: (ms: number) => (now += ms), now: () => now };
 }
 
 /** Admits and records one call. */
-function call(b: ScriptBreaker, outcome: Parameters<ScriptBreaker['record']>[3], key = '7:app', script = 'while(true){}') {
+function call(
+  b: ScriptBreaker,
+  outcome: Parameters<ScriptBreaker['record']>[3],
+  key = '7:app',
+  script = 'while(true){}',
+) {
   const admission = b.admit(key, script);
   if (admission !== 'skip') b.record(key, script, admission, outcome);
   return admission;
@@ -26,7 +35,13 @@ describe('ScriptBreaker', () => {
     expect(b.snapshot('7:app').state).toBe('closed');
     expect(call(b, timeout)).toBe('run');
     const snap = b.snapshot('7:app');
-    expect(snap).toMatchObject({ state: 'open', consecutiveFailures: 3, openedAt: now(), retryAt: now() + 30_000, lastError: { reason: 'timeout', at: now() } });
+    expect(snap).toMatchObject({
+      state: 'open',
+      consecutiveFailures: 3,
+      openedAt: now(),
+      retryAt: now() + 30_000,
+      lastError: { reason: 'timeout', at: now() },
+    });
     expect(changes.map((c) => c.change)).toEqual(['failure', 'failure', 'opened']);
     expect(call(b, ok)).toBe('skip');
     expect(call(b, ok)).toBe('skip');

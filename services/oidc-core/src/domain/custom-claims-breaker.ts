@@ -99,7 +99,12 @@ export class ScriptBreaker {
   }
 
   /** The outcome of an admitted call: `ok`, or the sandbox's failure reason. */
-  record(key: string, script: string, admission: Admission, outcome: { ok: true } | { ok: false; reason: string; message: string }): void {
+  record(
+    key: string,
+    script: string,
+    admission: Admission,
+    outcome: { ok: true } | { ok: false; reason: string; message: string },
+  ): void {
     let e = this.current(key, script);
     const probe = admission === 'probe';
     if (outcome.ok) {

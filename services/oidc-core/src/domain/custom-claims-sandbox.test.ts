@@ -1,4 +1,10 @@
-import { customClaimsSandbox, CustomClaimsScriptError, DEFAULT_SANDBOX_LIMITS, runCustomClaimsScript, type SandboxFailure } from './custom-claims-sandbox';
+import {
+  customClaimsSandbox,
+  CustomClaimsScriptError,
+  DEFAULT_SANDBOX_LIMITS,
+  runCustomClaimsScript,
+  type SandboxFailure,
+} from './custom-claims-sandbox';
 
 /**
  * The time limit plus the hard-kill slack (the worker is terminated then, whatever the script does), plus
@@ -6,7 +12,10 @@ import { customClaimsSandbox, CustomClaimsScriptError, DEFAULT_SANDBOX_LIMITS, r
  */
 const limit = DEFAULT_SANDBOX_LIMITS.timeLimitMs + DEFAULT_SANDBOX_LIMITS.hardKillGraceMs + 700;
 
-const input = { user: { sub: 'u1', claims: { email: 'a@example.com' }, custom_claims: { dept: 'ops' } }, context: { tenantId: 7, clientId: 'app' } };
+const input = {
+  user: { sub: 'u1', claims: { email: 'a@example.com' }, custom_claims: { dept: 'ops' } },
+  context: { tenantId: 7, clientId: 'app' },
+};
 
 async function failure(script: string): Promise<{ reason: SandboxFailure; ms: number }> {
   const started = performance.now();
@@ -29,7 +38,10 @@ describe('customizeUserInfoClaims sandbox', () => {
 
   it('returns the object the script builds from its input', async () => {
     await expect(
-      runCustomClaimsScript('return { department: input.user.custom_claims.dept, tenant: input.context.tenantId, mail: input.user.claims.email };', input),
+      runCustomClaimsScript(
+        'return { department: input.user.custom_claims.dept, tenant: input.context.tenantId, mail: input.user.claims.email };',
+        input,
+      ),
     ).resolves.toEqual({ department: 'ops', tenant: 7, mail: 'a@example.com' });
   });
 
@@ -81,7 +93,8 @@ describe('customizeUserInfoClaims sandbox', () => {
   it('exposes nothing of the host on globalThis', async () => {
     const names = await runCustomClaimsScript('return { names: Object.getOwnPropertyNames(globalThis) };', {});
     const list = names.names as string[];
-    for (const host of ['process', 'require', 'module', 'Buffer', 'fetch', 'XMLHttpRequest', 'std', 'os', 'setTimeout']) expect(list).not.toContain(host);
+    for (const host of ['process', 'require', 'module', 'Buffer', 'fetch', 'XMLHttpRequest', 'std', 'os', 'setTimeout'])
+      expect(list).not.toContain(host);
   });
 
   it('reports a script that throws', async () => {
@@ -108,6 +121,8 @@ describe('customizeUserInfoClaims sandbox', () => {
 
   it('keeps calls isolated from each other', async () => {
     await runCustomClaimsScript('globalThis.leak = 1; return {};', {});
-    await expect(runCustomClaimsScript('return { leaked: typeof globalThis.leak };', {})).resolves.toEqual({ leaked: 'undefined' });
+    await expect(runCustomClaimsScript('return { leaked: typeof globalThis.leak };', {})).resolves.toEqual({
+      leaked: 'undefined',
+    });
   });
 });

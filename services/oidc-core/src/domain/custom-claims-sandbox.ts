@@ -27,7 +27,8 @@ import { Worker } from 'node:worker_threads';
 import { TenantFairQueue } from './tenant-fair-queue';
 
 /** `busy`: the owner's queue was full (or the call was skipped before it ran); nothing ran. */
-export type SandboxFailure = 'timeout' | 'memory' | 'threw' | 'invalid_return' | 'output_too_large' | 'syntax' | 'unavailable' | 'busy';
+export type SandboxFailure =
+  'timeout' | 'memory' | 'threw' | 'invalid_return' | 'output_too_large' | 'syntax' | 'unavailable' | 'busy';
 
 export class CustomClaimsScriptError extends Error {
   constructor(
@@ -139,7 +140,8 @@ parentPort.on('message', (job) => {
 });
 `;
 
-type WorkerAnswer = { id: number; ok: true; json: string } | { id: number; ok: false; reason: SandboxFailure; message: string };
+type WorkerAnswer =
+  { id: number; ok: true; json: string } | { id: number; ok: false; reason: SandboxFailure; message: string };
 
 interface Job {
   id: number;
@@ -204,19 +206,34 @@ export class CustomClaimsSandbox {
   private readonly paths = {
     quickjs: require.resolve('quickjs-emscripten'),
     ffi: require.resolve('@jitl/quickjs-wasmfile-release-sync/ffi', { paths: [require.resolve('quickjs-emscripten')] }),
-    loader: require.resolve('@jitl/quickjs-wasmfile-release-sync/emscripten-module', { paths: [require.resolve('quickjs-emscripten')] }),
+    loader: require.resolve('@jitl/quickjs-wasmfile-release-sync/emscripten-module', {
+      paths: [require.resolve('quickjs-emscripten')],
+    }),
   };
 
   constructor(options: SandboxPoolOptions = {}) {
     this.size = Math.max(1, Math.floor(options.size ?? defaultPoolSize()));
-    this.maxRunningPerTenant = Math.min(this.size, Math.max(1, Math.floor(options.maxRunningPerTenant ?? defaultMaxRunningPerTenant(this.size))));
+    this.maxRunningPerTenant = Math.min(
+      this.size,
+      Math.max(1, Math.floor(options.maxRunningPerTenant ?? defaultMaxRunningPerTenant(this.size))),
+    );
     this.maxQueuedPerTenant = Math.max(0, Math.floor(options.maxQueuedPerTenant ?? DEFAULT_MAX_QUEUED_PER_TENANT));
-    this.queue = new TenantFairQueue<Job>({ maxRunningPerOwner: this.maxRunningPerTenant, maxQueuedPerOwner: this.maxQueuedPerTenant });
+    this.queue = new TenantFairQueue<Job>({
+      maxRunningPerOwner: this.maxRunningPerTenant,
+      maxQueuedPerOwner: this.maxQueuedPerTenant,
+    });
   }
 
-  run(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS, options: RunOptions = {}): Promise<Record<string, unknown>> {
+  run(
+    script: string,
+    input: unknown,
+    limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+    options: RunOptions = {},
+  ): Promise<Record<string, unknown>> {
     if (typeof script !== 'string' || script.length > MAX_SCRIPT_LENGTH) {
-      return Promise.reject(new CustomClaimsScriptError('syntax', `script must be a string of at most ${MAX_SCRIPT_LENGTH} characters`));
+      return Promise.reject(
+        new CustomClaimsScriptError('syntax', `script must be a string of at most ${MAX_SCRIPT_LENGTH} characters`),
+      );
     }
     if (this.closed) return Promise.reject(new CustomClaimsScriptError('unavailable', 'sandbox is closed'));
     let inputJson: string;
@@ -229,7 +246,12 @@ export class CustomClaimsSandbox {
     return new Promise((resolve, reject) => {
       const job: Job = { id: this.nextId++, owner, gate: options.gate, script, inputJson, limits, resolve, reject };
       if (!this.queue.enqueue(owner, job)) {
-        reject(new CustomClaimsScriptError('busy', `this tenant already has ${this.maxQueuedPerTenant} scripts waiting for the sandbox`));
+        reject(
+          new CustomClaimsScriptError(
+            'busy',
+            `this tenant already has ${this.maxQueuedPerTenant} scripts waiting for the sandbox`,
+          ),
+        );
         return;
       }
       this.pump();
@@ -361,6 +383,11 @@ export function customClaimsSandbox(): CustomClaimsSandbox {
 }
 
 /** Runs `script` against `input` in the shared pool; rejects with CustomClaimsScriptError (and only that). */
-export function runCustomClaimsScript(script: string, input: unknown, limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS, options: RunOptions = {}): Promise<Record<string, unknown>> {
+export function runCustomClaimsScript(
+  script: string,
+  input: unknown,
+  limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+  options: RunOptions = {},
+): Promise<Record<string, unknown>> {
   return customClaimsSandbox().run(script, input, limits, options);
 }

@@ -3,7 +3,13 @@
  * issue 22 §3), tenant B's calls still start at once on the worker A may not take, B's results all come back, A's
  * overflow is refused for A only, and A never runs more than its cap.
  */
-import { CustomClaimsSandbox, CustomClaimsScriptError, DEFAULT_MAX_QUEUED_PER_TENANT, defaultMaxRunningPerTenant, defaultPoolSize } from './custom-claims-sandbox';
+import {
+  CustomClaimsSandbox,
+  CustomClaimsScriptError,
+  DEFAULT_MAX_QUEUED_PER_TENANT,
+  defaultMaxRunningPerTenant,
+  defaultPoolSize,
+} from './custom-claims-sandbox';
 
 const input = { user: { sub: 'u1', claims: {}, custom_claims: { dept: 'ops' } }, context: { tenantId: 2 } };
 
@@ -13,7 +19,10 @@ describe('sandbox scheduling across tenants', () => {
 
   beforeAll(async () => {
     // Both workers started and their WASM loaded, so what is timed is scheduling, not start-up.
-    await Promise.all([sandbox.run('return {}', {}, undefined, { owner: 'x' }), sandbox.run('return {}', {}, undefined, { owner: 'y' })]);
+    await Promise.all([
+      sandbox.run('return {}', {}, undefined, { owner: 'x' }),
+      sandbox.run('return {}', {}, undefined, { owner: 'y' }),
+    ]);
   });
 
   it('has the documented defaults', () => {
@@ -40,7 +49,14 @@ describe('sandbox scheduling across tenants', () => {
     const results = [];
     for (let i = 0; i < 10; i++) {
       const started = performance.now();
-      results.push(await sandbox.run('return { dept: input.user.custom_claims.dept, tenant: input.context.tenantId };', input, undefined, { owner: 'B' }));
+      results.push(
+        await sandbox.run(
+          'return { dept: input.user.custom_claims.dept, tenant: input.context.tenantId };',
+          input,
+          undefined,
+          { owner: 'B' },
+        ),
+      );
       latencies.push(performance.now() - started);
     }
     const outcomes = await Promise.all(flood);
@@ -59,8 +75,13 @@ describe('sandbox scheduling across tenants', () => {
   it('refuses over the queue bound with busy, for that tenant only', async () => {
     const small = new CustomClaimsSandbox({ size: 2, maxRunningPerTenant: 1, maxQueuedPerTenant: 2 });
     try {
-      await Promise.all([small.run('return {}', {}, undefined, { owner: 'x' }), small.run('return {}', {}, undefined, { owner: 'y' })]);
-      const a = Array.from({ length: 5 }, () => small.run('while (true) {}', {}, undefined, { owner: 'A' }).catch((e: CustomClaimsScriptError) => e.reason));
+      await Promise.all([
+        small.run('return {}', {}, undefined, { owner: 'x' }),
+        small.run('return {}', {}, undefined, { owner: 'y' }),
+      ]);
+      const a = Array.from({ length: 5 }, () =>
+        small.run('while (true) {}', {}, undefined, { owner: 'A' }).catch((e: CustomClaimsScriptError) => e.reason),
+      );
       await expect(small.run('return { b: 1 };', {}, undefined, { owner: 'B' })).resolves.toEqual({ b: 1 });
       const reasons = await Promise.all(a);
       // One running, two waiting, two refused.
@@ -73,7 +94,11 @@ describe('sandbox scheduling across tenants', () => {
 
   it('skips a waiting call whose gate says so, without running it', async () => {
     const skip = new CustomClaimsScriptError('busy', 'skipped');
-    await expect(sandbox.run('return { ran: true };', {}, undefined, { owner: 'C', gate: () => skip })).rejects.toBe(skip);
-    await expect(sandbox.run('return { ran: true };', {}, undefined, { owner: 'C', gate: () => undefined })).resolves.toEqual({ ran: true });
+    await expect(sandbox.run('return { ran: true };', {}, undefined, { owner: 'C', gate: () => skip })).rejects.toBe(
+      skip,
+    );
+    await expect(
+      sandbox.run('return { ran: true };', {}, undefined, { owner: 'C', gate: () => undefined }),
+    ).resolves.toEqual({ ran: true });
   });
 });

@@ -23,7 +23,11 @@ export interface LoginThrottleOptions {
   windowSeconds: number;
 }
 
-export const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = { maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowSeconds: 900 };
+export const DEFAULT_LOGIN_THROTTLE: LoginThrottleOptions = {
+  maxFailuresPerAccount: 5,
+  maxFailuresPerIp: 50,
+  windowSeconds: 900,
+};
 
 export type AttemptOutcome = { allowed: true; attempt: LoginAttempt } | { allowed: false; retryAfterSeconds: number };
 
@@ -35,7 +39,8 @@ export interface LoginAttempt {
   neutral(): Promise<void>;
 }
 
-export const accountKey = (name: string): string => `acct:${createHash('sha256').update(name.normalize('NFC').toLowerCase()).digest('hex')}`;
+export const accountKey = (name: string): string =>
+  `acct:${createHash('sha256').update(name.normalize('NFC').toLowerCase()).digest('hex')}`;
 export const ipKey = (ip: string): string => `ip:${ip}`;
 
 export class LoginThrottle {
@@ -58,7 +63,9 @@ export class LoginThrottle {
     ];
     const inserted = await LoginFailure.insertMany(keys.map(({ key }) => ({ tenantId, key, at: now, expiresAt })));
     const ids = inserted.map((d) => d._id as Types.ObjectId);
-    const counts = await Promise.all(keys.map(({ key }) => LoginFailure.countDocuments({ tenantId, key, at: { $gt: windowStart } })));
+    const counts = await Promise.all(
+      keys.map(({ key }) => LoginFailure.countDocuments({ tenantId, key, at: { $gt: windowStart } })),
+    );
     const over = keys.filter((k, i) => (counts[i] ?? 0) > k.limit);
     if (over.length) {
       await LoginFailure.deleteMany({ _id: { $in: ids } });
@@ -71,7 +78,9 @@ export class LoginThrottle {
             .lean(),
         ),
       );
-      const unlockAt = Math.max(...oldest.map((d) => (d[0]?.at.getTime() ?? now.getTime()) + this.options.windowSeconds * 1000));
+      const unlockAt = Math.max(
+        ...oldest.map((d) => (d[0]?.at.getTime() ?? now.getTime()) + this.options.windowSeconds * 1000),
+      );
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((unlockAt - now.getTime()) / 1000)) };
     }
     let settled = false;

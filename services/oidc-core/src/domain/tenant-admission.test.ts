@@ -6,9 +6,13 @@ import { TenantAdmission, type Admission } from './tenant-admission';
  */
 function harness(maxInFlight: number, maxQueued: number, o: { alone?: boolean; maxInFlightAlone?: number } = {}) {
   let clock = 0;
-  const admission = new TenantAdmission({ maxInFlight, maxQueued, activeWindowMs: 1000, maxInFlightAlone: o.maxInFlightAlone ?? 1000 }, () => clock);
+  const admission = new TenantAdmission(
+    { maxInFlight, maxQueued, activeWindowMs: 1000, maxInFlightAlone: o.maxInFlightAlone ?? 1000 },
+    () => clock,
+  );
   const started: string[] = [];
-  const enter = (tenant: string, name: string): Admission | undefined => admission.enter(tenant, () => started.push(name));
+  const enter = (tenant: string, name: string): Admission | undefined =>
+    admission.enter(tenant, () => started.push(name));
   const background = o.alone ? undefined : admission.enter('Z', () => undefined);
   started.length = 0;
   return {

@@ -114,14 +114,21 @@ export class TenantAdmission {
     private readonly limits: TenantAdmissionLimits,
     private readonly now: () => number = () => performance.now(),
   ) {
-    if (!(Number.isInteger(limits.maxInFlight) && limits.maxInFlight >= 1)) throw new TypeError('maxInFlight must be an integer of at least 1');
-    if (!(Number.isInteger(limits.maxQueued) && limits.maxQueued >= 0)) throw new TypeError('maxQueued must be an integer of at least 0');
-    if (limits.maxInFlightAlone !== undefined && !(Number.isInteger(limits.maxInFlightAlone) && limits.maxInFlightAlone >= 1)) throw new TypeError('maxInFlightAlone must be an integer of at least 1');
+    if (!(Number.isInteger(limits.maxInFlight) && limits.maxInFlight >= 1))
+      throw new TypeError('maxInFlight must be an integer of at least 1');
+    if (!(Number.isInteger(limits.maxQueued) && limits.maxQueued >= 0))
+      throw new TypeError('maxQueued must be an integer of at least 0');
+    if (
+      limits.maxInFlightAlone !== undefined &&
+      !(Number.isInteger(limits.maxInFlightAlone) && limits.maxInFlightAlone >= 1)
+    )
+      throw new TypeError('maxInFlightAlone must be an integer of at least 1');
     this.aloneCap = Math.max(limits.maxInFlight, limits.maxInFlightAlone ?? limits.maxInFlight);
     this.windowMs = limits.activeWindowMs ?? 1000;
     if (!(this.windowMs >= 0)) throw new TypeError('activeWindowMs must be at least 0');
     this.maxAway = limits.maxAway ?? 16;
-    if (!(Number.isInteger(this.maxAway) && this.maxAway >= 0)) throw new TypeError('maxAway must be an integer of at least 0');
+    if (!(Number.isInteger(this.maxAway) && this.maxAway >= 0))
+      throw new TypeError('maxAway must be an integer of at least 0');
   }
 
   /**
@@ -227,7 +234,8 @@ export class TenantAdmission {
   }
 
   private dropIfIdle(tenant: string, lane: Lane): void {
-    if (lane.running === 0 && lane.queue.length === 0 && lane.away === 0 && this.lanes.get(tenant) === lane) this.lanes.delete(tenant);
+    if (lane.running === 0 && lane.queue.length === 0 && lane.away === 0 && this.lanes.get(tenant) === lane)
+      this.lanes.delete(tenant);
   }
 
   private cap(tenant: string): number {

@@ -23,7 +23,12 @@ export function normaliseTotpCode(raw: string): string | undefined {
 }
 
 /** True when `code` is valid for `secret` now and newer than `lastTimeStep`; returns the matched step. */
-export async function checkTotp(secret: string, code: string, lastTimeStep?: number, epochSeconds?: number): Promise<number | undefined> {
+export async function checkTotp(
+  secret: string,
+  code: string,
+  lastTimeStep?: number,
+  epochSeconds?: number,
+): Promise<number | undefined> {
   try {
     const result = await verify({
       secret,
@@ -61,7 +66,10 @@ export async function verifyUserTotp(
     secret = openTotpSecret(kek, tenantId, userId, user.totpSecret);
   } catch {
     // Never the value itself: the user must be enrolled again (management DELETE then POST .../totp).
-    logger?.warn({ event: 'totp.secret_unreadable', tenantId, userId }, 'stored TOTP secret does not open with the key-encryption key; no code is accepted');
+    logger?.warn(
+      { event: 'totp.secret_unreadable', tenantId, userId },
+      'stored TOTP secret does not open with the key-encryption key; no code is accepted',
+    );
     return false;
   }
   const step = await checkTotp(secret, code, user.totpLastTimeStep);
@@ -82,7 +90,11 @@ export async function verifyUserTotp(
   }
   const previous = user.totpLastTimeStep;
   const res = await models.User.updateOne(
-    { tenantId, _id: userId, ...(previous === undefined ? { totpLastTimeStep: { $exists: false } } : { totpLastTimeStep: previous }) },
+    {
+      tenantId,
+      _id: userId,
+      ...(previous === undefined ? { totpLastTimeStep: { $exists: false } } : { totpLastTimeStep: previous }),
+    },
     { $set: { totpLastTimeStep: step } },
   );
   return res.modifiedCount === 1;

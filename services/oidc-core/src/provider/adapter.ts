@@ -4,7 +4,13 @@ import { clientMetadata } from './client-metadata';
 import { dynamicClientRecord } from './registration';
 import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
-const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
 
 /**
  * node-oidc-provider's storage, partitioned by tenant: one MongoDB collection, `_id` = tenant:model:id,
@@ -25,7 +31,9 @@ export function createAdapterFactory(
   // token request looks its client up; this keeps that off MongoDB under load.
   const clients = recordCache<AdapterPayload | undefined>(clientCacheMs);
   return (name: string) =>
-    name === 'Client' ? new ClientAdapter(models, tenantId, clients, clientView, registration, grantEnded) : new MongoAdapter(models, tenantId, name, name === 'Grant' ? grantEnded : undefined);
+    name === 'Client'
+      ? new ClientAdapter(models, tenantId, clients, clientView, registration, grantEnded)
+      : new MongoAdapter(models, tenantId, name, name === 'Grant' ? grantEnded : undefined);
 }
 
 /** Reports that a tenant's grant ended (undefined id: several of them); resolves when reported, never rejects. */
@@ -79,7 +87,10 @@ class MongoAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
-    await this.models.OidcPayload.updateOne({ _id: this.key(id) }, { $set: { consumed: Math.floor(Date.now() / 1000) } });
+    await this.models.OidcPayload.updateOne(
+      { _id: this.key(id) },
+      { $set: { consumed: Math.floor(Date.now() / 1000) } },
+    );
   }
 
   async destroy(id: string): Promise<void> {
@@ -118,10 +129,15 @@ class ClientAdapter implements Adapter {
   }
 
   async upsert(id: string, payload: AdapterPayload): Promise<void> {
-    if (!this.registration || this.registration.mode === 'off') throw new Error('clients are managed through the management API');
+    if (!this.registration || this.registration.mode === 'off')
+      throw new Error('clients are managed through the management API');
     const fields = dynamicClientRecord(this.registration, payload as Record<string, unknown>);
-    const existing = await this.models.Client.findOne({ tenantId: this.tenantId, clientId: id }, { registration: 1 }).lean<Pick<ClientDoc, 'registration'> & { _id: unknown }>();
-    if (existing && existing.registration !== 'dynamic') throw new Error('only dynamically registered clients change through the registration endpoint');
+    const existing = await this.models.Client.findOne(
+      { tenantId: this.tenantId, clientId: id },
+      { registration: 1 },
+    ).lean<Pick<ClientDoc, 'registration'> & { _id: unknown }>();
+    if (existing && existing.registration !== 'dynamic')
+      throw new Error('only dynamically registered clients change through the registration endpoint');
     if (existing) {
       await this.models.Client.updateOne({ _id: existing._id }, { $set: fields });
     } else {
@@ -144,12 +160,25 @@ class ClientAdapter implements Adapter {
   }
   async consume(): Promise<void> {}
   async destroy(id: string): Promise<void> {
-    const doc = await this.models.Client.findOneAndDelete({ tenantId: this.tenantId, clientId: id, registration: 'dynamic' }).lean();
+    const doc = await this.models.Client.findOneAndDelete({
+      tenantId: this.tenantId,
+      clientId: id,
+      registration: 'dynamic',
+    }).lean();
     if (!doc) throw new Error('only dynamically registered clients are deleted through the registration endpoint');
     this.cache.forget(id);
     // Its users' consents go with it (as the management API's delete does).
-    const grants = await this.models.OidcPayload.find({ tenantId: this.tenantId, model: 'Grant', payload: { $regex: `"clientId":${JSON.stringify(id).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } }, { _id: 1, payload: 1 }).lean();
-    const ids = grants.filter((g) => (JSON.parse(g.payload) as { clientId?: unknown }).clientId === id).map((g) => g._id);
+    const grants = await this.models.OidcPayload.find(
+      {
+        tenantId: this.tenantId,
+        model: 'Grant',
+        payload: { $regex: `"clientId":${JSON.stringify(id).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` },
+      },
+      { _id: 1, payload: 1 },
+    ).lean();
+    const ids = grants
+      .filter((g) => (JSON.parse(g.payload) as { clientId?: unknown }).clientId === id)
+      .map((g) => g._id);
     if (ids.length) {
       await this.models.OidcPayload.deleteMany({ tenantId: this.tenantId, model: 'Grant', _id: { $in: ids } });
       await this.grantEnded?.(this.tenantId, undefined);

@@ -36,7 +36,12 @@ const GRANT_TYPES = new Set(['authorization_code', 'urn:ietf:params:oauth:grant-
 const links = new WeakMap<KoaContextWithOIDC, Promise<AgentLink>>();
 
 /** The client's NHE link, once per request. */
-export function agentLinkFor(models: Models, tenantId: number, ctx: KoaContextWithOIDC, clientId: string): Promise<AgentLink> {
+export function agentLinkFor(
+  models: Models,
+  tenantId: number,
+  ctx: KoaContextWithOIDC,
+  clientId: string,
+): Promise<AgentLink> {
   let link = links.get(ctx);
   if (!link) {
     link = agentLinkOf(models, tenantId, clientId);
@@ -52,10 +57,17 @@ export function agentClientParams(models: Models, tenantId: number) {
       if (!client) return;
       const link = await agentLinkFor(models, tenantId, ctx, client.clientId);
       if (link.kind === 'none') return;
-      if (link.kind === 'ambiguous') throw new errors.AccessDenied('this client is named by more than one NHE; an administrator must fix the registrations');
+      if (link.kind === 'ambiguous')
+        throw new errors.AccessDenied(
+          'this client is named by more than one NHE; an administrator must fix the registrations',
+        );
       // The request's own scope: node-oidc-provider has already dropped an offline_access it would not honour (no
       // refresh_token grant, no prompt=consent), and the client must be told, not silently given less.
-      const raw = [(ctx.oidc as { body?: Record<string, unknown> }).body?.scope, ctx.query?.scope, ctx.oidc.params?.scope];
+      const raw = [
+        (ctx.oidc as { body?: Record<string, unknown> }).body?.scope,
+        ctx.query?.scope,
+        ctx.oidc.params?.scope,
+      ];
       if (raw.some((v) => typeof v === 'string' && v.split(' ').includes('offline_access'))) {
         const err = new errors.InvalidScope('requested scope is not allowed', 'offline_access');
         err.error_description = `this client is the agent ${link.nhe.identifier}: its tokens are short-lived delegation tokens without refresh, so offline_access cannot be granted; renew with prompt=none instead`;
@@ -66,7 +78,12 @@ export function agentClientParams(models: Models, tenantId: number) {
 }
 
 /** Replaces an agent client's access token at the token endpoint by the sidecar's NHE delegation token. */
-export function registerAgentClientTokens(provider: Provider, tenantId: number, models: Models, forward: AgentTokenForwarder | undefined): void {
+export function registerAgentClientTokens(
+  provider: Provider,
+  tenantId: number,
+  models: Models,
+  forward: AgentTokenForwarder | undefined,
+): void {
   provider.use(async (ctx, next) => {
     await next();
     const c = ctx as unknown as KoaContextWithOIDC;
@@ -82,13 +99,21 @@ export function registerAgentClientTokens(provider: Provider, tenantId: number, 
       ctx.status = status;
       ctx.body = { error, error_description: description };
     };
-    if (link.kind === 'ambiguous') return fail(400, 'access_denied', 'this client is named by more than one NHE; an administrator must fix the registrations');
-    const at = c.oidc.entities.AccessToken as unknown as { accountId?: string; jkt?: string; resourceServer?: { identifier(): string } } | undefined;
+    if (link.kind === 'ambiguous')
+      return fail(
+        400,
+        'access_denied',
+        'this client is named by more than one NHE; an administrator must fix the registrations',
+      );
+    const at = c.oidc.entities.AccessToken as unknown as
+      { accountId?: string; jkt?: string; resourceServer?: { identifier(): string } } | undefined;
     const resource = at?.resourceServer?.identifier();
     if (!at?.accountId || !resource) return; // no resource server: nothing to delegate
     if (resource === userinfoAudience(provider.issuer)) return; // identity only
-    if (resource === MANAGEMENT_AUDIENCE || resource === SSF_AUDIENCE) return fail(400, 'invalid_target', 'an agent client cannot obtain tokens for this audience');
-    const code = (c.oidc.entities.AuthorizationCode ?? c.oidc.entities.DeviceCode) as unknown as { scope?: string } | undefined;
+    if (resource === MANAGEMENT_AUDIENCE || resource === SSF_AUDIENCE)
+      return fail(400, 'invalid_target', 'an agent client cannot obtain tokens for this audience');
+    const code = (c.oidc.entities.AuthorizationCode ?? c.oidc.entities.DeviceCode) as unknown as
+      { scope?: string } | undefined;
     const grant = c.oidc.entities.Grant as unknown as { getResourceScope(r: string): string } | undefined;
     const consented = (grant?.getResourceScope(resource) ?? '').split(' ').filter(Boolean);
     const consentedSet = new Set(consented);
@@ -115,7 +140,13 @@ export function registerAgentClientTokens(provider: Provider, tenantId: number, 
     }
     // The provider's own token never leaves; no refresh token (offline_access is refused at authorization).
     const { refresh_token: _dropped, ...rest } = body;
-    ctx.body = { ...rest, access_token: result.body.access_token, token_type: result.body.token_type, expires_in: result.body.expires_in, scope: mergeScope(body.scope, String(result.body.scope ?? '')) };
+    ctx.body = {
+      ...rest,
+      access_token: result.body.access_token,
+      token_type: result.body.token_type,
+      expires_in: result.body.expires_in,
+      scope: mergeScope(body.scope, String(result.body.scope ?? '')),
+    };
   });
 }
 

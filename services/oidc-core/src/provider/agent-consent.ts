@@ -13,7 +13,13 @@ import { MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
 
 /** One API of an agent's consent page: what the delegation token would carry, or why there is none. */
 export type AgentConsentApi =
-  | { resource: string; outcome: 'granted'; scopes: string[]; removed: Array<{ scope: string; layer: ScopeLayer }>; lifetimeSeconds: number }
+  | {
+      resource: string;
+      outcome: 'granted';
+      scopes: string[];
+      removed: Array<{ scope: string; layer: ScopeLayer }>;
+      lifetimeSeconds: number;
+    }
   | { resource: string; outcome: 'denied'; reason: string };
 
 export interface AgentConsent {
@@ -72,13 +78,31 @@ export async function agentConsentOf(models: Models, r: AgentConsentRequest): Pr
     const decision = decideDelegation(agentClientFacts(loaded, nhe.identifier, r.clientNumericId));
     if (decision.outcome === 'granted') {
       const withheld = (r.withheld?.[resource] ?? []).map((scope) => ({ scope, layer: 'user-permissions' as const }));
-      apis.push({ resource, outcome: 'granted', scopes: decision.scopes, removed: [...withheld, ...decision.removed], lifetimeSeconds: decision.ttl });
+      apis.push({
+        resource,
+        outcome: 'granted',
+        scopes: decision.scopes,
+        removed: [...withheld, ...decision.removed],
+        lifetimeSeconds: decision.ttl,
+      });
     } else {
       // The sidecar's own wording for the one gate an agent client cannot pass by itself (agent-token.ts).
-      const reason = decision.gate === 'actor-proof-required' ? 'this agent must prove who it is with a signed actor token, which an agent client cannot do' : decision.description;
+      const reason =
+        decision.gate === 'actor-proof-required'
+          ? 'this agent must prove who it is with a signed actor token, which an agent client cannot do'
+          : decision.description;
       apis.push({ resource, outcome: 'denied', reason });
     }
   }
-  const model = nhe.model ? [nhe.model.name, nhe.model.version].filter(Boolean).join(' ') + (nhe.model.provider ? ` (${nhe.model.provider})` : '') : '';
-  return { identifier: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(model.trim() ? { model: model.trim() } : {}), apis };
+  const model = nhe.model
+    ? [nhe.model.name, nhe.model.version].filter(Boolean).join(' ') +
+      (nhe.model.provider ? ` (${nhe.model.provider})` : '')
+    : '';
+  return {
+    identifier: nhe.identifier,
+    type: nhe.type,
+    operator: nhe.operator,
+    ...(model.trim() ? { model: model.trim() } : {}),
+    apis,
+  };
 }

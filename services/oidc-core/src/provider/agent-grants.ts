@@ -18,10 +18,17 @@ import { rememberedGrants } from '../account/ledger';
 import { agentLinkFor } from './agent-clients';
 
 /** The user's remembered grant for an agent client (the latest that holds most), or undefined. */
-export async function rememberedAgentGrantId(models: Models, tenantId: number, ctx: KoaContextWithOIDC, clientId: string, accountId: string): Promise<string | undefined> {
+export async function rememberedAgentGrantId(
+  models: Models,
+  tenantId: number,
+  ctx: KoaContextWithOIDC,
+  clientId: string,
+  accountId: string,
+): Promise<string | undefined> {
   const link = await agentLinkFor(models, tenantId, ctx, clientId);
   if (link.kind !== 'agent') return undefined;
   const grants = (await rememberedGrants(models, tenantId, accountId)).filter((g) => g.clientId === clientId);
-  const held = (g: (typeof grants)[number]) => Object.values(g.resources).reduce((n, s) => n + s.split(' ').filter(Boolean).length, 0);
+  const held = (g: (typeof grants)[number]) =>
+    Object.values(g.resources).reduce((n, s) => n + s.split(' ').filter(Boolean).length, 0);
   return grants.sort((a, b) => held(b) - held(a))[0]?.grantId;
 }

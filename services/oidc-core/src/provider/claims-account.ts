@@ -63,7 +63,9 @@ export class ClaimsResolver {
     const userinfo = r.use === 'userinfo';
     const clientId = r.clientId;
     const client = clientId
-      ? await this.clientConfigs(clientId, () => models.Client.findOne({ tenantId: tenant._id, clientId }, { config: 1 }).lean())
+      ? await this.clientConfigs(clientId, () =>
+          models.Client.findOne({ tenantId: tenant._id, clientId }, { config: 1 }).lean(),
+        )
       : null;
     const wantsMemberships = userinfo && (r.scopes.has('profile') || r.scopes.has('groups'));
     const out = userClaims({
@@ -83,22 +85,30 @@ export class ClaimsResolver {
       const released = claimsForScopes(r.scopes);
       const visible: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(out)) if (released.has(k)) visible[k] = v;
-      const custom = await resolveCustomClaims({
-        tenantId: tenant._id,
-        tenantName: tenant.name,
-        clientId: r.clientId,
-        sub: r.sub,
-        scopes: [...r.scopes],
-        claims: visible,
-        mapped: user.customClaims,
-        script: client?.config?.customizeUserInfoClaims || undefined,
-        log: r.log,
-      }, this.deps.customClaims);
+      const custom = await resolveCustomClaims(
+        {
+          tenantId: tenant._id,
+          tenantName: tenant.name,
+          clientId: r.clientId,
+          sub: r.sub,
+          scopes: [...r.scopes],
+          claims: visible,
+          mapped: user.customClaims,
+          script: client?.config?.customizeUserInfoClaims || undefined,
+          log: r.log,
+        },
+        this.deps.customClaims,
+      );
       if (custom) out.custom_claims = custom;
     }
     const passport = tenant.settings?.claims?.ga4ghPassport;
     if (r.scopes.has('ga4gh_passport_v1') && passport?.enabled) {
-      out.ga4gh_passport_v1 = await this.passports.passport(issuer, r.sub, user.ga4ghVisas ?? [], passport.visaLifetimeSeconds ?? 3600);
+      out.ga4gh_passport_v1 = await this.passports.passport(
+        issuer,
+        r.sub,
+        user.ga4ghVisas ?? [],
+        passport.visaLifetimeSeconds ?? 3600,
+      );
     }
     return out;
   }
@@ -134,7 +144,16 @@ export function createFindAccount(resolver: ClaimsResolver): FindAccount {
   return async (ctx, sub, token) => {
     const user = await resolver.findUser(sub);
     if (!user) return undefined;
-    const t = token as unknown as { kind?: string; amr?: unknown; acr?: unknown; claims?: unknown; clientId?: string; extra?: Record<string, unknown> } | undefined;
+    const t = token as unknown as
+      | {
+          kind?: string;
+          amr?: unknown;
+          acr?: unknown;
+          claims?: unknown;
+          clientId?: string;
+          extra?: Record<string, unknown>;
+        }
+      | undefined;
     if (t?.kind && LOGIN_SOURCES.has(t.kind)) {
       t.amr = releasedAmr(t.amr, resolver.amrProfile);
       t.acr = statedAcr(typeof t.acr === 'string' ? t.acr : acrForAmr(t.amr), t.claims);
@@ -160,7 +179,11 @@ export function createFindAccount(resolver: ClaimsResolver): FindAccount {
 }
 
 /** Claims added to every user access token: the released `amr` of the login (RFC 9068 section 2.2.1). */
-export function userTokenClaims(ctx: KoaContextWithOIDC | undefined, token: { accountId?: string }, profile: AmrProfile): Record<string, unknown> {
+export function userTokenClaims(
+  ctx: KoaContextWithOIDC | undefined,
+  token: { accountId?: string },
+  profile: AmrProfile,
+): Record<string, unknown> {
   if (!token.accountId || !ctx?.oidc) return {};
   const e = ctx.oidc.entities as Record<string, { amr?: unknown } | undefined>;
   const source = e.AuthorizationCode ?? e.DeviceCode ?? e.RefreshToken ?? e.BackchannelAuthenticationRequest;

@@ -9,8 +9,20 @@
  * timeouts or memory failures; its state is persisted for the management API (custom-claims-state.ts).
  */
 import { Counter } from 'prom-client';
-import { ScriptBreaker, DEFAULT_BREAKER_OPTIONS, type BreakerChange, type BreakerOptions, type BreakerSnapshot } from '../domain/custom-claims-breaker';
-import { CustomClaimsSandbox, CustomClaimsScriptError, customClaimsSandbox, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from '../domain/custom-claims-sandbox';
+import {
+  ScriptBreaker,
+  DEFAULT_BREAKER_OPTIONS,
+  type BreakerChange,
+  type BreakerOptions,
+  type BreakerSnapshot,
+} from '../domain/custom-claims-breaker';
+import {
+  CustomClaimsSandbox,
+  CustomClaimsScriptError,
+  customClaimsSandbox,
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxLimits,
+} from '../domain/custom-claims-sandbox';
 import type { ScriptStateWriter } from './custom-claims-state';
 
 /** Registered on the service's registry by app.ts. */
@@ -24,7 +36,7 @@ export const customClaimsScriptErrors = new Counter({
 /** Registered on the service's registry by app.ts. */
 export const customClaimsScriptSkips = new Counter({
   name: 'idp_custom_claims_script_skipped_total',
-  help: 'customizeUserInfoClaims script runs skipped because the script\'s circuit breaker is open (repeated timeouts or memory failures), by tenant',
+  help: "customizeUserInfoClaims script runs skipped because the script's circuit breaker is open (repeated timeouts or memory failures), by tenant",
   labelNames: ['tenant'] as const,
   registers: [],
 });
@@ -67,8 +79,10 @@ export class CustomClaimsRunner {
   constructor(private readonly options: CustomClaimsRunnerOptions = {}) {
     this.sandbox = options.sandbox ?? customClaimsSandbox();
     this.limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
-    this.breaker = new ScriptBreaker({ ...DEFAULT_BREAKER_OPTIONS, ...options.breaker }, options.clock ?? Date.now, (key, change, snapshot, script) =>
-      this.onBreakerChange(key, change, snapshot, script),
+    this.breaker = new ScriptBreaker(
+      { ...DEFAULT_BREAKER_OPTIONS, ...options.breaker },
+      options.clock ?? Date.now,
+      (key, change, snapshot, script) => this.onBreakerChange(key, change, snapshot, script),
     );
   }
 
@@ -84,7 +98,10 @@ export class CustomClaimsRunner {
       return undefined;
     }
     // The breaker may open while this call waits for a worker: then it is skipped when a worker takes it.
-    const skipped = new CustomClaimsScriptError('busy', 'skipped: the script\'s circuit breaker opened while the call waited');
+    const skipped = new CustomClaimsScriptError(
+      'busy',
+      "skipped: the script's circuit breaker opened while the call waited",
+    );
     try {
       const out = await this.sandbox.run(
         script,
@@ -108,7 +125,10 @@ export class CustomClaimsRunner {
       customClaimsScriptErrors.inc({ tenant, reason });
       // A refusal for a full tenant queue is counted, not logged per call (a flood would flood the log too).
       if (reason !== 'busy') {
-        i.log?.warn({ event: 'custom_claims.script_error', tenantId: i.tenantId, client_id: i.clientId, reason, error: message }, 'customizeUserInfoClaims script failed; custom_claims left out');
+        i.log?.warn(
+          { event: 'custom_claims.script_error', tenantId: i.tenantId, client_id: i.clientId, reason, error: message },
+          'customizeUserInfoClaims script failed; custom_claims left out',
+        );
       }
       return undefined;
     }
@@ -126,11 +146,21 @@ export class CustomClaimsRunner {
     const log = this.options.log;
     if (change === 'opened') {
       log?.warn(
-        { event: 'custom_claims.script_breaker_open', tenantId, client_id: clientId, consecutiveFailures: snapshot.consecutiveFailures, retryAt: snapshot.retryAt && new Date(snapshot.retryAt).toISOString(), lastError: snapshot.lastError },
+        {
+          event: 'custom_claims.script_breaker_open',
+          tenantId,
+          client_id: clientId,
+          consecutiveFailures: snapshot.consecutiveFailures,
+          retryAt: snapshot.retryAt && new Date(snapshot.retryAt).toISOString(),
+          lastError: snapshot.lastError,
+        },
         'customizeUserInfoClaims script skipped for a while after repeated timeouts or memory failures',
       );
     } else if (change === 'closed') {
-      log?.info?.({ event: 'custom_claims.script_breaker_closed', tenantId, client_id: clientId }, 'customizeUserInfoClaims script runs again');
+      log?.info?.(
+        { event: 'custom_claims.script_breaker_closed', tenantId, client_id: clientId },
+        'customizeUserInfoClaims script runs again',
+      );
     }
     this.options.state?.report({ tenantId, clientId, script, change, snapshot });
   }
@@ -145,6 +175,9 @@ export function defaultCustomClaimsRunner(): CustomClaimsRunner {
 }
 
 /** The custom_claims object, or undefined when there is none (or the script failed or was skipped). */
-export function resolveCustomClaims(i: CustomClaimsInput, runner: CustomClaimsRunner = defaultCustomClaimsRunner()): Promise<Record<string, unknown> | undefined> {
+export function resolveCustomClaims(
+  i: CustomClaimsInput,
+  runner: CustomClaimsRunner = defaultCustomClaimsRunner(),
+): Promise<Record<string, unknown> | undefined> {
   return runner.resolve(i);
 }

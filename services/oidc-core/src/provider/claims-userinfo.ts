@@ -92,7 +92,13 @@ export function registerJwtUserinfo(provider: Provider, publicJwks: JSONWebKeySe
     let payload: JWTPayload;
     try {
       // The shared verifier (@idp/resource-server): canonical compact JWS, signature, issuer, audience, typ, time.
-      const verified = await verifyJwtAccessToken(token, { key: jwks, issuer, audience, typ: 'at+jwt', algorithms: ['ES256', 'RS256'] });
+      const verified = await verifyJwtAccessToken(token, {
+        key: jwks,
+        issuer,
+        audience,
+        typ: 'at+jwt',
+        algorithms: ['ES256', 'RS256'],
+      });
       if (verified.binding) return fail(ctx, issuer, 401, 'invalid_token', senderConstrained);
       payload = verified.payload;
     } catch (err) {
@@ -101,13 +107,17 @@ export function registerJwtUserinfo(provider: Provider, publicJwks: JSONWebKeySe
         err.reason === 'expired'
           ? 'access token is expired'
           : err.reason === 'claim_invalid' || err.reason === 'not_yet_valid'
-            ? 'access token is not for this tenant\'s UserInfo audience'
+            ? "access token is not for this tenant's UserInfo audience"
             : err.reason === 'cnf_unsupported' || err.reason === 'cnf_malformed'
               ? senderConstrained
               : 'access token is invalid';
       return fail(ctx, issuer, 401, 'invalid_token', description);
     }
-    const scopes = new Set(String(payload[CLAIM_USERINFO_SCOPE] ?? '').split(' ').filter(Boolean));
+    const scopes = new Set(
+      String(payload[CLAIM_USERINFO_SCOPE] ?? '')
+        .split(' ')
+        .filter(Boolean),
+    );
     if (!scopes.has('openid')) return fail(ctx, issuer, 403, 'insufficient_scope', 'access token missing openid scope');
     const sub = typeof payload.sub === 'string' ? payload.sub : '';
     const user = sub ? await resolver.findUser(sub) : null;

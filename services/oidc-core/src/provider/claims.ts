@@ -31,7 +31,11 @@ export const SCOPE_CLAIMS: Record<string, string[]> = {
 };
 
 /** Every login scope, in discovery order: the table's scopes plus offline_access (which releases no claim). */
-export const SUPPORTED_SCOPES = ['openid', 'offline_access', ...Object.keys(SCOPE_CLAIMS).filter((s) => s !== 'openid')];
+export const SUPPORTED_SCOPES = [
+  'openid',
+  'offline_access',
+  ...Object.keys(SCOPE_CLAIMS).filter((s) => s !== 'openid'),
+];
 
 /** Login (identity) scopes: never part of a JWT access token's `scope`. */
 export const LOGIN_SCOPES: ReadonlySet<string> = new Set(SUPPORTED_SCOPES);
@@ -58,7 +62,9 @@ export const USERINFO_ONLY_CLAIMS: ReadonlySet<string> = new Set([
  * scopes are returned from UserInfo, not in the ID token, unless the client asks for them there with the claims
  * parameter (provider/claims-account.ts; only while the access token can call UserInfo).
  */
-export const STANDARD_SCOPE_CLAIMS: ReadonlySet<string> = new Set(['profile', 'email', 'address', 'phone'].flatMap((s) => SCOPE_CLAIMS[s] ?? []));
+export const STANDARD_SCOPE_CLAIMS: ReadonlySet<string> = new Set(
+  ['profile', 'email', 'address', 'phone'].flatMap((s) => SCOPE_CLAIMS[s] ?? []),
+);
 
 /** The claims a set of granted scopes releases. */
 export function claimsForScopes(scopes: Iterable<string>): Set<string> {

@@ -89,7 +89,11 @@ const LOOPBACK_NAMES = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])\.*$
  * The `fetch` node-oidc-provider calls for every outbound request of the tenant's provider: under the operator's
  * policy (`o.allowLoopback`) and the process's limits (`fetches`).
  */
-export function outboundFetch(tenantId: number, fetches: OutboundFetches, o: OutboundOptions = {}): NonNullable<Configuration['fetch']> {
+export function outboundFetch(
+  tenantId: number,
+  fetches: OutboundFetches,
+  o: OutboundOptions = {},
+): NonNullable<Configuration['fetch']> {
   return (async (url: URL | string, init: { method?: string; headers?: Headers; body?: string } = {}) => {
     const target = String(url);
     const method = init.method ?? 'GET';
@@ -118,7 +122,10 @@ export function outboundFetch(tenantId: number, fetches: OutboundFetches, o: Out
     });
     const out = new Headers(answer.headers);
     const nullBody = answer.status === 204 || answer.status === 205 || answer.status === 304;
-    const body = answer.status === 200 && isMetadataDocumentClientId(target) ? withRegistrableScope(target, answer.body) : answer.body;
+    const body =
+      answer.status === 200 && isMetadataDocumentClientId(target)
+        ? withRegistrableScope(target, answer.body)
+        : answer.body;
     if (body !== answer.body) out.delete('content-length');
     return new Response(nullBody ? null : body, { status: answer.status, headers: out });
   }) as unknown as NonNullable<Configuration['fetch']>;
@@ -154,7 +161,10 @@ function refuse(description: string): never {
  * `features.clientIdMetadataDocument` for the tenant (disabled unless its settings enable it). `outbound`: the
  * operator's loopback rule, and the process's fetch limits with the tenant they count for.
  */
-export function clientIdMetadataDocumentFeature(settings: ClientIdMetadataDocumentSettings, outbound: { allowLoopback: boolean; tenantId: number; fetches: OutboundFetches }) {
+export function clientIdMetadataDocumentFeature(
+  settings: ClientIdMetadataDocumentSettings,
+  outbound: { allowLoopback: boolean; tenantId: number; fetches: OutboundFetches },
+) {
   return {
     enabled: settings.enabled,
     ...(settings.enabled ? { ack: 'draft-02' } : {}),
@@ -164,15 +174,21 @@ export function clientIdMetadataDocumentFeature(settings: ClientIdMetadataDocume
       const url = URL.parse(clientId);
       if (!url) return false;
       const host = url.hostname.toLowerCase();
-      if (LOOPBACK_NAMES.test(host) && !outbound.allowLoopback) refuse('client_id metadata documents on loopback hosts are not allowed');
-      if (!hostAllowed(settings.allowedHosts, host)) refuse(`client_id metadata documents from ${host} are not allowed in this tenant`);
+      if (LOOPBACK_NAMES.test(host) && !outbound.allowLoopback)
+        refuse('client_id metadata documents on loopback hosts are not allowed');
+      if (!hostAllowed(settings.allowedHosts, host))
+        refuse(`client_id metadata documents from ${host} are not allowed in this tenant`);
       // The limits on outbound fetches, told here with a description (the fetch itself can only fail).
       const refusal = await outbound.fetches.refusal(outbound.tenantId, clientId);
       if (refusal) refuse(`client_id metadata document not fetched: ${refusal}`);
       return true;
     },
     async allowClient(_ctx: KoaContextWithOIDC, client: { metadata(): Record<string, unknown> }): Promise<boolean> {
-      const problem = clientPolicyProblem(client.metadata(), { grantTypes: CIMD_GRANT_TYPES, tokenEndpointAuthMethods: CIMD_AUTH_METHODS }, { requireJwksUri: true });
+      const problem = clientPolicyProblem(
+        client.metadata(),
+        { grantTypes: CIMD_GRANT_TYPES, tokenEndpointAuthMethods: CIMD_AUTH_METHODS },
+        { requireJwksUri: true },
+      );
       if (problem) refuse(`client_id metadata document: ${problem}`);
       return true;
     },

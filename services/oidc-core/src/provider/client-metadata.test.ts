@@ -16,7 +16,11 @@ const doc = (over: Partial<ClientDoc>): ClientDoc =>
     firstParty: false,
     showLogoutPrompt: true,
     enabled: true,
-    config: { nhe: { delegationEnabled: false, allowedNheIdentifiers: [] }, featureToggles: { requireAuthorizationScopesInRequest: false, requireResourceIndicatorInRequest: false }, legacyRoleCompatibility: false },
+    config: {
+      nhe: { delegationEnabled: false, allowedNheIdentifiers: [] },
+      featureToggles: { requireAuthorizationScopesInRequest: false, requireResourceIndicatorInRequest: false },
+      legacyRoleCompatibility: false,
+    },
     ...over,
   }) as ClientDoc;
 
@@ -44,15 +48,31 @@ describe('PKCE per client', () => {
   });
 });
 
-it('maps the record\'s DPoP and PAR settings to the provider\'s client metadata', () => {
-  expect(clientMetadata(doc({}))).toMatchObject({ dpop_bound_access_tokens: false, require_pushed_authorization_requests: false });
-  expect(clientMetadata(doc({ requireDpop: true, requirePushedAuthorizationRequests: true }))).toMatchObject({ dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
+it("maps the record's DPoP and PAR settings to the provider's client metadata", () => {
+  expect(clientMetadata(doc({}))).toMatchObject({
+    dpop_bound_access_tokens: false,
+    require_pushed_authorization_requests: false,
+  });
+  expect(clientMetadata(doc({ requireDpop: true, requirePushedAuthorizationRequests: true }))).toMatchObject({
+    dpop_bound_access_tokens: true,
+    require_pushed_authorization_requests: true,
+  });
 });
 
 describe('a dynamically registered public client stored with the client credentials grant', () => {
   it('loses that grant when read, and keeps its others; a confidential one keeps it', () => {
-    const registeredMetadata = (method: string) => JSON.stringify({ token_endpoint_auth_method: method, grant_types: ['authorization_code', 'client_credentials'], redirect_uris: ['http://127.0.0.1/cb'] });
-    expect(clientMetadata(doc({ registration: 'dynamic', registeredMetadata: registeredMetadata('none') })).grant_types).toEqual(['authorization_code']);
-    expect(clientMetadata(doc({ registration: 'dynamic', registeredMetadata: registeredMetadata('private_key_jwt') })).grant_types).toEqual(['authorization_code', 'client_credentials']);
+    const registeredMetadata = (method: string) =>
+      JSON.stringify({
+        token_endpoint_auth_method: method,
+        grant_types: ['authorization_code', 'client_credentials'],
+        redirect_uris: ['http://127.0.0.1/cb'],
+      });
+    expect(
+      clientMetadata(doc({ registration: 'dynamic', registeredMetadata: registeredMetadata('none') })).grant_types,
+    ).toEqual(['authorization_code']);
+    expect(
+      clientMetadata(doc({ registration: 'dynamic', registeredMetadata: registeredMetadata('private_key_jwt') }))
+        .grant_types,
+    ).toEqual(['authorization_code', 'client_credentials']);
   });
 });

@@ -13,7 +13,10 @@ export const CLIENT_PROPS = {
 } as const;
 
 /** Our properties' values for a client that introduced itself (CIMD, DCR): never more than a third party. */
-export function selfIntroducedProps(registration: 'dynamic' | 'metadata_document', numericId?: number): Record<string, unknown> {
+export function selfIntroducedProps(
+  registration: 'dynamic' | 'metadata_document',
+  numericId?: number,
+): Record<string, unknown> {
   return {
     [CLIENT_PROPS.numericId]: numericId,
     [CLIENT_PROPS.firstParty]: false,
@@ -73,8 +76,10 @@ export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
     require_pushed_authorization_requests: doc.requirePushedAuthorizationRequests === true,
     [CLIENT_PROPS.numericId]: doc.numericId,
     [CLIENT_PROPS.firstParty]: doc.firstParty,
-    [CLIENT_PROPS.requireAuthorizationScopesInRequest]: doc.config?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
-    [CLIENT_PROPS.requireResourceIndicatorInRequest]: doc.config?.featureToggles?.requireResourceIndicatorInRequest ?? false,
+    [CLIENT_PROPS.requireAuthorizationScopesInRequest]:
+      doc.config?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
+    [CLIENT_PROPS.requireResourceIndicatorInRequest]:
+      doc.config?.featureToggles?.requireResourceIndicatorInRequest ?? false,
     [CLIENT_PROPS.showLogoutPrompt]: doc.showLogoutPrompt !== false,
     // The record's setting, true for a public client whatever the record says (pkceRequiredFor checks it again).
     [CLIENT_PROPS.pkceRequired]: doc.tokenEndpointAuthMethod === 'none' || doc.pkceRequired !== false,

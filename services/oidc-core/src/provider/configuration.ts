@@ -1,6 +1,12 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Models, TenantDoc } from '@idp/db';
-import { ACTOR_TOKEN_TYPES_SUPPORTED, DISCOVERY_ACTOR_TOKEN_TYPES, DISCOVERY_MAX_CHAIN_DEPTH, tenantFacts, tenantChainDepth } from '@idp/delegation';
+import {
+  ACTOR_TOKEN_TYPES_SUPPORTED,
+  DISCOVERY_ACTOR_TOKEN_TYPES,
+  DISCOVERY_MAX_CHAIN_DEPTH,
+  tenantFacts,
+  tenantChainDepth,
+} from '@idp/delegation';
 import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, MANAGEMENT_AUDIENCE, SSF_AUDIENCE, type PrivateJwk } from '@idp/tokens';
 import { errors } from 'oidc-provider';
 import { ACR_VALUES } from '../domain/acr';
@@ -9,7 +15,13 @@ import { createAdapterFactory, type GrantEnded } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
 import { CLIENT_PROPS, isSelfIntroduced, pkceRequiredFor, selfIntroducedProps } from './client-metadata';
-import { cimdSettingsOf, clientIdMetadataDocumentFeature, isMetadataDocumentClientId, outboundFetch, type OutboundOptions } from './client-id-metadata';
+import {
+  cimdSettingsOf,
+  clientIdMetadataDocumentFeature,
+  isMetadataDocumentClientId,
+  outboundFetch,
+  type OutboundOptions,
+} from './client-id-metadata';
 import { OutboundFetches } from './outbound-fetches';
 import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
@@ -23,7 +35,13 @@ import { devicePages } from './device-pages';
 import { logoutSource, postLogoutSuccessSource } from './logout';
 import { accountClientMetadata } from '../account/account-client';
 import { corsOriginAllowed } from './cors';
-import { FAPI2_CLIENT_AUTH_METHODS, FAPI2_ID_TOKEN_ALGS, FAPI2_SIGNING_ALGS, fapi2ClientMetadata, isFapi2Tenant } from './fapi2';
+import {
+  FAPI2_CLIENT_AUTH_METHODS,
+  FAPI2_ID_TOKEN_ALGS,
+  FAPI2_SIGNING_ALGS,
+  fapi2ClientMetadata,
+  isFapi2Tenant,
+} from './fapi2';
 
 export interface ProviderDeps {
   models: Models;
@@ -51,7 +69,9 @@ const REGISTERING_ROUTES = new Set(['registration', 'client_update']);
 
 /** `/auth/{t}` or `/_api/auth/{t}`, whichever the request came in on. */
 export function mountPrefix(ctx: KoaContextWithOIDC, tenantId: number): string {
-  return (ctx.req as { originalUrl?: string }).originalUrl?.startsWith('/_api/') ? `/_api/auth/${tenantId}` : `/auth/${tenantId}`;
+  return (ctx.req as { originalUrl?: string }).originalUrl?.startsWith('/_api/')
+    ? `/_api/auth/${tenantId}`
+    : `/auth/${tenantId}`;
 }
 
 /** How long a browser session lasts (seconds). */
@@ -69,8 +89,12 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   // A tenant under FAPI 2.0 (settings.security.profile `fapi2`, provider/fapi2.ts): private_key_jwt only, with
   // PS256, ES256 or EdDSA.
   const fapi2 = isFapi2Tenant(tenant);
-  const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = fapi2 ? [...FAPI2_CLIENT_AUTH_METHODS] : ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
-  const clientAuthSigningAlgValues: NonNullable<NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']> = fapi2 ? [...FAPI2_SIGNING_ALGS] : ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
+  const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = fapi2
+    ? [...FAPI2_CLIENT_AUTH_METHODS]
+    : ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+  const clientAuthSigningAlgValues: NonNullable<
+    NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']
+  > = fapi2 ? [...FAPI2_SIGNING_ALGS] : ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
   // Clients that introduce themselves (issue 17): Client ID Metadata Documents (provider/client-id-metadata.ts) and
   // Dynamic Client Registration (provider/registration.ts), each off unless the tenant's settings turn it on; never
   // in the system tenant (the management API refuses them there too).
@@ -80,13 +104,24 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   const resourceInfo = resourceServerInfo(models, tenantId);
 
   return {
-    adapter: createAdapterFactory(models, tenantId, undefined, fapi2 ? fapi2ClientMetadata : undefined, registration, deps.grantEnded),
+    adapter: createAdapterFactory(
+      models,
+      tenantId,
+      undefined,
+      fapi2 ? fapi2ClientMetadata : undefined,
+      registration,
+      deps.grantEnded,
+    ),
     // The built-in client of the user's own ledger page (issue 18, account/): first-party, public, PKCE. Not in a
     // FAPI 2.0 tenant (no public clients there): its users reach the page with a session from an application.
     clients: deps.accountRedirectUri && !fapi2 ? [accountClientMetadata(deps.accountRedirectUri)] : [],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
     cookies: {
-      names: { session: `_session_${tenantId}`, interaction: `_interaction_${tenantId}`, resume: `_interaction_resume_${tenantId}` },
+      names: {
+        session: `_session_${tenantId}`,
+        interaction: `_interaction_${tenantId}`,
+        resume: `_interaction_resume_${tenantId}`,
+      },
       keys: deps.cookieKeys,
     },
     claims: SCOPE_CLAIMS,
@@ -109,14 +144,22 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       // party (consent page), with PKCE, without a numeric id (so no NHE delegation).
       validator(ctx, key, _value, metadata) {
         const route = (ctx as KoaContextWithOIDC | undefined)?.oidc?.route;
-        const own = isMetadataDocumentClientId(metadata.client_id) ? selfIntroducedProps('metadata_document') : route && REGISTERING_ROUTES.has(route) ? selfIntroducedProps('dynamic') : undefined;
+        const own = isMetadataDocumentClientId(metadata.client_id)
+          ? selfIntroducedProps('metadata_document')
+          : route && REGISTERING_ROUTES.has(route)
+            ? selfIntroducedProps('dynamic')
+            : undefined;
         if (own) (metadata as Record<string, unknown>)[key] = own[key];
       },
     },
     // Every outbound request (metadata documents, jwks_uri) through the SSRF-safe helper, under the operator's policy
     // and the process's fetch limits; documents capped by the tenant.
     fetch: outboundFetch(tenantId, fetches, deps.outbound),
-    fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxDocumentBytes, jwks_uri: 256 * 1024, sector_identifier_uri: 256 * 1024 },
+    fetchResponseBodyLimits: {
+      'client_id metadata document': cimd.maxDocumentBytes,
+      jwks_uri: 256 * 1024,
+      sector_identifier_uri: 256 * 1024,
+    },
     routes: { authorization: '/authorize', token: '/oidc/token' },
     clientBasedCORS: (_ctx, origin, client) => corsOriginAllowed(origin, client),
     // Agent clients (issue 17 section 3; provider/agent-clients.ts): no offline_access at authorization. A request
@@ -127,7 +170,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     clientAuthMethods,
     enabledJWA: {
       clientAuthSigningAlgValues,
-      ...(fapi2 ? { dPoPSigningAlgValues: [...FAPI2_SIGNING_ALGS], idTokenSigningAlgValues: [...FAPI2_ID_TOKEN_ALGS] } : {}),
+      ...(fapi2
+        ? { dPoPSigningAlgValues: [...FAPI2_SIGNING_ALGS], idTokenSigningAlgValues: [...FAPI2_ID_TOKEN_ALGS] }
+        : {}),
     },
     // Discovery members the provider does not write itself (RFC 8414 section 2; OpenID Connect Discovery 1.0
     // section 3). Revocation and introspection authenticate clients as the token endpoint does: without these, a
@@ -148,7 +193,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     // record turns it off (RFC 9700 section 2.1.1: such a client may rely on nonce); a public client never can.
     // A code_challenge that is sent is enforced whatever the setting (the provider checks the code_verifier).
     // A FAPI 2.0 tenant requires it of every client.
-    pkce: { required: (_ctx, client) => fapi2 || pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]) },
+    pkce: {
+      required: (_ctx, client) => fapi2 || pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]),
+    },
     features: {
       devInteractions: { enabled: false },
       claimsParameter: { enabled: true },
@@ -159,22 +206,41 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       deviceFlow: { enabled: true, ...devicePages({ tenantName: tenant.name, sessionTtl: SESSION_TTL }) },
       rpInitiatedLogout: {
         enabled: true,
-        logoutSource: logoutSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
-        postLogoutSuccessSource: postLogoutSuccessSource({ tenantId, tenantName: tenant.name, promptSeconds: deps.logoutPromptSeconds ?? 30 }),
+        logoutSource: logoutSource({
+          tenantId,
+          tenantName: tenant.name,
+          promptSeconds: deps.logoutPromptSeconds ?? 30,
+        }),
+        postLogoutSuccessSource: postLogoutSuccessSource({
+          tenantId,
+          tenantName: tenant.name,
+          promptSeconds: deps.logoutPromptSeconds ?? 30,
+        }),
       },
       dPoP: { enabled: true },
-      clientIdMetadataDocument: clientIdMetadataDocumentFeature(cimd, { allowLoopback: deps.outbound?.allowLoopback === true, tenantId, fetches }),
+      clientIdMetadataDocument: clientIdMetadataDocumentFeature(cimd, {
+        allowLoopback: deps.outbound?.allowLoopback === true,
+        tenantId,
+        fetches,
+      }),
       ...registrationFeatures(registration),
       // FAPI 2.0 Security Profile for tenants that ask for it (provider/fapi2.ts); PAR for every client there.
       ...(fapi2 ? { fapi: { enabled: true, profile: '2.0' as const } } : {}),
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: fapi2 },
       resourceIndicators: {
         enabled: true,
-        defaultResource: (ctx, client, oneOf) => defaultResource(ctx, client as unknown as Record<string, unknown>, oneOf ? [...oneOf] : undefined) as Promise<string>,
+        defaultResource: (ctx, client, oneOf) =>
+          defaultResource(
+            ctx,
+            client as unknown as Record<string, unknown>,
+            oneOf ? [...oneOf] : undefined,
+          ) as Promise<string>,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (ctx, resource, client) => {
           if (ADMIN_AUDIENCES.has(resource) && isSelfIntroduced(client as unknown as Record<string, unknown>)) {
-            throw new errors.InvalidTarget('a client that registered itself or is identified by a metadata document cannot obtain tokens for this audience');
+            throw new errors.InvalidTarget(
+              'a client that registered itself or is identified by a metadata document cannot obtain tokens for this audience',
+            );
           }
           return resourceInfo(ctx, resource);
         },
@@ -198,7 +264,13 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       if (saved) return saved;
       // An agent client's consent is remembered per user beyond the session (provider/agent-grants.ts).
       if (client && ctx.oidc.session?.accountId) {
-        const remembered = await rememberedAgentGrantId(models, tenantId, ctx, client.clientId, ctx.oidc.session.accountId);
+        const remembered = await rememberedAgentGrantId(
+          models,
+          tenantId,
+          ctx,
+          client.clientId,
+          ctx.oidc.session.accountId,
+        );
         const grant = remembered ? await ctx.oidc.provider.Grant.find(remembered) : undefined;
         if (grant) return grant;
       }
@@ -233,8 +305,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       },
     },
     ttl: {
-      AccessToken: (_ctx, token) => (token as { resourceServer?: { accessTokenTTL?: number } }).resourceServer?.accessTokenTTL ?? 3600,
-      ClientCredentials: (_ctx, token) => (token as { resourceServer?: { accessTokenTTL?: number } }).resourceServer?.accessTokenTTL ?? 600,
+      AccessToken: (_ctx, token) =>
+        (token as { resourceServer?: { accessTokenTTL?: number } }).resourceServer?.accessTokenTTL ?? 3600,
+      ClientCredentials: (_ctx, token) =>
+        (token as { resourceServer?: { accessTokenTTL?: number } }).resourceServer?.accessTokenTTL ?? 600,
       AuthorizationCode: 60,
       DeviceCode: 600,
       IdToken: 3600,

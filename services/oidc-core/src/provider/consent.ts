@@ -54,7 +54,13 @@ async function computeConsentScopes(models: Models, tenantId: number, ctx: KoaCo
     const carried =
       indicator === userinfo
         ? [...new Set(asked)].sort()
-        : await userResourceScope(models, tenantId, { accountId, audience: indicator, registered, requested, client: oidc.client as unknown as Record<string, unknown> });
+        : await userResourceScope(models, tenantId, {
+            accountId,
+            audience: indicator,
+            registered,
+            requested,
+            client: oidc.client as unknown as Record<string, unknown>,
+          });
     const carriedSet = new Set(carried);
     out.carried[indicator] = carried;
     const withheld = [...new Set(asked.filter((s) => !carriedSet.has(s)))].sort();
@@ -64,7 +70,10 @@ async function computeConsentScopes(models: Models, tenantId: number, ctx: KoaCo
 }
 
 /** Scopes of `carried` that the grant does not hold, by resource (empty when the grant covers everything). */
-export function notGranted(grant: Pick<Grant, 'getResourceScope'>, carried: Record<string, string[]>): Record<string, string[]> {
+export function notGranted(
+  grant: Pick<Grant, 'getResourceScope'>,
+  carried: Record<string, string[]>,
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [resource, scopes] of Object.entries(carried)) {
     const granted = new Set(grant.getResourceScope(resource).split(' '));
@@ -95,11 +104,18 @@ export function consentPolicy(models: Models, tenantId: number): interactionPoli
       'consent_required',
       async (ctx) => {
         const { oidc } = ctx;
-        if (!oidc.client || isFirstParty(oidc.client as unknown as Record<string, unknown>) || !oidc.session?.accountId || !oidc.grant) {
+        if (
+          !oidc.client ||
+          isFirstParty(oidc.client as unknown as Record<string, unknown>) ||
+          !oidc.session?.accountId ||
+          !oidc.grant
+        ) {
           return interactionPolicy.Check.NO_NEED_TO_PROMPT;
         }
         const { carried } = await consentScopesOf(models, tenantId, ctx);
-        return Object.keys(notGranted(oidc.grant, carried)).length ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+        return Object.keys(notGranted(oidc.grant, carried)).length
+          ? interactionPolicy.Check.REQUEST_PROMPT
+          : interactionPolicy.Check.NO_NEED_TO_PROMPT;
       },
     ),
   );
@@ -151,7 +167,12 @@ export function recordResourceConsent(grant: Grant, scopes: ConsentScopes): void
  * (an MCP client asks for the MCP server's scopes only, no OpenID scope). The same test as the provider's: no
  * requested OpenID scope and no requested scope of any resource of the request in the grant.
  */
-export function nothingGrantedReason(grant: Pick<Grant, 'getOIDCScopeFiltered' | 'getResourceScopeFiltered'>, requestedScope: string, scopes: ConsentScopes, userinfo: string): string | undefined {
+export function nothingGrantedReason(
+  grant: Pick<Grant, 'getOIDCScopeFiltered' | 'getResourceScopeFiltered'>,
+  requestedScope: string,
+  scopes: ConsentScopes,
+  userinfo: string,
+): string | undefined {
   const requested = new Set(requestedScope.split(' ').filter(Boolean));
   if (grant.getOIDCScopeFiltered(requested)) return undefined;
   const resources = Object.keys(scopes.carried);

@@ -1,6 +1,9 @@
 import { corsOriginAllowed } from './cors';
 
-const spa = { redirectUris: ['https://app.example.com/callback', 'http://127.0.0.1:6274/oauth/callback'], postLogoutRedirectUris: ['https://www.example.com/bye'] };
+const spa = {
+  redirectUris: ['https://app.example.com/callback', 'http://127.0.0.1:6274/oauth/callback'],
+  postLogoutRedirectUris: ['https://www.example.com/bye'],
+};
 
 it('allows the origins of the client redirect and post-logout redirect URIs', () => {
   expect(corsOriginAllowed('https://app.example.com', spa)).toBe(true);

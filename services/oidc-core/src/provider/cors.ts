@@ -6,9 +6,14 @@
  * request is refused with `invalid_request` ("origin ... not allowed for client") and no CORS header. Native and
  * server-side clients send no Origin and are not affected.
  */
-export function corsOriginAllowed(origin: string, client: { redirectUris?: readonly string[]; postLogoutRedirectUris?: readonly string[] }): boolean {
+export function corsOriginAllowed(
+  origin: string,
+  client: { redirectUris?: readonly string[]; postLogoutRedirectUris?: readonly string[] },
+): boolean {
   if (!origin || origin === 'null') return false;
-  return [...(client.redirectUris ?? []), ...(client.postLogoutRedirectUris ?? [])].some((uri) => originOf(uri) === origin);
+  return [...(client.redirectUris ?? []), ...(client.postLogoutRedirectUris ?? [])].some(
+    (uri) => originOf(uri) === origin,
+  );
 }
 
 function originOf(uri: string): string | undefined {

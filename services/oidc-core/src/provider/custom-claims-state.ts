@@ -62,7 +62,9 @@ export class ScriptStateWriter {
       consecutiveFailures: s.consecutiveFailures,
       ...(s.openedAt !== undefined ? { openedAt: new Date(s.openedAt) } : {}),
       ...(s.retryAt !== undefined ? { retryAt: new Date(s.retryAt) } : {}),
-      ...(s.lastError ? { lastError: { reason: s.lastError.reason, message: s.lastError.message, at: new Date(s.lastError.at) } } : {}),
+      ...(s.lastError
+        ? { lastError: { reason: s.lastError.reason, message: s.lastError.message, at: new Date(s.lastError.at) } }
+        : {}),
       updatedAt: new Date(this.now()),
     };
     let slot = this.slots.get(key);
@@ -112,13 +114,23 @@ export class ScriptStateWriter {
     const update = { $set: rest, ...(Object.keys($unset).length ? { $unset } : {}) };
     try {
       this.writes++;
-      await this.models.CustomClaimsScriptState.updateOne({ tenantId, clientId }, update, { upsert: true }).catch(async (err: { code?: number }) => {
-        // Two replicas inserting the first state at once: the loser updates the winner's row.
-        if (err?.code !== 11000) throw err;
-        await this.models.CustomClaimsScriptState.updateOne({ tenantId, clientId }, update);
-      });
+      await this.models.CustomClaimsScriptState.updateOne({ tenantId, clientId }, update, { upsert: true }).catch(
+        async (err: { code?: number }) => {
+          // Two replicas inserting the first state at once: the loser updates the winner's row.
+          if (err?.code !== 11000) throw err;
+          await this.models.CustomClaimsScriptState.updateOne({ tenantId, clientId }, update);
+        },
+      );
     } catch (err) {
-      this.options.log?.warn({ event: 'custom_claims.script_state_write_failed', tenantId, client_id: clientId, error: (err as Error).message }, 'could not record the script breaker state');
+      this.options.log?.warn(
+        {
+          event: 'custom_claims.script_state_write_failed',
+          tenantId,
+          client_id: clientId,
+          error: (err as Error).message,
+        },
+        'could not record the script breaker state',
+      );
     } finally {
       slot.inFlight = false;
       this.schedule(slot);

@@ -31,13 +31,21 @@ export function defaultResourceScope(resourceServers: Record<string, { scope?: s
 
 export function defaultResourceScopeParams() {
   return {
-    [DEFAULT_SCOPE_PARAM]: async (ctx: KoaContextWithOIDC, _value: unknown, client: Record<string, unknown> | undefined) => {
+    [DEFAULT_SCOPE_PARAM]: async (
+      ctx: KoaContextWithOIDC,
+      _value: unknown,
+      client: Record<string, unknown> | undefined,
+    ) => {
       if (!client || client[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true) return;
       const params = ctx.oidc.params as { scope?: string } | undefined;
       if (!params || (typeof params.scope === 'string' && params.scope.trim() !== '')) return;
       // The tenant's UserInfo audience is identity, not an API: it never adds OpenID scopes nobody asked for.
       const userinfo = userinfoAudience(ctx.oidc.provider.issuer);
-      const servers = Object.fromEntries(Object.entries((ctx.oidc as { resourceServers?: Record<string, { scope?: string }> }).resourceServers ?? {}).filter(([r]) => r !== userinfo));
+      const servers = Object.fromEntries(
+        Object.entries(
+          (ctx.oidc as { resourceServers?: Record<string, { scope?: string }> }).resourceServers ?? {},
+        ).filter(([r]) => r !== userinfo),
+      );
       const scope = defaultResourceScope(servers);
       if (scope) params.scope = scope;
     },

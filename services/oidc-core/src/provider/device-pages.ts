@@ -35,14 +35,17 @@ function headers(ctx: KoaContextWithOIDC): void {
   ctx.type = 'html';
 }
 
-const xsrfOf = (ctx: KoaContextWithOIDC): string => String((ctx.oidc.session?.state as { secret?: string } | undefined)?.secret ?? '');
+const xsrfOf = (ctx: KoaContextWithOIDC): string =>
+  String((ctx.oidc.session?.state as { secret?: string } | undefined)?.secret ?? '');
 
 /** What a person reads for each failure of the code page. */
 export function deviceErrorMessage(err: (Error & { userCode?: string }) | undefined): string | undefined {
   if (!err) return undefined;
   if (err.name === 'NoCodeError') return 'Enter the code shown on your device.';
-  if (err.name === 'AbortedError') return 'The sign-in on your device was cancelled. Start again on the device if you want to connect it.';
-  if (err.userCode !== undefined) return 'That code is not valid or has expired. Check the code on your device and try again.';
+  if (err.name === 'AbortedError')
+    return 'The sign-in on your device was cancelled. Start again on the device if you want to connect it.';
+  if (err.userCode !== undefined)
+    return 'That code is not valid or has expired. Check the code on your device and try again.';
   return 'Something went wrong. Start again on your device.';
 }
 
@@ -60,7 +63,13 @@ export function devicePages(o: DevicePageOptions) {
         code: e?.name === 'AbortedError' ? undefined : e?.userCode,
       });
     },
-    userCodeConfirmSource: async (ctx: KoaContextWithOIDC, _form: string, client: { clientId: string; clientName?: string }, _deviceInfo: unknown, userCode: string): Promise<void> => {
+    userCodeConfirmSource: async (
+      ctx: KoaContextWithOIDC,
+      _form: string,
+      client: { clientId: string; clientName?: string },
+      _deviceInfo: unknown,
+      userCode: string,
+    ): Promise<void> => {
       headers(ctx);
       ctx.body = renderDeviceConfirmPage({
         action: ctx.oidc.urlFor('code_verification'),
@@ -73,7 +82,10 @@ export function devicePages(o: DevicePageOptions) {
     successSource: async (ctx: KoaContextWithOIDC): Promise<void> => {
       headers(ctx);
       const client = ctx.oidc.client;
-      ctx.body = renderDeviceSuccessPage({ clientName: client?.clientName ?? client?.clientId ?? 'the application', tenantName: o.tenantName });
+      ctx.body = renderDeviceSuccessPage({
+        clientName: client?.clientName ?? client?.clientId ?? 'the application',
+        tenantName: o.tenantName,
+      });
     },
   };
 }

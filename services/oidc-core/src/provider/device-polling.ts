@@ -12,19 +12,31 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
  * ago. The last-poll time is kept on the device code's record in MongoDB (one atomic conditional update), so the
  * rule holds across replicas.
  */
-export function enforceDevicePollingInterval(provider: Provider, models: Models, tenantId: number, intervalSeconds = DEVICE_POLL_INTERVAL_SECONDS): void {
+export function enforceDevicePollingInterval(
+  provider: Provider,
+  models: Models,
+  tenantId: number,
+  intervalSeconds = DEVICE_POLL_INTERVAL_SECONDS,
+): void {
   provider.use(async (ctx, next) => {
     await next();
     const body = ctx.body as { error?: string } | undefined;
     if (ctx.status !== 400 || body?.error !== 'authorization_pending') return;
-    const params = (ctx as unknown as { oidc?: { params?: { grant_type?: unknown; device_code?: unknown } } }).oidc?.params;
+    const params = (ctx as unknown as { oidc?: { params?: { grant_type?: unknown; device_code?: unknown } } }).oidc
+      ?.params;
     if (params?.grant_type !== DEVICE_GRANT || typeof params.device_code !== 'string') return;
     const now = Date.now();
     const _id = `${tenantId}:DeviceCode:${params.device_code}`;
     try {
       // One conditional update: matches only when the previous poll is old enough (or there was none).
       const inTime = await models.OidcPayload.updateOne(
-        { _id, $or: [{ lastPolledAt: { $exists: false } }, { lastPolledAt: { $lte: new Date(now - intervalSeconds * 1000) } }] },
+        {
+          _id,
+          $or: [
+            { lastPolledAt: { $exists: false } },
+            { lastPolledAt: { $lte: new Date(now - intervalSeconds * 1000) } },
+          ],
+        },
         { $set: { lastPolledAt: new Date(now) } },
       );
       if (inTime.matchedCount > 0) return;
@@ -33,6 +45,9 @@ export function enforceDevicePollingInterval(provider: Provider, models: Models,
     } catch {
       return; // the store hiccuped: authorization_pending is still a correct answer
     }
-    ctx.body = { error: 'slow_down', error_description: `polling too quickly; wait at least ${intervalSeconds} seconds between requests` };
+    ctx.body = {
+      error: 'slow_down',
+      error_description: `polling too quickly; wait at least ${intervalSeconds} seconds between requests`,
+    };
   });
 }

@@ -20,7 +20,9 @@ const doc = (over: Partial<ClientDoc>): ClientDoc =>
     ...over,
   }) as ClientDoc;
 
-const settings = (security?: TenantDoc['settings']['security']) => ({ settings: { nhe: {} as TenantDoc['settings']['nhe'], ...(security ? { security } : {}) } });
+const settings = (security?: TenantDoc['settings']['security']) => ({
+  settings: { nhe: {} as TenantDoc['settings']['nhe'], ...(security ? { security } : {}) },
+});
 
 it('only settings.security.profile "fapi2" puts a tenant under the profile; absent (older records) is standard', () => {
   expect(isFapi2Tenant(settings({ profile: 'fapi2' }))).toBe(true);
@@ -39,6 +41,10 @@ it('admits private_key_jwt clients with ES256 ID tokens only; the others do not 
 });
 
 it("binds every admitted client's tokens to DPoP, whatever its record says", () => {
-  expect(fapi2ClientMetadata(doc({ requireDpop: false }))).toMatchObject({ client_id: 'app', token_endpoint_auth_method: 'private_key_jwt', dpop_bound_access_tokens: true });
+  expect(fapi2ClientMetadata(doc({ requireDpop: false }))).toMatchObject({
+    client_id: 'app',
+    token_endpoint_auth_method: 'private_key_jwt',
+    dpop_bound_access_tokens: true,
+  });
   expect(fapi2ClientMetadata(doc({}))).toMatchObject({ dpop_bound_access_tokens: true });
 });

@@ -30,7 +30,10 @@ export const FAPI2_ID_TOKEN_ALGS = ['ES256'] as const;
 
 /** Whether a client record can take part under the profile: private_key_jwt, and ID tokens it can be sent. */
 export function fapi2Admits(doc: ClientDoc): boolean {
-  return doc.tokenEndpointAuthMethod === 'private_key_jwt' && (FAPI2_ID_TOKEN_ALGS as readonly string[]).includes(doc.idTokenSignedResponseAlg ?? 'ES256');
+  return (
+    doc.tokenEndpointAuthMethod === 'private_key_jwt' &&
+    (FAPI2_ID_TOKEN_ALGS as readonly string[]).includes(doc.idTokenSignedResponseAlg ?? 'ES256')
+  );
 }
 
 /**

@@ -14,8 +14,13 @@ import { clientSecretDigest, constantTimeEqual } from '@idp/tokens';
  * (client_secret_jwt, which needs the plain secret as an HMAC key, is not offered.)
  */
 export function useDigestedClientSecrets(provider: Provider, pepper: string): void {
-  const ClientClass = provider.Client as unknown as { prototype: { clientSecret?: string; compareClientSecret: (actual: string) => boolean } };
-  ClientClass.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string): boolean {
+  const ClientClass = provider.Client as unknown as {
+    prototype: { clientSecret?: string; compareClientSecret: (actual: string) => boolean };
+  };
+  ClientClass.prototype.compareClientSecret = function compareClientSecret(
+    this: { clientSecret?: string },
+    actual: string,
+  ): boolean {
     if (typeof this.clientSecret !== 'string' || typeof actual !== 'string') return false;
     return constantTimeEqual(this.clientSecret, clientSecretDigest(pepper, actual));
   };
@@ -38,8 +43,16 @@ interface ClientKeySet {
  * `invalid_client` that says to try again later.
  */
 export function keySetRefreshAwayFromSlot(provider: Provider): void {
-  const ClientClass = provider.Client as unknown as new (metadata: Record<string, unknown>) => { asymmetricKeyStore: ClientKeySet };
-  const probe = new ClientClass({ client_id: 'key-set-probe', token_endpoint_auth_method: 'none', redirect_uris: ['https://key-set-probe.invalid/cb'], grant_types: ['authorization_code'], response_types: ['code'] });
+  const ClientClass = provider.Client as unknown as new (metadata: Record<string, unknown>) => {
+    asymmetricKeyStore: ClientKeySet;
+  };
+  const probe = new ClientClass({
+    client_id: 'key-set-probe',
+    token_endpoint_auth_method: 'none',
+    redirect_uris: ['https://key-set-probe.invalid/cb'],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  });
   const keySets = Object.getPrototypeOf(probe.asymmetricKeyStore) as ClientKeySet;
   const refresh = keySets.refresh;
   keySets.refresh = function refreshAwayFromSlot(this: ClientKeySet): Promise<void> {
@@ -93,7 +106,14 @@ function emptyContext(ctx: { body?: unknown }): void {
 }
 
 function isStreamed(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getReader?: unknown }).getReader === 'function' || body instanceof Blob || body instanceof Response);
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (typeof (body as { pipe?: unknown }).pipe === 'function' ||
+      typeof (body as { getReader?: unknown }).getReader === 'function' ||
+      body instanceof Blob ||
+      body instanceof Response)
+  );
 }
 
 /**
@@ -138,7 +158,8 @@ const PUBLIC_METADATA_CACHE_CONTROL: Record<string, string> = {
 };
 
 /** node-oidc-provider's descriptions for a grant the client is not registered for (token and device endpoints). */
-const GRANT_NOT_ALLOWED = /^(requested grant type|urn:ietf:params:oauth:grant-type:device_code) is not allowed for this client$/;
+const GRANT_NOT_ALLOWED =
+  /^(requested grant type|urn:ietf:params:oauth:grant-type:device_code) is not allowed for this client$/;
 
 /**
  * The provider's answers put into the OAuth form the RFCs name, in one middleware around its router (one frame per
@@ -158,18 +179,23 @@ export function oauthAnswers(provider: Provider): void {
       ctx.status = 405;
       ctx.set('Allow', allowed.join(', '));
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: 'invalid_request', error_description: `method ${ctx.method} is not allowed; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}` };
+      ctx.body = {
+        error: 'invalid_request',
+        error_description: `method ${ctx.method} is not allowed; use ${allowed.filter((m) => m !== 'HEAD').join(' or ')}`,
+      };
       return;
     }
     await next();
     if (ctx.status === 200) {
-      const cacheControl = ctx.method === 'GET' || ctx.method === 'HEAD' ? PUBLIC_METADATA_CACHE_CONTROL[ctx.path] : undefined;
+      const cacheControl =
+        ctx.method === 'GET' || ctx.method === 'HEAD' ? PUBLIC_METADATA_CACHE_CONTROL[ctx.path] : undefined;
       if (cacheControl) ctx.set('Cache-Control', cacheControl);
       return;
     }
     if (ctx.status === 400) {
       const body = ctx.body as { error?: string; error_description?: string } | undefined;
-      if (body?.error === 'invalid_request' && GRANT_NOT_ALLOWED.test(body.error_description ?? '')) body.error = 'unauthorized_client';
+      if (body?.error === 'invalid_request' && GRANT_NOT_ALLOWED.test(body.error_description ?? ''))
+        body.error = 'unauthorized_client';
       return;
     }
     if (ctx.status !== 404 || ctx.body != null) return;

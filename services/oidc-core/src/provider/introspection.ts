@@ -24,7 +24,11 @@ export interface IntrospectionDeps {
   revocations?: RevocationStore;
 }
 
-type JwtCustomizer = (ctx: KoaContextWithOIDC | undefined, token: unknown, jwt: { header: Record<string, unknown>; payload: Record<string, unknown> }) => Promise<void>;
+type JwtCustomizer = (
+  ctx: KoaContextWithOIDC | undefined,
+  token: unknown,
+  jwt: { header: Record<string, unknown>; payload: Record<string, unknown> },
+) => Promise<void>;
 
 /** formats.customizers.jwt wrapper: a user's JWT access token names its grant (CLAIM_GRANT_ID). */
 export function referenceGrant(customizer: JwtCustomizer): JwtCustomizer {
@@ -62,7 +66,14 @@ const INACTIVE = { active: false } as const;
 export function registerIntrospection(provider: Provider, tenantId: number, deps: IntrospectionDeps): void {
   const jwks = createLocalJWKSet(deps.publicJwks);
   const store = deps.revocations ?? revocationStore(deps.models.Nhe.db.collection(REVOCATION_COLLECTION));
-  const checks: Checks = { provider, tenantId, jwks, models: deps.models, store, introspectors: introspectorsOf(deps.models, tenantId) };
+  const checks: Checks = {
+    provider,
+    tenantId,
+    jwks,
+    models: deps.models,
+    store,
+    introspectors: introspectorsOf(deps.models, tenantId),
+  };
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.method !== 'POST' || !ctx.path.endsWith('/token/introspection')) return;
@@ -71,7 +82,8 @@ export function registerIntrospection(provider: Provider, tenantId: number, deps
     const token = oidc?.params?.token;
     // Without an authenticated caller the provider's error (invalid_client, invalid_request) stands.
     if (!caller || typeof token !== 'string') return;
-    const body = ctx.body as { active?: boolean; error?: string; client_id?: unknown; sub?: unknown; aud?: unknown } | undefined;
+    const body = ctx.body as
+      { active?: boolean; error?: string; client_id?: unknown; sub?: unknown; aud?: unknown } | undefined;
     if (ctx.status === 400 && body?.error === 'unsupported_token_type') {
       // The provider refuses every JWT: answer it here.
       ctx.status = 200;
@@ -79,7 +91,8 @@ export function registerIntrospection(provider: Provider, tenantId: number, deps
       return;
     }
     if (ctx.status === 200 && body?.active === true) {
-      const allowed = body.client_id === caller.clientId || (await mayIntrospectFor(caller, body.aud, checks).catch(() => false));
+      const allowed =
+        body.client_id === caller.clientId || (await mayIntrospectFor(caller, body.aud, checks).catch(() => false));
       const alive = allowed && (await opaqueStillActive(body, checks).catch(() => false));
       if (!alive) ctx.body = INACTIVE;
     }
@@ -101,7 +114,10 @@ function introspectorsOf(models: Models, tenantId: number): Checks['introspector
   const records = recordCache<readonly string[]>(RECORD_CACHE_MS);
   return (audience) =>
     records(audience, async () => {
-      const rs = await models.ResourceServer.findOne({ tenantId, identifier: audience }, { introspectionClientIds: 1 }).lean<{ introspectionClientIds?: string[] }>();
+      const rs = await models.ResourceServer.findOne(
+        { tenantId, identifier: audience },
+        { introspectionClientIds: 1 },
+      ).lean<{ introspectionClientIds?: string[] }>();
       return rs?.introspectionClientIds ?? [];
     });
 }
@@ -133,7 +149,10 @@ async function userEnabled(c: Checks, sub: string): Promise<boolean> {
 
 /** An opaque token the provider found valid: its client and its user (when it has one) are still enabled. */
 async function opaqueStillActive(body: { client_id?: unknown; sub?: unknown }, c: Checks): Promise<boolean> {
-  const [client, user] = await Promise.all([clientEnabled(c, body.client_id), typeof body.sub === 'string' ? userEnabled(c, body.sub) : true]);
+  const [client, user] = await Promise.all([
+    clientEnabled(c, body.client_id),
+    typeof body.sub === 'string' ? userEnabled(c, body.sub) : true,
+  ]);
   return client && user;
 }
 
@@ -142,9 +161,20 @@ const tokenType = (payload: JWTPayload) => ((payload.cnf as { jkt?: string } | u
 async function introspectJwt(token: string, caller: Client, c: Checks): Promise<Record<string, unknown> | undefined> {
   // The shared verifier: canonical compact JWS (a token with `==` appended is not the issued token), signature by
   // this tenant's keys (another tenant's token fails here), issuer, typ, expiry, and no `cnf` member but jkt.
-  const { payload } = await verifyJwtAccessToken(token, { key: c.jwks, issuer: c.provider.issuer, typ: 'at+jwt', algorithms: ['ES256'] });
+  const { payload } = await verifyJwtAccessToken(token, {
+    key: c.jwks,
+    issuer: c.provider.issuer,
+    typ: 'at+jwt',
+    algorithms: ['ES256'],
+  });
   // RFC 9068 section 2.2's required claims (jose checks exp only when present).
-  if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string') return undefined;
+  if (
+    typeof payload.exp !== 'number' ||
+    typeof payload.iat !== 'number' ||
+    typeof payload.jti !== 'string' ||
+    typeof payload.sub !== 'string'
+  )
+    return undefined;
   if (payload.aud === undefined || payload[CLAIM_TENANT_ID] !== c.tenantId) return undefined;
   if (payload[CLAIM_NHE_DELEGATION] === true) {
     // The spec's numeric azp names the client an NHE token was issued to.
@@ -168,8 +198,13 @@ async function activeAccessToken(payload: JWTPayload, c: Checks): Promise<Record
   }
   const grantId = payload[CLAIM_GRANT_ID];
   if (typeof grantId !== 'string') return undefined;
-  const [client, user, grant] = await Promise.all([clientEnabled(c, clientId), userEnabled(c, sub), c.provider.Grant.find(grantId)]);
-  if (!client || !user || !grant || grant.isExpired || grant.clientId !== clientId || grant.accountId !== sub) return undefined;
+  const [client, user, grant] = await Promise.all([
+    clientEnabled(c, clientId),
+    userEnabled(c, sub),
+    c.provider.Grant.find(grantId),
+  ]);
+  if (!client || !user || !grant || grant.isExpired || grant.clientId !== clientId || grant.accountId !== sub)
+    return undefined;
   return { ...payload, active: true, token_type: tokenType(payload) };
 }
 
@@ -185,19 +220,33 @@ async function activeNheToken(payload: JWTPayload, c: Checks): Promise<Record<st
   const identifiers = chain.map((a) => a.identifier);
   const nheIdentifier = identifiers[0]!;
   const [nhes, client, tenant, entries, user] = await Promise.all([
-    models.Nhe.find({ tenantId, identifier: { $in: identifiers } }, { identifier: 1, enabled: 1 }).lean<Array<{ identifier: string; enabled: boolean }>>(),
+    models.Nhe.find({ tenantId, identifier: { $in: identifiers } }, { identifier: 1, enabled: 1 }).lean<
+      Array<{ identifier: string; enabled: boolean }>
+    >(),
     models.Client.findOne({ tenantId, numericId: payload.azp }, { clientId: 1, enabled: 1, config: 1 }).lean(),
     models.Tenant.findById(tenantId, { settings: 1 }).lean(),
     c.store.active(new Date(), tenantId),
     userEnabled(c, payload.sub!),
   ]);
-  if (!user || !client?.enabled || !client.config?.nhe?.delegationEnabled || !tenant?.settings?.nhe?.enabled) return undefined;
+  if (!user || !client?.enabled || !client.config?.nhe?.delegationEnabled || !tenant?.settings?.nhe?.enabled)
+    return undefined;
   if (!identifiers.every((id) => nhes.some((n) => n.identifier === id && n.enabled))) return undefined;
   if (chain.length > 1 && chain.length > (tenant.settings.nhe.maxChainDepth ?? 1)) return undefined;
   // Tokens minted since RFC 9068's client_id was added carry it: it must name the azp's client.
   if (payload.client_id !== undefined && payload.client_id !== client.clientId) return undefined;
   const denyList = new DenyList();
   for (const e of entries) if (e.tenantId === tenantId) denyList.add(e);
-  if (denyList.isRevoked({ tenantId, nheIdentifier, actorChain: identifiers, jti: payload.jti!, azp: payload.azp, iat: payload.iat!, sub: payload.sub! })) return undefined;
+  if (
+    denyList.isRevoked({
+      tenantId,
+      nheIdentifier,
+      actorChain: identifiers,
+      jti: payload.jti!,
+      azp: payload.azp,
+      iat: payload.iat!,
+      sub: payload.sub!,
+    })
+  )
+    return undefined;
   return { ...payload, active: true, client_id: client.clientId, token_type: tokenType(payload) };
 }

@@ -31,7 +31,8 @@ export function advertiseLogoutConfirmation(provider: Provider): void {
     await next();
     if (ctx.status !== 200 || ctx.path !== '/.well-known/openid-configuration') return;
     const body = ctx.body as { end_session_endpoint?: unknown } | undefined;
-    if (typeof body?.end_session_endpoint === 'string') body.end_session_endpoint = body.end_session_endpoint.replace(/\/session\/end$/, LOGOUT_CONFIRM_PATH);
+    if (typeof body?.end_session_endpoint === 'string')
+      body.end_session_endpoint = body.end_session_endpoint.replace(/\/session\/end$/, LOGOUT_CONFIRM_PATH);
   });
 }
 
@@ -58,7 +59,12 @@ function securityHeaders(ctx: KoaContextWithOIDC, csp: string): void {
 }
 
 /** Where "Stay signed in" leads: the application's post-logout URI with state, or our "still signed in" page. */
-export function stayHref(base: string, postLogoutRedirectUri: string | undefined, state: unknown, clientId: string | undefined): string {
+export function stayHref(
+  base: string,
+  postLogoutRedirectUri: string | undefined,
+  state: unknown,
+  clientId: string | undefined,
+): string {
   if (postLogoutRedirectUri) {
     const url = new URL(postLogoutRedirectUri);
     if (typeof state === 'string') url.searchParams.set('state', state);
@@ -109,6 +115,9 @@ export function postLogoutSuccessSource(o: LogoutPageOptions) {
   return async (ctx: KoaContextWithOIDC): Promise<void> => {
     securityHeaders(ctx, pageCsp());
     const client = ctx.oidc.client;
-    ctx.body = renderSignedOutPage({ tenantName: o.tenantName, clientName: client ? (client.clientName ?? client.clientId) : undefined });
+    ctx.body = renderSignedOutPage({
+      tenantName: o.tenantName,
+      clientName: client ? (client.clientName ?? client.clientId) : undefined,
+    });
   };
 }

@@ -9,7 +9,9 @@ function pendingExchange() {
   let settle!: (a: FetchedAnswer | Error) => void;
   const exchange = () => {
     calls++;
-    return new Promise<FetchedAnswer>((resolve, reject) => (settle = (a) => (a instanceof Error ? reject(a) : resolve(a))));
+    return new Promise<FetchedAnswer>(
+      (resolve, reject) => (settle = (a) => (a instanceof Error ? reject(a) : resolve(a))),
+    );
   };
   return { exchange, settle: (a: FetchedAnswer | Error) => settle(a), calls: () => calls };
 }
@@ -23,7 +25,9 @@ describe('OutboundFetches', () => {
     const second = fetches.fetch(1, 'GET', 'https://a.example/2', b.exchange);
     expect(fetches.inFlightOf(1)).toBe(2);
     await expect(fetches.fetch(1, 'GET', 'https://a.example/3', async () => ok)).rejects.toThrow(OutboundFetchRefused);
-    await expect(fetches.refusal(1, 'https://a.example/3')).resolves.toMatch(/too many outbound fetches in progress for this tenant; try again later/);
+    await expect(fetches.refusal(1, 'https://a.example/3')).resolves.toMatch(
+      /too many outbound fetches in progress for this tenant; try again later/,
+    );
     await expect(fetches.fetch(2, 'GET', 'https://a.example/3', async () => ok)).resolves.toEqual(ok);
     a.settle(ok);
     b.settle(ok);
@@ -35,7 +39,10 @@ describe('OutboundFetches', () => {
   it('shares one fetch of a URL between concurrent requests of a tenant', async () => {
     const fetches = new OutboundFetches({ maxInFlightPerTenant: 4 });
     const x = pendingExchange();
-    const both = [fetches.fetch(1, 'GET', 'https://a.example/doc', x.exchange), fetches.fetch(1, 'GET', 'https://a.example/doc', x.exchange)];
+    const both = [
+      fetches.fetch(1, 'GET', 'https://a.example/doc', x.exchange),
+      fetches.fetch(1, 'GET', 'https://a.example/doc', x.exchange),
+    ];
     x.settle(ok);
     expect(await Promise.all(both)).toEqual([ok, ok]);
     expect(x.calls()).toBe(1);
@@ -43,7 +50,11 @@ describe('OutboundFetches', () => {
 
   it('remembers a failure (an error or a status other than 2xx) for failureTtlMs, and refuses the URL without fetching meanwhile', async () => {
     const fetches = new OutboundFetches({ maxInFlightPerTenant: 4, failureTtlMs: 60_000 });
-    await expect(fetches.fetch(1, 'GET', 'https://a.example/slow', async () => Promise.reject(new Error('request to https://a.example timed out after 2500 ms')))).rejects.toThrow(/timed out/);
+    await expect(
+      fetches.fetch(1, 'GET', 'https://a.example/slow', async () =>
+        Promise.reject(new Error('request to https://a.example timed out after 2500 ms')),
+      ),
+    ).rejects.toThrow(/timed out/);
     let again = 0;
     await expect(
       fetches.fetch(1, 'GET', 'https://a.example/slow', async () => {
@@ -55,13 +66,17 @@ describe('OutboundFetches', () => {
     await expect(fetches.refusal(1, 'https://a.example/slow')).resolves.toMatch(/no answer in time/);
     // Per tenant: another tenant's policy may differ.
     await expect(fetches.refusal(2, 'https://a.example/slow')).resolves.toBeUndefined();
-    expect(await fetches.fetch(1, 'GET', 'https://a.example/gone', async () => ({ ...ok, status: 404 }))).toMatchObject({ status: 404 });
+    expect(await fetches.fetch(1, 'GET', 'https://a.example/gone', async () => ({ ...ok, status: 404 }))).toMatchObject(
+      { status: 404 },
+    );
     await expect(fetches.refusal(1, 'https://a.example/gone')).resolves.toMatch(/answered 404/);
   });
 
   it('forgets a failure after failureTtlMs', async () => {
     const fetches = new OutboundFetches({ maxInFlightPerTenant: 4, failureTtlMs: 50 });
-    await expect(fetches.fetch(1, 'GET', 'https://a.example/x', async () => Promise.reject(new Error('socket hang up')))).rejects.toThrow();
+    await expect(
+      fetches.fetch(1, 'GET', 'https://a.example/x', async () => Promise.reject(new Error('socket hang up'))),
+    ).rejects.toThrow();
     await expect(fetches.refusal(1, 'https://a.example/x')).resolves.toMatch(/no answer/);
     await new Promise((r) => setTimeout(r, 80));
     await expect(fetches.refusal(1, 'https://a.example/x')).resolves.toBeUndefined();
@@ -81,7 +96,9 @@ describe('OutboundFetches', () => {
     });
     expect(calls).toBe(1);
     await inRequestScope({ fetched: new Map() }, async () => {
-      await expect(fetches.fetch(1, 'GET', 'https://a.example/bad', async () => Promise.reject(new Error('connect ECONNREFUSED')))).rejects.toThrow(/ECONNREFUSED/);
+      await expect(
+        fetches.fetch(1, 'GET', 'https://a.example/bad', async () => Promise.reject(new Error('connect ECONNREFUSED'))),
+      ).rejects.toThrow(/ECONNREFUSED/);
       // The same error again, not the failure cache's refusal.
       await expect(fetches.refusal(1, 'https://a.example/bad')).resolves.toBeUndefined();
       await expect(fetches.fetch(1, 'GET', 'https://a.example/bad', async () => ok)).rejects.toThrow(/ECONNREFUSED/);

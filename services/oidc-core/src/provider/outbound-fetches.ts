@@ -26,7 +26,11 @@ export interface OutboundFetchLimits {
   maxFailures?: number;
 }
 
-export const DEFAULT_OUTBOUND_FETCH_LIMITS: Required<OutboundFetchLimits> = { maxInFlightPerTenant: 4, failureTtlMs: 30_000, maxFailures: 10_000 };
+export const DEFAULT_OUTBOUND_FETCH_LIMITS: Required<OutboundFetchLimits> = {
+  maxInFlightPerTenant: 4,
+  failureTtlMs: 30_000,
+  maxFailures: 10_000,
+};
 
 /** One answer, kept as data so that every request that shares it builds its own Response. */
 export interface FetchedAnswer {
@@ -56,8 +60,13 @@ export class OutboundFetches {
 
   constructor(limits: Partial<OutboundFetchLimits> = {}) {
     const d = DEFAULT_OUTBOUND_FETCH_LIMITS;
-    this.limits = { maxInFlightPerTenant: limits.maxInFlightPerTenant ?? d.maxInFlightPerTenant, failureTtlMs: limits.failureTtlMs ?? d.failureTtlMs, maxFailures: limits.maxFailures ?? d.maxFailures };
-    if (!(Number.isInteger(this.limits.maxInFlightPerTenant) && this.limits.maxInFlightPerTenant >= 1)) throw new TypeError('maxInFlightPerTenant must be an integer of at least 1');
+    this.limits = {
+      maxInFlightPerTenant: limits.maxInFlightPerTenant ?? d.maxInFlightPerTenant,
+      failureTtlMs: limits.failureTtlMs ?? d.failureTtlMs,
+      maxFailures: limits.maxFailures ?? d.maxFailures,
+    };
+    if (!(Number.isInteger(this.limits.maxInFlightPerTenant) && this.limits.maxInFlightPerTenant >= 1))
+      throw new TypeError('maxInFlightPerTenant must be an integer of at least 1');
     this.failures = new LRUCache({ max: this.limits.maxFailures, ttl: this.limits.failureTtlMs });
   }
 
@@ -76,7 +85,9 @@ export class OutboundFetches {
     if (requestScope()?.fetched.has(k)) return undefined;
     const shared = this.pending.get(k);
     if (shared) {
-      const busy = await outsideTenantSlot(() => shared.then(noop, noop)).then(noop, (err: unknown) => (err instanceof TenantBusy ? err.message : undefined));
+      const busy = await outsideTenantSlot(() => shared.then(noop, noop)).then(noop, (err: unknown) =>
+        err instanceof TenantBusy ? err.message : undefined,
+      );
       if (busy) return busy;
     }
     const failed = this.failures.get(k);
@@ -91,7 +102,8 @@ export class OutboundFetches {
    */
   fetch(tenantId: number, method: string, url: string, exchange: () => Promise<FetchedAnswer>): Promise<FetchedAnswer> {
     const k = key(tenantId, method, url);
-    if (method.toUpperCase() !== 'GET') return refusedWhenBusy(outsideTenantSlot(() => this.limited(tenantId, k, exchange)));
+    if (method.toUpperCase() !== 'GET')
+      return refusedWhenBusy(outsideTenantSlot(() => this.limited(tenantId, k, exchange)));
     const scope = requestScope();
     const earlier = scope?.fetched.get(k) as Promise<FetchedAnswer> | undefined;
     if (earlier) return earlier;

@@ -8,7 +8,10 @@ export const RECORD_CACHE_MS = 5_000;
  * concurrent requests share one query; a failed lookup is not kept. An invalidation event rebuilds the tenant's
  * provider and with it this cache; without the event a change applies within `ttlMs`.
  */
-export function recordCache<T>(ttlMs = RECORD_CACHE_MS, max = 1_000): ((key: string, load: () => PromiseLike<T>) => Promise<T>) & { forget(key: string): void } {
+export function recordCache<T>(
+  ttlMs = RECORD_CACHE_MS,
+  max = 1_000,
+): ((key: string, load: () => PromiseLike<T>) => Promise<T>) & { forget(key: string): void } {
   const entries = new LRUCache<string, Promise<T>>({ max, ttl: ttlMs });
   const read = (key: string, load: () => PromiseLike<T>) => {
     const hit = entries.get(key);

@@ -29,7 +29,13 @@ import type { Readable } from 'node:stream';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Types } from 'mongoose';
-import { REGISTRATION_SETTINGS_DEFAULTS, type ClientDoc, type Models, type RegistrationSettings, type TenantDoc } from '@idp/db';
+import {
+  REGISTRATION_SETTINGS_DEFAULTS,
+  type ClientDoc,
+  type Models,
+  type RegistrationSettings,
+  type TenantDoc,
+} from '@idp/db';
 import { clientPolicyProblem, registrableMetadata } from '../domain/client-registration-policy';
 import { clientAddress } from './client-address';
 import { LOGIN_SCOPES } from './claims';
@@ -39,7 +45,9 @@ export function registrationSettingsOf(tenant: Pick<TenantDoc, 'settings'>): Reg
   return {
     mode: s?.mode ?? REGISTRATION_SETTINGS_DEFAULTS.mode,
     grantTypes: s?.grantTypes ?? [...REGISTRATION_SETTINGS_DEFAULTS.grantTypes],
-    tokenEndpointAuthMethods: s?.tokenEndpointAuthMethods ?? [...REGISTRATION_SETTINGS_DEFAULTS.tokenEndpointAuthMethods],
+    tokenEndpointAuthMethods: s?.tokenEndpointAuthMethods ?? [
+      ...REGISTRATION_SETTINGS_DEFAULTS.tokenEndpointAuthMethods,
+    ],
     rateLimit: { ...REGISTRATION_SETTINGS_DEFAULTS.rateLimit, ...(s?.rateLimit ?? {}) },
   };
 }
@@ -76,13 +84,20 @@ function invalidMetadata(description: string): never {
  * The client record for metadata the provider accepted at registration or update, held to the tenant's policy
  * (InvalidClientMetadata otherwise, which the provider answers as 400 invalid_client_metadata).
  */
-export function dynamicClientRecord(settings: RegistrationSettings, metadata: Record<string, unknown>): Partial<ClientDoc> {
+export function dynamicClientRecord(
+  settings: RegistrationSettings,
+  metadata: Record<string, unknown>,
+): Partial<ClientDoc> {
   if (settings.mode === 'off') invalidMetadata('client registration is not enabled');
   const problem = clientPolicyProblem(metadata, settings);
   if (problem) invalidMetadata(problem);
   const registered: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(metadata)) if (!k.startsWith('idp_') && v !== undefined && k !== 'client_secret') registered[k] = v;
-  const name = typeof metadata.client_name === 'string' && metadata.client_name.trim() ? metadata.client_name.slice(0, 128) : 'Dynamically registered client';
+  for (const [k, v] of Object.entries(metadata))
+    if (!k.startsWith('idp_') && v !== undefined && k !== 'client_secret') registered[k] = v;
+  const name =
+    typeof metadata.client_name === 'string' && metadata.client_name.trim()
+      ? metadata.client_name.slice(0, 128)
+      : 'Dynamically registered client';
   const alg = metadata.id_token_signed_response_alg;
   return {
     name,
@@ -103,7 +118,13 @@ export function dynamicClientRecord(settings: RegistrationSettings, metadata: Re
 }
 
 /** Answer of a refused request at the registration endpoint (RFC 7591 section 3.2.2 / RFC 6750 section 3). */
-function answer(ctx: { status: number; body: unknown; set(k: string, v: string): void }, status: number, error: string, description: string, extra: Record<string, string> = {}): void {
+function answer(
+  ctx: { status: number; body: unknown; set(k: string, v: string): void },
+  status: number,
+  error: string,
+  description: string,
+  extra: Record<string, string> = {},
+): void {
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   for (const [k, v] of Object.entries(extra)) ctx.set(k, v);
@@ -111,16 +132,26 @@ function answer(ctx: { status: number; body: unknown; set(k: string, v: string):
 }
 
 /** Counts this registration attempt for its source address; the seconds to wait when over the limit. */
-async function overRateLimit(models: Models, tenantId: number, ip: string, limit: RegistrationSettings['rateLimit']): Promise<number | undefined> {
+async function overRateLimit(
+  models: Models,
+  tenantId: number,
+  ip: string,
+  limit: RegistrationSettings['rateLimit'],
+): Promise<number | undefined> {
   const now = new Date();
   const key = `reg:ip:${ip}`;
   const windowStart = new Date(now.getTime() - limit.windowSeconds * 1000);
-  const [row] = await models.LoginFailure.insertMany([{ tenantId, key, at: now, expiresAt: new Date(now.getTime() + limit.windowSeconds * 1000) }]);
+  const [row] = await models.LoginFailure.insertMany([
+    { tenantId, key, at: now, expiresAt: new Date(now.getTime() + limit.windowSeconds * 1000) },
+  ]);
   const count = await models.LoginFailure.countDocuments({ tenantId, key, at: { $gt: windowStart } });
   if (count <= limit.maxPerWindow) return undefined;
   // Refused attempts do not count: the address can register again once its oldest registration leaves the window.
   await models.LoginFailure.deleteOne({ _id: row!._id as Types.ObjectId });
-  const oldest = await models.LoginFailure.find({ tenantId, key, at: { $gt: windowStart } }, { at: 1 }).sort({ at: 1 }).limit(1).lean();
+  const oldest = await models.LoginFailure.find({ tenantId, key, at: { $gt: windowStart } }, { at: 1 })
+    .sort({ at: 1 })
+    .limit(1)
+    .lean();
   const unlockAt = (oldest[0]?.at.getTime() ?? now.getTime()) + limit.windowSeconds * 1000;
   return Math.max(1, Math.ceil((unlockAt - now.getTime()) / 1000));
 }
@@ -129,14 +160,24 @@ async function overRateLimit(models: Models, tenantId: number, ip: string, limit
  * Spends one use of the initial access token presented; undefined when it is unknown, expired or spent. Each use is
  * an insert with a unique key below maxUses, so concurrent registrations never use a token more often.
  */
-async function spendInitialAccessToken(models: Models, tenantId: number, token: string): Promise<{ release(): Promise<void> } | undefined> {
+async function spendInitialAccessToken(
+  models: Models,
+  tenantId: number,
+  token: string,
+): Promise<{ release(): Promise<void> } | undefined> {
   const iat = await models.InitialAccessToken.findOne({ tenantId, digest: initialAccessTokenDigest(token) }).lean();
   if (!iat || iat.expiresAt.getTime() <= Date.now()) return undefined;
   const used = await models.InitialAccessTokenUse.countDocuments({ tenantId, tokenId: iat.tokenId });
   for (let n = used; n < iat.maxUses; n++) {
     const _id = `${tenantId}:${iat.tokenId}:${n}`;
     try {
-      await models.InitialAccessTokenUse.create({ _id, tenantId, tokenId: iat.tokenId, at: new Date(), expiresAt: iat.expiresAt });
+      await models.InitialAccessTokenUse.create({
+        _id,
+        tenantId,
+        tokenId: iat.tokenId,
+        at: new Date(),
+        expiresAt: iat.expiresAt,
+      });
       return { release: async () => void (await models.InitialAccessTokenUse.deleteOne({ _id })) };
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
@@ -163,7 +204,13 @@ export function registrableScope(scope: unknown): string | undefined {
  * reads a consumed request's `req.body`). False when the body was answered here.
  */
 async function withRegistrableMetadata(
-  ctx: { req: Readable & { body?: unknown }; is(t: string): string | false | null; status: number; body: unknown; set(k: string, v: string): void },
+  ctx: {
+    req: Readable & { body?: unknown };
+    is(t: string): string | false | null;
+    status: number;
+    body: unknown;
+    set(k: string, v: string): void;
+  },
   settings: RegistrationSettings,
 ): Promise<boolean> {
   if (!ctx.is('application/json')) return true;
@@ -202,7 +249,12 @@ async function withRegistrableMetadata(
  * Guards the registration endpoint (provider.use, before the provider's router): the rate limit and the initial
  * access token on POST /reg; every answer of /reg and /reg/{id} without our own client properties.
  */
-export function registerClientRegistration(provider: Provider, tenantId: number, settings: RegistrationSettings, models: Models): void {
+export function registerClientRegistration(
+  provider: Provider,
+  tenantId: number,
+  settings: RegistrationSettings,
+  models: Models,
+): void {
   if (settings.mode === 'off') return;
   provider.use(async (ctx, next) => {
     const match = REGISTRATION_PATH.exec(ctx.path);
@@ -211,13 +263,36 @@ export function registerClientRegistration(provider: Provider, tenantId: number,
     if (!match[1] && ctx.method === 'POST') {
       // The address under the trusted hop count: a client that writes X-Forwarded-For still counts as itself.
       const wait = await overRateLimit(models, tenantId, clientAddress(ctx), settings.rateLimit);
-      if (wait !== undefined) return answer(ctx, 429, 'temporarily_unavailable', `too many client registrations from this address; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+      if (wait !== undefined)
+        return answer(
+          ctx,
+          429,
+          'temporarily_unavailable',
+          `too many client registrations from this address; retry in ${wait} seconds`,
+          { 'Retry-After': String(wait) },
+        );
       if (settings.mode === 'initial-access-token') {
         const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(ctx.get('authorization'));
-        const challenge = (error?: string) => ({ 'WWW-Authenticate': `Bearer realm="${provider.issuer}"${error ? `, error="${error}"` : ''}` });
-        if (!m) return answer(ctx, 401, 'invalid_token', 'an initial access token is required to register a client (Authorization: Bearer)', challenge());
+        const challenge = (error?: string) => ({
+          'WWW-Authenticate': `Bearer realm="${provider.issuer}"${error ? `, error="${error}"` : ''}`,
+        });
+        if (!m)
+          return answer(
+            ctx,
+            401,
+            'invalid_token',
+            'an initial access token is required to register a client (Authorization: Bearer)',
+            challenge(),
+          );
         spent = await spendInitialAccessToken(models, tenantId, m[1]!);
-        if (!spent) return answer(ctx, 401, 'invalid_token', 'the initial access token is unknown, expired or spent', challenge('invalid_token'));
+        if (!spent)
+          return answer(
+            ctx,
+            401,
+            'invalid_token',
+            'the initial access token is unknown, expired or spent',
+            challenge('invalid_token'),
+          );
       }
     }
     try {

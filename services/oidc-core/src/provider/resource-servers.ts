@@ -19,7 +19,11 @@ const JWT_FORMAT = { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES2
 /** Login scopes a UserInfo-audience token can carry (offline_access is about refresh tokens, not claims). */
 const USERINFO_SCOPES = [...LOGIN_SCOPES].filter((s) => s !== 'offline_access');
 
-export async function findResourceServer(models: Models, tenantId: number, identifier: string): Promise<ResourceServerDoc | null> {
+export async function findResourceServer(
+  models: Models,
+  tenantId: number,
+  identifier: string,
+): Promise<ResourceServerDoc | null> {
   return models.ResourceServer.findOne({ tenantId, identifier }).lean<ResourceServerDoc>();
 }
 
@@ -32,17 +36,32 @@ export function resourceServerInfo(models: Models, tenantId: number, cacheMs = R
   const records = recordCache<ResourceServerDoc | null>(cacheMs);
   return async (ctx: KoaContextWithOIDC, resource: string): Promise<ResourceServer> => {
     if (resource === MANAGEMENT_AUDIENCE) {
-      return { scope: MANAGEMENT_SCOPES.join(' '), audience: MANAGEMENT_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
+      return {
+        scope: MANAGEMENT_SCOPES.join(' '),
+        audience: MANAGEMENT_AUDIENCE,
+        accessTokenTTL: MANAGEMENT_TOKEN_TTL,
+        ...JWT_FORMAT,
+      };
     }
     if (resource === SSF_AUDIENCE) {
       // The Shared Signals transmitter (services/signals): stream management and polling, by client role.
-      return { scope: SSF_SCOPES.join(' '), audience: SSF_AUDIENCE, accessTokenTTL: MANAGEMENT_TOKEN_TTL, ...JWT_FORMAT };
+      return {
+        scope: SSF_SCOPES.join(' '),
+        audience: SSF_AUDIENCE,
+        accessTokenTTL: MANAGEMENT_TOKEN_TTL,
+        ...JWT_FORMAT,
+      };
     }
     if (resource === userinfoAudience(ctx.oidc.provider.issuer)) {
       if (ctx.oidc.params?.grant_type === 'client_credentials') {
         throw new errors.InvalidTarget('the UserInfo audience needs a user; client credentials cannot target it');
       }
-      return { scope: USERINFO_SCOPES.join(' '), audience: resource, accessTokenTTL: USERINFO_TOKEN_TTL, ...JWT_FORMAT };
+      return {
+        scope: USERINFO_SCOPES.join(' '),
+        audience: resource,
+        accessTokenTTL: USERINFO_TOKEN_TTL,
+        ...JWT_FORMAT,
+      };
     }
     const rs = await records(resource, () => findResourceServer(models, tenantId, resource));
     if (!rs) throw new errors.InvalidTarget('resource server not found');
@@ -64,7 +83,11 @@ export function resourceServerInfo(models: Models, tenantId: number, cacheMs = R
  * on the authorization, device authorization and client credentials requests (invalid_target otherwise); the
  * toggle only requires the parameter and does not narrow scopes.
  */
-export async function defaultResource(ctx: KoaContextWithOIDC, client: { [key: string]: unknown } | undefined, oneOf?: string[]): Promise<string | string[] | undefined> {
+export async function defaultResource(
+  ctx: KoaContextWithOIDC,
+  client: { [key: string]: unknown } | undefined,
+  oneOf?: string[],
+): Promise<string | string[] | undefined> {
   if (oneOf) return oneOf;
   if (client?.[CLIENT_PROPS.requireResourceIndicatorInRequest] === true) {
     const err = new errors.InvalidTarget('the resource parameter is required for this client');
@@ -100,11 +123,21 @@ export function isFirstParty(client: { [key: string]: unknown } | undefined): bo
 export async function userResourceScope(
   models: Models,
   tenantId: number,
-  o: { accountId: string; audience: string; registered: ReadonlySet<string>; requested: Iterable<string>; client: { [key: string]: unknown } | undefined },
+  o: {
+    accountId: string;
+    audience: string;
+    registered: ReadonlySet<string>;
+    requested: Iterable<string>;
+    client: { [key: string]: unknown } | undefined;
+  },
 ): Promise<string[]> {
   const held = await userPermissions(models, tenantId, o.accountId, o.audience);
   const permissions = new Set([...held].filter((p) => o.registered.has(p) && !LOGIN_SCOPES.has(p)));
-  return accessTokenScope(o.requested, permissions, o.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true);
+  return accessTokenScope(
+    o.requested,
+    permissions,
+    o.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true,
+  );
 }
 
 /** The grant a user's access token was issued under: the one the token endpoint loaded, else read by id. */
@@ -128,7 +161,11 @@ async function grantOf(ctx: KoaContextWithOIDC | undefined, grantId: string | un
 export function accessTokenScopeCustomizer(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
   // Client role permissions are cached; user permissions never are (a revoked role is gone at the next refresh).
   const clientHeld = recordCache<Set<string>>(cacheMs);
-  return async (ctx: KoaContextWithOIDC | undefined, token: unknown, jwt: { header: Record<string, unknown>; payload: Record<string, unknown> }): Promise<void> => {
+  return async (
+    ctx: KoaContextWithOIDC | undefined,
+    token: unknown,
+    jwt: { header: Record<string, unknown>; payload: Record<string, unknown> },
+  ): Promise<void> => {
     const t = token as TokenLike;
     const audience = jwt.payload.aud;
     if (typeof audience !== 'string') return;
@@ -143,15 +180,29 @@ export function accessTokenScopeCustomizer(models: Models, tenantId: number, cac
     const registered = t.resourceServer?.scopes ?? new Set((t.resourceServer?.scope ?? '').split(' ').filter(Boolean));
     let scope: string[];
     if (t.kind === 'ClientCredentials') {
-      const held = await clientHeld(`${t.clientId ?? ''} ${audience}`, () => clientPermissions(models, tenantId, t.clientId ?? '', audience));
+      const held = await clientHeld(`${t.clientId ?? ''} ${audience}`, () =>
+        clientPermissions(models, tenantId, t.clientId ?? '', audience),
+      );
       const permissions = new Set([...held].filter((p) => registered.has(p) && !LOGIN_SCOPES.has(p)));
-      scope = accessTokenScope(requested, permissions, t.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true);
+      scope = accessTokenScope(
+        requested,
+        permissions,
+        t.client?.[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true,
+      );
     } else if (t.accountId) {
-      scope = await userResourceScope(models, tenantId, { accountId: t.accountId, audience, registered, requested, client: t.client });
+      scope = await userResourceScope(models, tenantId, {
+        accountId: t.accountId,
+        audience,
+        registered,
+        requested,
+        client: t.client,
+      });
       if (!isFirstParty(t.client)) {
         // Never more than the grant: no grant (or none readable) means no API scope at all.
         const grant = await grantOf(ctx, t.grantId);
-        const consented = new Set((grant?.getResourceScope(t.resourceServer?.identifier?.() ?? audience) ?? '').split(' '));
+        const consented = new Set(
+          (grant?.getResourceScope(t.resourceServer?.identifier?.() ?? audience) ?? '').split(' '),
+        );
         scope = scope.filter((s) => consented.has(s));
       }
     } else {

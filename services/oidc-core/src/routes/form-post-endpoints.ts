@@ -58,8 +58,15 @@ export function formPostEndpoints(): Router {
     readForm(req, res, (err?: unknown) => {
       if (err) {
         const status = (err as { status?: number }).status;
-        if (status === 413) sendError(req, res, 413, `the form is larger than ${FORM_POST_LIMIT_BYTES} bytes; push large requests with a pushed authorization request`);
-        else if (typeof status === 'number' && status >= 400 && status < 500) sendError(req, res, 400, 'the form body could not be read');
+        if (status === 413)
+          sendError(
+            req,
+            res,
+            413,
+            `the form is larger than ${FORM_POST_LIMIT_BYTES} bytes; push large requests with a pushed authorization request`,
+          );
+        else if (typeof status === 'number' && status >= 400 && status < 500)
+          sendError(req, res, 400, 'the form body could not be read');
         else next(err);
         return;
       }

@@ -15,7 +15,16 @@ import { isMetadataDocumentClientId } from '../provider/client-id-metadata';
 import { findResourceServer } from '../provider/resource-servers';
 import { agentConsentOf } from '../provider/agent-consent';
 import { userinfoAudience } from '../provider/claims-userinfo';
-import { pageCsp, renderConsentPage, renderErrorPage, renderLoginPage, renderTotpPage, type ConsentAgent, type ConsentClient, type ConsentResource } from '../views/pages';
+import {
+  pageCsp,
+  renderConsentPage,
+  renderErrorPage,
+  renderLoginPage,
+  renderTotpPage,
+  type ConsentAgent,
+  type ConsentClient,
+  type ConsentResource,
+} from '../views/pages';
 
 export interface InteractionDeps {
   models: Models;
@@ -39,7 +48,8 @@ export const AMR_PASSWORD_TOTP = ['pwd', 'otp', 'mfa'];
 
 /** OpenID Connect Core error code unmet_authentication_requirements 1.0: an essential acr that cannot be met. */
 export const UNMET_AUTHENTICATION_REQUIREMENTS = 'unmet_authentication_requirements';
-export const ACR_NEEDS_SECOND_FACTOR = 'the requested authentication context (acr) needs a second factor, and this account has none';
+export const ACR_NEEDS_SECOND_FACTOR =
+  'the requested authentication context (acr) needs a second factor, and this account has none';
 export const ACR_UNSUPPORTED = 'none of the requested authentication contexts (acr) is supported';
 
 /** Key in the interaction's stored result while the password is verified and the TOTP code is awaited. */
@@ -55,7 +65,11 @@ type Details = Awaited<ReturnType<TenantContext['provider']['interactionDetails'
 function send(res: Response, status: number, html: string, formTargets: string[] = [], images: string[] = []): void {
   res
     .status(status)
-    .set({ 'Content-Security-Policy': pageCsp({ formTargets, images }), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
+    .set({
+      'Content-Security-Policy': pageCsp({ formTargets, images }),
+      'Cache-Control': 'no-store',
+      'X-Frame-Options': 'DENY',
+    })
     .type('html')
     .send(html);
 }
@@ -67,7 +81,8 @@ function redirectTargets(details: Details): string[] {
 }
 
 function pendingMfa(details: Details): { accountId: string; at: number } | undefined {
-  const p = (details.result as Record<string, unknown> | undefined)?.[PENDING_MFA] as { accountId?: unknown; at?: unknown } | undefined;
+  const p = (details.result as Record<string, unknown> | undefined)?.[PENDING_MFA] as
+    { accountId?: unknown; at?: unknown } | undefined;
   if (!p || typeof p.accountId !== 'string' || typeof p.at !== 'number') return undefined;
   return { accountId: p.accountId, at: p.at };
 }
@@ -90,7 +105,12 @@ function requestedLoginScopes(details: Details): string[] {
 }
 
 /** A resource of the consent page: its name and each scope with the description the resource server gives it. */
-async function consentResource(models: Models, tenant: TenantContext, resource: string, scopes: string[]): Promise<ConsentResource> {
+async function consentResource(
+  models: Models,
+  tenant: TenantContext,
+  resource: string,
+  scopes: string[],
+): Promise<ConsentResource> {
   const rs = await findResourceServer(models, tenant.tenantId, resource);
   const descriptions = new Map((rs?.scopeDescriptions ?? []).map((d) => [d.scope, d.description]));
   return { resource, name: rs?.name, scopes: scopes.map((scope) => ({ scope, description: descriptions.get(scope) })) };
@@ -133,14 +153,24 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       }
       return { name, host: url.host, source: 'metadata_document', ...(logoUri ? { logoUri } : {}) };
     }
-    return { name, ...((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.registration] === 'dynamic' ? { source: 'dynamic' as const } : {}) };
+    return {
+      name,
+      ...((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.registration] === 'dynamic'
+        ? { source: 'dynamic' as const }
+        : {}),
+    };
   };
 
   /**
    * An agent client (issue 17 section 3): the agent it embodies and, for each API, the decision its delegation token
    * would get (the same function as the sidecar's), with the resource servers' names and scope descriptions.
    */
-  const agentConsentPart = async (tenant: TenantContext, details: Details, carried: Record<string, string[]>, withheld: Record<string, string[]>): Promise<ConsentAgent | undefined> => {
+  const agentConsentPart = async (
+    tenant: TenantContext,
+    details: Details,
+    carried: Record<string, string[]>,
+    withheld: Record<string, string[]>,
+  ): Promise<ConsentAgent | undefined> => {
     const clientId = String(details.params.client_id);
     const accountId = details.session?.accountId;
     if (!accountId) return undefined;
@@ -163,13 +193,29 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           const rs = await findResourceServer(deps.models, tenant.tenantId, api.resource);
           return { resource: api.resource, name: rs?.name, scopes: [], denied: api.reason };
         }
-        return { ...(await consentResource(deps.models, tenant, api.resource, api.scopes)), lifetimeSeconds: api.lifetimeSeconds, removed: api.removed };
+        return {
+          ...(await consentResource(deps.models, tenant, api.resource, api.scopes)),
+          lifetimeSeconds: api.lifetimeSeconds,
+          removed: api.removed,
+        };
       }),
     );
-    return { identifier: agent.identifier, type: agent.type, operator: agent.operator, ...(agent.model ? { model: agent.model } : {}), apis };
+    return {
+      identifier: agent.identifier,
+      type: agent.type,
+      operator: agent.operator,
+      ...(agent.model ? { model: agent.model } : {}),
+      apis,
+    };
   };
 
-  const loginPage = async (res: Response, req: Request, details: Details, status: number, extra: { error?: string; username?: string } = {}) => {
+  const loginPage = async (
+    res: Response,
+    req: Request,
+    details: Details,
+    status: number,
+    extra: { error?: string; username?: string } = {},
+  ) => {
     const tenant = tenantOf(req);
     send(
       res,
@@ -190,7 +236,13 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     send(
       res,
       status,
-      renderTotpPage({ action: `${base}/totp`, restartAction: `${base}/abort`, clientName: await clientNameOf(tenant, details), tenantName: tenant.tenant.name, error }),
+      renderTotpPage({
+        action: `${base}/totp`,
+        restartAction: `${base}/abort`,
+        clientName: await clientNameOf(tenant, details),
+        tenantName: tenant.tenant.name,
+        error,
+      }),
       redirectTargets(details),
     );
   };
@@ -219,11 +271,17 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         if (stepUp) {
           // Step-up: the signed-in user only adds the TOTP code (the password was given at sign-in); a user without
           // TOTP cannot reach the essential acr.
-          const user = await deps.models.User.findOne({ tenantId: tenant.tenantId, _id: stepUp }, { enabled: 1, totpSecret: 1 }).lean();
+          const user = await deps.models.User.findOne(
+            { tenantId: tenant.tenantId, _id: stepUp },
+            { enabled: 1, totpSecret: 1 },
+          ).lean();
           if (user?.enabled) {
             if (!user.totpSecret) return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
             if (!fresh || pending.accountId !== stepUp) {
-              details.result = { ...(details.result ?? {}), [PENDING_MFA]: { accountId: stepUp, at: Math.floor(Date.now() / 1000) } } as typeof details.result;
+              details.result = {
+                ...(details.result ?? {}),
+                [PENDING_MFA]: { accountId: stepUp, at: Math.floor(Date.now() / 1000) },
+              } as typeof details.result;
               await details.persist();
             }
             await totpPage(res, req, details, 200);
@@ -251,8 +309,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           client,
           tenantName: tenant.tenant.name,
           scopes: requestedLoginScopes(details),
-          claims: [(details.prompt.details as { missingOIDCClaims?: unknown }).missingOIDCClaims].flat().filter((c): c is string => typeof c === 'string'),
-          resources: await Promise.all(Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes))),
+          claims: [(details.prompt.details as { missingOIDCClaims?: unknown }).missingOIDCClaims]
+            .flat()
+            .filter((c): c is string => typeof c === 'string'),
+          resources: await Promise.all(
+            Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes)),
+          ),
           ...(agent ? { agent, ledgerUrl: `${req.baseUrl}/account/agents` } : {}),
         }),
         redirectTargets(details),
@@ -280,7 +342,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         await loginPage(res, req, details, 429, { error: LOCKED_OUT, username });
         return;
       }
-      const user = await deps.models.User.findOne({ tenantId: tenant.tenantId, username }, { passwordHash: 1, enabled: 1, totpSecret: 1 }).lean();
+      const user = await deps.models.User.findOne(
+        { tenantId: tenant.tenantId, username },
+        { passwordHash: 1, enabled: 1, totpSecret: 1 },
+      ).lean();
       // Always run one hash so that unknown accounts take as long as wrong passwords.
       const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
       if (!user || !ok || !user.enabled) {
@@ -292,15 +357,24 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       if (user.totpSecret) {
         // The password alone does not clear earlier failures: TOTP guesses stay limited.
         await outcome.attempt.neutral();
-        details.result = { ...(details.result ?? {}), [PENDING_MFA]: { accountId, at: Math.floor(Date.now() / 1000) } } as typeof details.result;
+        details.result = {
+          ...(details.result ?? {}),
+          [PENDING_MFA]: { accountId, at: Math.floor(Date.now() / 1000) },
+        } as typeof details.result;
         await details.persist();
         res.redirect(303, `${req.baseUrl}/interaction/${details.uid}`);
         return;
       }
       await outcome.attempt.succeeded();
       // A password alone: an essential acr that needs more cannot be met for this account.
-      if (!meetsEssentialAcr(ACR_PWD, claimsRequestOf(details.params))) return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
-      await tenant.provider.interactionFinished(req, res, { login: { accountId, amr: AMR_PASSWORD, acr: ACR_PWD } }, { mergeWithLastSubmission: false });
+      if (!meetsEssentialAcr(ACR_PWD, claimsRequestOf(details.params)))
+        return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
+      await tenant.provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId, amr: AMR_PASSWORD, acr: ACR_PWD } },
+        { mergeWithLastSubmission: false },
+      );
     } catch (err) {
       next(err);
     }
@@ -316,7 +390,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         await loginPage(res, req, details, 400, { error: MFA_EXPIRED });
         return;
       }
-      const user = await deps.models.User.findOne({ tenantId: tenant.tenantId, _id: pending.accountId }, { username: 1, enabled: 1, totpSecret: 1 }).lean();
+      const user = await deps.models.User.findOne(
+        { tenantId: tenant.tenantId, _id: pending.accountId },
+        { username: 1, enabled: 1, totpSecret: 1 },
+      ).lean();
       if (!user?.enabled || !user.totpSecret) {
         await loginPage(res, req, details, 401, { error: WRONG_CREDENTIALS });
         return;
@@ -328,7 +405,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         return;
       }
       const code = normaliseTotpCode(field(req.body, 'code'));
-      if (!code || !(await verifyUserTotp(deps.models, deps.kek, tenant.tenantId, pending.accountId, code, deps.logger))) {
+      if (
+        !code ||
+        !(await verifyUserTotp(deps.models, deps.kek, tenant.tenantId, pending.accountId, code, deps.logger))
+      ) {
         await outcome.attempt.failed();
         await totpPage(res, req, details, 401, WRONG_TOTP);
         return;
@@ -350,7 +430,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const tenant = tenantOf(req);
       const { provider } = tenant;
       const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name !== 'consent' || !details.session) throw new errors.InvalidRequest('this interaction does not expect consent');
+      if (details.prompt.name !== 'consent' || !details.session)
+        throw new errors.InvalidRequest('this interaction does not expect consent');
       const d = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
@@ -363,9 +444,19 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       // then asks again with a fresh page.
       const consented = consentScopesIn(details.prompt.details) ?? { carried: {}, withheld: {} };
       recordResourceConsent(grant, consented);
-      const nothing = nothingGrantedReason(grant, typeof details.params.scope === 'string' ? details.params.scope : '', consented, userinfoAudience(provider.issuer));
+      const nothing = nothingGrantedReason(
+        grant,
+        typeof details.params.scope === 'string' ? details.params.scope : '',
+        consented,
+        userinfoAudience(provider.issuer),
+      );
       if (nothing) {
-        await provider.interactionFinished(req, res, { error: 'access_denied', error_description: nothing }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: nothing },
+          { mergeWithLastSubmission: false },
+        );
         return;
       }
       const grantId = await grant.save();
@@ -390,10 +481,25 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = err as { name?: string; error?: string; error_description?: string; statusCode?: number; status?: number; expose?: boolean };
+    const e = err as {
+      name?: string;
+      error?: string;
+      error_description?: string;
+      statusCode?: number;
+      status?: number;
+      expose?: boolean;
+    };
     const tenantName = (req as unknown as { tenant?: TenantContext }).tenant?.tenant.name;
     if (e?.name === 'SessionNotFound' || e?.error === 'invalid_request' || (e?.statusCode ?? 500) < 500) {
-      send(res, e.statusCode ?? e.status ?? 400, renderErrorPage(e.error ?? 'invalid_request', e.error_description ?? 'the sign-in request has expired or is not valid', tenantName));
+      send(
+        res,
+        e.statusCode ?? e.status ?? 400,
+        renderErrorPage(
+          e.error ?? 'invalid_request',
+          e.error_description ?? 'the sign-in request has expired or is not valid',
+          tenantName,
+        ),
+      );
       return;
     }
     (res.locals as { error?: unknown }).error = err;

@@ -26,7 +26,14 @@ import { CLIENT_PROPS } from '../provider/client-metadata';
 import { LOGOUT_CONFIRM_PATH, PROMPT_MARKER, logoutPromptCookie } from '../provider/logout';
 import { PAGE_CSP, renderErrorPage, renderStillSignedInPage } from '../views/pages';
 
-const PARAMS = ['client_id', 'post_logout_redirect_uri', 'id_token_hint', 'state', 'ui_locales', 'show_prompt'] as const;
+const PARAMS = [
+  'client_id',
+  'post_logout_redirect_uri',
+  'id_token_hint',
+  'state',
+  'ui_locales',
+  'show_prompt',
+] as const;
 type Params = Partial<Record<(typeof PARAMS)[number], string>>;
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 type ProviderClient = NonNullable<Awaited<ReturnType<TenantContext['provider']['Client']['find']>>>;
@@ -41,7 +48,11 @@ class LogoutRequestError extends Error {
 const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: TenantContext }).tenant;
 
 function sendPage(res: Response, status: number, html: string): void {
-  res.status(status).set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' }).type('html').send(html);
+  res
+    .status(status)
+    .set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
+    .type('html')
+    .send(html);
 }
 
 function queryOf(requestTarget: string): URLSearchParams {
@@ -59,7 +70,10 @@ function queryOf(requestTarget: string): URLSearchParams {
  * parser, so `state=a?b` stays `a?b` and a post_logout_redirect_uri with a query of its own is compared whole.
  */
 function readParams(req: Request): Params {
-  const source = req.method === 'POST' ? new URLSearchParams(typeof req.body === 'string' ? req.body : '') : queryOf(req.originalUrl);
+  const source =
+    req.method === 'POST'
+      ? new URLSearchParams(typeof req.body === 'string' ? req.body : '')
+      : queryOf(req.originalUrl);
   const out: Params = {};
   for (const name of PARAMS) {
     const all = source.getAll(name);
@@ -108,7 +122,11 @@ export function logoutRoutes(): Router {
     }
     readForm(req, res, (err?: unknown) => {
       const status = (err as { status?: number } | undefined)?.status;
-      next(err && typeof status === 'number' && status < 500 ? new LogoutRequestError('the form body could not be read') : err);
+      next(
+        err && typeof status === 'number' && status < 500
+          ? new LogoutRequestError('the form body could not be read')
+          : err,
+      );
     });
   };
 
@@ -124,7 +142,8 @@ export function logoutRoutes(): Router {
       if (p.client_id !== undefined) {
         client = await tenant.provider.Client.find(p.client_id).catch(() => undefined);
         if (!client) throw new LogoutRequestError('client_id is not a client of this tenant');
-        if (hintClient && hintClient.clientId !== client.clientId) throw new LogoutRequestError('id_token_hint was not issued to client_id');
+        if (hintClient && hintClient.clientId !== client.clientId)
+          throw new LogoutRequestError('id_token_hint was not issued to client_id');
       } else {
         client = hintClient;
       }
@@ -148,7 +167,12 @@ export function logoutRoutes(): Router {
       if (p.ui_locales !== undefined) target.set('ui_locales', p.ui_locales);
 
       const cookie = logoutPromptCookie(tenant.tenantId);
-      const cookieOptions = { path: `${req.baseUrl}/session/end`, httpOnly: true, sameSite: 'lax' as const, secure: req.secure };
+      const cookieOptions = {
+        path: `${req.baseUrl}/session/end`,
+        httpOnly: true,
+        sameSite: 'lax' as const,
+        secure: req.secure,
+      };
       // Without the marker /session/end signs out at once (provider/logout.ts); an older marker must not ask now.
       if (showPrompt) res.cookie(cookie, PROMPT_MARKER, { ...cookieOptions, maxAge: 120_000 });
       else res.clearCookie(cookie, cookieOptions);
@@ -165,7 +189,12 @@ export function logoutRoutes(): Router {
    * the provider confirms at once), so a later plain /session/end is immediate again. Falls through to the provider.
    */
   router.post('/session/end/confirm', (req, res, next) => {
-    res.clearCookie(logoutPromptCookie(tenantOf(req).tenantId), { path: `${req.baseUrl}/session/end`, httpOnly: true, sameSite: 'lax', secure: req.secure });
+    res.clearCookie(logoutPromptCookie(tenantOf(req).tenantId), {
+      path: `${req.baseUrl}/session/end`,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: req.secure,
+    });
     next();
   });
 
@@ -175,7 +204,14 @@ export function logoutRoutes(): Router {
       const tenant = tenantOf(req);
       const clientId = typeof req.query.client_id === 'string' ? req.query.client_id : undefined;
       const client = clientId ? await tenant.provider.Client.find(clientId).catch(() => undefined) : undefined;
-      sendPage(res, 200, renderStillSignedInPage({ tenantName: tenant.tenant.name, clientName: client ? (client.clientName ?? client.clientId) : undefined }));
+      sendPage(
+        res,
+        200,
+        renderStillSignedInPage({
+          tenantName: tenant.tenant.name,
+          clientName: client ? (client.clientName ?? client.clientId) : undefined,
+        }),
+      );
     } catch (err) {
       next(err);
     }

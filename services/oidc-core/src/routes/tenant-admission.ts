@@ -29,7 +29,13 @@ export const tenantRequestsQueueSeconds = new Counter({
  * queue. While that work waits on another server (tenants/request-scope.ts outsideTenantSlot: outbound fetches), the
  * slot is given up, and taken back at once when the wait is over (domain/tenant-admission.ts).
  */
-export type AdmitTenantRequest = (req: IncomingMessage, res: ServerResponse, tenantId: string, handle: () => void, refuse: (err: OAuthError) => void) => void;
+export type AdmitTenantRequest = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  tenantId: string,
+  handle: () => void,
+  refuse: (err: OAuthError) => void,
+) => void;
 
 /** Defaults measured with bench/custom-claims-fairness and the single-tenant benches (bench/README.md). */
 export const DEFAULT_TENANT_ADMISSION: TenantAdmissionLimits = { maxInFlight: 2, maxInFlightAlone: 32, maxQueued: 512 };
@@ -81,7 +87,9 @@ function whenBodyReceived(req: IncomingMessage, then: () => void): void {
 /** Seconds a refused client is told to wait before it retries. */
 const RETRY_AFTER_SECONDS = 1;
 
-export function tenantAdmission(limits: TenantAdmissionLimits = DEFAULT_TENANT_ADMISSION): AdmitTenantRequest & { admission: TenantAdmission } {
+export function tenantAdmission(
+  limits: TenantAdmissionLimits = DEFAULT_TENANT_ADMISSION,
+): AdmitTenantRequest & { admission: TenantAdmission } {
   const admission = new TenantAdmission(limits);
   const admit: AdmitTenantRequest = (req, res, tenantId, handle, refuse) => {
     // The client went away while the tenant was resolved: nothing to answer, and no 'close' is coming to release.

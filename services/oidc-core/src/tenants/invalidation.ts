@@ -32,7 +32,11 @@ export function providerHolds(kind: InvalidationKindName): boolean {
  * settings, clients, resource servers, keys, roles): the next request rebuilds it from the database. Events missed while NATS is away are covered by the pool's TTL (TENANT_CACHE_TTL_SECONDS); a reconnect
  * evicts every tenant, since invalidations may have been missed meanwhile.
  */
-export function evictOnInvalidation(nc: NatsConnection, pool: { evict(tenantId: number): void; clear?(): void }, logger: Logger): { unsubscribe(): void } {
+export function evictOnInvalidation(
+  nc: NatsConnection,
+  pool: { evict(tenantId: number): void; clear?(): void },
+  logger: Logger,
+): { unsubscribe(): void } {
   const sub = subscribeInvalidations(
     nc,
     (e) => {
@@ -40,7 +44,10 @@ export function evictOnInvalidation(nc: NatsConnection, pool: { evict(tenantId: 
       pool.evict(e.tenantId);
       logger.debug({ tenantId: e.tenantId, kind: e.kind }, 'tenant configuration invalidated');
     },
-    { onInvalid: (err) => logger.warn({ err: (err as Error)?.message }, 'invalid configuration invalidation message dropped') },
+    {
+      onInvalid: (err) =>
+        logger.warn({ err: (err as Error)?.message }, 'invalid configuration invalidation message dropped'),
+    },
   );
   const stopStatus = onNatsStatus(nc, ['reconnect'], () => pool.clear?.());
   return {

@@ -5,7 +5,13 @@ import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
 import type { GrantEnded } from '../provider/adapter';
-import { keySetRefreshAwayFromSlot, oauthAnswers, pinPublicOrigin, releaseRequestAfterResponse, useDigestedClientSecrets } from '../provider/internals';
+import {
+  keySetRefreshAwayFromSlot,
+  oauthAnswers,
+  pinPublicOrigin,
+  releaseRequestAfterResponse,
+  useDigestedClientSecrets,
+} from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
 import { registerProviderEvents } from '../provider/events';
@@ -81,7 +87,8 @@ export class TenantPool {
 
   /** Resolves the tenant's context; rejects with UnknownTenantError for ids that are not tenants. */
   get(rawTenantId: string): Promise<TenantContext> {
-    if (!/^(0|[1-9]\d{0,14})$/.test(rawTenantId) || this.unknown.has(rawTenantId)) return Promise.reject(new UnknownTenantError(rawTenantId));
+    if (!/^(0|[1-9]\d{0,14})$/.test(rawTenantId) || this.unknown.has(rawTenantId))
+      return Promise.reject(new UnknownTenantError(rawTenantId));
     const tenantId = Number(rawTenantId);
     let entry = this.cache.get(tenantId);
     if (!entry) {
@@ -125,7 +132,16 @@ export class TenantPool {
     const claims = new ClaimsResolver({ models, tenant, keys: keys.signing, customClaims: this.options.customClaims });
     const provider = new Provider(
       issuer,
-      providerConfiguration(tenant, [...keys.signing, ...keys.retired], { models, cookieKeys: this.options.cookieKeys, logoutPromptSeconds: this.options.logoutPromptSeconds, claims, outbound: this.options.outbound, fetches: this.fetches, accountRedirectUri: `${issuer}/account/callback`, ...(this.options.grantEnded ? { grantEnded: this.options.grantEnded } : {}) }),
+      providerConfiguration(tenant, [...keys.signing, ...keys.retired], {
+        models,
+        cookieKeys: this.options.cookieKeys,
+        logoutPromptSeconds: this.options.logoutPromptSeconds,
+        claims,
+        outbound: this.options.outbound,
+        fetches: this.fetches,
+        accountRedirectUri: `${issuer}/account/callback`,
+        ...(this.options.grantEnded ? { grantEnded: this.options.grantEnded } : {}),
+      }),
     );
     // X-Forwarded-For only: the origin of every URL the provider writes or checks is the configured one.
     provider.proxy = this.options.trustProxy;
@@ -141,7 +157,12 @@ export class TenantPool {
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
     // Agent clients (issue 17 section 3): their tokens come from the sidecar too (its second call, beside the exchange).
-    registerAgentClientTokens(provider, tenantId, models, (this.options.forwardTokenExchange as { agentToken?: AgentTokenForwarder }).agentToken);
+    registerAgentClientTokens(
+      provider,
+      tenantId,
+      models,
+      (this.options.forwardTokenExchange as { agentToken?: AgentTokenForwarder }).agentToken,
+    );
     registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);

@@ -53,7 +53,13 @@ export interface Page {
 export function pageCsp(options: { nonce?: string; formTargets?: string[]; images?: string[] } = {}): string {
   const targets = [...new Set((options.formTargets ?? []).map(originOf).filter((o): o is string => Boolean(o)))];
   // Images: this origin, plus exactly the URLs a page shows (a client's logo), never a whole origin.
-  const images = [...new Set((options.images ?? []).filter((u) => originOf(u)?.startsWith('https://')).map((u) => u.replace(/[;,\s']/g, encodeURIComponent)))];
+  const images = [
+    ...new Set(
+      (options.images ?? [])
+        .filter((u) => originOf(u)?.startsWith('https://'))
+        .map((u) => u.replace(/[;,\s']/g, encodeURIComponent)),
+    ),
+  ];
   return [
     "default-src 'none'",
     `script-src ${options.nonce ? `'nonce-${options.nonce}'` : NO_SCRIPT}`,
@@ -86,7 +92,8 @@ export const PAGE_CSP = pageCsp();
  * The pages' icon, inline (img-src allows data:): without one every browser asks for /favicon.ico, which no
  * service serves (a 404 per page view in the logs and the browser console).
  */
-export const FAVICON = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23234'/%3E%3Ccircle cx='6' cy='8' r='2.6' fill='none' stroke='%23fff' stroke-width='1.6'/%3E%3Cpath d='M8.6 8H14M12 8v2.4' stroke='%23fff' stroke-width='1.6'/%3E%3C/svg%3E";
+export const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23234'/%3E%3Ccircle cx='6' cy='8' r='2.6' fill='none' stroke='%23fff' stroke-width='1.6'/%3E%3Cpath d='M8.6 8H14M12 8v2.4' stroke='%23fff' stroke-width='1.6'/%3E%3C/svg%3E";
 
 export const newNonce = (): string => randomBytes(18).toString('base64');
 
@@ -99,7 +106,11 @@ function originOf(uri: string): string | undefined {
   }
 }
 
-export function layout(title: string, body: string, options: { tenantName?: string; nonce?: string; script?: string } = {}): string {
+export function layout(
+  title: string,
+  body: string,
+  options: { tenantName?: string; nonce?: string; script?: string } = {},
+): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -124,11 +135,13 @@ function identity(client?: ConsentClient): string {
   if (client?.source === 'metadata_document' && client.host) {
     return `<p class="client-host" id="client-host">This application is <strong>${escape(client.host)}</strong>: it identified itself with a document published at ${escape(client.host)}. Its name is its own claim; continue only if you trust ${escape(client.host)}.</p>\n`;
   }
-  if (client?.source === 'dynamic') return '<p class="client-host" id="client-registered">This application registered itself with this service: its name is its own claim. Continue only if you started this sign-in and trust it.</p>\n';
+  if (client?.source === 'dynamic')
+    return '<p class="client-host" id="client-registered">This application registered itself with this service: its name is its own claim. Continue only if you started this sign-in and trust it.</p>\n';
   return '';
 }
 
-const errorBox = (message?: string) => (message ? `<p class="error" role="alert" id="form-error">${escape(message)}</p>` : '');
+const errorBox = (message?: string) =>
+  message ? `<p class="error" role="alert" id="form-error">${escape(message)}</p>` : '';
 
 export function renderErrorPage(error: string, description: string, tenantName?: string): string {
   return layout(
@@ -165,7 +178,13 @@ ${errorBox(o.error)}
   );
 }
 
-export function renderTotpPage(o: { action: string; restartAction: string; clientName: string; tenantName: string; error?: string }): string {
+export function renderTotpPage(o: {
+  action: string;
+  restartAction: string;
+  clientName: string;
+  tenantName: string;
+  error?: string;
+}): string {
   const describedBy = o.error ? 'totp-help form-error' : 'totp-help';
   return layout(
     `Verification code – ${o.tenantName}`,
@@ -215,7 +234,10 @@ export interface ConsentClient {
 
 /** An API of an agent client's consent page: what its delegation token would carry, or why there is none. */
 export type ConsentAgentApi = ConsentResource &
-  ({ lifetimeSeconds: number; removed: Array<{ scope: string; layer: string }>; denied?: undefined } | { denied: string });
+  (
+    | { lifetimeSeconds: number; removed: Array<{ scope: string; layer: string }>; denied?: undefined }
+    | { denied: string }
+  );
 
 /** The agent an agent client embodies (issue 17 section 3), and the decision for each API of the request. */
 export interface ConsentAgent {
@@ -240,7 +262,9 @@ export function formatLifetime(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   const m = Math.floor(s / 60);
   const r = s % 60;
-  const parts = [m ? `${m} minute${m === 1 ? '' : 's'}` : '', r ? `${r} second${r === 1 ? '' : 's'}` : ''].filter(Boolean);
+  const parts = [m ? `${m} minute${m === 1 ? '' : 's'}` : '', r ? `${r} second${r === 1 ? '' : 's'}` : ''].filter(
+    Boolean,
+  );
   return parts.length ? parts.join(' ') : '0 seconds';
 }
 
@@ -263,9 +287,12 @@ export function renderConsentPage(o: {
 }): string {
   const item = (scope: string, description?: string) => {
     const text = description ?? SCOPE_DESCRIPTIONS[scope];
-    return text ? `<li>${escape(text)} <span class="muted">(${escape(scope)})</span></li>` : `<li>${escape(scope)}</li>`;
+    return text
+      ? `<li>${escape(text)} <span class="muted">(${escape(scope)})</span></li>`
+      : `<li>${escape(scope)}</li>`;
   };
-  const list = (items: string[], empty: string) => (items.length ? `<ul>${items.join('')}</ul>` : `<p class="muted">${escape(empty)}</p>`);
+  const list = (items: string[], empty: string) =>
+    items.length ? `<ul>${items.join('')}</ul>` : `<p class="muted">${escape(empty)}</p>`;
   const api = (r: ConsentResource) =>
     `<h2>${r.name ? `${escape(r.name)} <span class="muted">(${escape(r.resource)})</span>` : `API ${escape(r.resource)}`}</h2>` +
     list(
@@ -277,7 +304,10 @@ export function renderConsentPage(o: {
     `Allow access – ${o.tenantName}`,
     `${o.client?.logoUri ? `<img src="${escape(o.client.logoUri)}" alt="" width="64" height="64" id="client-logo">\n` : ''}<h1>Allow ${escape(o.clientName)} to access your account?</h1>
 ${identity(o.client)}<h2>Your information</h2>${list(
-      [...o.scopes.map((s) => item(s)), ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`)],
+      [
+        ...o.scopes.map((s) => item(s)),
+        ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`),
+      ],
       'No additional permissions.',
     )}
 ${o.resources.map(api).join('\n')}
@@ -297,9 +327,11 @@ function renderAgentConsent(
 ): string {
   const a = o.agent;
   const denied = a.apis.filter((api) => api.denied !== undefined);
-  const heading = (r: ConsentResource) => `<h2>${r.name ? `${escape(r.name)} <span class="muted">(${escape(r.resource)})</span>` : `API ${escape(r.resource)}`}</h2>`;
+  const heading = (r: ConsentResource) =>
+    `<h2>${r.name ? `${escape(r.name)} <span class="muted">(${escape(r.resource)})</span>` : `API ${escape(r.resource)}`}</h2>`;
   const api = (r: ConsentAgentApi, i: number) => {
-    if (r.denied !== undefined) return `${heading(r)}<p class="error" role="alert" id="agent-denied-${i}">The agent cannot act for you on this API: ${escape(r.denied)}.</p>`;
+    if (r.denied !== undefined)
+      return `${heading(r)}<p class="error" role="alert" id="agent-denied-${i}">The agent cannot act for you on this API: ${escape(r.denied)}.</p>`;
     const byScope = new Map(r.scopes.map((s) => [s.scope, s.description]));
     const leftOut = r.removed.length
       ? `<p class="muted">Left out:</p><ul id="agent-left-out-${i}">${r.removed.map((x) => `<li>${escape(x.scope)} <span class="muted">(${escape(LEFT_OUT[x.layer] ?? x.layer)})</span></li>`).join('')}</ul>`
@@ -326,24 +358,37 @@ function renderAgentConsent(
   return layout(
     `Allow an agent – ${o.tenantName}`,
     `${o.client?.logoUri ? `<img src="${escape(o.client.logoUri)}" alt="" width="64" height="64" id="client-logo">\n` : ''}<h1>${
-      denied.length ? `${escape(o.clientName)} cannot act for you` : `Allow the agent ${escape(o.clientName)} to act for you?`
+      denied.length
+        ? `${escape(o.clientName)} cannot act for you`
+        : `Allow the agent ${escape(o.clientName)} to act for you?`
     }</h1>
 <p id="agent-identity"><strong>${escape(o.clientName)}</strong> is the automated agent <strong>${escape(a.identifier)}</strong>, of type <strong>${escape(a.type)}</strong>${model}, operated by <strong>${escape(a.operator)}</strong>. It acts as you, and every access it gets is recorded.</p>
 ${identity(o.client)}<h2>Your information</h2>${list(
-      [...o.scopes.map((s) => item(s)), ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`)],
+      [
+        ...o.scopes.map((s) => item(s)),
+        ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`),
+      ],
       'No additional permissions.',
     )}
 ${a.apis.length ? a.apis.map(api).join('\n') : '<p class="muted" id="agent-no-api">It asks for no access to an API.</p>'}
 <p id="agent-no-refresh"><strong>No refresh:</strong> the agent must ask again after its access expires. While this consent is remembered it may do so without showing you this page, for these permissions only.</p>
 <p id="agent-revoke"><strong>You can end this at any time:</strong> ${
-      o.ledgerUrl ? `on <a href="${escape(o.ledgerUrl)}">your agents page</a> you can revoke this agent's access or block it for yourself, which ends its access at once; ` : ''
+      o.ledgerUrl
+        ? `on <a href="${escape(o.ledgerUrl)}">your agents page</a> you can revoke this agent's access or block it for yourself, which ends its access at once; `
+        : ''
     }an administrator of ${escape(o.tenantName)} can also disable this agent or change its delegation policy.</p>
 ${actions}`,
     { tenantName: o.tenantName },
   );
 }
 
-export function renderDeviceInputPage(o: { action: string; xsrf: string; tenantName: string; error?: string; code?: string }): string {
+export function renderDeviceInputPage(o: {
+  action: string;
+  xsrf: string;
+  tenantName: string;
+  error?: string;
+  code?: string;
+}): string {
   const describedBy = o.error ? 'code-help form-error' : 'code-help';
   return layout(
     `Connect a device – ${o.tenantName}`,
@@ -360,7 +405,13 @@ ${errorBox(o.error)}
   );
 }
 
-export function renderDeviceConfirmPage(o: { action: string; xsrf: string; userCode: string; clientName: string; tenantName: string }): string {
+export function renderDeviceConfirmPage(o: {
+  action: string;
+  xsrf: string;
+  userCode: string;
+  clientName: string;
+  tenantName: string;
+}): string {
   const hidden = `<input type="hidden" name="xsrf" value="${escape(o.xsrf)}"><input type="hidden" name="user_code" value="${escape(o.userCode)}">`;
   return layout(
     `Confirm device – ${o.tenantName}`,

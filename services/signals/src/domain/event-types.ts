@@ -48,8 +48,12 @@ export function revocationSubject(entry: RevocationEntry, issuer: string): Subje
     format: 'complex',
     tenant: { format: 'opaque', id: String(entry.tenantId) },
     ...(entry.subject !== undefined ? { user: { format: 'iss_sub', iss: issuer, sub: entry.subject } } : {}),
-    ...(entry.clientNumericId !== undefined ? { application: { format: 'opaque', id: String(entry.clientNumericId) } } : {}),
-    ...(entry.nheIdentifier !== undefined ? { nhe: { format: 'iss_sub', iss: issuer, sub: `nhe:${entry.nheIdentifier}` } } : {}),
+    ...(entry.clientNumericId !== undefined
+      ? { application: { format: 'opaque', id: String(entry.clientNumericId) } }
+      : {}),
+    ...(entry.nheIdentifier !== undefined
+      ? { nhe: { format: 'iss_sub', iss: issuer, sub: `nhe:${entry.nheIdentifier}` } }
+      : {}),
     ...(entry.jti !== undefined ? { token: { format: 'jwt_id', iss: issuer, jti: entry.jti } } : {}),
   };
 }
@@ -116,7 +120,11 @@ export function sessionRevokedEvent(entry: RevocationEntry): Record<string, unkn
 }
 
 /** The claims (without iss, aud, iat, jti) of the SET of one event type for an entry. */
-export function revocationSetClaims(entry: RevocationEntry, issuer: string, type: RevocationEventType): { sub_id: SubjectIdentifier; txn: string; events: Record<string, unknown> } {
+export function revocationSetClaims(
+  entry: RevocationEntry,
+  issuer: string,
+  type: RevocationEventType,
+): { sub_id: SubjectIdentifier; txn: string; events: Record<string, unknown> } {
   const event = type === CAEP_SESSION_REVOKED ? sessionRevokedEvent(entry) : nheRevocationEvent(entry);
   return { sub_id: revocationSubject(entry, issuer), txn: entry.id, events: { [type]: event } };
 }

@@ -49,7 +49,12 @@ const deliverySchema = z.discriminatedUnion('method', [
     .object({
       method: z.literal(DELIVERY_PUSH),
       endpoint_url: z.string().min(1).max(2048),
-      authorization_header: z.string().min(1).max(4096).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII').optional(),
+      authorization_header: z
+        .string()
+        .min(1)
+        .max(4096)
+        .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII')
+        .optional(),
     })
     .strict(),
   z
@@ -72,10 +77,16 @@ export const streamInputSchema = z
 export type StreamInput = z.infer<typeof streamInputSchema>;
 
 export const statusInputSchema = z
-  .object({ stream_id: z.string().min(1).max(64), status: z.enum(STREAM_STATUSES), reason: z.string().max(500).optional() })
+  .object({
+    stream_id: z.string().min(1).max(64),
+    status: z.enum(STREAM_STATUSES),
+    reason: z.string().max(500).optional(),
+  })
   .strict();
 
-export const verificationInputSchema = z.object({ stream_id: z.string().min(1).max(64), state: z.string().max(1024).optional() }).strict();
+export const verificationInputSchema = z
+  .object({ stream_id: z.string().min(1).max(64), state: z.string().max(1024).optional() })
+  .strict();
 
 /** events_delivered: the requested types the transmitter supports (all of them when none are requested). */
 export function eventsDelivered(requested: readonly string[] | undefined): string[] {

@@ -30,12 +30,19 @@ const CHALLENGE = { realm: 'ssf', dpopAlgorithms: DPOP_ALGORITHMS };
 
 /** Answers a refusal as RFC 6750 / RFC 9449 say: the status, the challenge, and the error body (none without a token). */
 function refuse(res: Response, err: ResourceServerError): void {
-  res.status(err.status).set({ ...err.headers(CHALLENGE), 'Cache-Control': 'no-store' }).json(err.toJSON());
+  res
+    .status(err.status)
+    .set({ ...err.headers(CHALLENGE), 'Cache-Control': 'no-store' })
+    .json(err.toJSON());
 }
 
 export function authenticateReceiver(deps: ReceiverAuthDeps): RequestHandler {
   const fallback = memoryReplayStore();
-  const replayStore = deps.replayStore ?? ((tenantId: number) => ({ remember: (key: string, expiresAt: Date) => fallback.remember(`${tenantId}:${key}`, expiresAt) }));
+  const replayStore =
+    deps.replayStore ??
+    ((tenantId: number) => ({
+      remember: (key: string, expiresAt: Date) => fallback.remember(`${tenantId}:${key}`, expiresAt),
+    }));
   // One key resolver per key set the lookup returns (the lookup caches, so keys are imported once per refresh).
   const keySets = new WeakMap<JSONWebKeySet, JWTVerifyGetKey>();
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -57,20 +64,41 @@ export function authenticateReceiver(deps: ReceiverAuthDeps): RequestHandler {
           audience: SSF_AUDIENCE,
           typ: 'at+jwt',
           algorithms: ['ES256', 'RS256'],
-          dpop: { proof: req.headersDistinct?.dpop ?? req.get('dpop'), htm: req.method, htu: `${deps.publicBaseUrl}${req.originalUrl}`, algorithms: DPOP_ALGORITHMS },
+          dpop: {
+            proof: req.headersDistinct?.dpop ?? req.get('dpop'),
+            htm: req.method,
+            htu: `${deps.publicBaseUrl}${req.originalUrl}`,
+            algorithms: DPOP_ALGORITHMS,
+          },
           replay: replayStore(tenantId),
         }));
       } catch (err) {
         if (err instanceof ResourceServerError) return refuse(res, err);
         throw err;
       }
-      if (payload[CLAIM_NHE_DELEGATION] === true) return refuse(res, new ResourceServerError('invalid_token', 'claim_invalid', 'delegated tokens cannot manage streams'));
+      if (payload[CLAIM_NHE_DELEGATION] === true)
+        return refuse(
+          res,
+          new ResourceServerError('invalid_token', 'claim_invalid', 'delegated tokens cannot manage streams'),
+        );
       const scopes = new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []);
       if (!scopes.has(SSF_MANAGE_SCOPE)) {
-        return refuse(res, new ResourceServerError('insufficient_scope', 'insufficient_scope', `the access token needs the scope ${SSF_MANAGE_SCOPE}`, { scope: [SSF_MANAGE_SCOPE] }));
+        return refuse(
+          res,
+          new ResourceServerError(
+            'insufficient_scope',
+            'insufficient_scope',
+            `the access token needs the scope ${SSF_MANAGE_SCOPE}`,
+            { scope: [SSF_MANAGE_SCOPE] },
+          ),
+        );
       }
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-      if (!clientId) return refuse(res, new ResourceServerError('invalid_token', 'claim_invalid', 'the access token names no client_id'));
+      if (!clientId)
+        return refuse(
+          res,
+          new ResourceServerError('invalid_token', 'claim_invalid', 'the access token names no client_id'),
+        );
       (req as unknown as { receiver: Receiver }).receiver = { tenantId, clientId };
       next();
     } catch (err) {

@@ -52,13 +52,20 @@ const notFound = () => new OAuthError('not_found', 'stream not found', 404);
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value ?? {});
-  if (!result.success) throw invalid(result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ').slice(0, 500));
+  if (!result.success)
+    throw invalid(
+      result.error.issues
+        .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+        .join('; ')
+        .slice(0, 500),
+    );
   return result.data;
 }
 
-const wrap = (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
-  fn(req, res).catch(next);
-};
+const wrap =
+  (fn: (req: Request, res: Response) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) => {
+    fn(req, res).catch(next);
+  };
 
 /** The alias the request came in on, kept in the URLs the answer names. */
 const aliasOf = (req: Request) => (req.originalUrl.startsWith('/_api/') ? '/_api' : '');
@@ -67,7 +74,10 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
   const router = Router();
   const issuer = (tenantId: number) => `${deps.publicBaseUrl}/auth/${tenantId}`;
   const base = (req: Request, tenantId: number) => `${deps.publicBaseUrl}${aliasOf(req)}/auth/${tenantId}`;
-  const urls = (req: Request, tenantId: number) => ({ issuer: issuer(tenantId), pollUrl: (id: string) => `${base(req, tenantId)}/ssf/poll/${id}` });
+  const urls = (req: Request, tenantId: number) => ({
+    issuer: issuer(tenantId),
+    pollUrl: (id: string) => `${base(req, tenantId)}/ssf/poll/${id}`,
+  });
 
   const tenantParam = (req: Request): number => {
     const raw = String(req.params.tenantId ?? '');
@@ -92,8 +102,14 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       events_supported: [...EVENTS_SUPPORTED],
     });
   });
-  router.get(['/.well-known/ssf-configuration/auth/:tenantId', '/_api/.well-known/ssf-configuration/auth/:tenantId'], metadata);
-  router.get(['/auth/:tenantId/.well-known/ssf-configuration', '/_api/auth/:tenantId/.well-known/ssf-configuration'], metadata);
+  router.get(
+    ['/.well-known/ssf-configuration/auth/:tenantId', '/_api/.well-known/ssf-configuration/auth/:tenantId'],
+    metadata,
+  );
+  router.get(
+    ['/auth/:tenantId/.well-known/ssf-configuration', '/_api/auth/:tenantId/.well-known/ssf-configuration'],
+    metadata,
+  );
 
   const api = Router({ mergeParams: true });
   api.use((req, _res, next) => {
@@ -125,11 +141,16 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       if (err instanceof OutboundUrlError) throw invalid(`delivery.endpoint_url: ${err.message}`);
       throw err;
     }
-    return { method: DELIVERY_PUSH, endpointUrl: input.endpoint_url, ...(input.authorization_header ? { authorizationHeader: input.authorization_header } : {}) };
+    return {
+      method: DELIVERY_PUSH,
+      endpointUrl: input.endpoint_url,
+      ...(input.authorization_header ? { authorizationHeader: input.authorization_header } : {}),
+    };
   };
 
   /** New events for a stream that (re)starts holding them: every kill-switch entry still in force. */
-  const backfill = (stream: StreamRecord) => reconcile({ ...deps.fanOut, store: deps.store }, stream.tenantId, stream._id);
+  const backfill = (stream: StreamRecord) =>
+    reconcile({ ...deps.fanOut, store: deps.store }, stream.tenantId, stream._id);
 
   api.post(
     '/streams',
@@ -156,7 +177,10 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       };
       await deps.c.streams.insertOne(stream);
       await backfill(stream);
-      res.status(201).set('Cache-Control', 'no-store').json(streamJson(stream, urls(req, tenantId)));
+      res
+        .status(201)
+        .set('Cache-Control', 'no-store')
+        .json(streamJson(stream, urls(req, tenantId)));
     }),
   );
 
@@ -189,7 +213,11 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       if (input.description !== undefined) set.description = input.description;
       else if (replace) unset.description = '';
       if (set.delivery) Object.assign(unset, { pushRetryAt: '', pushFailures: '' });
-      const updated = await deps.c.streams.findOneAndUpdate({ _id: stream._id }, { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) }, { returnDocument: 'after' });
+      const updated = await deps.c.streams.findOneAndUpdate(
+        { _id: stream._id },
+        { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+        { returnDocument: 'after' },
+      );
       if (!updated) throw notFound();
       // Newly requested event types get the entries still in force.
       await backfill(updated);
@@ -212,7 +240,9 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
     '/status',
     wrap(async (req, res) => {
       const stream = await ownStream(req, req.query.stream_id);
-      res.set('Cache-Control', 'no-store').json({ stream_id: stream._id, status: stream.status, ...(stream.reason ? { reason: stream.reason } : {}) });
+      res
+        .set('Cache-Control', 'no-store')
+        .json({ stream_id: stream._id, status: stream.status, ...(stream.reason ? { reason: stream.reason } : {}) });
     }),
   );
 
@@ -223,13 +253,19 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       const stream = await ownStream(req, input.stream_id);
       await deps.c.streams.updateOne(
         { _id: stream._id },
-        { $set: { status: input.status, updatedAt: new Date(), ...(input.reason ? { reason: input.reason } : {}) }, ...(input.reason ? {} : { $unset: { reason: '' } }) },
+        {
+          $set: { status: input.status, updatedAt: new Date(), ...(input.reason ? { reason: input.reason } : {}) },
+          ...(input.reason ? {} : { $unset: { reason: '' } }),
+        },
       );
       // Disabled: the transmitter holds nothing (SSF 1.0 section 8.1.2); acknowledged rows stay as tombstones.
       if (input.status === 'disabled') await deps.c.events.deleteMany({ streamId: stream._id, state: 'pending' });
-      if (input.status !== 'disabled' && stream.status === 'disabled') await backfill({ ...stream, status: input.status });
+      if (input.status !== 'disabled' && stream.status === 'disabled')
+        await backfill({ ...stream, status: input.status });
       if (input.status === 'enabled') deps.fanOut.notify?.([stream._id]);
-      res.set('Cache-Control', 'no-store').json({ stream_id: stream._id, status: input.status, ...(input.reason ? { reason: input.reason } : {}) });
+      res
+        .set('Cache-Control', 'no-store')
+        .json({ stream_id: stream._id, status: input.status, ...(input.reason ? { reason: input.reason } : {}) });
     }),
   );
 
@@ -243,12 +279,19 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
       const earliest = new Date(now - MIN_VERIFICATION_INTERVAL_SECONDS * 1000);
       // Conditional update: two requests at once cannot both pass the interval.
       const claimed = await deps.c.streams.findOneAndUpdate(
-        { _id: stream._id, $or: [{ lastVerificationAt: { $exists: false } }, { lastVerificationAt: { $lte: earliest } }] },
+        {
+          _id: stream._id,
+          $or: [{ lastVerificationAt: { $exists: false } }, { lastVerificationAt: { $lte: earliest } }],
+        },
         { $set: { lastVerificationAt: new Date(now) } },
       );
       if (!claimed) {
         res.set('Retry-After', String(MIN_VERIFICATION_INTERVAL_SECONDS));
-        throw new OAuthError('invalid_request', `at most one verification every ${MIN_VERIFICATION_INTERVAL_SECONDS} seconds`, 429);
+        throw new OAuthError(
+          'invalid_request',
+          `at most one verification every ${MIN_VERIFICATION_INTERVAL_SECONDS} seconds`,
+          429,
+        );
       }
       await writeVerification(deps.fanOut, stream, input.state);
       res.status(204).end();
@@ -259,8 +302,14 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
     '/poll/:streamId',
     wrap(async (req, res) => {
       const stream = await ownStream(req, req.params.streamId);
-      if (stream.delivery.method !== DELIVERY_POLL) throw new OAuthError('invalid_request', 'this stream is delivered by push', 400);
-      const answer = await pollStream({ c: deps.c, waiters: deps.waiters, maxEvents: deps.pollMaxEvents, waitMs: deps.pollWaitMs }, stream, req.body, req.socket);
+      if (stream.delivery.method !== DELIVERY_POLL)
+        throw new OAuthError('invalid_request', 'this stream is delivered by push', 400);
+      const answer = await pollStream(
+        { c: deps.c, waiters: deps.waiters, maxEvents: deps.pollMaxEvents, waitMs: deps.pollWaitMs },
+        stream,
+        req.body,
+        req.socket,
+      );
       res.set('Cache-Control', 'no-store').json(answer);
     }),
   );

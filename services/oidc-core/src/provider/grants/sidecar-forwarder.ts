@@ -16,14 +16,35 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
  * Forwards token-exchange requests to the sidecar on loopback, authenticated with the shared secret. Plain
  * node:http with a keep-alive agent (cheaper per call than fetch on the hot path).
  */
-export function sidecarForwarder(url: string, secret: string, logger: Logger, timeoutMs = 10_000): TokenExchangeForwarder & { agentToken: AgentTokenForwarder } {
+export function sidecarForwarder(
+  url: string,
+  secret: string,
+  logger: Logger,
+  timeoutMs = 10_000,
+): TokenExchangeForwarder & { agentToken: AgentTokenForwarder } {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
-  const exchange = sidecarCall<Parameters<TokenExchangeForwarder>[0]>(url, '/internal/token-exchange', secret, logger, agent, timeoutMs);
+  const exchange = sidecarCall<Parameters<TokenExchangeForwarder>[0]>(
+    url,
+    '/internal/token-exchange',
+    secret,
+    logger,
+    agent,
+    timeoutMs,
+  );
   // The sidecar's second call (issue 17 section 3): an agent client's token, minted and audited like an exchange's.
-  return Object.assign(exchange, { agentToken: sidecarCall<ForwardedAgentToken>(url, '/internal/agent-token', secret, logger, agent, timeoutMs) });
+  return Object.assign(exchange, {
+    agentToken: sidecarCall<ForwardedAgentToken>(url, '/internal/agent-token', secret, logger, agent, timeoutMs),
+  });
 }
 
-function sidecarCall<T extends { tenantId: number }>(url: string, path: string, secret: string, logger: Logger, agent: Agent, timeoutMs: number): (forwarded: T) => Promise<TokenExchangeResponse> {
+function sidecarCall<T extends { tenantId: number }>(
+  url: string,
+  path: string,
+  secret: string,
+  logger: Logger,
+  agent: Agent,
+  timeoutMs: number,
+): (forwarded: T) => Promise<TokenExchangeResponse> {
   const endpoint = new URL(`${url.replace(/\/+$/, '')}${path}`);
   if (endpoint.protocol !== 'http:') throw new Error('SIDECAR_URL must be an http:// loopback URL');
   return (forwarded) =>

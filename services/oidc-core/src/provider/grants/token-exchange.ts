@@ -52,7 +52,8 @@ export function registerTokenExchange(
     // A client configured to require DPoP (dpop_bound_access_tokens) gets no unbound token from this grant either;
     // the provider checks that only in its built-in grants.
     // A FAPI 2.0 tenant's clients are all DPoP-bound (provider/fapi2.ts); said again here, since this grant is ours.
-    if (!proof && (client.dpopBoundAccessTokens || options.fapi2)) throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
+    if (!proof && (client.dpopBoundAccessTokens || options.fapi2))
+      throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
     if (proof && options.fapi2 && !(FAPI2_SIGNING_ALGS as readonly string[]).includes(proofAlgorithm(proof) ?? '')) {
       throw new errors.InvalidDpopProof(`DPoP proof must be signed with ${FAPI2_SIGNING_ALGS.join(', ')} (FAPI 2.0)`);
     }
