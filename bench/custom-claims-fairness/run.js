@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Fairness of the customizeUserInfoClaims sandbox across tenants (issue 22 §3). One real oidc-core (the whole
+ * Fairness of the customizeUserInfoClaims sandbox across tenants: one tenant's script must not slow another's. One real oidc-core (the whole
  * topology as processes, FerretDB, NATS). Tenant A's client has the script `while (true) {}`; tenant B's client a
  * working script. B's users call UserInfo one after the other (`--b-connections` loops), and every answer is checked
  * for B's custom_claims. In the same run:

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Memory under a long run of token exchanges (issue 26: "the RSS of each process after a million exchanges is within
+ * Memory under a long run of token exchanges (the target: "the RSS of each process after a million exchanges is within
  * 10% of its RSS after the first hundred thousand; every cache bounded"):
  *
  *   npx tsc -b tsconfig.build.json

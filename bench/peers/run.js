@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Keycloak and this product side by side in one run (issue 26): client credentials and token exchange at 1 and 32
+ * Keycloak and this product side by side in one run: client credentials and token exchange at 1 and 32
  * connections, one product after the other, with the same load generator (autocannon in this process), the same
  * pinning (the server under test on one CPU, every one of its processes and threads; the load generator on another)
  * and the same durations (a JIT warm-up per grant, then 2 s not counted and `--duration` s measured per point). Prints

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * FerretDB's CPU per point read by `_id` (issue 26 §2): the read the sidecar makes for every exchange (the subject
+ * FerretDB's CPU per point read by `_id`: the read the sidecar makes for every exchange (the subject
  * token's grant in `oidc_payloads`, libs/db's schema and indexes), with the driver's findOne and with mongoose's
  * findById + lean as the sidecar does, over collections of 1,000 and 20,000 documents. CPU from /proc
  * (bench/common.js cpuTimes: FerretDB, and this process as the client). Not part of any test.

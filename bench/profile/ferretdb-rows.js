@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * FerretDB's CPU per inserted audit-like row (issue 26 §2): `insertMany` batches of 1, 20 and 200 rows of about the
+ * FerretDB's CPU per inserted audit-like row (where the exchange's audit write spends its CPU): `insertMany` batches of 1, 20 and 200 rows of about the
  * audit row's shape, `w: majority`, into a collection with no secondary index and into one with the token audit's
  * nine (unique jti, unique sparse chainKey, the five listing indexes, tenantId+seq; libs/db tokenAuditSchema).
  * CPU from FerretDB's /proc/<pid>/stat. Not part of any test.

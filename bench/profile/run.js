@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Profiles every process on the token-exchange path under bench/peers' load (issue 26 §2):
+ * Profiles every process on the token-exchange path under bench/peers' load, to show where the CPU goes:
  *
  *   npx tsc -b tsconfig.build.json
  *   node bench/profile/run.js [--warmup 10] [--duration 10] [--connections 32] [--profile on|off] [--interval 1000]
@@ -76,7 +76,8 @@ function threadTimes(/** @type {number | undefined} */ pid) {
   /** @type {Record<string, number>} */
   const out = {};
   if (!pid) return out;
-  let tids = [];
+  /** @type {string[]} */
+  let tids;
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * @idp/resource-server's createVerifier against raw jose jwtVerify (issue 16), in one process and one run.
+ * @idp/resource-server's createVerifier against raw jose jwtVerify, in one process and one run.
  *
  * Both verify the same valid NHE delegation token (ES256, the claims of the token exchange, ~900 characters):
  *   - raw:     jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience, typ: 'at+jwt', algorithms: ['ES256'] })

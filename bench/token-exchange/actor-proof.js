@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The NHE token exchange with the actor proven (issue 19: actor_token_type urn:ietf:params:oauth:token-type:jwt,
+ * The NHE token exchange with the actor proven (actor_token_type urn:ietf:params:oauth:token-type:jwt,
  * signed by the NHE's registered ES256 key) next to the spec's exchange (actor_token_type nhe-id) in the same run,
  * through oidc-core + the sidecar as processes (the whole topology, audit-writer consuming): req/s, p50/p99, the CPU
  * milliseconds per request of each process, and the ratio proof / plain. Every proven request carries a fresh actor

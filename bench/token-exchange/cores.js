@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The exchange pipeline with each process on its own core, against the express+jose ceiling on a core of its own,
- * in one run (issue 26: "p99 at 32 connections at most 1.5x the ceiling's, throughput at least 0.8 of it, with each
+ * in one run (the target: "p99 at 32 connections at most 1.5x the ceiling's, throughput at least 0.8 of it, with each
  * process on its own core"). Needs 8 CPUs or more; on fewer it still runs (CPUs are reused, modulo their count)
  * and says that its figures are not the layout's.
  *
@@ -38,7 +38,7 @@ const LAYOUT = {
   ferretdb: 6,
   idle: 7,
 };
-/** The issue's targets at 32 connections, each process on its own core. */
+/** The targets at 32 connections, each process on its own core. */
 const TARGET = { throughput: 0.8, p99: 1.5 };
 
 /** @param {number | undefined} pid @param {number | string} cpu */

@@ -4,7 +4,7 @@
  * processes exactly as in a pod: client authentication in oidc-core, forward over loopback, subject-token
  * verification, facts from MongoDB, decision, ES256 signing, audit event published to JetStream and acked, with the
  * audit-writer consuming), at 1 and 32 connections, next to an express+jose "sign and respond" ceiling
- * (ceiling.js) measured in the same run, and the ratio. Targets (issue 5): ratio >= 0.5, p99 < 25 ms at 32.
+ * (ceiling.js) measured in the same run, and the ratio. Targets: ratio >= 0.5, p99 < 25 ms at 32.
  *
  *   npx tsc -b tsconfig.build.json && node bench/token-exchange/run.js [--duration 10] [--connections 1,32] [--writer off]
  *     [--only sidecar] [--stages off] [--stage-rounds 3] [--env TENANT_MAX_IN_FLIGHT=4,...]

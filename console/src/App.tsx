@@ -44,7 +44,8 @@ export function App() {
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
-    (async () => {
+    // Never rejects: every failure is caught below and shown as the sign-in error.
+    void (async () => {
       try {
         const c = await loadConfig();
         setConfig(c);

@@ -24,7 +24,7 @@ export interface BannerInput {
   mcp?: { lines: string[]; steps: DemoStep[] };
 }
 
-/** One line on what a first run prints that is expected (issue 18): nothing on Node 22 or later. */
+/** One line on what a first run prints that is expected, so a newcomer does not take it for a fault: nothing on Node 22 or later. */
 export function runtimeNote(nodeVersion: string | undefined): string[] {
   const major = Number(nodeVersion?.split('.')[0]);
   if (!Number.isFinite(major) || major >= 22) return [];

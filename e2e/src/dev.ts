@@ -27,15 +27,18 @@ async function main(): Promise<void> {
   const config = readDevConfig(process.env, repoRoot());
   const certificate = config.tls.kind === 'none' ? undefined : await routerCertificate(config.tls);
   const ha = config.topology === 'ha';
-  // What is running, stopped in the reverse order of its start (sample APIs, services, then the store and NATS).
-  let infra: LocalInfra | undefined;
-  let topology: Awaited<ReturnType<typeof startTopology>> | Awaited<ReturnType<typeof startHaTopology>> | undefined;
-  let mcpDemo: McpDemo | undefined;
+  // What is running, stopped in the reverse order of its start (sample APIs, services, then the store and NATS);
+  // each is set once it has started, so a signal during start-up stops only what has.
+  const running: {
+    infra?: LocalInfra;
+    topology?: Awaited<ReturnType<typeof startTopology>> | Awaited<ReturnType<typeof startHaTopology>>;
+    mcpDemo?: McpDemo;
+  } = {};
   let stopping = false;
   const stopAll = async () => {
-    await mcpDemo?.stop();
-    await topology?.stop();
-    await infra?.stop();
+    await running.mcpDemo?.stop();
+    await running.topology?.stop();
+    await running.infra?.stop();
   };
   // Handled from the start: what we start is out of the terminal's process group, so a signal that killed us would
   // leave it running. A signal during start-up stops what has started (anything starting then is killed as we
@@ -49,7 +52,11 @@ async function main(): Promise<void> {
     });
   }
 
-  infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, { natsCluster: ha, ownProcessGroup: true });
+  const infra = await startLocalInfra(`idp_demo_${Date.now()}`, process.env, {
+    natsCluster: ha,
+    ownProcessGroup: true,
+  });
+  running.infra = infra;
   const mongoUri = infra.mongoUri;
   const natsUrl = infra.natsUrl;
   const common = {
@@ -71,10 +78,10 @@ async function main(): Promise<void> {
           tls: certificate && { cert: certificate.cert, key: certificate.key },
         })
   ).catch(async (err: unknown) => {
-    await infra?.stop();
+    await infra.stop();
     throw err;
   });
-  topology = started;
+  running.topology = started;
 
   const db = await connectDatabase(mongoUri, createLogger({ service: 'dev', level: 'silent' }));
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey(started.secrets.keyEncryptionKey));
@@ -85,13 +92,14 @@ async function main(): Promise<void> {
     postLogoutRedirectUri: DEMO_POST_LOGOUT_REDIRECT_URI,
   });
   const consoleAdmin = await ensureConsoleAdmin(db.models, started.systemTenantId);
-  mcpDemo = await startMcpDemo({
+  const mcpDemo = await startMcpDemo({
     models: db.models,
     demo,
     baseUrl: started.baseUrl,
     clientSecretPepper: started.secrets.clientSecretPepper,
     caFile: certificate?.generated ? certificate.trustFile : undefined,
   });
+  running.mcpDemo = mcpDemo;
   await db.close();
 
   const listenHost = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;

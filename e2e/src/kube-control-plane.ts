@@ -40,7 +40,7 @@ export function assertKubeTools(): void {
   }
 }
 
-export interface KubeResponse<T = any> {
+export interface KubeResponse<T = unknown> {
   status: number;
   body: T;
 }
@@ -60,7 +60,7 @@ export interface KubeControlPlane {
   /** Kubernetes version the API server reports (e.g. v1.37.2). */
   version: string;
   /** A raw API call: JSON in, JSON out; token defaults to the admin token. Never throws on an HTTP status. */
-  api<T = any>(
+  api<T = unknown>(
     method: string,
     path: string,
     body?: unknown,
@@ -108,7 +108,8 @@ function httpGet(url: string): Promise<number> {
   });
 }
 
-function apiCall(
+/** T: the JSON the caller expects the API server to answer with (the body is not checked against it). */
+function apiCall<T = unknown>(
   server: string,
   ca: string | undefined,
   token: string,
@@ -116,7 +117,7 @@ function apiCall(
   path: string,
   body?: unknown,
   contentType?: string,
-): Promise<KubeResponse> {
+): Promise<KubeResponse<T>> {
   return new Promise((res, rej) => {
     const data = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const req = request(
@@ -143,7 +144,7 @@ function apiCall(
           } catch {
             /* plain text (readyz) */
           }
-          res({ status: r.statusCode ?? 0, body: parsed });
+          res({ status: r.statusCode ?? 0, body: parsed as T });
         });
       },
     );
@@ -282,7 +283,7 @@ export async function startKubeControlPlane(opts: StartOptions = {}): Promise<Ku
     });
     const caPath = join(certDir, 'apiserver.crt');
     const ca = readFileSync(caPath, 'utf8');
-    const version = (await apiCall(server, ca, adminToken, 'GET', '/version')).body.gitVersion as string;
+    const version = (await apiCall<{ gitVersion: string }>(server, ca, adminToken, 'GET', '/version')).body.gitVersion;
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(
       kubeconfigPath,
@@ -350,7 +351,8 @@ export async function startKubeControlPlane(opts: StartOptions = {}): Promise<Ku
       adminToken,
       dir,
       version,
-      api: (method, path, body, o) => apiCall(server, ca, o?.token ?? adminToken, method, path, body, o?.contentType),
+      api: <T>(method: string, path: string, body?: unknown, o?: { token?: string; contentType?: string }) =>
+        apiCall<T>(server, ca, o?.token ?? adminToken, method, path, body, o?.contentType),
       stop: async () => {
         if (stopped) return;
         stopped = true;
@@ -364,7 +366,7 @@ export async function startKubeControlPlane(opts: StartOptions = {}): Promise<Ku
 }
 
 /** Resource names (plural) of the kinds the chart and the tests use, by apiVersion/kind. */
-const RESOURCES: Record<string, { plural: string; namespaced: boolean }> = {
+const RESOURCES: Partial<Record<string, { plural: string; namespaced: boolean }>> = {
   'v1/Namespace': { plural: 'namespaces', namespaced: false },
   'v1/Pod': { plural: 'pods', namespaced: true },
   'v1/Secret': { plural: 'secrets', namespaced: true },

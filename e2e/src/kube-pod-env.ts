@@ -9,6 +9,117 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KubeControlPlane } from './kube-control-plane';
 
+interface KeyToPath {
+  key: string;
+  path: string;
+}
+interface SourceRef {
+  name: string;
+  optional?: boolean;
+}
+interface KeySelector extends SourceRef {
+  key: string;
+}
+interface DownwardItem {
+  path: string;
+  fieldRef: { fieldPath: string };
+}
+interface StoredVolume {
+  name: string;
+  secret?: { secretName: string; optional?: boolean; items?: KeyToPath[] };
+  configMap?: SourceRef & { items?: KeyToPath[] };
+  projected?: {
+    sources?: Array<{
+      secret?: SourceRef & { items?: KeyToPath[] };
+      configMap?: SourceRef & { items?: KeyToPath[] };
+      serviceAccountToken?: { audience?: string; expirationSeconds?: number; path: string };
+      downwardAPI?: { items?: DownwardItem[] };
+    }>;
+  };
+  downwardAPI?: { items?: DownwardItem[] };
+  emptyDir?: object;
+}
+interface StoredContainer {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  volumeMounts?: Array<{ name: string; mountPath: string; subPath?: string }>;
+  envFrom?: Array<
+    { prefix?: string } & (
+      { secretRef: SourceRef; configMapRef?: never } | { secretRef?: never; configMapRef: SourceRef }
+    )
+  >;
+  env?: Array<{
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: KeySelector; configMapKeyRef?: KeySelector; fieldRef?: { fieldPath: string } };
+  }>;
+}
+
+/**
+ * The parts of a Pod that this resolver and the tests read, as the API server stores a Pod: name, namespace and uid
+ * set, every container with its image, each volume and env source of one of the kinds the API accepts, a status.
+ */
+export interface StoredPod {
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ kind: string; name: string }>;
+    deletionTimestamp?: string;
+  };
+  spec: {
+    serviceAccountName?: string;
+    nodeName?: string;
+    volumes?: StoredVolume[];
+    containers: StoredContainer[];
+  };
+  status: {
+    phase?: string;
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+  };
+}
+
+export type StoredPodSpec = StoredPod['spec'];
+
+/** A list the API server answers with. */
+export interface KubeList<T> {
+  items: T[];
+}
+
+/** What the tests read of a Deployment, CronJob or Job as the API server or `helm get hooks` gives it. */
+export interface StoredDeployment {
+  metadata: { name: string };
+  spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { spec: StoredPodSpec } };
+}
+export interface StoredJob {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    ownerReferences?: Array<{ kind: string; name: string; uid: string; controller?: boolean }>;
+  };
+  spec: { template: { spec: StoredPodSpec } };
+}
+export interface StoredCronJob {
+  metadata: {
+    name: string;
+    uid: string;
+    annotations?: Record<string, string>;
+    managedFields?: Array<{ manager: string }>;
+  };
+  spec: {
+    schedule: string;
+    suspend?: boolean;
+    successfulJobsHistoryLimit?: number;
+    jobTemplate: { metadata?: { labels?: Record<string, string> }; spec: StoredJob['spec'] };
+  };
+}
+
 export interface ResolvedContainer {
   name: string;
   image: string;
@@ -23,16 +134,20 @@ export interface ResolvedContainer {
 }
 
 /** Kubernetes' $(VAR) expansion: $(NAME) of a variable defined earlier; $$ is a literal $; anything else stays. */
-export function expandEnv(value: string, env: Record<string, string>): string {
+export function expandEnv(value: string, env: Partial<Record<string, string>>): string {
   return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, name: string | undefined) => {
     if (m === '$$') return '$';
-    return name !== undefined && env[name] !== undefined ? env[name] : m;
+    return (name === undefined ? undefined : env[name]) ?? m;
   });
 }
 
-export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root: string): Promise<ResolvedContainer[]> {
-  const ns = pod.metadata.namespace as string;
-  const cache = new Map<string, any>();
+export async function resolvePodContainers(
+  cp: KubeControlPlane,
+  pod: StoredPod,
+  root: string,
+): Promise<ResolvedContainer[]> {
+  const ns = pod.metadata.namespace;
+  const cache = new Map<string, Record<string, string> | undefined>();
   const read = async (
     kind: 'secrets' | 'configmaps',
     name: string,
@@ -40,7 +155,11 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
   ): Promise<Record<string, string> | undefined> => {
     const key = `${kind}/${name}`;
     if (!cache.has(key)) {
-      const res = await cp.api('GET', `/api/v1/namespaces/${ns}/${kind}/${name}`);
+      // A Secret's or ConfigMap's data (base64 in a Secret), or the API's Status with a message.
+      const res = await cp.api<{ data?: Record<string, string>; message?: string } | undefined>(
+        'GET',
+        `/api/v1/namespaces/${ns}/${kind}/${name}`,
+      );
       if (res.status === 404 && optional) cache.set(key, undefined);
       else if (res.status !== 200)
         throw new Error(`${pod.metadata.name}: ${kind} ${name}: ${res.status} ${res.body?.message ?? ''}`);
@@ -48,9 +167,8 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
         const o = res.body;
         const data: Record<string, string> = {};
         if (kind === 'secrets')
-          for (const [k, v] of Object.entries((o.data ?? {}) as Record<string, string>))
-            data[k] = Buffer.from(v, 'base64').toString('utf8');
-        else Object.assign(data, o.data ?? {});
+          for (const [k, v] of Object.entries(o?.data ?? {})) data[k] = Buffer.from(v, 'base64').toString('utf8');
+        else Object.assign(data, o?.data ?? {});
         cache.set(key, data);
       }
     }
@@ -58,7 +176,7 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
   };
   const field = (path: string): string => {
     const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-    if (m) return pod.metadata[m[1]]?.[m[2]] ?? '';
+    if (m) return pod.metadata[m[1] as 'labels' | 'annotations']?.[m[2]] ?? '';
     switch (path) {
       case 'metadata.namespace':
         return ns;
@@ -80,7 +198,8 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
   let tokenCache: string | undefined;
   const token = async (audience?: string, expirationSeconds?: number): Promise<string> => {
     if (audience === undefined && tokenCache) return tokenCache;
-    const res = await cp.api(
+    // The TokenRequest with its token, or the API's Status with a message (or nothing).
+    const res = await cp.api<{ status?: { token: string }; message?: string } | undefined>(
       'POST',
       `/api/v1/namespaces/${ns}/serviceaccounts/${pod.spec.serviceAccountName ?? 'default'}/token`,
       {
@@ -95,17 +214,23 @@ export async function resolvePodContainers(cp: KubeControlPlane, pod: any, root:
     );
     if (res.status !== 201)
       throw new Error(`${pod.metadata.name}: TokenRequest: ${res.status} ${res.body?.message ?? ''}`);
-    if (audience === undefined) tokenCache = res.body.status.token;
-    return res.body.status.token;
+    const created = res.body as { status: { token: string } }; // a 201 answer is the TokenRequest, token included
+    if (audience === undefined) tokenCache = created.status.token;
+    return created.status.token;
   };
 
   // Volumes, each written into a directory of its own.
   const volumes = new Map<string, { dir: string; token?: string }>();
-  const writeItems = (dir: string, data: Record<string, string>, items?: Array<{ key: string; path: string }>) => {
+  const writeItems = (
+    dir: string,
+    data: Partial<Record<string, string>>,
+    items?: Array<{ key: string; path: string }>,
+  ) => {
     for (const { key, path } of items ?? Object.keys(data).map((k) => ({ key: k, path: k }))) {
-      if (data[key] === undefined) throw new Error(`${pod.metadata.name}: key ${key} missing`);
+      const value = data[key];
+      if (value === undefined) throw new Error(`${pod.metadata.name}: key ${key} missing`);
       mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), data[key], { mode: 0o600 });
+      writeFileSync(join(dir, path), value, { mode: 0o600 });
     }
   };
   for (const v of pod.spec.volumes ?? []) {

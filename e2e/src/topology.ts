@@ -247,8 +247,8 @@ export async function startTopology(o: TopologyOptions): Promise<Topology> {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let output = '';
-        child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-        child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+        child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (output += d.toString()));
         child.on('exit', (code) => resolve({ code: code ?? 1, output }));
       }),
     stop,

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Keycloak as a benchmark peer (issue 26): the distribution and Java 21 runtime that `bash scripts/tools.sh keycloak`
+ * Keycloak as a benchmark peer: the distribution and Java 21 runtime that `bash scripts/tools.sh keycloak`
  * caches in .tools/keycloak, started in dev mode on loopback with standard token exchange v2, and a realm configured
  * through its admin REST API as `../shared/reference/performance-and-reliability.md` (A3) describes:
  *
@@ -55,14 +55,15 @@ function freePort() {
 function descendants(pid) {
   /** @type {number[]} */
   const out = [];
-  let tasks = [];
+  /** @type {string[]} */
+  let tasks;
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
     return out;
   }
   for (const tid of tasks) {
-    let children = '';
+    let children;
     try {
       children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
     } catch {

@@ -678,7 +678,7 @@ export interface paths {
         put?: never;
         /**
          * Create a delegation policy
-         * @description One policy per target (user, group, or another NHE that may hand on to this one) and NHE; the target must exist in the tenant. maxChainDepth lets a delegated token go further down a chain (issue 19): on the user's policy for the first NHE, and on each NHE -> NHE policy.
+         * @description One policy per target (user, group, or another NHE that may hand on to this one) and NHE; the target must exist in the tenant. maxChainDepth lets a delegated token go further down a chain: on the user's policy for the first NHE, and on each NHE -> NHE policy.
          *
          *     Requires the scope `auth.nhe.policies.create`.
          *
@@ -851,7 +851,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole delegation chain of a token (issue 19)
+         * The whole delegation chain of a token
          * @description From any issuance of a delegation chain (user -> NHE A -> NHE B ...): walks up the parentJti links to the first delegation token, then down to every token exchanged from it, at any depth. A token that was never handed on is a chain of one. Find a token's record with `?jti=` on the list.
          *
          *     Requires the scope `auth.nhe.audit.list`.
@@ -1528,7 +1528,7 @@ export interface components {
              * @enum {string}
              */
             actorAuth: "named" | "key" | "workload";
-            /** @description A delegation chain (issue 19): each hop from the user, with the policies that allow it */
+            /** @description A delegation chain: each hop from the user, with the policies that allow it */
             chain?: {
                 /** @description Actors in the new token's act chain */
                 depth: number;
@@ -1557,7 +1557,7 @@ export interface components {
                 [key: string]: number;
             };
         } | {
-            /** @description A delegation chain (issue 19): each hop from the user, with the policies that allow it */
+            /** @description A delegation chain: each hop from the user, with the policies that allow it */
             chain?: {
                 /** @description Actors in the new token's act chain */
                 depth: number;
@@ -1605,7 +1605,7 @@ export interface components {
             /** Format: date-time */
             evaluatedAt: string;
             /**
-             * @description agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token (issue 17)
+             * @description agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token
              * @enum {string}
              */
             flow: "token-exchange" | "agent-client";
@@ -1616,7 +1616,7 @@ export interface components {
                 clientId: string;
                 /** @description Space-separated scopes the user consented to the client for this resource (the subject token's scope). Caps a third-party client's delegation (layer consent); omitted, a third-party client has none. Ignored for first-party clients. */
                 consentedScope?: string;
-                /** @description Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user's token. The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops). */
+                /** @description Simulates handing a delegation token on to this NHE (a delegation chain) instead of a user's token. The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops). */
                 parent?: {
                     /** @description The NHE identifiers of the subject token's act chain, outermost (the NHE that hands on) first */
                     actors: string[];
@@ -1918,7 +1918,7 @@ export interface components {
                         visaLifetimeSeconds: number;
                     };
                 };
-                /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
+                /** @description Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
                 clientIdMetadataDocuments: {
                     allowedHosts: string[];
                     cacheMaxSeconds: number;
@@ -2009,7 +2009,7 @@ export interface components {
             jti: string;
             nheId: string;
             nheIdentifier: string;
-            /** @description Issue 19: the token was exchanged from this delegation token (a delegation chain) */
+            /** @description The token was exchanged from this delegation token (a delegation chain) */
             parentJti?: string;
             resourceServer: string;
             scopes: string[];
@@ -2709,7 +2709,7 @@ export interface operations {
                                 visaLifetimeSeconds?: number;
                             };
                         };
-                        /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
+                        /** @description Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
                         clientIdMetadataDocuments?: {
                             /** @description Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host */
                             allowedHosts?: string[];
@@ -3007,7 +3007,7 @@ export interface operations {
                                 visaLifetimeSeconds?: number;
                             };
                         };
-                        /** @description Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
+                        /** @description Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client_id that is an https URL is resolved by fetching that document (SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; token_endpoint_auth_method none, or private_key_jwt with jwks_uri; no secrets; RFC 8252 redirect URIs for native clients, https otherwise). Such a client is always a third party: consent page with the document's name and the URL's host, no delegation, no management or SSF tokens. Off by default; not available to the system tenant. */
                         clientIdMetadataDocuments?: {
                             /** @description Hosts documents may come from (exact names, or *.example.com for any name below example.com); empty: any public host */
                             allowedHosts?: string[];
@@ -5936,7 +5936,7 @@ export interface operations {
                     maxChainDepth?: number;
                     /** @description Seconds; at most settings.nhe.hardMaxTokenLifetime */
                     maxTokenLifetime?: number;
-                    /** @description Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one */
+                    /** @description Who may delegate to this NHE: a user, a group, or another NHE of the tenant (its id), which may then hand a delegated token on to this one */
                     target: {
                         id: string;
                         /** @enum {string} */
@@ -6201,7 +6201,7 @@ export interface operations {
                     maxChainDepth?: number | null;
                     /** @description null removes the policy lifetime */
                     maxTokenLifetime?: number | null;
-                    /** @description Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one */
+                    /** @description Who may delegate to this NHE: a user, a group, or another NHE of the tenant (its id), which may then hand a delegated token on to this one */
                     target?: {
                         id: string;
                         /** @enum {string} */
@@ -6322,7 +6322,7 @@ export interface operations {
                     clientId: string;
                     /** @description Space-separated scopes the user consented to the client for this resource (the subject token's scope). Caps a third-party client's delegation (layer consent); omitted, a third-party client has none. Ignored for first-party clients. */
                     consentedScope?: string;
-                    /** @description Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user's token. The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops). */
+                    /** @description Simulates handing a delegation token on to this NHE (a delegation chain) instead of a user's token. The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops). */
                     parent?: {
                         /** @description The NHE identifiers of the subject token's act chain, outermost (the NHE that hands on) first */
                         actors: string[];
@@ -6501,7 +6501,7 @@ export interface operations {
                 /** @description Registration id of the NHE */
                 nheId?: string;
                 nheIdentifier?: string;
-                /** @description Tokens exchanged from this token (issue 19 delegation chains) */
+                /** @description Tokens exchanged from this token (delegation chains) */
                 parentJti?: string;
                 resourceServer?: string;
                 /** @description issuedAt before (RFC 3339) */
@@ -6797,7 +6797,7 @@ export interface operations {
                 /** @description Registration id of the NHE */
                 nheId?: string;
                 nheIdentifier?: string;
-                /** @description Tokens exchanged from this token (issue 19 delegation chains) */
+                /** @description Tokens exchanged from this token (delegation chains) */
                 parentJti?: string;
                 resourceServer?: string;
                 /** @description issuedAt before (RFC 3339) */

@@ -1,5 +1,5 @@
 /**
- * The sample MCP server (issue 17): a Model Context Protocol server written with the official
+ * The sample MCP server: a Model Context Protocol server written with the official
  * @modelcontextprotocol/sdk (McpServer over the streamable HTTP transport, stateless) whose endpoint is protected by
  * @idp/resource-server only through its public entry points, as a customer would write it:
  * - RFC 9728 protected resource metadata (root and path-suffixed well-known URLs) naming the tenant's issuer;
@@ -91,12 +91,12 @@ function buildServer(): McpServer {
   server.registerTool(
     'whoami',
     { title: 'Who am I', description: 'The user this call acts for, and the agent acting for them, if any' },
-    async (extra) => {
+    (extra) => {
       const caller = callerFrom(extra.authInfo);
       return { content: [{ type: 'text', text: JSON.stringify(caller) }], structuredContent: { ...caller } };
     },
   );
-  server.registerTool('list_orders', { title: 'List orders', description: "The user's orders" }, async (extra) => {
+  server.registerTool('list_orders', { title: 'List orders', description: "The user's orders" }, (extra) => {
     const caller = callerFrom(extra.authInfo);
     const via = caller.delegated ? ` (through the agent ${(caller.agent as { id?: string } | null)?.id ?? '?'})` : '';
     return {
@@ -107,12 +107,12 @@ function buildServer(): McpServer {
   });
   // The two fixture tools of the MCP conformance suite's tools-call-simple-text and tools-call-error scenarios, so
   // that those scenarios check real answers through the protected endpoint (not an unknown-tool error).
-  server.registerTool('test_simple_text', { description: 'Conformance fixture: simple text' }, async () => ({
+  server.registerTool('test_simple_text', { description: 'Conformance fixture: simple text' }, () => ({
     content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
   }));
-  server.registerTool('test_error_handling', { description: 'Conformance fixture: always fails' }, async () => {
-    throw new Error('This tool intentionally returns an error for testing');
-  });
+  server.registerTool('test_error_handling', { description: 'Conformance fixture: always fails' }, () =>
+    Promise.reject(new Error('This tool intentionally returns an error for testing')),
+  );
   return server;
 }
 

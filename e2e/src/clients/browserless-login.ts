@@ -13,7 +13,7 @@ export class CookieJar {
   store(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
-      const eq = pair?.indexOf('=') ?? -1;
+      const eq = pair.indexOf('=');
       if (!pair || eq < 1) continue;
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1);

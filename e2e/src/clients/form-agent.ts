@@ -18,7 +18,11 @@ export interface ParsedForm {
 }
 
 const attr = (tag: string, name: string): string | undefined => {
-  const m = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
+  // One of the three alternatives matched: the other groups are undefined (the array's type does not say so).
+  const m: Array<string | undefined> | null = new RegExp(
+    `\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`,
+    'i',
+  ).exec(tag);
   return m ? decodeEntities(m[2] ?? m[3] ?? m[4] ?? '') : undefined;
 };
 
@@ -34,8 +38,8 @@ function decodeEntities(s: string): string {
 export function parseForms(html: string, pageUrl: string): ParsedForm[] {
   const forms: ParsedForm[] = [];
   for (const m of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
-    const open = m[1] ?? '';
-    const body = m[2] ?? '';
+    const open = m[1];
+    const body = m[2];
     const fields: Record<string, string> = {};
     const visible: string[] = [];
     for (const input of body.matchAll(/<input\b[^>]*>/gi)) {

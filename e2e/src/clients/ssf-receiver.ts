@@ -9,8 +9,8 @@ import { basicAuth } from './browserless-login';
 export interface SsfReceiver {
   clientId: string;
   token: string;
-  /** The tenant's /.well-known/ssf-configuration. */
-  config: Record<string, string>;
+  /** The tenant's /.well-known/ssf-configuration (the transmitter's JSON: any member may be absent). */
+  config: Partial<Record<string, string>>;
   /** Calls the management API as the tenant's admin. */
   manage: (method: string, path: string, body?: unknown) => Promise<Response>;
 }

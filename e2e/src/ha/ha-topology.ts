@@ -106,7 +106,6 @@ export interface HaTopology {
 /** The chart's stream hook job, run as the Job runs it (its script, NODE_PATH, its env), retried as backoffLimit does. */
 export async function createAuditStreamAsTheChartDoes(natsUrl: string, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
-  let last = '';
   for (;;) {
     const r = spawnSync(process.execPath, [join(repoRoot(), 'charts', 'idp', 'files', 'nats-stream.js')], {
       env: {
@@ -121,7 +120,7 @@ export async function createAuditStreamAsTheChartDoes(natsUrl: string, timeoutMs
       timeout: 30_000,
     });
     if (r.status === 0) return r.stdout.trim();
-    last = `${r.stderr}${r.stdout}`.trim();
+    const last = `${r.stderr}${r.stdout}`.trim();
     if (Date.now() > deadline) throw new Error(`audit stream not created within ${timeoutMs} ms: ${last}`);
     await new Promise((res) => setTimeout(res, 1000));
   }
@@ -272,8 +271,8 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let output = '';
-        child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-        child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+        child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (output += d.toString()));
         child.on('exit', (code) => resolve({ code: code ?? 1, output }));
       }),
     processes: () => [

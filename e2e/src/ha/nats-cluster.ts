@@ -242,13 +242,17 @@ export async function startNatsCluster(
     ? {
         node: last,
         method: 'netns',
-        cut: async () => {
+        cut: () => {
           const r = ip('link', 'set', netns.routeLink, 'down');
-          if (r.status !== 0) throw new Error(`cutting ${netns.routeLink}: ${r.stderr}`);
+          return r.status === 0
+            ? Promise.resolve()
+            : Promise.reject(new Error(`cutting ${netns.routeLink}: ${r.stderr}`));
         },
-        heal: async () => {
+        heal: () => {
           const r = ip('link', 'set', netns.routeLink, 'up');
-          if (r.status !== 0) throw new Error(`healing ${netns.routeLink}: ${r.stderr}`);
+          return r.status === 0
+            ? Promise.resolve()
+            : Promise.reject(new Error(`healing ${netns.routeLink}: ${r.stderr}`));
         },
       }
     : {

@@ -199,11 +199,10 @@ export async function browserStep(
         continue;
       }
       consentHeading = (await page.getByRole('heading', { level: 1 }).textContent()) ?? '';
-      consentText =
-        (await page
-          .locator('main')
-          .innerText()
-          .catch(() => page.locator('body').innerText())) ?? '';
+      consentText = await page
+        .locator('main')
+        .innerText()
+        .catch(() => page.locator('body').innerText());
       const allow = page.getByRole('button', { name: 'Allow', exact: true });
       if (await allow.count()) await allow.click();
       else await page.getByRole('button', { name: 'Deny and go back' }).click();

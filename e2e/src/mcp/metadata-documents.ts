@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents on loopback for the MCP tests (issue 17): an https server with its own CA (the MCP
+ * Client ID Metadata Documents on loopback for the MCP tests: an https server with its own CA (the MCP
  * SDK accepts only an https `clientMetadataUrl`), serving JSON documents per path and counting the requests. The CA
  * is written to a file that oidc-core trusts through NODE_EXTRA_CA_CERTS, as an operator would add a private CA; the
  * tenant allows loopback documents (development only).

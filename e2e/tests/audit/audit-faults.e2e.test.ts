@@ -16,6 +16,7 @@ import {
 import { createLogger } from '@idp/logger';
 import { startHarness, type Harness } from '../../src/harness';
 import { issueWhile, sleep, userToken, waitForRows } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let subject: string;
@@ -27,7 +28,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 /** Every issued jti has exactly one row; no row exists for a token that was not issued. */
@@ -114,8 +115,7 @@ test('a malformed message lands in the dead-letter subject and the writer keeps 
       const last = await jsm.streams
         .getMessage(AUDIT_STREAM, { last_by_subj: AUDIT_DEAD_LETTER_SUBJECT })
         .catch(() => null);
-      if (last && last.string().includes(marker))
-        dead = { data: last.string(), reason: last.header?.get('Idp-Reason') };
+      if (last && last.string().includes(marker)) dead = { data: last.string(), reason: last.header.get('Idp-Reason') };
       else await sleep(200);
     }
     expect(dead?.data).toBe(bad);

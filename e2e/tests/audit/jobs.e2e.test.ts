@@ -15,6 +15,7 @@ import { freePort, repoRoot, waitForPort } from '@idp/testing';
 import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { sleep } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let adminToken: string;
@@ -32,8 +33,19 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
+
+/** What the tests read of the jobs API's JSON answers (null when the answer is not JSON; any member may be absent). */
+interface JobsAnswer {
+  backend?: string;
+  schedule?: string;
+  items?: Array<Record<string, unknown>>;
+  kubernetes?: { drift?: unknown };
+  kubernetesJob?: string;
+  drift?: unknown;
+  invalid_params?: unknown;
+}
 
 async function api(base: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}/auth/admin${path}`, {
@@ -44,7 +56,7 @@ async function api(base: string, method: string, path: string, body?: unknown) {
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> };
+  return { status: res.status, body: (await res.json().catch(() => null)) as JobsAnswer | null };
 }
 
 /** Appends `n` chained audit rows issued `daysAgo` days ago for the harness tenant. */
@@ -87,12 +99,12 @@ describe('in-process backend (no Kubernetes)', () => {
     expect(job.body).toMatchObject({ backend: 'in-process', enabled: true, schedule: '0 3 * * *' });
     const started = await api(base, 'POST', '/jobs/nhe-audit-retention/run', {});
     expect(started.status).toBe(202);
-    expect(started.body.backend).toBe('in-process');
+    expect(started.body?.backend).toBe('in-process');
     const deadline = Date.now() + 30_000;
-    let run: Record<string, any> | undefined;
+    let run: Record<string, unknown> | undefined;
     while (Date.now() < deadline) {
       const runs = await api(base, 'GET', '/jobs/nhe-audit-retention/runs');
-      run = runs.body.items.find((r: Record<string, any>) => r.trigger === 'manual' && r.status !== 'running');
+      run = runs.body?.items?.find((r) => r.trigger === 'manual' && r.status !== 'running');
       if (run) break;
       await sleep(300);
     }
@@ -127,11 +139,11 @@ describe('retention program as a process', () => {
       code = await new Promise<number | null>((resolve) => {
         child.on('exit', (c) => resolve(c));
         // Interrupt once it is deleting.
-        let done = false;
-        child.on('exit', () => (done = true));
+        const exit = { done: false }; // set by the listener while the loop below waits
+        child.on('exit', () => (exit.done = true));
         void (async () => {
-          while (!done && (await left()) === total) await sleep(100);
-          if (done) return;
+          while (!exit.done && (await left()) === total) await sleep(100);
+          if (exit.done) return;
           child.kill('SIGTERM');
           child.kill('SIGTERM'); // a repeated signal must not kill it mid-batch either
         })();
@@ -169,7 +181,8 @@ describe('Kubernetes backend against a local API server', () => {
     path: string;
     contentType: string | undefined;
     authorization: string | undefined;
-    body: any;
+    /** The request's JSON body, when it had one. */
+    body: { spec?: unknown } | undefined;
   }
   let server: Server;
   let seen: Seen[] = [];
@@ -301,7 +314,7 @@ describe('Kubernetes backend against a local API server', () => {
       mgmt.kill('SIGTERM');
       await exited;
     }
-    await new Promise((r) => server?.close(r));
+    await new Promise((r) => ifAssigned(server)?.close(r));
   });
 
   const cronPath = '/apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention';
@@ -341,7 +354,7 @@ describe('Kubernetes backend against a local API server', () => {
       customOptions: { batchSize: 2000 },
       nextRunAt: null,
     });
-    expect(res.body.kubernetes).toEqual({
+    expect(res.body?.kubernetes).toEqual({
       cronJob: 'nhe-audit-retention',
       schedule: '15 2 * * *',
       suspend: true,
@@ -369,7 +382,7 @@ describe('Kubernetes backend against a local API server', () => {
     ]);
     seen = [];
     expect((await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { enabled: true })).status).toBe(200);
-    expect(seen.filter((s) => s.method === 'PATCH').map((s) => s.body.spec)).toEqual([
+    expect(seen.filter((s) => s.method === 'PATCH').map((s) => s.body?.spec)).toEqual([
       { schedule: '15 2 * * *', suspend: false },
     ]);
   });
@@ -378,11 +391,13 @@ describe('Kubernetes backend against a local API server', () => {
     cronJob.spec.schedule = '*/10 * * * *';
     cronJob.metadata.resourceVersion = String(Number(cronJob.metadata.resourceVersion) + 1);
     const got = await api(mgmtBase, 'GET', '/jobs/nhe-audit-retention');
-    expect(got.body.kubernetes.drift).toEqual([{ field: 'schedule', expected: '15 2 * * *', actual: '*/10 * * * *' }]);
+    expect(got.body?.kubernetes?.drift).toEqual([
+      { field: 'schedule', expected: '15 2 * * *', actual: '*/10 * * * *' },
+    ]);
     seen = [];
     const refused = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { enabled: false });
     expect(refused.status).toBe(409);
-    expect(refused.body.drift).toEqual([{ field: 'schedule', expected: '15 2 * * *', actual: '*/10 * * * *' }]);
+    expect(refused.body?.drift).toEqual([{ field: 'schedule', expected: '15 2 * * *', actual: '*/10 * * * *' }]);
     expect(seen.map((s) => s.method)).toEqual(['GET']);
     expect(cronJob.spec).toMatchObject({ schedule: '*/10 * * * *', suspend: false });
     const forced = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { force: true });
@@ -394,7 +409,7 @@ describe('Kubernetes backend against a local API server', () => {
     seen = [];
     const res = await api(mgmtBase, 'PATCH', '/jobs/nhe-audit-retention', { schedule: '*/5 * * *' });
     expect(res.status).toBe(400);
-    expect(res.body.invalid_params).toEqual([{ name: 'body.schedule', reason: expect.stringMatching(/five fields/) }]);
+    expect(res.body?.invalid_params).toEqual([{ name: 'body.schedule', reason: expect.stringMatching(/five fields/) }]);
     expect(seen).toEqual([]);
   });
 
@@ -407,15 +422,15 @@ describe('Kubernetes backend against a local API server', () => {
       refusePatch = false;
     }
     expect(cronJob.spec.schedule).toBe('15 2 * * *');
-    expect((await api(mgmtBase, 'GET', '/jobs/nhe-audit-retention')).body.schedule).toBe('15 2 * * *');
+    expect((await api(mgmtBase, 'GET', '/jobs/nhe-audit-retention')).body?.schedule).toBe('15 2 * * *');
   });
 
   it('run now reads the CronJob and creates a Job from its template (manual trigger, owned by the CronJob)', async () => {
     seen = [];
     const res = await api(mgmtBase, 'POST', '/jobs/nhe-audit-retention/run', {});
     expect(res.status).toBe(202);
-    expect(res.body.backend).toBe('kubernetes');
-    expect(res.body.kubernetesJob).toMatch(/^nhe-audit-retention-manual-[a-z0-9]+$/);
+    expect(res.body?.backend).toBe('kubernetes');
+    expect(res.body?.kubernetesJob).toMatch(/^nhe-audit-retention-manual-[a-z0-9]+$/);
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([
       'GET /apis/batch/v1/namespaces/idp/cronjobs/nhe-audit-retention',
       'POST /apis/batch/v1/namespaces/idp/jobs?fieldManager=idp-management',
@@ -427,7 +442,7 @@ describe('Kubernetes backend against a local API server', () => {
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata: {
-        name: res.body.kubernetesJob,
+        name: res.body?.kubernetesJob,
         namespace: 'idp',
         labels: { 'app.kubernetes.io/component': 'audit-retention', 'idp.example/trigger': 'manual' },
         annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },

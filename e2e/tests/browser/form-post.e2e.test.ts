@@ -10,6 +10,7 @@ import { createClient } from '@idp/testing';
 import { launchChromium, newProbedPage } from '../../src/clients/browser';
 import { startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 /** The relying party's site, answered by the test through request interception (its callback receives the POST). */
 const RP = 'http://rp.example';
@@ -40,8 +41,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await h?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 /** Runs one authorization request in Chromium and returns what the relying party's callback received. */

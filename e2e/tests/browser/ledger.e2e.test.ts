@@ -1,5 +1,5 @@
 /**
- * The user's delegation ledger (issue 18) in real headless Chromium through the dev router, every service its own
+ * The user's delegation ledger in real headless Chromium through the dev router, every service its own
  * process: the demo user opens /auth/{t}/account/agents, signs in on the tenant's login page, sees the agent and the
  * live token an exchange (through the API) gave it, revokes it (introspection then refuses the token), blocks it
  * (the exchange is refused with access_denied naming user-opt-out), and lifts the block from a browser with
@@ -13,6 +13,7 @@ import { launchChromium, newProbedPage, screenshots, seriousA11yViolations } fro
 import { basicAuth } from '../../src/clients/browserless-login';
 import { seededUserToken, startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let browser: Browser;
@@ -71,8 +72,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await h?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 async function newContext(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {

@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 9 in real headless Chromium through the dev router: a relying party that signs out the standard way
+ * RP-initiated logout as discovery advertises it, in real headless Chromium through the dev router: a relying party that signs out the standard way
  * (openid-client's buildEndSessionUrl, from discovery alone) reaches the logout confirmation, which asks unless the
  * client opted out (showLogoutPrompt false: signed out at once, with or without id_token_hint); a bad id_token_hint or an unregistered
  * post_logout_redirect_uri is an error page that redirects nowhere. Also (item 2) the form POSTs a relying party on
@@ -11,6 +11,7 @@ import { createClient } from '@idp/testing';
 import { launchChromium, newProbedPage, screenshots, startApplicationStub } from '../../src/clients/browser';
 import { startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let browser: Browser;
@@ -58,9 +59,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await apps?.close();
-  await h?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(apps)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 const newContext = (): Promise<BrowserContext> => browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium, newProbedPage, screenshots, startApplicationStub } from '../../src/clients/browser';
 import { startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let browser: Browser;
@@ -29,9 +30,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await apps?.close();
-  await h?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(apps)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 function authorizeUrl(prompt?: string): string {

@@ -21,6 +21,7 @@ import {
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let browser: Browser;
@@ -106,9 +107,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await apps?.close();
-  await h?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(apps)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 interface Flow {
@@ -263,7 +264,7 @@ describe('login and consent', () => {
   });
 
   it('a third-party app asking for an API: the consent page lists every scope the token will carry, with descriptions', async () => {
-    // Issue 22 §2: scope=openid plus resource used to show only "Know who you are" while the token carried alice's
+    // The consent page lists what the token will carry: scope=openid plus resource used to show only "Know who you are" while the token carried alice's
     // RBAC set. The descriptions are set the way an operator does it, through the management API.
     const s = h.topology.secrets;
     const admin = await clientCredentialsToken(

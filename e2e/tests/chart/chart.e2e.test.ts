@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { configSchema as auditRetentionSchema } from '../../../services/audit-retention/src/config';
 import { configSchema as auditWriterSchema } from '../../../services/audit-writer/src/config';
@@ -16,6 +17,8 @@ import { configSchema as signalsSchema } from '../../../services/signals/src/con
 import { configSchema as nheDelegationSchema } from '../../../services/nhe-delegation/src/config';
 import { configSchema as oidcCoreSchema } from '../../../services/oidc-core/src/config';
 import { loadConfig } from '@idp/config';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IProbe } from 'kubernetes-models/v1/Probe';
 import {
   byKind,
   chartDir,
@@ -32,6 +35,9 @@ import {
   repoRoot,
   selects,
 } from './render';
+
+/** Loads the chart's and the scripts' CommonJS files (plain JavaScript outside the TypeScript project) by path. */
+const loadCommonJs = createRequire(__filename);
 
 if (!helmAvailable())
   throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
@@ -120,7 +126,7 @@ describe('Kubernetes API schemas (kubernetes-models)', () => {
   /** The kubernetes-models class of an object, e.g. apps/v1 Deployment -> kubernetes-models/apps/v1/Deployment. */
   const modelOf = (o: K8sObject): new (data: unknown) => { validate(): void } => {
     const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-    const mod = require(`kubernetes-models/${group ? `${group}/` : ''}${version}/${o.kind}`) as Record<
+    const mod = loadCommonJs(`kubernetes-models/${group ? `${group}/` : ''}${version}/${o.kind}`) as Record<
       string,
       new (data: unknown) => { validate(): void }
     >;
@@ -165,12 +171,15 @@ describe('Kubernetes API schemas (kubernetes-models)', () => {
 
 describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
   const workloads = () => objectsOf(set).filter((o) => podSpecOf(o));
-  const containersOf = (o: K8sObject): any[] => [...(podSpecOf(o).initContainers ?? []), ...podSpecOf(o).containers];
+  const containersOf = (o: K8sObject): IContainer[] => [
+    ...(podSpecOf(o)!.initContainers ?? []),
+    ...podSpecOf(o)!.containers,
+  ];
 
   it('run non-root with a read-only root filesystem, no privilege escalation, no capabilities, seccomp RuntimeDefault', () => {
     const problems: string[] = [];
     for (const o of workloads()) {
-      const pod = podSpecOf(o).securityContext ?? {};
+      const pod = podSpecOf(o)!.securityContext ?? {};
       for (const c of containersOf(o)) {
         const sc = c.securityContext ?? {};
         const where = `${o.kind}/${o.metadata.name}/${c.name}`;
@@ -192,8 +201,8 @@ describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
     for (const o of workloads()) {
       for (const c of containersOf(o)) {
         const pinned =
-          serviceOfImage(c.image) !== undefined ||
-          /:\d+\.\d+\.\d+(?:[-.][\w.-]+)?$|@sha256:[a-f0-9]{64}$/.test(c.image);
+          serviceOfImage(c.image ?? '') !== undefined ||
+          /:\d+\.\d+\.\d+(?:[-.][\w.-]+)?$|@sha256:[a-f0-9]{64}$/.test(c.image ?? '');
         expect([o.metadata.name, c.image, pinned]).toEqual([o.metadata.name, c.image, true]);
       }
     }
@@ -203,7 +212,7 @@ describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
     const problems: string[] = [];
     for (const o of workloads()) {
       for (const c of containersOf(o)) {
-        for (const kind of ['requests', 'limits'])
+        for (const kind of ['requests', 'limits'] as const)
           for (const r of ['cpu', 'memory'])
             if (!c.resources?.[kind]?.[r]) problems.push(`${o.metadata.name}/${c.name}: no ${kind}.${r}`);
       }
@@ -214,12 +223,12 @@ describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
   it('of long-running pods have startup, liveness and readiness probes; the services probe /healthz and /readyz', () => {
     const problems: string[] = [];
     for (const o of workloads().filter((w) => w.kind === 'Deployment' || w.kind === 'StatefulSet')) {
-      for (const c of podSpecOf(o).containers) {
-        for (const p of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+      for (const c of podSpecOf(o)!.containers) {
+        for (const p of ['startupProbe', 'livenessProbe', 'readinessProbe'] as const)
           if (!c[p]) problems.push(`${o.metadata.name}/${c.name}: no ${p}`);
-        if (!serviceOfImage(c.image)) continue;
+        if (!serviceOfImage(c.image ?? '')) continue;
         // httpGet on the pod's port, or (the loopback-bound sidecar) node fetching 127.0.0.1 inside the container.
-        const target = (probe: any) =>
+        const target = (probe: IProbe | undefined) =>
           probe?.httpGet?.path ??
           /fetch\('http:\/\/127\.0\.0\.1:\d+(\/\w+)'\)/.exec(probe?.exec?.command?.join(' ') ?? '')?.[1];
         if (target(c.livenessProbe) !== '/healthz')
@@ -238,8 +247,8 @@ describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
     const problems: string[] = [];
     try {
       for (const o of workloads()) {
-        for (const c of podSpecOf(o).containers) {
-          const service = serviceOfImage(c.image);
+        for (const c of podSpecOf(o)!.containers) {
+          const service = serviceOfImage(c.image ?? '');
           // Hook jobs and test pods run other scripts with a service image; only the services' own entry counts.
           if (!service || c.command) continue;
           const env: Record<string, string> = {};
@@ -284,10 +293,10 @@ describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
   it('of serving pods spread across nodes (topologySpreadConstraints on kubernetes.io/hostname)', () => {
     if (set.startsWith('skaffold')) return; // the dev values turn spreading off for one-node clusters
     for (const o of byKind(objectsOf(set), 'Deployment')) {
-      const constraints = podSpecOf(o).topologySpreadConstraints ?? [];
-      const host = constraints.find((t: { topologyKey: string }) => t.topologyKey === 'kubernetes.io/hostname');
+      const constraints = podSpecOf(o)!.topologySpreadConstraints ?? [];
+      const host = constraints.find((t) => t.topologyKey === 'kubernetes.io/hostname');
       expect([o.metadata.name, Boolean(host)]).toEqual([o.metadata.name, true]);
-      expect(selects(host.labelSelector, podLabelsOf(o))).toBe(true);
+      expect(selects(host?.labelSelector, podLabelsOf(o))).toBe(true);
     }
   });
 });
@@ -295,8 +304,8 @@ describe.each(Object.keys(VALUE_SETS))('containers (%s)', (set) => {
 describe('the oidc pod: oidc-core and the nhe-delegation sidecar', () => {
   const deployment = () =>
     byKind(objectsOf('default-values.yaml'), 'Deployment').find((d) => component(d) === 'oidc') as K8sObject;
-  const container = (name: string) => podSpecOf(deployment()).containers.find((c: any) => c.name === name);
-  const envOf = (c: any) => Object.fromEntries((c.env ?? []).map((e: any) => [e.name, e.value]));
+  const container = (name: string) => podSpecOf(deployment())!.containers.find((c) => c.name === name)!;
+  const envOf = (c: IContainer) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
 
   it('binds the sidecar to 127.0.0.1 and exposes no sidecar port, and oidc-core calls it on loopback', () => {
     const sidecar = container('nhe-delegation');
@@ -304,41 +313,38 @@ describe('the oidc pod: oidc-core and the nhe-delegation sidecar', () => {
     expect(sidecar.image).toMatch(/nhe-delegation/);
     expect(envOf(sidecar).HOST).toBe('127.0.0.1');
     expect(sidecar.ports ?? []).toEqual([]);
-    const url = new URL(envOf(core).SIDECAR_URL);
+    const url = new URL(envOf(core).SIDECAR_URL!);
     expect([url.hostname, url.port]).toEqual(['127.0.0.1', envOf(sidecar).PORT]);
     // The Service reaches oidc-core's port only.
     const service = byKind(objectsOf('default-values.yaml'), 'Service').find(
       (s) => component(s) === 'oidc',
     ) as K8sObject;
-    expect(service.spec.ports.map((p: { targetPort: string }) => p.targetPort)).toEqual(['http']);
-    expect(core.ports.map((p: { name: string }) => p.name)).toEqual(['http']);
+    expect(service.spec!.ports!.map((p) => p.targetPort)).toEqual(['http']);
+    expect(core.ports?.map((p) => p.name)).toEqual(['http']);
   });
 
   it('gives both containers the same shared secret (one Secret key, mounted from one volume)', () => {
     const files = ['oidc-core', 'nhe-delegation'].map((n) => envOf(container(n)).SIDECAR_SECRET_FILE as string);
     expect(files[0]).toBe(files[1]);
-    const mountOf = (c: any) =>
-      c.volumeMounts.find((m: { mountPath: string }) => files[0].startsWith(`${m.mountPath}/`));
+    const mountOf = (c: IContainer) => c.volumeMounts!.find((m) => files[0].startsWith(`${m.mountPath}/`))!;
     expect(mountOf(container('oidc-core')).name).toBe(mountOf(container('nhe-delegation')).name);
-    const volume = podSpecOf(deployment()).volumes.find(
-      (v: { name: string }) => v.name === mountOf(container('oidc-core')).name,
-    );
-    expect(volume.secret.items).toContainEqual({ key: 'sidecar-secret', path: files[0].split('/').pop() });
+    const volume = podSpecOf(deployment())!.volumes!.find((v) => v.name === mountOf(container('oidc-core')).name);
+    expect(volume?.secret?.items).toContainEqual({ key: 'sidecar-secret', path: files[0].split('/').pop() });
   });
 
   it('mounts no service account token', () => {
-    expect(podSpecOf(deployment()).automountServiceAccountToken).toBe(false);
+    expect(podSpecOf(deployment())!.automountServiceAccountToken).toBe(false);
   });
 
   it('scales with an HPA in the ha set (no fixed replicas then), and a fixed count by default', () => {
     const ha = objectsOf('ha-values.yaml');
     const hpa = byKind(ha, 'HorizontalPodAutoscaler')[0];
     const oidc = byKind(ha, 'Deployment').find((d) => component(d) === 'oidc') as K8sObject;
-    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: oidc.metadata.name });
-    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(3);
-    expect(oidc.spec.replicas).toBeUndefined();
+    expect(hpa.spec!.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: oidc.metadata.name });
+    expect(hpa.spec!.minReplicas).toBeGreaterThanOrEqual(3);
+    expect(oidc.spec!.replicas).toBeUndefined();
     expect(byKind(objectsOf('default-values.yaml'), 'HorizontalPodAutoscaler')).toEqual([]);
-    expect(deployment().spec.replicas).toBe(2);
+    expect(deployment().spec!.replicas).toBe(2);
   });
 });
 
@@ -347,12 +353,12 @@ describe('high availability (ci/ha-values.yaml)', () => {
 
   it('runs 3 replicas of each Deployment with hard anti-affinity and zone spreading', () => {
     for (const d of byKind(ha(), 'Deployment')) {
-      const spec = podSpecOf(d);
+      const spec = podSpecOf(d)!;
       expect([
         d.metadata.name,
-        spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0]?.topologyKey,
+        spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.at(0)?.topologyKey,
       ]).toEqual([d.metadata.name, 'kubernetes.io/hostname']);
-      expect(spec.topologySpreadConstraints.map((t: { topologyKey: string }) => t.topologyKey)).toEqual([
+      expect(spec.topologySpreadConstraints?.map((t) => t.topologyKey)).toEqual([
         'kubernetes.io/hostname',
         'topology.kubernetes.io/zone',
       ]);
@@ -360,7 +366,7 @@ describe('high availability (ci/ha-values.yaml)', () => {
     expect(
       byKind(ha(), 'Deployment')
         .filter((d) => component(d) !== 'oidc')
-        .map((d) => d.spec.replicas),
+        .map((d) => d.spec!.replicas),
     ).toEqual([3, 3, 3]);
   });
 
@@ -368,14 +374,14 @@ describe('high availability (ci/ha-values.yaml)', () => {
     const job = byKind(ha(), 'Job').find((j) => component(j) === 'nats-stream') as K8sObject;
     const writer = byKind(ha(), 'Deployment').find((d) => component(d) === 'audit-writer') as K8sObject;
     const replicas = (o: K8sObject) =>
-      podSpecOf(o).containers[0].env.find((e: any) => e.name === 'AUDIT_STREAM_REPLICAS').value;
+      podSpecOf(o)!.containers[0].env?.find((e) => e.name === 'AUDIT_STREAM_REPLICAS')?.value;
     expect([replicas(job), replicas(writer)]).toEqual(['3', '3']);
   });
 
   it('has PodDisruptionBudgets selecting each Deployment', () => {
     const pdbs = byKind(ha(), 'PodDisruptionBudget');
     for (const d of byKind(ha(), 'Deployment'))
-      expect([d.metadata.name, pdbs.some((p) => selects(p.spec.selector, podLabelsOf(d)))]).toEqual([
+      expect([d.metadata.name, pdbs.some((p) => selects(p.spec!.selector, podLabelsOf(d)))]).toEqual([
         d.metadata.name,
         true,
       ]);
@@ -400,8 +406,8 @@ describe('RBAC', () => {
         { apiGroups: ['batch'], resources: ['jobs'], verbs: ['create'] },
       ]);
       const binding = byKind(objs, 'RoleBinding')[0];
-      const managementSa = (byKind(objs, 'Deployment').find((d) => component(d) === 'management') as K8sObject).spec
-        .template.spec.serviceAccountName;
+      const managementSa = (byKind(objs, 'Deployment').find((d) => component(d) === 'management') as K8sObject).spec!
+        .template!.spec.serviceAccountName;
       expect(binding.roleRef).toEqual({
         apiGroup: 'rbac.authorization.k8s.io',
         kind: 'Role',
@@ -414,7 +420,7 @@ describe('RBAC', () => {
   it('management is told to drive that CronJob in its own namespace', () => {
     const objs = objectsOf('default-values.yaml');
     const m = byKind(objs, 'Deployment').find((d) => component(d) === 'management') as K8sObject;
-    const env = Object.fromEntries(podSpecOf(m).containers[0].env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+    const env = Object.fromEntries(podSpecOf(m)!.containers[0].env!.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(env.JOBS_BACKEND).toBe('kubernetes');
     expect(env.JOBS_K8S_NAMESPACE).toEqual({ fieldRef: { fieldPath: 'metadata.namespace' } });
     expect(env.JOBS_K8S_CRONJOB_NAME).toBe(byKind(objs, 'CronJob')[0].metadata.name);
@@ -423,12 +429,12 @@ describe('RBAC', () => {
   it('only management mounts a service account token; every workload has its own ServiceAccount', () => {
     const objs = objectsOf('default-values.yaml');
     const mounting = objs
-      .filter((o) => podSpecOf(o) && podSpecOf(o).automountServiceAccountToken !== false)
+      .filter((o) => podSpecOf(o) && podSpecOf(o)!.automountServiceAccountToken !== false)
       .map(component);
     expect(mounting).toEqual(['management']);
     const accounts = ['oidc', 'management', 'audit-writer', 'audit-retention'].map(
       (c) =>
-        podSpecOf(objs.find((o) => podSpecOf(o) && component(o) === c && !isHook(o)) as K8sObject).serviceAccountName,
+        podSpecOf(objs.find((o) => podSpecOf(o) && component(o) === c && !isHook(o)) as K8sObject)!.serviceAccountName,
     );
     expect(new Set(accounts).size).toBe(4);
     for (const sa of accounts) expect(byKind(objs, 'ServiceAccount').map((s) => s.metadata.name)).toContain(sa);
@@ -441,50 +447,58 @@ describe('the retention CronJob', () => {
   it('is nhe-audit-retention, Forbid, with history limits and its own ServiceAccount', () => {
     const c = cron();
     expect(c.metadata.name).toBe('nhe-audit-retention');
-    expect(c.spec.concurrencyPolicy).toBe('Forbid');
-    expect(c.spec.successfulJobsHistoryLimit).toBeGreaterThan(0);
-    expect(c.spec.failedJobsHistoryLimit).toBeGreaterThan(0);
-    const sa = podSpecOf(c).serviceAccountName;
+    expect(c.spec!.concurrencyPolicy).toBe('Forbid');
+    expect(c.spec!.successfulJobsHistoryLimit).toBeGreaterThan(0);
+    expect(c.spec!.failedJobsHistoryLimit).toBeGreaterThan(0);
+    const sa = podSpecOf(c)!.serviceAccountName;
     expect(sa).toMatch(/audit-retention$/);
     expect(
-      byKind(objectsOf('default-values.yaml'), 'RoleBinding').flatMap((b) =>
-        b.subjects.map((s: { name: string }) => s.name),
-      ),
+      byKind(objectsOf('default-values.yaml'), 'RoleBinding').flatMap((b) => b.subjects!.map((s) => s.name)),
     ).not.toContain(sa);
   });
 
   it('passes no flags by default, so the job reads its customOptions.batchSize; --batch-size and --limit only when set', () => {
-    expect(podSpecOf(cron()).containers[0].args).toBeUndefined();
+    expect(podSpecOf(cron())!.containers[0].args).toBeUndefined();
     const limited = byKind(render(['ci/default-values.yaml'], ['auditRetention.limit=500']), 'CronJob')[0];
-    expect(podSpecOf(limited).containers[0].args).toEqual(['--limit=500']);
+    expect(podSpecOf(limited)!.containers[0].args).toEqual(['--limit=500']);
     const both = byKind(
       render(['ci/default-values.yaml'], ['auditRetention.limit=500', 'auditRetention.batchSize=250']),
       'CronJob',
     )[0];
-    expect(podSpecOf(both).containers[0].args).toEqual(['--batch-size=250', '--limit=500']);
+    expect(podSpecOf(both)!.containers[0].args).toEqual(['--batch-size=250', '--limit=500']);
   });
 });
 
 describe('NetworkPolicy', () => {
-  const policyFor = (objs: K8sObject[], c: string): any =>
+  /** A NetworkPolicy as the chart renders it: the members these tests read. */
+  interface RenderedPolicy {
+    spec: {
+      ingress?: Array<{ ports?: unknown[]; from?: unknown[] }>;
+      egress: Array<{
+        ports?: Array<{ port: number | string }>;
+        to?: Array<{ podSelector?: { matchLabels?: Record<string, string> }; ipBlock?: { except?: string[] } }>;
+      }>;
+    };
+  }
+  const policyFor = (objs: K8sObject[], c: string) =>
     byKind(objs, 'NetworkPolicy').find((p) =>
       selects(
-        p.spec.podSelector,
+        p.spec!.podSelector,
         podLabelsOf(objs.find((o) => podSpecOf(o) && component(o) === c && !isHook(o)) as K8sObject),
       ),
-    );
-  const egressPorts = (p: any) =>
-    new Set(p.spec.egress.flatMap((r: any) => (r.ports ?? [{ port: 'ANY' }]).map((x: any) => x.port)));
+    ) as unknown as RenderedPolicy; // the component's policy as rendered (a missing one fails the test that reads it)
+  const egressPorts = (p: RenderedPolicy) =>
+    new Set(p.spec.egress.flatMap((r) => (r.ports ?? [{ port: 'ANY' }]).map((x) => x.port)));
 
   it.each(['default-values.yaml', 'ha-values.yaml', 'external-secrets-values.yaml'])(
     '%s: every workload is selected by a default-deny policy (Ingress and Egress)',
     (set) => {
       const objs = objectsOf(set);
       for (const o of objs.filter((w) => podSpecOf(w) && !isHook(w))) {
-        const p = byKind(objs, 'NetworkPolicy').find((np) => selects(np.spec.podSelector, podLabelsOf(o)));
-        expect([o.metadata.name, p?.spec.policyTypes]).toEqual([o.metadata.name, ['Ingress', 'Egress']]);
+        const p = byKind(objs, 'NetworkPolicy').find((np) => selects(np.spec!.podSelector, podLabelsOf(o)));
+        expect([o.metadata.name, p?.spec!.policyTypes]).toEqual([o.metadata.name, ['Ingress', 'Egress']]);
         // No egress rule without ports: each rule opens named ports only.
-        for (const rule of p?.spec.egress ?? [])
+        for (const rule of p?.spec!.egress ?? [])
           expect([o.metadata.name, Array.isArray(rule.ports) && rule.ports.length > 0]).toEqual([
             o.metadata.name,
             true,
@@ -499,8 +513,8 @@ describe('NetworkPolicy', () => {
     for (const c of ['oidc', 'management']) {
       const p = policyFor(objs, c);
       expect(p.spec.ingress).toHaveLength(1);
-      expect(p.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 'http' }]);
-      expect(p.spec.ingress[0].from).toEqual([
+      expect(p.spec.ingress?.[0].ports).toEqual([{ protocol: 'TCP', port: 'http' }]);
+      expect(p.spec.ingress?.[0].from).toEqual([
         { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
         { podSelector: { matchLabels: clientLabel } },
       ]);
@@ -522,13 +536,14 @@ describe('NetworkPolicy', () => {
     expect(egressPorts(policyFor(objs, 'audit-retention'))).toEqual(new Set([53, 27017]));
     // signals pushes SETs to receivers on 443, public addresses only by default (the service refuses private ones too).
     expect(egressPorts(policyFor(objs, 'signals'))).toEqual(new Set([53, 27017, 4222, 443]));
-    const push = policyFor(objs, 'signals').spec.egress.find((r: any) => r.ports.some((x: any) => x.port === 443));
-    expect(push.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '169.254.0.0/16']));
+    const push = policyFor(objs, 'signals').spec.egress.find((r) => r.ports!.some((x) => x.port === 443));
+    expect(push!.to![0].ipBlock!.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '169.254.0.0/16']));
   });
 
   it('narrows MongoDB and NATS egress to the given peers (ha) or to the bundled pods (local cluster)', () => {
     const ha = policyFor(objectsOf('ha-values.yaml'), 'audit-writer');
-    const ruleFor = (p: any, port: number) => p.spec.egress.find((r: any) => r.ports.some((x: any) => x.port === port));
+    const ruleFor = (p: RenderedPolicy, port: number) =>
+      p.spec.egress.find((r) => r.ports!.some((x) => x.port === port))!;
     expect(ruleFor(ha, 27017).to).toEqual([
       { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'data' } } },
     ]);
@@ -537,7 +552,7 @@ describe('NetworkPolicy', () => {
     ]);
     const bundled = render(['dev/dev-values.yaml', 'dev/local-cluster-values.yaml'], ['networkPolicy.enabled=true']);
     const mongo = bundled.find((o) => o.kind === 'StatefulSet' && component(o) === 'mongodb') as K8sObject;
-    expect(selects(ruleFor(policyFor(bundled, 'audit-writer'), 27017).to[0].podSelector, podLabelsOf(mongo))).toBe(
+    expect(selects(ruleFor(policyFor(bundled, 'audit-writer'), 27017).to![0].podSelector, podLabelsOf(mongo))).toBe(
       true,
     );
   });
@@ -597,7 +612,7 @@ describe('MongoDB roles and users', () => {
   });
 
   it('the setup script turns the file into per-collection privileges and reads the env the hook job sets', () => {
-    const setup = require(join(chartDir, 'files', 'mongo-setup.js')) as {
+    const setup = loadCommonJs(join(chartDir, 'files', 'mongo-setup.js')) as {
       envSuffix(c: string): string;
       privilegesFor(r: unknown, db: string): unknown[];
     };
@@ -613,7 +628,7 @@ describe('MongoDB roles and users', () => {
     const job = byKind(objectsOf('default-values.yaml'), 'Job').find(
       (j) => component(j) === 'mongo-users',
     ) as K8sObject;
-    const env = new Set(podSpecOf(job).containers[0].env.map((e: { name: string }) => e.name));
+    const env = new Set(podSpecOf(job)!.containers[0].env!.map((e) => e.name));
     for (const c of Object.keys(roles.roles)) {
       expect([
         c,
@@ -628,7 +643,7 @@ describe('MongoDB roles and users', () => {
     const objs = objectsOf('default-values.yaml');
     const userOf = (c: string) => {
       const w = objs.find((o) => podSpecOf(o) && component(o) === c && !isHook(o)) as K8sObject;
-      return podSpecOf(w).containers.map((ct: any) => ct.env.find((e: any) => e.name === 'MONGODB_USERNAME').value);
+      return podSpecOf(w)!.containers.map((ct) => ct.env!.find((e) => e.name === 'MONGODB_USERNAME')!.value);
     };
     expect(userOf('oidc')).toEqual(['idp-oidc', 'idp-oidc']);
     expect(userOf('management')).toEqual(['idp-management']);
@@ -682,7 +697,7 @@ describe('secrets', () => {
       (s) => s.metadata.name === 'idp-keys',
     ) as K8sObject;
     const first = byKind(objs, 'Secret').find((s) => s.metadata.name === 'idp-keys') as K8sObject;
-    expect(again.data['key-encryption-key']).not.toBe(first.data['key-encryption-key']);
+    expect(again.data!['key-encryption-key']).not.toBe(first.data!['key-encryption-key']);
   });
 
   it('are not generated when every existingSecret is given, and the pods reference the given ones', () => {
@@ -690,10 +705,10 @@ describe('secrets', () => {
     expect(secretsOf(objs)).toEqual([]);
     const referenced = new Set<string>();
     for (const o of objs.filter((w) => podSpecOf(w))) {
-      const spec = podSpecOf(o);
-      for (const v of spec.volumes ?? []) if (v.secret) referenced.add(v.secret.secretName);
+      const spec = podSpecOf(o)!;
+      for (const v of spec.volumes ?? []) if (v.secret) referenced.add(v.secret.secretName!);
       for (const c of spec.containers)
-        for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) referenced.add(e.valueFrom.secretKeyRef.name);
+        for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) referenced.add(e.valueFrom.secretKeyRef.name!);
     }
     expect([...referenced].sort()).toEqual([
       'idp-bootstrap-admin',
@@ -706,7 +721,7 @@ describe('secrets', () => {
   it('never put a secret value into plain env', () => {
     for (const set of Object.keys(VALUE_SETS)) {
       for (const o of objectsOf(set).filter((w) => podSpecOf(w))) {
-        for (const c of podSpecOf(o).containers) {
+        for (const c of podSpecOf(o)!.containers) {
           for (const e of c.env ?? []) {
             if (/SECRET|PASSWORD|KEY(S)?$|PEPPER/.test(e.name) && !e.name.endsWith('_FILE'))
               expect([o.metadata.name, e.name, e.value]).toEqual([o.metadata.name, e.name, undefined]);
@@ -765,7 +780,7 @@ describe('validate.yaml and values.schema.json', () => {
   });
 
   it('README.md and values.schema.json equal the generator output (node scripts/chart-docs.js)', () => {
-    const { generate } = require(join(repoRoot, 'scripts', 'chart-docs.js')) as {
+    const { generate } = loadCommonJs(join(repoRoot, 'scripts', 'chart-docs.js')) as {
       generate(text: string): Record<string, string>;
     };
     const files = generate(readFileSync(join(chartDir, 'values.yaml'), 'utf8'));
@@ -774,7 +789,9 @@ describe('validate.yaml and values.schema.json', () => {
   });
 
   it('the generator refuses an undocumented value and a @param naming no value', () => {
-    const { generate } = require(join(repoRoot, 'scripts', 'chart-docs.js')) as { generate(text: string): unknown };
+    const { generate } = loadCommonJs(join(repoRoot, 'scripts', 'chart-docs.js')) as {
+      generate(text: string): unknown;
+    };
     expect(() => generate('## @section S\n## @param a A\na: 1\nb: 2\n')).toThrow(/b has no ## @param/);
     expect(() => generate('## @section S\n## @param a A\n## @param c C\na: 1\n')).toThrow(/@param c names no value/);
   });
@@ -799,8 +816,7 @@ describe('helm test pods', () => {
     const objs = objectsOf('default-values.yaml');
     const tests = byKind(objs, 'Pod');
     expect(tests.map((p) => p.metadata.annotations?.['helm.sh/hook'])).toEqual(['test', 'test']);
-    const envOf = (p: K8sObject) =>
-      Object.fromEntries(p.spec.containers[0].env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const envOf = (p: K8sObject) => Object.fromEntries(p.spec!.containers![0].env!.map((e) => [e.name, e.value]));
     const discovery = envOf(tests.find((p) => /discovery/.test(p.metadata.name)) as K8sObject);
     expect(discovery.DISCOVERY_URL).toBe('http://idp-oidc:80/auth/1/.well-known/openid-configuration');
     expect(discovery.EXPECTED_ISSUER).toBe('http://id.example.com/auth/1');

@@ -6,11 +6,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { connectNats } from '@idp/events';
 import type { Logger } from '@idp/logger';
 import { freePort, toolPath, waitForPort } from '../../../libs/testing/src/infra';
+import { ifAssigned } from '../../src/if-assigned';
 import { byKind, chartDir, component, K8sObject, podSpecOf, render, repoRoot } from './render';
+
+/** Loads the chart's and the scripts' CommonJS files (plain JavaScript outside the TypeScript project) by path. */
+const loadCommonJs = createRequire(__filename);
 
 const USER = 'idp';
 const PASSWORD = 'hook-test-password-0123456789abcdef';
@@ -31,9 +36,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
+  const started = ifAssigned(server);
+  if (started && started.exitCode === null) {
+    const exited = new Promise((resolve) => started.once('exit', resolve));
+    started.kill('SIGTERM');
     await exited;
   }
   rmSync(dataDir, { recursive: true, force: true });
@@ -43,7 +49,7 @@ afterAll(async () => {
 function jobEnv(valuesFile: string, password = PASSWORD): Record<string, string> {
   const job = byKind(render([valuesFile]), 'Job').find((j) => component(j) === 'nats-stream') as K8sObject;
   const env: Record<string, string> = {};
-  for (const e of podSpecOf(job).containers[0].env as Array<{ name: string; value?: string; valueFrom?: unknown }>) {
+  for (const e of podSpecOf(job)!.containers[0].env as Array<{ name: string; value?: string; valueFrom?: unknown }>) {
     if (e.valueFrom) env[e.name] = e.name === 'NATS_PASSWORD' ? password : 'unused';
     else env[e.name] = String(e.value).replace(/\$\(([A-Z_]+)\)/g, (w, n: string) => env[n] ?? w);
   }
@@ -104,7 +110,9 @@ describe('nats-stream hook script', () => {
   });
 
   it('takes the credentials out of the server URLs (nats.js ignores user:password in a URL)', () => {
-    const { natsOptions } = require(join(chartDir, 'files', 'nats-stream.js')) as { natsOptions(url: string): unknown };
+    const { natsOptions } = loadCommonJs(join(chartDir, 'files', 'nats-stream.js')) as {
+      natsOptions(url: string): unknown;
+    };
     expect(natsOptions('nats://idp:p%40ss@a:4222,nats://idp:p%40ss@b:4222')).toEqual({
       servers: ['nats://a:4222', 'nats://b:4222'],
       user: 'idp',

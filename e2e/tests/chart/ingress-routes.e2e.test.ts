@@ -35,8 +35,8 @@ function ingressPaths(objs: K8sObject[], host: string): IngressPath[] {
   return byKind(objs, 'Ingress').flatMap((ing) => {
     const regex = ing.metadata.annotations?.['nginx.ingress.kubernetes.io/use-regex'] === 'true';
     const rewriteTarget = ing.metadata.annotations?.['nginx.ingress.kubernetes.io/rewrite-target'];
-    return ing.spec.rules
-      .filter((r: { host: string }) => r.host === host)
+    return ing
+      .spec!.rules!.filter((r: { host: string }) => r.host === host)
       .flatMap(
         (r: { http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> } }) =>
           r.http.paths.map((p) => ({
@@ -68,7 +68,8 @@ function ingressRoute(paths: IngressPath[], path: string): { service: string; up
   };
   const best = paths
     .filter((p) => !p.regex && p.pathType === 'Prefix' && prefixMatch(p.path))
-    .sort((a, b) => b.path.length - a.path.length)[0];
+    .sort((a, b) => b.path.length - a.path.length)
+    .at(0);
   return best ? { service: best.service, upstreamPath: path } : undefined;
 }
 
@@ -146,9 +147,9 @@ describe('Ingress options', () => {
     const objs = render(['ci/ha-values.yaml']);
     const [ing] = byKind(objs, 'Ingress');
     expect(byKind(objs, 'Ingress')).toHaveLength(1);
-    expect(ing.spec.ingressClassName).toBe('nginx');
-    expect(ing.spec.tls).toEqual([{ hosts: ['id.example.com'], secretName: 'id-example-com-tls' }]);
-    expect(ing.spec.rules.map((r: { host: string }) => r.host)).toEqual(['id.example.com']);
+    expect(ing.spec!.ingressClassName).toBe('nginx');
+    expect(ing.spec!.tls).toEqual([{ hosts: ['id.example.com'], secretName: 'id-example-com-tls' }]);
+    expect(ing.spec!.rules!.map((r) => r.host)).toEqual(['id.example.com']);
     expect(ing.metadata.annotations).toMatchObject({ 'cert-manager.io/cluster-issuer': 'letsencrypt' });
   });
 

@@ -43,9 +43,18 @@ import { configSchema as nheDelegationSchema } from '../../../services/nhe-deleg
 import { configSchema as oidcCoreSchema } from '../../../services/oidc-core/src/config';
 import { configSchema as signalsSchema } from '../../../services/signals/src/config';
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
-import { resolvePodContainers, type ResolvedContainer } from '../../src/kube-pod-env';
+import {
+  resolvePodContainers,
+  type KubeList,
+  type ResolvedContainer,
+  type StoredCronJob,
+  type StoredDeployment,
+  type StoredJob,
+  type StoredPod,
+} from '../../src/kube-pod-env';
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 if (!helmAvailable())
   throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
@@ -113,13 +122,15 @@ async function installSet(set: string, ns: string): Promise<Map<string, Resolved
 
   // The operator's Secrets (mongodb.auth.existingSecret, nats.auth.existingSecret, and in external-secrets every
   // secret): every Secret key a workload refers to or mounts that the release did not create, a random value each.
-  const deployments = (await cp.api('GET', resourcePath('apps/v1', 'Deployment', ns))).body.items as any[];
-  const cron = (await cp.api('GET', resourcePath('batch/v1', 'CronJob', ns, 'nhe-audit-retention'))).body;
+  const deployments = (await cp.api<KubeList<StoredDeployment>>('GET', resourcePath('apps/v1', 'Deployment', ns))).body
+    .items;
+  const cron = (await cp.api<StoredCronJob>('GET', resourcePath('batch/v1', 'CronJob', ns, 'nhe-audit-retention')))
+    .body;
   const hookJobs = YAML.parseAllDocuments(
     helm(['get', 'hooks', RELEASE, '--namespace', ns, '--kubeconfig', cp.kubeconfigPath]),
   )
-    .map((d) => d.toJS() as any)
-    .filter((o) => o?.kind === 'Job');
+    .map((d) => d.toJS() as StoredJob | null)
+    .filter((o): o is StoredJob => o?.kind === 'Job');
   const templates = [
     ...deployments.map((d) => d.spec.template.spec),
     cron.spec.jobTemplate.spec.template.spec,
@@ -162,12 +173,15 @@ async function installSet(set: string, ns: string): Promise<Map<string, Resolved
   // The Pods the controllers made (a Job from the CronJob for the retention program), resolved.
   for (const d of deployments) {
     const sel = encodeURIComponent(
-      Object.entries(d.spec.selector.matchLabels as Record<string, string>)
+      Object.entries(d.spec.selector.matchLabels)
         .map(([k, v]) => `${k}=${v}`)
         .join(','),
     );
     const pod = await waitFor(
-      async () => ((await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)).body.items as any[])[0],
+      async () =>
+        (await cp.api<KubeList<StoredPod>>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${sel}`)).body.items.at(
+          0,
+        ),
       30_000,
       () => `no Pod of ${d.metadata.name}`,
     );
@@ -183,13 +197,11 @@ async function installSet(set: string, ns: string): Promise<Map<string, Resolved
   const jobPod = await waitFor(
     async () =>
       (
-        (
-          await cp.api(
-            'GET',
-            `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent('batch.kubernetes.io/job-name=retention-env')}`,
-          )
-        ).body.items as any[]
-      )[0],
+        await cp.api<KubeList<StoredPod>>(
+          'GET',
+          `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent('batch.kubernetes.io/job-name=retention-env')}`,
+        )
+      ).body.items.at(0),
     30_000,
     () => 'no Pod of the retention Job',
   );
@@ -223,7 +235,7 @@ async function stopRunning(): Promise<void> {
 
 afterAll(async () => {
   await stopRunning();
-  await Promise.all([cp?.stop(), nats?.dispose()]);
+  await Promise.all([ifAssigned(cp)?.stop(), ifAssigned(nats)?.dispose()]);
   if (root) rmSync(root, { recursive: true, force: true });
 }, 60_000);
 
@@ -267,7 +279,7 @@ async function boot(name: string, env: Record<string, string>): Promise<number> 
   try {
     await waitForPort(port, 30_000, child);
   } catch (err) {
-    throw new Error(`${name}: ${(err as Error).message}\n${tailOf()}`);
+    throw new Error(`${name}: ${(err as Error).message}\n${tailOf()}`, { cause: err });
   }
   return waitFor(
     async () => {
@@ -345,8 +357,8 @@ describe.each(CI_SETS)('the env of ci/%s as the API server holds it', (set) => {
     await waitFor(
       async () =>
         (
-          (await cp.api('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body.metadata
-            .managedFields as any[]
+          (await cp.api<StoredCronJob>('GET', resourcePath('batch/v1', 'CronJob', NS, 'nhe-audit-retention'))).body
+            .metadata.managedFields ?? []
         ).some((f) => f.manager === 'idp-management') || undefined,
       20_000,
       () => 'management never patched the CronJob',
@@ -384,14 +396,16 @@ describe('hooks without a kubelet', () => {
     const hooks = YAML.parseAllDocuments(
       helm(['get', 'hooks', RELEASE, '--namespace', NS, '--kubeconfig', cp.kubeconfigPath]),
     )
-      .map((d) => d.toJS() as any)
-      .filter((o) => o && o.kind !== 'Pod'); // helm test Pods: admitted in kube-install.e2e.test.ts
+      .map((d) => d.toJS() as StoredJob | null)
+      .filter((o): o is StoredJob => !!o && o.kind !== 'Pod'); // helm test Pods: admitted in kube-install.e2e.test.ts
     for (const h of hooks) expect((await cp.api('POST', resourcePath(h.apiVersion, h.kind, NS), h)).status).toBe(201);
     for (const j of hooks.filter((h) => h.kind === 'Job')) {
       const sel = encodeURIComponent(`batch.kubernetes.io/job-name=${j.metadata.name}`);
       const pod = await waitFor(
         async () =>
-          ((await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)).body.items as any[])[0],
+          (
+            await cp.api<KubeList<StoredPod>>('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${sel}`)
+          ).body.items.at(0),
         30_000,
         () => `no Pod of hook Job ${j.metadata.name}`,
       );
@@ -555,7 +569,7 @@ describe('hooks without a kubelet', () => {
     expect([first.code, first.stderr]).toEqual([0, '']);
     expect(first.stdout).toContain('collections and indexes: ready');
 
-    type Cmd = Record<string, any>;
+    type Cmd = Record<string, unknown>;
     const recorded = () =>
       JSON.parse(readFileSync(journal, 'utf8')) as { clients: Array<{ uri: string; db: string }>; commands: Cmd[] };
     const { clients, commands } = recorded();
@@ -623,7 +637,7 @@ describe('hooks without a kubelet', () => {
     const local = await connectDatabase(env.MONGODB_ADMIN_URI, quietLogger());
     try {
       let indexes = 0;
-      for (const model of Object.values(local.models) as Array<import('mongoose').Model<any>>) {
+      for (const model of Object.values(local.models) as Array<import('mongoose').Model<unknown>>) {
         const name = model.collection.collectionName;
         const have = (await model.collection.listIndexes().toArray()).map((i) => JSON.stringify(i.key));
         for (const [keys, options] of model.schema.indexes()) {

@@ -19,7 +19,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
+import type { KubeList, StoredCronJob, StoredDeployment, StoredJob, StoredPod } from '../../src/kube-pod-env';
 import { chartDir, helm, helmAvailable, helmBin, K8sObject, RELEASE } from './render';
+import { ifAssigned } from '../../src/if-assigned';
 
 if (!helmAvailable())
   throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
@@ -67,15 +69,22 @@ async function restrictedNamespace(name: string): Promise<void> {
   );
 }
 
-async function podsOf(ns: string, labels: Record<string, string>): Promise<any[]> {
-  const res = await cp.api('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${selectorOf(labels)}`);
+async function podsOf(ns: string, labels: Record<string, string>): Promise<StoredPod[]> {
+  const res = await cp.api<KubeList<StoredPod>>(
+    'GET',
+    `/api/v1/namespaces/${ns}/pods?labelSelector=${selectorOf(labels)}`,
+  );
   expect(res.status).toBe(200);
   return res.body.items;
 }
 
 /** Why a workload has fewer Pods than asked: the ReplicaSets' or Job's failure conditions and warning events. */
 async function whyNoPods(ns: string, what: string): Promise<string> {
-  const events = (await cp.api('GET', `/api/v1/namespaces/${ns}/events`)).body.items as any[];
+  const events = (
+    await cp.api<
+      KubeList<{ type: string; reason: string; message: string; involvedObject: { kind: string; name: string } }>
+    >('GET', `/api/v1/namespaces/${ns}/events`)
+  ).body.items;
   const warnings = events
     .filter((e) => e.type === 'Warning')
     .map((e) => `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.reason}: ${e.message}`);
@@ -83,11 +92,11 @@ async function whyNoPods(ns: string, what: string): Promise<string> {
 }
 
 /** Waits until the controllers created `replicas` Pods for every Deployment of the release; returns them by name. */
-async function deploymentPods(ns: string, deployments: K8sObject[]): Promise<Record<string, any[]>> {
-  const out: Record<string, any[]> = {};
+async function deploymentPods(ns: string, deployments: K8sObject[]): Promise<Record<string, StoredPod[]>> {
+  const out: Record<string, StoredPod[]> = {};
   for (const d of deployments) {
-    const live = (await cp.api('GET', pathOf(d, ns))).body;
-    const want = live.spec.replicas as number;
+    const live = (await cp.api<StoredDeployment>('GET', pathOf(d, ns))).body;
+    const want = live.spec.replicas;
     out[d.metadata.name] = await waitFor(
       async () => {
         const pods = await podsOf(ns, live.spec.selector.matchLabels);
@@ -101,9 +110,9 @@ async function deploymentPods(ns: string, deployments: K8sObject[]): Promise<Rec
 }
 
 /** `kubectl create job --from=cronjob/<name>`: a Job from the CronJob's jobTemplate, owned by it. */
-async function jobFromCronJob(ns: string, cronName: string, jobName: string): Promise<any> {
-  const cron = (await cp.api('GET', resourcePath('batch/v1', 'CronJob', ns, cronName))).body;
-  const res = await cp.api('POST', resourcePath('batch/v1', 'Job', ns), {
+async function jobFromCronJob(ns: string, cronName: string, jobName: string): Promise<StoredJob> {
+  const cron = (await cp.api<StoredCronJob>('GET', resourcePath('batch/v1', 'CronJob', ns, cronName))).body;
+  const res = await cp.api<StoredJob>('POST', resourcePath('batch/v1', 'Job', ns), {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
@@ -120,7 +129,7 @@ async function jobFromCronJob(ns: string, cronName: string, jobName: string): Pr
   return res.body;
 }
 
-async function jobPods(ns: string, jobName: string): Promise<any[]> {
+async function jobPods(ns: string, jobName: string): Promise<StoredPod[]> {
   return waitFor(
     async () => {
       const pods = await podsOf(ns, { 'batch.kubernetes.io/job-name': jobName });
@@ -136,11 +145,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await cp?.stop();
+  await ifAssigned(cp)?.stop();
 }, 60_000);
 
 describe('the local control plane', () => {
-  it('reports the version Helm checks the chart against (stamped at build time)', async () => {
+  it('reports the version Helm checks the chart against (stamped at build time)', () => {
     expect(cp.version).toMatch(/^v1\.\d+\.\d+$/);
     expect(helmK(['version', '--short'])).toMatch(/^v3\./);
   });
@@ -153,7 +162,7 @@ describe('the local control plane', () => {
       metadata: { name: 'privileged' },
       spec: { containers: [{ name: 'c', image: 'registry.example/busybox:1', securityContext: { privileged: true } }] },
     };
-    const refused = await cp.api('POST', '/api/v1/namespaces/psa-probe/pods', pod);
+    const refused = await cp.api<{ message?: string }>('POST', '/api/v1/namespaces/psa-probe/pods', pod);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/violates PodSecurity "restricted:latest": privileged/);
     // The same Pod where nothing is enforced is accepted: the refusal is the namespace's policy, not validation.
@@ -181,7 +190,7 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
       });
     }
     const keySecret = manifest.find((o) => o.kind === 'Secret' && o.metadata.name === `${RELEASE}-keys`);
-    if (keySecret) keys = (await cp.api('GET', pathOf(keySecret, ns))).body.data;
+    if (keySecret) keys = (await cp.api<{ data?: Record<string, string> }>('GET', pathOf(keySecret, ns))).body.data;
   });
 
   it("the controllers create every Deployment's Pods, admitted under restricted", async () => {
@@ -195,7 +204,7 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     const pods = await deploymentPods(ns, deployments);
     for (const [name, list] of Object.entries(pods)) {
       for (const p of list) {
-        expect({ deployment: name, owner: p.metadata.ownerReferences?.[0]?.kind, phase: p.status.phase }).toEqual({
+        expect({ deployment: name, owner: p.metadata.ownerReferences?.at(0)?.kind, phase: p.status.phase }).toEqual({
           deployment: name,
           owner: 'ReplicaSet',
           phase: 'Pending',
@@ -209,7 +218,7 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     expect(crons.map((c) => c.metadata.name)).toEqual(['nhe-audit-retention']);
     const job = await jobFromCronJob(ns, 'nhe-audit-retention', 'retention-by-test');
     const pods = await jobPods(ns, job.metadata.name);
-    expect(pods[0].spec.serviceAccountName).toBe(crons[0].spec.jobTemplate.spec.template.spec.serviceAccountName);
+    expect(pods[0].spec.serviceAccountName).toBe(crons[0].spec!.jobTemplate!.spec.template.spec.serviceAccountName);
   });
 
   it("the hooks' Jobs get Pods admitted under restricted and `helm test`'s Pods are admitted (no kubelet runs them)", async () => {
@@ -217,7 +226,7 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     const created: K8sObject[] = [];
     for (const h of hooks) {
       if (h.kind === 'Pod') {
-        const res = await cp.api('POST', `${resourcePath('v1', 'Pod', ns)}?dryRun=All`, h);
+        const res = await cp.api<{ message?: string }>('POST', `${resourcePath('v1', 'Pod', ns)}?dryRun=All`, h);
         expect({ pod: h.metadata.name, status: res.status, message: res.body.message }).toEqual({
           pod: h.metadata.name,
           status: 201,
@@ -243,7 +252,7 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
 
   it('upgrade changes the retention schedule (generated secrets unchanged); rollback restores it', async () => {
     const cron = resourcePath('batch/v1', 'CronJob', ns, 'nhe-audit-retention');
-    expect((await cp.api('GET', cron)).body.spec.schedule).toBe(RETENTION_DEFAULT);
+    expect((await cp.api<StoredCronJob>('GET', cron)).body.spec.schedule).toBe(RETENTION_DEFAULT);
     expect(
       helmK([
         'upgrade',
@@ -259,16 +268,22 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
         '60s',
       ]),
     ).toMatch(/STATUS: deployed/);
-    expect((await cp.api('GET', cron)).body.spec.schedule).toBe(RETENTION_UPGRADED);
+    expect((await cp.api<StoredCronJob>('GET', cron)).body.spec.schedule).toBe(RETENTION_UPGRADED);
     if (keys)
-      expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
+      expect(
+        (await cp.api<{ data?: Record<string, string> }>('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`)))
+          .body.data,
+      ).toEqual(keys);
 
     expect(helmK(['rollback', RELEASE, '1', '--namespace', ns, '--no-hooks', '--timeout', '60s'])).toMatch(
       /Rollback was a success/,
     );
-    expect((await cp.api('GET', cron)).body.spec.schedule).toBe(RETENTION_DEFAULT);
+    expect((await cp.api<StoredCronJob>('GET', cron)).body.spec.schedule).toBe(RETENTION_DEFAULT);
     if (keys)
-      expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
+      expect(
+        (await cp.api<{ data?: Record<string, string> }>('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`)))
+          .body.data,
+      ).toEqual(keys);
     const history = parseAll(helmK(['history', RELEASE, '--namespace', ns, '-o', 'yaml']))[0] as unknown as Array<{
       revision: number;
       status: string;
@@ -287,7 +302,10 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     expect(helmK(['uninstall', RELEASE, '--namespace', ns, '--timeout', '60s'])).toMatch(/uninstalled/);
     for (const o of kept) expect((await cp.api('GET', pathOf(o, ns))).status).toBe(200);
     if (keys)
-      expect((await cp.api('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`))).body.data).toEqual(keys);
+      expect(
+        (await cp.api<{ data?: Record<string, string> }>('GET', resourcePath('v1', 'Secret', ns, `${RELEASE}-keys`)))
+          .body.data,
+      ).toEqual(keys);
     for (const o of manifest.filter((m) => !kept.includes(m))) {
       await waitFor(
         async () => ((await cp.api('GET', pathOf(o, ns))).status === 404 ? true : undefined),
@@ -298,12 +316,12 @@ describe.each(CI_SETS)('helm with ci/%s in a restricted namespace', (set) => {
     // The garbage collector removes what the controllers made (ReplicaSets, Jobs, Pods).
     await waitFor(
       async () => {
-        const pods = (await cp.api('GET', `/api/v1/namespaces/${ns}/pods`)).body.items as any[];
+        const pods = (await cp.api<KubeList<StoredPod>>('GET', `/api/v1/namespaces/${ns}/pods`)).body.items;
         return pods.length === 0 ? true : undefined;
       },
       30_000,
       async () =>
-        `Pods left: ${((await cp.api('GET', `/api/v1/namespaces/${ns}/pods`)).body.items as any[]).map((p) => p.metadata.name).join(', ')}`,
+        `Pods left: ${(await cp.api<KubeList<StoredPod>>('GET', `/api/v1/namespaces/${ns}/pods`)).body.items.map((p) => p.metadata.name).join(', ')}`,
     );
   });
 });

@@ -14,8 +14,10 @@ import { freePort, repoRoot, waitForPort } from '@idp/testing';
 import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
+import type { KubeList, StoredCronJob, StoredJob, StoredPod } from '../../src/kube-pod-env';
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 if (!helmAvailable())
   throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
@@ -32,6 +34,19 @@ let saToken: string;
 let mgmt: ChildProcess | undefined;
 let mgmtBase = '';
 
+/** What the tests read of the jobs API's JSON answers: a job row or a problem (any member may be absent). */
+interface JobsAnswer {
+  backend?: string;
+  schedule?: string;
+  enabled?: boolean;
+  kubernetesJob?: string;
+  kubernetes?: { drift?: unknown };
+  drift?: unknown;
+  detail?: string;
+  status?: number;
+  title?: string;
+}
+
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${mgmtBase}/auth/admin${path}`, {
     method,
@@ -44,11 +59,12 @@ async function api(method: string, path: string, body?: unknown) {
   return {
     status: res.status,
     contentType: res.headers.get('content-type'),
-    body: (await res.json().catch(() => null)) as Record<string, any>,
+    // null for an answer without JSON (a 204), whose body no test reads.
+    body: (await res.json().catch(() => null)) as JobsAnswer,
   };
 }
 
-const cron = async () => (await cp.api('GET', cronPath)).body;
+const cron = async () => (await cp.api<StoredCronJob>('GET', cronPath)).body;
 
 beforeAll(async () => {
   await startAll([
@@ -83,11 +99,15 @@ beforeAll(async () => {
   ]);
 
   // A token the API server signs for the chart's ServiceAccount (what the kubelet mounts into management's Pod).
-  const tr = await cp.api('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${SA}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: { expirationSeconds: 3600 },
-  });
+  const tr = await cp.api<{ status: { token: string } }>(
+    'POST',
+    `/api/v1/namespaces/${NS}/serviceaccounts/${SA}/token`,
+    {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    },
+  );
   expect(tr.status).toBe(201);
   saToken = tr.body.status.token;
 
@@ -137,12 +157,16 @@ const editOutside = (spec: Record<string, unknown>) =>
 
 afterAll(async () => {
   await stopManagement();
-  await Promise.all([h?.stop(), cp?.stop()]);
+  await Promise.all([ifAssigned(h)?.stop(), ifAssigned(cp)?.stop()]);
 }, 60_000);
 
 describe("the chart's Role, against the real authorizer, with the ServiceAccount's token", () => {
+  // The API's Status on a refusal (its reason and message); the objects themselves are not read here.
   const asSa = (method: string, path: string, body?: unknown, contentType?: string) =>
-    cp.api(method, path, body, { token: saToken, ...(contentType ? { contentType } : {}) });
+    cp.api<{ reason?: string; message?: string }>(method, path, body, {
+      token: saToken,
+      ...(contentType ? { contentType } : {}),
+    });
 
   it('allows get and patch of the retention CronJob and create of Jobs (dry run)', async () => {
     expect((await asSa('GET', cronPath)).status).toBe(200);
@@ -193,11 +217,11 @@ describe('the jobs API keeps the CronJob in step', () => {
     const c = await waitFor(
       async () => {
         const live = await cron();
-        return live.metadata.managedFields?.some((f: any) => f.manager === 'idp-management') ? live : undefined;
+        return live.metadata.managedFields?.some((f) => f.manager === 'idp-management') ? live : undefined;
       },
       20_000,
       async () =>
-        `CronJob never patched by idp-management: ${JSON.stringify((await cron()).metadata.managedFields?.map((f: any) => f.manager))}`,
+        `CronJob never patched by idp-management: ${JSON.stringify((await cron()).metadata.managedFields?.map((f) => f.manager))}`,
     );
     expect(c.spec.schedule).toBe(row.schedule);
     expect(c.spec.suspend).toBe(!row.enabled);
@@ -217,7 +241,7 @@ describe('the jobs API keeps the CronJob in step', () => {
     expect(res.status).toBe(202);
     const name = res.body.kubernetesJob as string;
     expect(name).toMatch(/^nhe-audit-retention-manual-[a-z0-9]+$/);
-    const job = (await cp.api('GET', resourcePath('batch/v1', 'Job', NS, name))).body;
+    const job = (await cp.api<StoredJob>('GET', resourcePath('batch/v1', 'Job', NS, name))).body;
     const c = await cron();
     expect(job.metadata.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'CronJob', name: CRON, uid: c.metadata.uid, controller: true }),
@@ -226,11 +250,11 @@ describe('the jobs API keeps the CronJob in step', () => {
     const pods = await waitFor(
       async () => {
         const list = (
-          await cp.api(
+          await cp.api<KubeList<StoredPod>>(
             'GET',
             `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${name}`)}`,
           )
-        ).body.items as any[];
+        ).body.items;
         return list.length > 0 ? list : undefined;
       },
       30_000,
@@ -283,7 +307,7 @@ describe('the jobs API keeps the CronJob in step', () => {
     await startManagement();
     // start() has read the CronJob (the service answers only after it): the edit is still there and still reported.
     expect((await cron()).spec.schedule).toBe('*/7 * * * *');
-    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes.drift).toEqual([
+    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes?.drift).toEqual([
       expect.objectContaining({ field: 'schedule', actual: '*/7 * * * *', manager: 'kubectl-edit' }),
     ]);
 
@@ -321,14 +345,14 @@ describe('the jobs API keeps the CronJob in step', () => {
     const after = await cron();
     expect(after.spec.successfulJobsHistoryLimit).toBe(5);
     expect(after.spec).toMatchObject({ schedule: before.spec.schedule, suspend: before.spec.suspend });
-    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes.drift).toEqual([]);
+    expect((await api('GET', `/jobs/${CRON}`)).body.kubernetes?.drift).toEqual([]);
   });
 
   it('a suspend set outside the product is refused to be overwritten by a schedule change (409); force overwrites it with the job', async () => {
     expect((await editOutside({ suspend: true })).status).toBe(200);
     const row = (await api('GET', `/jobs/${CRON}`)).body;
     expect(row.enabled).toBe(true);
-    expect(row.kubernetes.drift).toEqual([
+    expect(row.kubernetes?.drift).toEqual([
       expect.objectContaining({ field: 'suspend', expected: false, actual: true, manager: 'kubectl-edit' }),
     ]);
 
@@ -346,7 +370,7 @@ describe('the jobs API keeps the CronJob in step', () => {
     });
     const c = await cron();
     expect(c.spec).toMatchObject({ schedule: '20 2 * * *', suspend: false });
-    expect(JSON.parse(c.metadata.annotations['idp.example/jobs-api-applied'])).toEqual({
+    expect(JSON.parse(c.metadata.annotations!['idp.example/jobs-api-applied'])).toEqual({
       schedule: '20 2 * * *',
       suspend: false,
     });
@@ -366,7 +390,7 @@ describe('the jobs API keeps the CronJob in step', () => {
       cp.kubeconfigPath,
     ]);
     const row = (await api('GET', `/jobs/${CRON}`)).body;
-    expect(row.kubernetes.drift).toEqual([
+    expect(row.kubernetes?.drift).toEqual([
       expect.objectContaining({ field: 'schedule', expected: '20 2 * * *', actual: '17 3 * * *', manager: 'helm' }),
     ]);
     expect((await api('PATCH', `/jobs/${CRON}`, { force: true })).status).toBe(200);
@@ -375,7 +399,12 @@ describe('the jobs API keeps the CronJob in step', () => {
 
   it('when the API server refuses (403: the binding removed), the jobs API answers a problem, not 500, and nothing is half-applied', async () => {
     const bindingPath = resourcePath('rbac.authorization.k8s.io/v1', 'RoleBinding', NS, SA);
-    const binding = (await cp.api('GET', bindingPath)).body;
+    const binding = (
+      await cp.api<{ metadata: Record<string, unknown> & { resourceVersion?: string; uid?: string } }>(
+        'GET',
+        bindingPath,
+      )
+    ).body;
     expect((await cp.api('DELETE', bindingPath)).status).toBe(200);
     try {
       await waitFor(
@@ -397,12 +426,15 @@ describe('the jobs API keeps the CronJob in step', () => {
       });
       expect((await cron()).spec).toMatchObject({ schedule: before.spec.schedule, suspend: before.spec.suspend });
 
-      const jobsBefore = (await cp.api('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length;
+      const jobsBefore = (await cp.api<KubeList<unknown>>('GET', resourcePath('batch/v1', 'Job', NS))).body.items
+        .length;
       const run = await api('POST', `/jobs/${CRON}/run`, {});
       expect(run.status).not.toBe(500);
       expect(run.status).toBeGreaterThanOrEqual(400);
       expect(run.contentType).toMatch(/^application\/problem\+json/);
-      expect((await cp.api('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length).toBe(jobsBefore);
+      expect((await cp.api<KubeList<unknown>>('GET', resourcePath('batch/v1', 'Job', NS))).body.items.length).toBe(
+        jobsBefore,
+      );
     } finally {
       const {
         resourceVersion: _rv,

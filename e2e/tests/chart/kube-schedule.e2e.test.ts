@@ -11,7 +11,9 @@
  */
 import { join } from 'node:path';
 import { resourcePath, startKubeControlPlane, waitFor, type KubeControlPlane } from '../../src/kube-control-plane';
+import type { KubeList, StoredPod } from '../../src/kube-pod-env';
 import { chartDir, helm, helmAvailable, helmBin, RELEASE } from './render';
+import { ifAssigned } from '../../src/if-assigned';
 
 if (!helmAvailable())
   throw new Error(`${helmBin} is missing: run \`bash scripts/tools.sh helm\` (scripts/test.sh does)`);
@@ -33,8 +35,15 @@ const selector = (component: string) =>
   encodeURIComponent(
     `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/name=idp,app.kubernetes.io/component=${component}`,
   );
-const podsOf = async (component: string): Promise<any[]> =>
-  (await cp.api('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${selector(component)}`)).body.items;
+/** A Node as the tests read it. */
+interface StoredNode {
+  metadata: { name: string };
+  spec: { taints?: unknown[] };
+  status: { conditions: Array<{ type: string; status: string }> };
+}
+const podsOf = async (component: string): Promise<StoredPod[]> =>
+  (await cp.api<KubeList<StoredPod>>('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${selector(component)}`)).body
+    .items;
 
 /** What a kubelet keeps doing for its node: renew the Lease and report Ready with a fresh heartbeat. */
 async function beat(): Promise<void> {
@@ -124,19 +133,18 @@ beforeAll(async () => {
   // Schedulable: Ready and without the taints the node lifecycle controller puts on nodes that are not.
   await waitFor(
     async () => {
-      const nodes = (await cp.api('GET', '/api/v1/nodes')).body.items as any[];
+      const nodes = (await cp.api<KubeList<StoredNode>>('GET', '/api/v1/nodes')).body.items;
       return nodes.length === 3 &&
         nodes.every(
           (n) =>
-            !(n.spec.taints ?? []).length &&
-            n.status.conditions.some((c: any) => c.type === 'Ready' && c.status === 'True'),
+            !(n.spec.taints ?? []).length && n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
         )
         ? true
         : undefined;
     },
     20_000,
     async () =>
-      `nodes not schedulable: ${JSON.stringify(((await cp.api('GET', '/api/v1/nodes')).body.items as any[]).map((n) => [n.metadata.name, n.spec.taints]))}`,
+      `nodes not schedulable: ${JSON.stringify((await cp.api<KubeList<StoredNode>>('GET', '/api/v1/nodes')).body.items.map((n) => [n.metadata.name, n.spec.taints]))}`,
   );
 
   const ns = await cp.api('POST', '/api/v1/namespaces', {
@@ -175,7 +183,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (heartbeat) clearInterval(heartbeat);
-  await cp?.stop();
+  await ifAssigned(cp)?.stop();
 }, 60_000);
 
 describe('ci/ha-values.yaml with three nodes and a scheduler', () => {
@@ -188,11 +196,14 @@ describe('ci/ha-values.yaml with three nodes and a scheduler', () => {
       },
       45_000,
       async () =>
-        `${component}: ${JSON.stringify((await podsOf(component)).map((p) => [p.metadata.name, p.spec.nodeName ?? p.status.conditions?.find((c: any) => c.type === 'PodScheduled')?.message]))}`,
+        `${component}: ${JSON.stringify((await podsOf(component)).map((p) => [p.metadata.name, p.spec.nodeName ?? p.status.conditions?.find((c) => c.type === 'PodScheduled')?.message]))}`,
     );
     if (component === 'oidc') {
       const hpa = (
-        await cp.api('GET', resourcePath('autoscaling/v2', 'HorizontalPodAutoscaler', NS, `${RELEASE}-oidc`))
+        await cp.api<{ spec: { minReplicas?: number }; status?: { desiredReplicas?: number } }>(
+          'GET',
+          resourcePath('autoscaling/v2', 'HorizontalPodAutoscaler', NS, `${RELEASE}-oidc`),
+        )
       ).body;
       expect({ min: hpa.spec.minReplicas, desired: hpa.status?.desiredReplicas }).toEqual({ min: 3, desired: 3 });
     }
@@ -213,14 +224,14 @@ describe('ci/ha-values.yaml with three nodes and a scheduler', () => {
           const p = (await podsOf('management')).find(
             (x) =>
               !x.spec.nodeName &&
-              x.status.conditions?.some((c: any) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'),
+              x.status.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'),
           );
           return p;
         },
         30_000,
         () => 'no unschedulable fourth management Pod',
       );
-      const why = pending.status.conditions.find((c: any) => c.type === 'PodScheduled').message as string;
+      const why = pending.status.conditions?.find((c) => c.type === 'PodScheduled')?.message;
       expect(why).toMatch(/0\/3 nodes are available/);
       expect(why).toMatch(/anti-affinity/);
     } finally {
@@ -263,19 +274,20 @@ describe('ci/ha-values.yaml with three nodes and a scheduler', () => {
         expect(res.status).toBe(200);
       }
       const pdbPath = resourcePath('policy/v1', 'PodDisruptionBudget', NS, `${RELEASE}-${component}`);
+      type Pdb = { status?: { currentHealthy?: number; disruptionsAllowed?: number; desiredHealthy?: number } };
       const pdb = await waitFor(
         async () => {
-          const b = (await cp.api('GET', pdbPath)).body;
-          return b.status?.currentHealthy === 3 && b.status?.disruptionsAllowed === 1 ? b : undefined;
+          const b = (await cp.api<Pdb>('GET', pdbPath)).body;
+          return b.status?.currentHealthy === 3 && b.status.disruptionsAllowed === 1 ? b : undefined;
         },
         30_000,
         async () =>
-          `PodDisruptionBudget ${RELEASE}-${component}: ${JSON.stringify((await cp.api('GET', pdbPath)).body.status)}`,
+          `PodDisruptionBudget ${RELEASE}-${component}: ${JSON.stringify((await cp.api<Pdb>('GET', pdbPath)).body.status)}`,
       );
-      expect(pdb.status.desiredHealthy).toBe(2);
+      expect(pdb.status?.desiredHealthy).toBe(2);
 
       const evict = (name: string) =>
-        cp.api('POST', `/api/v1/namespaces/${NS}/pods/${name}/eviction`, {
+        cp.api<{ message?: string }>('POST', `/api/v1/namespaces/${NS}/pods/${name}/eviction`, {
           apiVersion: 'policy/v1',
           kind: 'Eviction',
           metadata: { name, namespace: NS },
@@ -287,10 +299,12 @@ describe('ci/ha-values.yaml with three nodes and a scheduler', () => {
       expect(second.body.message).toMatch(/Cannot evict pod as it would violate the pod's disruption budget/);
       // The refused Pod is untouched; the evicted one is being deleted (no kubelet finishes it).
       expect(
-        (await cp.api('GET', `/api/v1/namespaces/${NS}/pods/${pods[1].metadata.name}`)).body.metadata.deletionTimestamp,
+        (await cp.api<StoredPod>('GET', `/api/v1/namespaces/${NS}/pods/${pods[1].metadata.name}`)).body.metadata
+          .deletionTimestamp,
       ).toBeUndefined();
       expect(
-        (await cp.api('GET', `/api/v1/namespaces/${NS}/pods/${pods[0].metadata.name}`)).body.metadata.deletionTimestamp,
+        (await cp.api<StoredPod>('GET', `/api/v1/namespaces/${NS}/pods/${pods[0].metadata.name}`)).body.metadata
+          .deletionTimestamp,
       ).toEqual(expect.any(String));
     },
   );

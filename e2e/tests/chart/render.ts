@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 
 export const repoRoot = join(__dirname, '../../..');
 export const chartDir = join(repoRoot, 'charts', 'idp');
@@ -14,11 +15,46 @@ export const helmBin = join(repoRoot, '.tools', 'bin', 'helm');
 export const RELEASE = 'idp';
 export const NAMESPACE = 'idp';
 
+interface PodTemplate {
+  metadata?: { labels?: Record<string, string> };
+  spec: IPodSpec;
+}
+
+/**
+ * The members of a rendered object's spec that the chart tests read, across kinds (a Pod's spec is its pod spec).
+ * Each kind has only its own, so every member is optional; a test that reads one relies on its kind having it.
+ */
+export interface K8sSpec extends Partial<IPodSpec> {
+  replicas?: number;
+  selector?: { matchLabels?: Record<string, string> };
+  template?: PodTemplate;
+  jobTemplate?: { metadata?: { labels?: Record<string, string> }; spec: { template: PodTemplate } };
+  concurrencyPolicy?: string;
+  successfulJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number;
+  scaleTargetRef?: { apiVersion: string; kind: string; name: string };
+  minReplicas?: number;
+  ports?: Array<{ name?: string; port: number; targetPort?: number | string }>;
+  podSelector?: { matchLabels?: Record<string, string> };
+  policyTypes?: string[];
+  egress?: Array<{ ports?: unknown[] }>;
+  ingressClassName?: string;
+  tls?: Array<{ hosts?: string[]; secretName?: string }>;
+  rules?: Array<{
+    host: string;
+    http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> };
+  }>;
+}
+
+/** An object of the rendered chart: the envelope, the spec members the tests read, the rest by name. */
 export type K8sObject = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  [k: string]: any;
+  spec?: K8sSpec;
+  data?: Record<string, string>;
+  subjects?: Array<{ kind: string; name: string; namespace?: string }>;
+  [k: string]: unknown;
 };
 
 export function helmAvailable(): boolean {
@@ -39,7 +75,7 @@ export function helm(args: string[]): string {
     });
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`${e.stderr || e.stdout || e.message}`);
+    throw new Error(`${e.stderr || e.stdout || e.message}`, { cause: err });
   }
 }
 
@@ -81,23 +117,23 @@ export function renderNotes(valuesFiles: string[]): string {
         ...valuesFiles.flatMap((f) => ['-f', join(chartDir, f)]),
       ]),
     ).map((d) => d.toJS() as K8sObject);
-    return objs[0].data.notes as string;
+    return objs[0].data!.notes;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** The pod spec of a workload (Deployment, StatefulSet, Job, CronJob, Pod), or undefined. */
-export function podSpecOf(o: K8sObject): any {
+export function podSpecOf(o: K8sObject): IPodSpec | undefined {
   switch (o.kind) {
     case 'Deployment':
     case 'StatefulSet':
     case 'Job':
-      return o.spec.template.spec;
+      return o.spec!.template!.spec;
     case 'CronJob':
-      return o.spec.jobTemplate.spec.template.spec;
+      return o.spec!.jobTemplate!.spec.template.spec;
     case 'Pod':
-      return o.spec;
+      return o.spec as IPodSpec;
     default:
       return undefined;
   }
@@ -109,9 +145,9 @@ export function podLabelsOf(o: K8sObject): Record<string, string> {
     case 'Deployment':
     case 'StatefulSet':
     case 'Job':
-      return o.spec.template.metadata?.labels ?? {};
+      return o.spec!.template!.metadata?.labels ?? {};
     case 'CronJob':
-      return o.spec.jobTemplate.spec.template.metadata?.labels ?? {};
+      return o.spec!.jobTemplate!.spec.template.metadata?.labels ?? {};
     default:
       return o.metadata.labels ?? {};
   }

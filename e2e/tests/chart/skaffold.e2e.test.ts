@@ -10,7 +10,17 @@ import YAML from 'yaml';
 import { byKind, chartDir, podSpecOf, render, repoRoot } from './render';
 
 const SCHEMA_PATH = join(repoRoot, '..', 'shared', 'schemas', 'skaffold-v4beta14.json');
-const skaffold = YAML.parse(readFileSync(join(repoRoot, 'skaffold.yaml'), 'utf8')) as any;
+/** What these tests read of skaffold.yaml (a member it lacks fails the test that reads it). */
+interface SkaffoldConfig {
+  apiVersion: string;
+  kind: string;
+  build: { artifacts: Array<{ image: string; context: string; docker: { dockerfile: string; target: string } }> };
+  deploy: {
+    helm: { releases: Array<{ chartPath: string; valuesFiles: string[]; setValueTemplates: Record<string, string> }> };
+  };
+  profiles: Array<{ name: string; patches: Array<{ op: string; path: string; value: string }> }>;
+}
+const skaffold = YAML.parse(readFileSync(join(repoRoot, 'skaffold.yaml'), 'utf8')) as SkaffoldConfig;
 const services = readdirSync(join(repoRoot, 'services'))
   .filter(
     (d) =>
@@ -39,7 +49,7 @@ describe('skaffold.yaml', () => {
     const ok = validate(skaffold);
     expect([ok, validate.errors ?? []]).toEqual([true, []]);
     const broken = structuredClone(skaffold);
-    broken.build.artifacts[0].docker.targett = 'typo';
+    Object.assign(broken.build.artifacts[0].docker, { targett: 'typo' }); // a key the schema does not know
     expect(validate(broken)).toBe(false);
   });
 
@@ -86,10 +96,10 @@ describe('skaffold.yaml', () => {
   it('deploys charts/idp with values files that exist; the local-cluster profile adds the bundled dependencies', () => {
     expect(release().chartPath).toBe('charts/idp');
     for (const f of release().valuesFiles) expect([f, existsSync(join(repoRoot, f))]).toEqual([f, true]);
-    const profile = skaffold.profiles.find((p: { name: string }) => p.name === 'local-cluster');
+    const profile = skaffold.profiles.find((p) => p.name === 'local-cluster')!;
     const added = profile.patches
-      .filter((p: { op: string; path: string }) => p.op === 'add' && p.path === '/deploy/helm/releases/0/valuesFiles/-')
-      .map((p: { value: string }) => p.value);
+      .filter((p) => p.op === 'add' && p.path === '/deploy/helm/releases/0/valuesFiles/-')
+      .map((p) => p.value);
     expect(added).toEqual(['charts/idp/dev/local-cluster-values.yaml']);
     const local = YAML.parse(readFileSync(join(repoRoot, added[0]), 'utf8'));
     expect([local.mongodb.bundled.enabled, local.nats.bundled.enabled]).toEqual([true, true]);
@@ -106,7 +116,7 @@ describe('skaffold.yaml', () => {
       set,
     );
     const images = new Set(
-      objs.filter((o) => podSpecOf(o)).flatMap((o) => podSpecOf(o).containers.map((c: { image: string }) => c.image)),
+      objs.filter((o) => podSpecOf(o)).flatMap((o) => podSpecOf(o)!.containers.map((c) => c.image)),
     );
     for (const key of ['oidcCore', 'nheDelegation', 'management', 'auditWriter', 'auditRetention', 'signals'])
       expect(images).toContain(`localhost:5000/${key}:abc1234@${digest}`);

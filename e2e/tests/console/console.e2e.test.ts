@@ -1,5 +1,5 @@
 /**
- * The admin console (console/, issue 18) in Debian's Chromium driven by playwright-core, against the whole topology
+ * The admin console (console/) in Debian's Chromium driven by playwright-core, against the whole topology
  * behind the dev router. A system-tenant administrator signs in with the provider's authorization-code + PKCE flow
  * (the tenant's built-in console client), creates a tenant with NHE delegation, a resource server, a client (its
  * secret shown once), a user with a role, an NHE and a policy, runs the simulator, sees the audit row of a token
@@ -17,6 +17,7 @@ import { launchChromium, newProbedPage, screenshots, seriousA11yViolations } fro
 import { basicAuth, browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 jest.setTimeout(240_000);
 
@@ -79,8 +80,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await h?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 /** Screenshots at both sizes, then axe: nothing serious or critical. */

@@ -1,5 +1,5 @@
 /**
- * A delegation chain end to end (issue 19), every service a separate process behind the dev router, driven by a
+ * A delegation chain end to end, every service a separate process behind the dev router, driven by a
  * stock OAuth client: openid-client's genericGrantRequest with its DPoP handle.
  *
  *   the user's access token (authorization code + PKCE)
@@ -23,6 +23,7 @@ import { actorProof, chainAgents, createVerifier } from '@idp/resource-server';
 import { accessOf, requireAccess } from '../../../libs/resource-server/src/express';
 import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { seededUserToken, startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -122,9 +123,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await new Promise((r) => api?.close(r));
-  await new Promise((r) => jwksServer?.close(r));
-  await h?.stop();
+  await new Promise((r) => ifAssigned(api)?.close(r));
+  await new Promise((r) => ifAssigned(jwksServer)?.close(r));
+  await ifAssigned(h)?.stop();
 });
 
 /** orders-agent's proof: a JWT signed with its own key, for this tenant, used once. */
@@ -220,12 +221,13 @@ test('user -> agent A (key) -> agent B (workload JWT) -> the resource server see
     'urn:idp:management',
   );
   const audit = `${h.topology.baseUrl}/_api/auth/admin/tenants/${h.tenant.tenantId}/non-human-entities/token-audit`;
+  // The audit API's JSON, as this test reads it (any member may be absent).
   const get = async (url: string) =>
-    (await (await fetch(url, { headers: { authorization: `Bearer ${admin.access_token}` } })).json()) as Record<
-      string,
-      any
-    >;
-  let leaf: Record<string, any> | undefined;
+    (await (await fetch(url, { headers: { authorization: `Bearer ${admin.access_token}` } })).json()) as {
+      items?: Array<{ id: string } & Record<string, unknown>>;
+      tokens?: Array<{ jti: string }>;
+    };
+  let leaf: ({ id: string } & Record<string, unknown>) | undefined;
   for (
     const deadline = Date.now() + 15_000;
     !leaf && Date.now() < deadline;
@@ -243,7 +245,7 @@ test('user -> agent A (key) -> agent B (workload JWT) -> the resource server see
   });
   const chain = await get(`${audit}/${leaf!.id}/delegation-chain`);
   expect(chain).toMatchObject({ rootJti: pa.jti, truncated: false });
-  expect(chain.tokens.map((t: { jti: string }) => t.jti)).toEqual([pa.jti, pb.jti]);
+  expect(chain.tokens?.map((t) => t.jti)).toEqual([pa.jti, pb.jti]);
 });
 
 test('a chain whose second agent was only named is refused by the proven-agents route; one hop more than the tenant allows is refused', async () => {

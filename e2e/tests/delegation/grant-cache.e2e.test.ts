@@ -1,5 +1,5 @@
 /**
- * The sidecar's grant cache (GRANT_CACHE_TTL_MS, issue 26), every service a separate process: a subject token's
+ * The sidecar's grant cache (GRANT_CACHE_TTL_MS), every service a separate process: a subject token's
  * grant is read once and then served from memory, and a grant that ends is still refused at once, because the end
  * travels as an invalidation over NATS (oidc-core publishes `grant` when a grant ends through the provider; any
  * other invalidation of the tenant drops the tenant's grants). The TTL here is a minute, so that only the event can
@@ -9,6 +9,7 @@ import { connectNats, publishInvalidation } from '@idp/events';
 import { createLogger } from '@idp/logger';
 import { basicAuth } from '../../src/clients/browserless-login';
 import { postNheExchange, seededUserLogin, startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const ENDED = 'subject_token was issued under a grant that has ended (revoked or signed out)';
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 async function exchange(subjectToken: string): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -18,6 +18,7 @@ import { freePort } from '@idp/testing';
 import { basicAuth, browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
 import { startOrdersApi, type OrdersApiProcess } from '../../src/orders-api';
+import { ifAssigned } from '../../src/if-assigned';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** The receiver's poll interval in this test (the README's default is 5000). */
@@ -34,14 +35,19 @@ let admin: string;
 /** jti of every token the exchange returned in this file: each must end with exactly one audit row. */
 const issued: string[] = [];
 
-async function manage(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+/** A management API call; T is what the caller reads of the JSON answer (undefined when the answer is empty). */
+async function manage<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T | undefined }> {
   const res = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}${path}`, {
     method,
     headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? (JSON.parse(text) as T) : undefined };
 }
 
 beforeAll(async () => {
@@ -70,32 +76,32 @@ beforeAll(async () => {
     config: { accessToken: { lifetime: 3600 }, nhe: { acceptDelegationTokens: true } },
   });
   expect(rs.status).toBe(201);
-  const clerk = await manage('POST', '/roles', {
+  const clerk = await manage<{ id: string }>('POST', '/roles', {
     name: 'orders-api-clerk',
     resourceServer: resource,
     permissions: ['orders:read', 'orders:write'],
   });
   expect(clerk.status).toBe(201);
-  expect((await manage('PUT', `/users/${h.tenant.user.id}/roles/${clerk.body.id}`)).status).toBe(204);
+  expect((await manage('PUT', `/users/${h.tenant.user.id}/roles/${clerk.body!.id}`)).status).toBe(204);
 
   // The API's SSF receiver: a client allowed ssf.manage on urn:idp:ssf.
-  const ssfRole = await manage('POST', '/roles', {
+  const ssfRole = await manage<{ id: string }>('POST', '/roles', {
     name: 'ssf-receiver',
     resourceServer: 'urn:idp:ssf',
     permissions: ['ssf.manage'],
   });
   expect(ssfRole.status).toBe(201);
-  const receiver = await manage('POST', '/clients', {
+  const receiver = await manage<{ clientId: string; clientSecret: string }>('POST', '/clients', {
     name: 'Orders API (SSF receiver)',
     grantTypes: ['client_credentials'],
   });
   expect(receiver.status).toBe(201);
-  expect((await manage('PUT', `/clients/${receiver.body.clientId}/roles/${ssfRole.body.id}`)).status).toBe(204);
+  expect((await manage('PUT', `/clients/${receiver.body!.clientId}/roles/${ssfRole.body!.id}`)).status).toBe(204);
 
   api = await startOrdersApi({
     port,
     issuer,
-    ssf: { clientId: receiver.body.clientId, clientSecret: receiver.body.clientSecret, intervalMs: POLL_INTERVAL_MS },
+    ssf: { clientId: receiver.body!.clientId, clientSecret: receiver.body!.clientSecret, intervalMs: POLL_INTERVAL_MS },
   });
   const tokens = await browserlessLogin({
     baseUrl: h.topology.baseUrl,
@@ -112,9 +118,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await api?.stop();
-  await nc?.close();
-  await h?.stop();
+  await ifAssigned(api)?.stop();
+  await ifAssigned(nc)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 async function exchange(extraHeaders: Record<string, string> = {}) {
@@ -148,7 +154,7 @@ async function callApi(authorization: string | undefined, dpop?: string, method 
   return {
     status: res.status,
     challenge: res.headers.get('www-authenticate'),
-    body: (await res.json()) as Record<string, any>,
+    body: (await res.json()) as { error?: string; error_description?: string } & Record<string, unknown>,
   };
 }
 
@@ -377,7 +383,7 @@ test('NATS stopped: 503 and no token; NATS back: exchanges succeed; every issued
         headers: { authorization: `Bearer ${admin}` },
       },
     );
-    return ((await res.json()) as { items: Array<{ jti: string }> }).items ?? [];
+    return ((await res.json()) as { items?: Array<{ jti: string }> }).items ?? [];
   };
   const all = await eventually(rows, (r) => r.length >= issued.length, 20_000);
   const count = new Map<string, number>();

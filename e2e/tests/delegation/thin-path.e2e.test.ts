@@ -6,6 +6,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { seededUserToken, startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -16,7 +17,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 const basic = basicAuth;

@@ -17,6 +17,7 @@ import { repoRoot } from '@idp/testing';
 import { launchChromium, newProbedPage } from '../../src/clients/browser';
 import { alive, bannerSteps, bannerValue, startFirstRun, type FirstRun } from '../../src/first-run';
 import { startAll } from '../../src/start-all';
+import { ifAssigned } from '../../src/if-assigned';
 
 jest.setTimeout(240_000);
 
@@ -30,8 +31,8 @@ beforeAll(async () => {
 }, 200_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await run?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(run)?.stop();
 });
 
 /** `label   id / secret` in the banner's table. */

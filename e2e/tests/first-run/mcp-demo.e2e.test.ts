@@ -15,6 +15,7 @@ import { decodeJwt } from 'jose';
 import { repoRoot } from '@idp/testing';
 import { sh } from '../../src/dev-banner';
 import { bannerSteps, bannerValue, startFirstRun, type FirstRun } from '../../src/first-run';
+import { ifAssigned } from '../../src/if-assigned';
 
 let run: FirstRun;
 let steps: Array<{ title: string; command: string }>;
@@ -67,7 +68,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await run?.interrupt();
+  await ifAssigned(run)?.interrupt();
 });
 
 test('the sample MCP server and Orders API run as processes of npm start, at the addresses the banner prints', async () => {

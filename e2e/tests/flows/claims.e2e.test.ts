@@ -1,5 +1,5 @@
 /**
- * Issue 4 end to end, every service a process behind the dev router: openid-client (from discovery alone) signs a
+ * Scopes and claims end to end, every service a process behind the dev router: openid-client (from discovery alone) signs a
  * user in with every login scope the tenant advertises and reads UserInfo, which holds the claims of every scope;
  * and the discovery lists (scopes_supported, claims_supported) match what the tenant actually serves.
  */
@@ -8,6 +8,7 @@ import * as oidc from 'openid-client';
 import { createClient } from '@idp/testing';
 import { FormAgent } from '../../src/clients/form-agent';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const REDIRECT = 'http://127.0.0.1:8400/callback';
 /** The spec's scope table (identity-provider.md, "Scopes"). */
@@ -106,7 +107,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 async function discover() {

@@ -1,6 +1,6 @@
 /**
  * A client's protocol security settings set through the management API and used through the dev router (the route
- * table), every service a process (issue 24 item 1 and the FAPI per-client bullet), with openid-client:
+ * table), every service a process (per-client security settings, as FAPI asks per client), with openid-client:
  * - `pkceRequired: false` on a confidential client: the code flow without PKCE; turned back on, the next request
  *   without PKCE gets invalid_request (the change reaches oidc-core through NATS invalidation); a public client
  *   cannot be given it (400);
@@ -12,6 +12,7 @@ import * as oidc from 'openid-client';
 import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { FormAgent } from '../../src/clients/form-agent';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const REDIRECT = 'http://127.0.0.1:8400/callback';
 let h: Harness;
@@ -62,7 +63,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 const issuer = () => `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;

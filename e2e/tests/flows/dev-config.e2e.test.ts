@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 8: the environment of `npm start` (e2e/src/dev-config.ts). No environment is plain http on
+ * The environment of `npm start` (e2e/src/dev-config.ts). No environment is plain http on
  * 127.0.0.1:8080 as before; an https PUBLIC_BASE_URL serves TLS with the given certificate or one generated for
  * loopback; contradictions fail with the keys named. Pure parsing: nothing listens.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 2, through the dev router (the ingress's route table) with every service a process: an authorization
+ * The HTTP methods the standards allow at each endpoint, through the dev router (the ingress's route table) with every service a process: an authorization
  * request sent as a form POST (OpenID Connect Core 3.1.2.1) completes the code flow with PKCE for openid-client,
  * under /auth and under the /_api alias; UserInfo takes the access token in a POST's form body (RFC 6750 section
  * 2.2) as well as in the header.
@@ -7,6 +7,7 @@
 import * as oidc from 'openid-client';
 import { FormAgent } from '../../src/clients/form-agent';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let config: oidc.Configuration;
@@ -27,7 +28,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 const person = () => ({ username: h.tenant.user.username, password: h.tenant.user.password });

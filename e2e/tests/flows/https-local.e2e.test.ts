@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 8: `npm start` with an https public URL. The topology starts as dev.ts starts it from
+ * `npm start` with an https public URL. The topology starts as dev.ts starts it from
  * `PUBLIC_BASE_URL=https://localhost:{port}` (readDevConfig → a loopback certificate issued by a local CA →
  * the router terminates TLS and forwards X-Forwarded-Proto https to services that trust it). Clients trust only
  * that CA (an undici Agent with it, as NODE_EXTRA_CA_CERTS would): openid-client discovers an https issuer and
@@ -21,6 +21,7 @@ import { banner, demoSteps, type BannerInput } from '../../src/dev-banner';
 import { readDevConfig } from '../../src/dev-config';
 import { routerCertificate, type RouterCertificate } from '../../src/dev-tls';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let dir: string;
@@ -53,8 +54,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
-  await agent?.close();
+  await ifAssigned(h)?.stop();
+  await ifAssigned(agent)?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Issue 22 section 4, through the dev router (which forwards the client's Host as X-Forwarded-Host, as the ingress
+ * The public origin is configuration, never the request's Host header, through the dev router (which forwards the client's Host as X-Forwarded-Host, as the ingress
  * does, to an oidc-core that trusts it): `Host: evil.example` changes no URL in discovery, and a DPoP proof for the
  * evil origin is invalid_dpop_proof at node-oidc-provider's own grant and at token exchange.
  */
@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { basicAuth } from '../../src/clients/browserless-login';
 import { seededUserToken, startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let key: { privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey']; jwk: JWK };
@@ -19,7 +20,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 /** fetch cannot set Host: a raw request to the router. */

@@ -1,5 +1,5 @@
 /**
- * Issue 3's "must show", through the dev router with every service a process:
+ * The standard OAuth 2.0 / OpenID Connect flows, through the dev router with every service a process:
  * - openid-client (the certified relying-party library) runs authorization code + PKCE, refresh, device and
  *   client credentials (basic, post, private_key_jwt, DPoP) from discovery alone; browser steps are form posts.
  * - Negative checks modelled on the OpenID conformance suite.
@@ -14,6 +14,7 @@ import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { FormAgent } from '../../src/clients/form-agent';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const REDIRECT = 'http://127.0.0.1:8400/callback';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -45,7 +46,7 @@ async function postForm(url: string, form: Record<string, string>, headers: Reco
     body: new URLSearchParams(form),
   });
   const text = await res.text();
-  let body: Record<string, unknown> = {};
+  let body: Record<string, unknown>;
   try {
     body = JSON.parse(text) as Record<string, unknown>;
   } catch {
@@ -146,7 +147,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 describe('openid-client against a tenant, from discovery only', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 20: the HA topology (e2e/src/ha) runs the process set the chart's HA values deploy, so the two cannot drift.
+ * The HA topology (e2e/src/ha) runs the process set the chart's HA values deploy, so the two cannot drift.
  * `helm template` with charts/idp/ci/ha-values.yaml: every Deployment is a workload of HA_WORKLOADS with the same
  * containers (the oidc pod pairs oidc-core with its sidecar, as the topology's oidc replica does); the one-shot
  * programs (CronJob, hook Jobs) are what the topology runs as one-shots; NATS_URL lists as many servers as the
@@ -19,10 +19,10 @@ const ONE_SHOTS: Record<string, string> = {
   'mongo-users': 'not run locally (FerretDB without users)',
 };
 
-const env = (o: K8sObject, container: string): Record<string, string> =>
+const env = (o: K8sObject, container: string): Partial<Record<string, string>> =>
   Object.fromEntries(
     (
-      (podSpecOf(o).containers as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>).find(
+      (podSpecOf(o)!.containers as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>).find(
         (c) => c.name === container,
       )?.env ?? []
     ).map((e) => [e.name, String(e.value ?? '')]),
@@ -32,9 +32,11 @@ const ha = helmAvailable() ? render(['ci/ha-values.yaml']) : [];
 // The chart's defaults (values.yaml) with only what an install must name (the default CI values).
 const defaults = helmAvailable() ? render(['ci/default-values.yaml']) : [];
 const deployments = byKind(ha, 'Deployment');
+// A Deployment of the chart names its replicas, or its HorizontalPodAutoscaler does.
 const replicasOf = (objs: K8sObject[], d: K8sObject): number =>
-  d.spec.replicas ??
-  byKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === d.metadata.name)?.spec.minReplicas;
+  (d.spec!.replicas ??
+    byKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec!.scaleTargetRef!.name === d.metadata.name)?.spec!
+      .minReplicas)!;
 
 beforeAll(() => {
   if (!helmAvailable()) throw new Error('helm is not built: run scripts/tools.sh helm');
@@ -44,7 +46,7 @@ test('every Deployment of the HA chart is a workload of the HA topology, with th
   expect(deployments.map((d) => component(d)).sort()).toEqual(Object.keys(HA_WORKLOADS).sort());
   for (const d of deployments) {
     const w = component(d) as Workload;
-    expect({ w, containers: (podSpecOf(d).containers as Array<{ name: string }>).map((c) => c.name).sort() }).toEqual({
+    expect({ w, containers: (podSpecOf(d)!.containers as Array<{ name: string }>).map((c) => c.name).sort() }).toEqual({
       w,
       containers: [...HA_WORKLOADS[w].containers].sort(),
     });
@@ -68,7 +70,7 @@ test('replicas, disruption budgets and anti-affinity: several replicas of every 
     expect({ w, replicas: HA_WORKLOADS[w].replicas }).toEqual({ w, replicas: replicasOf(defaults, byDefault) });
     const pdb = byKind(ha, 'PodDisruptionBudget').find((p) => component(p) === w);
     expect({ w, pdb: Boolean(pdb) }).toEqual({ w, pdb: true });
-    const required = podSpecOf(d).affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+    const required = podSpecOf(d)!.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
     expect({
       w,
       hostname: required.some((t: { topologyKey: string }) => t.topologyKey === 'kubernetes.io/hostname'),
@@ -78,7 +80,7 @@ test('replicas, disruption budgets and anti-affinity: several replicas of every 
 
 test('NATS_URL lists as many servers as the topology cluster has nodes; the stream settings are HA_STREAM everywhere', () => {
   for (const d of deployments) {
-    for (const c of podSpecOf(d).containers as Array<{ name: string }>) {
+    for (const c of podSpecOf(d)!.containers as Array<{ name: string }>) {
       const url = env(d, c.name).NATS_URL;
       if (url === undefined) continue;
       expect({ container: c.name, servers: url.split(',').length }).toEqual({
@@ -89,7 +91,7 @@ test('NATS_URL lists as many servers as the topology cluster has nodes; the stre
   }
   const job = byKind(ha, 'Job').find((j) => component(j) === 'nats-stream')!;
   const jobEnv = env(job, 'nats-stream');
-  expect(jobEnv.NATS_URL.split(',')).toHaveLength(NATS_CLUSTER_SIZE);
+  expect(jobEnv.NATS_URL?.split(',')).toHaveLength(NATS_CLUSTER_SIZE);
   const stream = {
     replicas: Number(jobEnv.AUDIT_STREAM_REPLICAS),
     duplicateWindowSeconds: Number(jobEnv.AUDIT_DUPLICATE_WINDOW_SECONDS),
@@ -113,7 +115,7 @@ test('NATS_URL lists as many servers as the topology cluster has nodes; the stre
       ).SSF_STREAM_REPLICAS,
     ),
   ).toBe(HA_STREAM.replicas);
-  // The sidecar's IDP_SINGLE_USE stream (actor tokens' jti, issue 19).
+  // The sidecar's IDP_SINGLE_USE stream (each actor token's jti, so a proof is accepted once).
   expect(
     Number(
       env(

@@ -1,5 +1,5 @@
 /**
- * Issue 20: the rules that span requests still hold when consecutive requests land on different replicas of the HA
+ * The rules that span requests still hold when consecutive requests land on different replicas of the HA
  * topology (each request below is sent straight to one replica, with the router's forwarding headers, so which
  * replica answers is certain):
  * - a DPoP proof used at one oidc replica is refused at the other (the replay record is in the store); a server
@@ -19,6 +19,7 @@ import { createLogger } from '@idp/logger';
 import { basicAuth, clientCredentialsToken, CookieJar } from '../../src/clients/browserless-login';
 import { startHaHarness, type HaHarness } from '../../src/ha/ha-harness';
 import { sleep, userToken } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 /** The kill switch's bound on a replica: the sidecar's facts cache TTL (FACTS_CACHE_TTL_MS default); invalidation is usually immediate. */
@@ -45,8 +46,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await nats?.close();
-  await h?.stop();
+  await ifAssigned(nats)?.close();
+  await ifAssigned(h)?.stop();
 });
 
 /** The headers the router adds, so a replica reached directly sees the public URL (DPoP htu, issuer). */
@@ -102,7 +103,7 @@ async function manageAt(
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(
     `http://127.0.0.1:${managementPort(replica)}/auth/admin/tenants/${h.tenant.tenantId}${path}`,
     {
@@ -112,7 +113,7 @@ async function manageAt(
     },
   );
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
 test('a DPoP proof used at one oidc replica is refused at the other; a nonce from one is accepted by the other', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 20, node loss: the HA topology (3-node JetStream cluster, IDP_AUDIT with 3 replicas, two oidc-core+sidecar
+ * Node loss: the HA topology (3-node JetStream cluster, IDP_AUDIT with 3 replicas, two oidc-core+sidecar
  * replicas, two writers, round-robin router) under a steady token-exchange load; the nats-server leading IDP_AUDIT
  * is SIGKILLed, then started again. Issuing goes on once the leader has moved; exchanges during the election either
  * succeed or get 503 temporarily_unavailable (both counted and printed); every token a client received has exactly
@@ -27,6 +27,7 @@ import {
   waitForNewLeader,
   waitForStreamHealthy,
 } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: HaHarness;
 let subject: string;
@@ -39,7 +40,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 test('SIGKILL of the stream leader under load: issuing goes on after the election, every token has exactly one row', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 20, rolling restart: under a steady token-exchange load through the round-robin router, every oidc replica
+ * Rolling restart of the HA topology: under a steady token-exchange load through the round-robin router, every oidc replica
  * (oidc-core and its sidecar) and then every audit-writer is restarted one at a time as a rolling update does it:
  * taken out of the endpoints, SIGTERM, drained, started, ready, back in. Zero failed requests other than the
  * documented 503 temporarily_unavailable, zero lost audit rows, zero duplicate rows. About 60 s.
@@ -7,6 +7,7 @@
 import { startHaHarness, type HaHarness } from '../../src/ha/ha-harness';
 import { HA_WORKLOADS } from '../../src/ha/ha-topology';
 import { checkRows, describeLoad, loadWhile, sleep, undocumentedRefusals, userToken } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: HaHarness;
 let subject: string;
@@ -17,7 +18,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 test('every oidc-core/sidecar pair and every writer restarted one at a time under load: no failure, no lost or duplicate row', async () => {

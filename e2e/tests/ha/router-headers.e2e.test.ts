@@ -10,6 +10,7 @@ import { createLogger } from '@idp/logger';
 import { startDevRouter } from '../../src/dev-router';
 import { startHaRouter, type HaRouter } from '../../src/ha/ha-router';
 import type { RouteTable } from '../../src/route-table';
+import { ifAssigned } from '../../src/if-assigned';
 
 const table: RouteTable = { aliasPrefix: '/auth', routes: [{ prefix: '/x', service: 'oidc-core' }] };
 let upstream: Listening;
@@ -37,10 +38,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await ha?.close();
-  await new Promise((r) => dev?.close(r));
-  dev?.closeAllConnections();
-  await upstream?.close(0);
+  await ifAssigned(ha)?.close();
+  await new Promise((r) => ifAssigned(dev)?.close(r));
+  ifAssigned(dev)?.closeAllConnections();
+  await ifAssigned(upstream)?.close(0);
 });
 
 describe.each([

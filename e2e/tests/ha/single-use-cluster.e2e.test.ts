@@ -1,5 +1,5 @@
 /**
- * Issue 19: actor tokens' single-use jti on the HA topology's 3-node JetStream cluster. The IDP_SINGLE_USE stream
+ * Actor tokens' single-use jti on the HA topology's 3-node JetStream cluster. The IDP_SINGLE_USE stream
  * replicated on three nodes (as the chart's HA values and ACTOR_JTI_STREAM_REPLICAS make it); two "replicas" of the
  * sidecar connected to different nodes use each value at the same time, again and again: exactly one use is
  * accepted each time (a clustered stream refuses a write racing another to the same subject with its own error
@@ -11,6 +11,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureSingleUseStream, jetStreamSingleUseStore, SINGLE_USE_STREAM } from '@idp/events';
 import { startNatsCluster, type NatsCluster } from '../../src/ha/nats-cluster';
+import { ifAssigned } from '../../src/if-assigned';
 
 jest.setTimeout(90_000);
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const c of connections) await c.close().catch(() => undefined);
-  await cluster?.stop();
+  await ifAssigned(cluster)?.stop();
 });
 
 async function nodeConnection(index: number): Promise<NatsConnection> {
@@ -88,7 +89,7 @@ test('replicated on three nodes; racing uses from two nodes: exactly one accepte
     cluster.nodes[1]!.name !== leader ? cluster.nodes[1]! : cluster.nodes.find((n) => n.name !== leader)!;
   await cluster.kill(follower.name);
   const deadline = Date.now() + 30_000;
-  let after: number[] = [];
+  let after: number[];
   for (;;) {
     try {
       after = await race(stores, 20);

@@ -1,15 +1,19 @@
 /**
- * Static checks of the root Dockerfile, one build target per service (`docker build --target <service> .`). No
+ * Static checks of the root Dockerfile, one build target per service (`docker build --target <service> .`), whose
+ * install and copy stages are written once and read the service from TARGETSTAGE (the target's name). No
  * Docker engine exists on the development machines, so the images cannot be built here; this reads the Dockerfile
- * with a small parser (line continuations joined, comments dropped, one instruction per line, stages split at FROM)
- * and checks, for every service's target (the target stage merged with the stages it is built FROM), the rules the
- * images must keep: multi-stage, every base image pinned to a full version or a digest, a Node 22 runtime, a
- * non-root USER, an exec-form entry that runs services/<name>/dist/main.js (the file local runs start), `npm ci`
- * rather than `npm install`, every workspace manifest present for `npm ci`, production dependencies only in the
- * runtime, and the libs the service builds against shipped.
+ * with a small parser (line continuations joined, comments dropped, one instruction per line, stages split at FROM,
+ * build arguments substituted where Docker substitutes them and only where the stage declares them) and checks, for
+ * every service's target (the target stage merged with the stages it is built FROM), the rules the images must keep:
+ * multi-stage, every base image pinned to a full version or a digest, a Node 22 runtime, a non-root USER, an
+ * exec-form entry that runs services/<name>/dist/main.js (the file local runs start), `npm ci` rather than
+ * `npm install`, every workspace manifest present for `npm ci`, production dependencies only in the runtime, the libs
+ * the service builds against shipped, every build argument in scope where it is used, and no RUN or COPY written
+ * twice. Edits of the Dockerfile that break a rule are checked to be reported.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import YAML from 'yaml';
 
 const repoRoot = join(__dirname, '../../..');
 
@@ -18,7 +22,10 @@ const repoRoot = join(__dirname, '../../..');
 
 interface Instruction {
   keyword: string;
+  /** Arguments with the build arguments in scope substituted (as Docker does for this keyword). */
   args: string;
+  /** Arguments as written. */
+  raw?: string;
   /** 1-based line where the instruction starts. */
   line: number;
 }
@@ -34,7 +41,7 @@ interface Stage {
 }
 
 interface Dockerfile {
-  /** ARG instructions before the first FROM (the only ones FROM may use). */
+  /** ARG instructions before the first FROM (the only ones FROM may use), with the build arguments applied. */
   globalArgs: Record<string, string | undefined>;
   instructions: Instruction[];
   stages: Stage[];
@@ -65,14 +72,77 @@ function parseInstructions(text: string): Instruction[] {
 }
 
 function substitute(value: string, args: Record<string, string | undefined>): string {
-  return value.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (whole, name: string) => args[name] ?? whole);
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced, bare) => {
+    return args[(braced ?? bare) as string] ?? whole;
+  });
 }
 
-function parseDockerfile(text: string): Dockerfile {
+/** Names of the variables `value` still refers to ($NAME or ${NAME}). */
+const variablesIn = (value: string) => [...value.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+
+/**
+ * Keywords whose arguments Docker substitutes build arguments in. RUN is substituted too: its ARGs are environment
+ * variables of the command, which the shell expands alike. ENTRYPOINT and CMD are not: the exec form is run as
+ * written, and the shell form runs in the container, where build arguments do not exist.
+ */
+const SUBSTITUTED = new Set([
+  'ADD',
+  'COPY',
+  'ENV',
+  'EXPOSE',
+  'LABEL',
+  'STOPSIGNAL',
+  'USER',
+  'VOLUME',
+  'WORKDIR',
+  'RUN',
+]);
+
+const parseArg = (args: string): [string, string | undefined] => {
+  const [name, ...rest] = args.split('=');
+  return [name.trim(), rest.length ? rest.join('=').replace(/^["']|["']$/g, '') : undefined];
+};
+
+/** Arguments BuildKit defines itself; a stage sees one only after its own ARG of that name. */
+const BUILTIN_ARGS = [
+  'TARGETSTAGE',
+  'TARGETPLATFORM',
+  'TARGETOS',
+  'TARGETARCH',
+  'TARGETVARIANT',
+  'BUILDPLATFORM',
+  'BUILDOS',
+  'BUILDARCH',
+  'BUILDVARIANT',
+];
+
+/**
+ * The Dockerfile as a build of `target` (none: the last stage) with `buildArgs` (--build-arg) sees it. As in Docker:
+ * a global ARG (before the first FROM) takes the build argument of its name, else its default, and only FROM lines
+ * see it; inside a stage a name is in scope after that stage's own ARG of it, whose value is the build argument,
+ * else its own default, else the global ARG's value. TARGETSTAGE is the name of the target stage in every stage
+ * that declares it ("default" for an unnamed last stage). BuildKit also lets a stage inherit its parent stage's
+ * ARGs; this parser does not, so the checks ask each stage to declare what it uses, which is right under either
+ * rule. A name not in scope is left unsubstituted, so the rules below can report it.
+ */
+function parseDockerfile(
+  text: string,
+  build: { target?: string; buildArgs?: Record<string, string> } = {},
+): Dockerfile {
   const instructions = parseInstructions(text);
+  const lastAlias = [...instructions]
+    .reverse()
+    .find((i) => i.keyword === 'FROM')
+    ?.args.match(/\sAS\s+(\S+)/i)?.[1];
+  const buildArgs: Record<string, string | undefined> = {
+    ...build.buildArgs,
+    TARGETSTAGE: (build.target ?? lastAlias ?? 'default').toLowerCase(),
+  };
   const globalArgs: Record<string, string | undefined> = {};
   const stages: Stage[] = [];
+  let scope: Record<string, string | undefined> = {};
   for (const ins of instructions) {
+    ins.raw = ins.args;
     if (ins.keyword === 'FROM') {
       const words = ins.args.split(' ').filter((w) => !w.startsWith('--'));
       const asAt = words.findIndex((w) => w.toUpperCase() === 'AS');
@@ -83,12 +153,19 @@ function parseDockerfile(text: string): Dockerfile {
         body: [],
         line: ins.line,
       });
+      scope = {};
     } else if (stages.length === 0) {
       if (ins.keyword === 'ARG') {
-        const [name, ...rest] = ins.args.split('=');
-        globalArgs[name.trim()] = rest.length ? rest.join('=').replace(/^["']|["']$/g, '') : undefined;
+        const [name, value] = parseArg(ins.args);
+        globalArgs[name] = buildArgs[name] ?? value;
       }
     } else {
+      if (ins.keyword === 'ARG') {
+        const [name, value] = parseArg(ins.args);
+        scope[name] = buildArgs[name] ?? value ?? globalArgs[name];
+      } else if (SUBSTITUTED.has(ins.keyword)) {
+        ins.args = substitute(ins.args, scope);
+      }
       stages[stages.length - 1].body.push(ins);
     }
   }
@@ -152,11 +229,14 @@ function pinProblem(image: string): string | null {
 
 /** The registry image a stage finally rests on, following FROM <earlier stage>. */
 function baseImage(df: Dockerfile, stage: Stage): string {
-  let s: Stage | undefined = stage;
+  let s: Stage = stage;
   const seen = new Set<number>();
-  while (s && !seen.has(s.index)) {
+  while (!seen.has(s.index)) {
     seen.add(s.index);
-    const parent: Stage | undefined = df.stages.find((p) => p.index < s!.index && p.alias === s!.from.toLowerCase());
+    const child = s;
+    const parent: Stage | undefined = df.stages.find(
+      (p) => p.index < child.index && p.alias === child.from.toLowerCase(),
+    );
     if (!parent) return s.from;
     s = parent;
   }
@@ -186,14 +266,14 @@ function checkPins(df: Dockerfile): string[] {
 }
 
 function checkRuntimeNode22(df: Dockerfile): string[] {
-  const final = df.stages[df.stages.length - 1];
+  const final = df.stages.at(-1);
   if (!final) return ['no FROM'];
   const image = baseImage(df, final);
   return NODE22_IMAGE.test(image) ? [] : [`final stage runs on ${image}, not a Node 22 image`];
 }
 
 function checkUser(df: Dockerfile): string[] {
-  const final = df.stages[df.stages.length - 1];
+  const final = df.stages.at(-1);
   const user = final && lastOf(final.body, 'USER');
   if (!user) return ['final stage has no USER (it would run as root)'];
   const name = user.args.split(':')[0].trim();
@@ -201,7 +281,7 @@ function checkUser(df: Dockerfile): string[] {
 }
 
 function checkEntry(df: Dockerfile, service: string): string[] {
-  const final = df.stages[df.stages.length - 1];
+  const final = df.stages.at(-1);
   if (!final) return ['no FROM'];
   const entrypoint = lastOf(final.body, 'ENTRYPOINT');
   const cmd = lastOf(final.body, 'CMD');
@@ -242,7 +322,7 @@ function checkNpmCi(df: Dockerfile): string[] {
 }
 
 function checkNodeEnv(df: Dockerfile): string[] {
-  const final = df.stages[df.stages.length - 1];
+  const final = df.stages.at(-1);
   const envs = (final?.body ?? []).filter((i) => i.keyword === 'ENV').map((i) => i.args);
   return envs.some((e) => /(?:^|\s)NODE_ENV(?:=|\s+)"?production"?(?:\s|$)/.test(e))
     ? []
@@ -335,7 +415,7 @@ function nestedModules(): Set<string> {
 
 /** The runtime stage must ship node_modules plus dist/ and package.json of the service and of every lib it uses. */
 function checkShippedPackages(df: Dockerfile, service: string): string[] {
-  const final = df.stages[df.stages.length - 1];
+  const final = df.stages.at(-1);
   if (!final) return ['no FROM'];
   const workdir = final.body.filter((i) => i.keyword === 'WORKDIR').reduce((wd, i) => posix.resolve(wd, i.args), '/');
   // Where each copied source lands, relative to WORKDIR ('.' = the whole app directory), and what made it.
@@ -398,7 +478,7 @@ function checkShippedPackages(df: Dockerfile, service: string): string[] {
 function checkExpose(df: Dockerfile, service: string): string[] {
   const config = readFileSync(join(repoRoot, 'services', service, 'src', 'config.ts'), 'utf8');
   const port = /\bPORT:\s*intEnv\(\s*(\d+)/.exec(config)?.[1];
-  const final = df.stages[df.stages.length - 1];
+  const final = df.stages.at(-1);
   const exposed = (final?.body ?? [])
     .filter((i) => i.keyword === 'EXPOSE')
     .flatMap((i) => i.args.split(' ').map((p) => p.split('/')[0]));
@@ -415,11 +495,13 @@ const services = readdirSync(servicesDir)
   .sort();
 
 /**
- * The Dockerfile as `docker build --target <target>` sees it: every stage before the target, then one final stage
- * whose body is the target's chain (FROM parents first) and whose base is the chain's registry image.
+ * The Dockerfile as `docker build --target <target>` sees it (no target: the last stage): every stage before the
+ * target, then one final stage whose body is the target's chain (FROM parents first) and whose base is the chain's
+ * registry image.
  */
-function targetView(df: Dockerfile, target: string): Dockerfile {
-  const stage = df.stages.find((s) => s.alias === target.toLowerCase());
+function targetView(df: Dockerfile, target?: string): Dockerfile {
+  const stage =
+    target === undefined ? df.stages[df.stages.length - 1] : df.stages.find((s) => s.alias === target.toLowerCase());
   if (!stage) throw new Error(`no stage named ${target}`);
   const chain: Stage[] = [];
   let s: Stage | undefined = stage;
@@ -439,16 +521,108 @@ function targetView(df: Dockerfile, target: string): Dockerfile {
   return { ...df, stages: [...df.stages.filter((p) => p.index < stage.index && !chain.includes(p)), merged] };
 }
 
-/** A runtime stage must not carry dev dependencies: every npm ci it copies node_modules from runs with --omit=dev. */
+/** WORKDIR of a stage, through the stages it is built FROM. */
+function stageWorkdir(df: Dockerfile, name: string): string {
+  const stage = df.stages.find((s) => s.alias === name || String(s.index) === name);
+  if (!stage) return '/';
+  const parent = df.stages.find((p) => p.index < stage.index && p.alias === stage.from.toLowerCase());
+  const base = parent ? stageWorkdir(df, parent.alias as string) : '/';
+  return stage.body.filter((i) => i.keyword === 'WORKDIR').reduce((wd, i) => posix.resolve(wd, i.args), base);
+}
+
+/**
+ * A runtime stage must not carry dev dependencies: every npm ci it copies node_modules from runs with --omit=dev, and
+ * nothing it copies from a stage with a full install (dev included) holds a node_modules folder of that install:
+ * from there only compiled output (a dist/ folder, or a tree assembled outside the install) may come.
+ */
 function checkProdDepsOnly(df: Dockerfile): string[] {
   const final = df.stages[df.stages.length - 1];
-  return copies(final.body)
+  const fullInstall = (r: string) => /\bnpm\s+ci\b/.test(r) && !/--omit=dev\b/.test(r);
+  const fromNodeModules = copies(final.body)
     .filter((c) => c.from && c.sources.some((src) => /(^|\/)node_modules\/?$/.test(src)))
     .flatMap((c) =>
       stageRuns(df, c.from as string)
-        .filter((r) => /\bnpm\s+ci\b/.test(r) && !/--omit=dev\b/.test(r))
+        .filter(fullInstall)
         .map((r) => `line ${c.line}: node_modules come from a stage that ran "${r.slice(0, 60)}" without --omit=dev`),
     );
+  const installDirs = (wd: string) => [
+    posix.join(wd, 'node_modules'),
+    ...workspaces().map((w) => posix.join(wd, w, 'node_modules')),
+  ];
+  const holdingDevModules = copies(final.body)
+    .filter((c) => c.from && stageRuns(df, c.from).some(fullInstall))
+    .flatMap((c) => {
+      const wd = stageWorkdir(df, c.from as string);
+      return c.sources
+        .map((src) => posix.resolve(wd, src))
+        .filter((src) => installDirs(wd).some((dir) => dir === src || dir.startsWith(`${src.replace(/\/$/, '')}/`)))
+        .map((src) => `line ${c.line}: COPY --from=${c.from} ${src} holds node_modules of a full (dev) install`);
+    });
+  return [...fromNodeModules, ...holdingDevModules];
+}
+
+/**
+ * Build arguments where Docker uses them: a variable left in FROM, COPY, ADD, LABEL, EXPOSE, WORKDIR, USER, VOLUME or
+ * STOPSIGNAL is one its stage does not declare (Docker puts an empty string there, so `services/${TARGETSTAGE}/`
+ * would copy every service); a RUN naming a global or built-in ARG its stage does not declare runs with it empty; an exec-form
+ * ENTRYPOINT or CMD is never substituted.
+ */
+function checkVariables(df: Dockerfile): string[] {
+  const problems: string[] = [];
+  for (const stage of df.stages) {
+    if (variablesIn(stage.from).length) problems.push(`line ${stage.line}: FROM ${stage.from} has no value`);
+    for (const ins of stage.body) {
+      const left = variablesIn(ins.args);
+      if (!left.length) continue;
+      if (['ADD', 'COPY', 'LABEL', 'EXPOSE', 'WORKDIR', 'USER', 'VOLUME', 'STOPSIGNAL'].includes(ins.keyword)) {
+        problems.push(`line ${ins.line}: ${ins.keyword} uses ${left.join(', ')}, not an ARG of this stage`);
+      } else if (ins.keyword === 'RUN') {
+        const args = left.filter((name) => name in df.globalArgs || BUILTIN_ARGS.includes(name));
+        if (args.length)
+          problems.push(`line ${ins.line}: RUN uses ${args.join(', ')}, an argument this stage does not declare`);
+      } else if ((ins.keyword === 'ENTRYPOINT' || ins.keyword === 'CMD') && ins.args.startsWith('[')) {
+        problems.push(`line ${ins.line}: ${ins.keyword} exec form does not expand ${left.join(', ')}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** The management image serves the admin console: console/dist from the stage that built it. */
+function checkConsole(df: Dockerfile): string[] {
+  const final = df.stages[df.stages.length - 1];
+  const workdir = final.body.filter((i) => i.keyword === 'WORKDIR').reduce((wd, i) => posix.resolve(wd, i.args), '/');
+  const shipped = copies(final.body).some(
+    (c) =>
+      c.from &&
+      posix.relative(workdir, posix.resolve(workdir, c.dest)) === 'console/dist' &&
+      stageRuns(df, c.from).some((r) => /\bnpm\s+run\s+build\s+--workspace[= ]console\b/.test(r)),
+  );
+  return shipped ? [] : ['final stage does not copy console/dist from a stage that ran the console build'];
+}
+
+/**
+ * One parametrised set of stages: no RUN or COPY of one stage is written again in another, also when only a
+ * service's name (or a variable in its place) differs: that is a stage copied per service. Within a stage, lines
+ * that differ by a name are a list (the manifests, one per workspace).
+ */
+function checkNoRepeats(text: string, serviceNames: string[]): string[] {
+  const seen = new Map<string, { line: number; stage: number }>();
+  const problems: string[] = [];
+  const names = [...serviceNames].sort((a, b) => b.length - a.length);
+  let stage = -1;
+  for (const ins of parseInstructions(text)) {
+    if (ins.keyword === 'FROM') stage++;
+    if (ins.keyword !== 'RUN' && ins.keyword !== 'COPY') continue;
+    const shape = names.reduce(
+      (a, n) => a.split(n).join('<service>'),
+      `${ins.keyword} ${ins.args}`.replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, '<service>'),
+    );
+    const first = seen.get(shape);
+    if (first === undefined) seen.set(shape, { line: ins.line, stage });
+    else if (first.stage !== stage) problems.push(`line ${ins.line} repeats line ${first.line}: ${shape.slice(0, 80)}`);
+  }
+  return problems;
 }
 
 describe('the rule checkers themselves', () => {
@@ -491,7 +665,9 @@ describe('the rule checkers themselves', () => {
       ['node:22.21.1-bookworm-slim', 'build'],
       ['build', 'runtime'],
     ]);
-    expect(df.stages[0].body).toEqual([{ keyword: 'RUN', args: 'npm ci --omit=dev', line: 4 }]);
+    expect(df.stages[0].body).toEqual([
+      { keyword: 'RUN', args: 'npm ci --omit=dev', raw: 'npm ci --omit=dev', line: 4 },
+    ]);
     expect(checkPins(df)).toEqual([]);
     expect(checkRuntimeNode22(df)).toEqual([]);
     expect(checkUser(df)).toEqual([]);
@@ -521,11 +697,112 @@ describe('the rule checkers themselves', () => {
     expect(checkUser(targetView(multi, 'y'))).toHaveLength(1);
     expect(checkProdDepsOnly(targetView(multi, 'x'))[0]).toMatch(/without --omit=dev/);
   });
+  it('substitute arguments as Docker does: global ones in FROM, stage ones only after the stage declares them', () => {
+    const text = [
+      'ARG BASE=node:22.21.1',
+      'FROM ${BASE} AS deps',
+      'RUN npm ci --omit=dev --workspace=services/${TARGETSTAGE}',
+      'FROM ${BASE} AS runtime',
+      'ARG TARGETSTAGE',
+      'ARG VERSION=1.0.0',
+      'LABEL title="idp-${TARGETSTAGE}" version="${VERSION}"',
+      'COPY --from=deps /app/services/${TARGETSTAGE}/ services/${TARGETSTAGE}/',
+      'ENTRYPOINT ["node", "services/${TARGETSTAGE}/dist/main.js"]',
+      'FROM runtime AS x',
+      'COPY --from=deps /app/services/$TARGETSTAGE/ services/$TARGETSTAGE/',
+      'FROM runtime AS y',
+    ].join('\n');
+    const df = parseDockerfile(text, { target: 'x', buildArgs: { UNDECLARED: 'z' } });
+    expect(df.globalArgs).toEqual({ BASE: 'node:22.21.1' });
+    expect(df.stages.map((s) => s.from)).toEqual(['node:22.21.1', 'node:22.21.1', 'runtime', 'runtime']);
+    expect(df.stages[1].body.map((i) => i.args)).toEqual([
+      'TARGETSTAGE',
+      'VERSION=1.0.0',
+      'title="idp-x" version="1.0.0"',
+      '--from=deps /app/services/x/ services/x/',
+      '["node", "services/${TARGETSTAGE}/dist/main.js"]',
+    ]);
+    // The RUN of deps and the COPY of x: TARGETSTAGE not declared in their stage; the ENTRYPOINT: never substituted.
+    expect(checkVariables(df)).toEqual([
+      expect.stringMatching(/^line 3: RUN uses TARGETSTAGE, an argument/),
+      expect.stringMatching(/^line 9: ENTRYPOINT exec form does not expand TARGETSTAGE/),
+      expect.stringMatching(/^line 11: COPY uses TARGETSTAGE, TARGETSTAGE, not an ARG/),
+    ]);
+    // A build argument overrides a global default; without a target, TARGETSTAGE is the last stage ("default" unnamed).
+    expect(parseDockerfile(text, { buildArgs: { BASE: 'node:22.1.0' } }).stages[0].from).toBe('node:22.1.0');
+    expect(parseDockerfile(text).stages[1].body[2].args).toBe('title="idp-y" version="1.0.0"');
+    expect(parseDockerfile(`${text}\nFROM runtime`).stages[1].body[2].args).toBe('title="idp-default" version="1.0.0"');
+    expect(checkVariables(parseDockerfile('ARG TAG\nFROM node:${TAG}'))).toEqual([
+      expect.stringMatching(/^line 2: FROM node:\$\{TAG\} has no value/),
+    ]);
+  });
+
+  it("refuse copying anything that holds a full install's node_modules into the runtime", () => {
+    const df = parseDockerfile(
+      [
+        'FROM node:22.21.1 AS build',
+        'WORKDIR /app',
+        'RUN npm ci && npx tsc -b',
+        'FROM node:22.21.1 AS runtime',
+        'WORKDIR /app',
+        'COPY --from=build /app/libs/ libs/',
+        'COPY --from=build /app/libs/errors/dist/ libs/errors/dist/',
+        'COPY --from=build /app/ ./',
+      ].join('\n'),
+    );
+    expect(checkProdDepsOnly(df)).toEqual([
+      expect.stringMatching(/^line 6: .*\/app\/libs holds node_modules/),
+      expect.stringMatching(/^line 8: .*\/app holds node_modules/),
+    ]);
+  });
+
+  it('find a RUN or COPY written twice, also when only the service differs', () => {
+    expect(
+      checkNoRepeats(
+        'FROM a AS b\nRUN tsc -b services/x\nRUN tsc -b services/y\nFROM a AS c\nRUN tsc -b services/${S}',
+        ['x', 'y'],
+      ),
+    ).toEqual(['line 5 repeats line 2: RUN tsc -b services/<service>']);
+  });
 });
+
+/** The target skaffold.yaml builds each image from, by service (idp/<service>). */
+const skaffoldTargets = (): Map<string, string | undefined> => {
+  const skaffold = YAML.parse(readFileSync(join(repoRoot, 'skaffold.yaml'), 'utf8')) as {
+    build: { artifacts: Array<{ image: string; docker?: { target?: string; buildArgs?: Record<string, string> } }> };
+  };
+  for (const a of skaffold.build.artifacts) {
+    if (a.docker?.buildArgs && Object.keys(a.docker.buildArgs).length)
+      throw new Error(`${a.image}: skaffold passes build arguments that these checks do not model`);
+  }
+  return new Map(skaffold.build.artifacts.map((a) => [a.image.replace(/^idp\//, ''), a.docker?.target]));
+};
+
+/** Every violation of `text` for the image of `service` built from `target`: the rules of the tests below. */
+function violations(text: string, service: string, target: string | undefined): string[] {
+  const df = parseDockerfile(text, { target });
+  const view = targetView(df, target);
+  return [
+    ...checkPins(df),
+    ...checkNpmCi(df),
+    ...checkManifests(df),
+    ...checkVariables(view),
+    ...checkStages(view),
+    ...checkRuntimeNode22(view),
+    ...checkUser(view),
+    ...checkEntry(view, service),
+    ...checkNodeEnv(view),
+    ...checkProdDepsOnly(view),
+    ...checkShippedPackages(view, service),
+    ...checkExpose(view, service),
+    ...(service === 'management' ? checkConsole(view) : []),
+  ];
+}
 
 describe('Dockerfile (root, one target per service)', () => {
   const path = join(repoRoot, 'Dockerfile');
-  const df = parseDockerfile(readFileSync(path, 'utf8'));
+  const text = readFileSync(path, 'utf8');
+  const targets = skaffoldTargets();
 
   it('finds the services', () => {
     expect(services).toEqual(
@@ -541,18 +818,31 @@ describe('Dockerfile (root, one target per service)', () => {
     ).toEqual([]);
   });
 
-  it('has a target for every service', () => {
-    const targets = new Set(df.stages.map((s) => s.alias));
-    expect(services.filter((s) => !targets.has(s)).map((s) => `no stage "${s}"`)).toEqual([]);
+  it('writes no RUN or COPY twice (one set of stages for every service)', () =>
+    expect(checkNoRepeats(text, services)).toEqual([]));
+
+  it('has a target for every service, the one skaffold.yaml builds', () => {
+    const stages = new Set(parseDockerfile(text).stages.map((s) => s.alias));
+    expect(services.filter((s) => !stages.has(s)).map((s) => `no stage "${s}"`)).toEqual([]);
+    expect(services.map((s) => [s, targets.get(s)])).toEqual(services.map((s) => [s, s]));
   });
 
-  it('pins every base image to a full version tag or a digest', () => expect(checkPins(df)).toEqual([]));
-  it('installs with npm ci, never npm install', () => expect(checkNpmCi(df)).toEqual([]));
-  it('copies every workspace manifest before each npm ci', () => expect(checkManifests(df)).toEqual([]));
+  it('builds a service without --target too (the last stage is one)', () => {
+    const last = parseDockerfile(text).stages.at(-1)?.alias as string;
+    expect(services).toContain(last);
+    expect(violations(text, last, undefined)).toEqual([]);
+  });
+
+  it('pins every base image to a full version tag or a digest', () =>
+    expect(checkPins(parseDockerfile(text))).toEqual([]));
+  it('installs with npm ci, never npm install', () => expect(checkNpmCi(parseDockerfile(text))).toEqual([]));
+  it('copies every workspace manifest before each npm ci', () =>
+    expect(checkManifests(parseDockerfile(text))).toEqual([]));
 
   describe.each(services)('target %s', (service) => {
-    const view = () => targetView(df, service);
+    const view = () => targetView(parseDockerfile(text, { target: service }), service);
 
+    it('uses every argument where its stage declares it', () => expect(checkVariables(view())).toEqual([]));
     it('has a build stage and a runtime stage', () => expect(checkStages(view())).toEqual([]));
     it('runs on a Node 22 image', () => expect(checkRuntimeNode22(view())).toEqual([]));
     it('runs as a non-root USER', () => expect(checkUser(view())).toEqual([]));
@@ -563,5 +853,44 @@ describe('Dockerfile (root, one target per service)', () => {
     it('ships node_modules and the dist/ of the service and of every lib it references', () =>
       expect(checkShippedPackages(view(), service)).toEqual([]));
     it('exposes the default PORT of src/config.ts', () => expect(checkExpose(view(), service)).toEqual([]));
+    if (service === 'management')
+      it('serves the admin console (console/dist)', () => expect(checkConsole(view())).toEqual([]));
   });
+
+  // The rules must not pass whatever the Dockerfile says: each of these edits of it breaks one, and is reported.
+  const mutations: Array<[string, (t: string) => string]> = [
+    ['TARGETSTAGE not declared in deps', (t) => t.replace(/(FROM manifests AS deps\n)ARG TARGETSTAGE\n/, '$1')],
+    [
+      'TARGETSTAGE not declared in the runtime stage',
+      (t) => t.replace(/(FROM runtime-base AS service\n)ARG TARGETSTAGE\n/, '$1'),
+    ],
+    ['a root USER', (t) => t.replace('USER 1000:1000', 'USER root')],
+    ['dev dependencies installed for the runtime', (t) => t.replace('npm ci --omit=dev', 'npm ci')],
+    ['a lib missing from the production install', (t) => t.replace(/^\s*--workspace=libs\/tokens \\\n/m, '')],
+    ['an unpinned base image', (t) => t.replace('node:22.21.1-bookworm-slim\n', 'node:22-bookworm-slim\n')],
+    ['a workspace manifest missing before npm ci', (t) => t.replace('COPY docs/package.json docs/\n', '')],
+    [
+      'lib folders copied from the full install',
+      (t) => t.replace('--from=build /dist/libs/', '--from=build /app/libs/'),
+    ],
+    [
+      'an entry naming TARGETSTAGE in the exec form',
+      (t) => t.replace('/app/services/oidc-core/dist/', '/app/services/${TARGETSTAGE}/dist/'),
+    ],
+    ['the console not copied', (t) => t.replace(/^COPY --from=console .*\n/m, '')],
+    ['a port not exposed', (t) => t.replace('EXPOSE 3200\n', '')],
+    [
+      'a service stage copied per service',
+      (t) =>
+        t.replace(/^(FROM service AS signals\n)/m, '$1COPY --from=deps /app/services/signals/ services/signals/\n'),
+    ],
+  ];
+  it.each(mutations)('reports a Dockerfile with %s', (_, mutate) => {
+    const mutated = mutate(text);
+    expect(mutated).not.toBe(text);
+    const found = [...checkNoRepeats(mutated, services), ...services.flatMap((s) => violations(mutated, s, s))];
+    expect(found).not.toEqual([]);
+  });
+  it('reports nothing for the Dockerfile as it is', () =>
+    expect(services.flatMap((s) => violations(text, s, s))).toEqual([]));
 });

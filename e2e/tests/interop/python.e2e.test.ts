@@ -1,5 +1,5 @@
 /**
- * Interoperability with another language's stock libraries (issue 24): e2e/interop/python/interop.py drives the
+ * Interoperability with another language's stock libraries: e2e/interop/python/interop.py drives the
  * running system with Authlib, joserfc and requests, installed from PyPI at pinned versions and hashes by
  * `scripts/tools.sh python-interop` into .tools/python-interop (scripts/test.sh runs it first; so does this file,
  * a no-op when current). The clients it uses are created here through the management API, as an operator would.
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { repoRoot } from '@idp/testing';
 import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 const PROGRAM = join(repoRoot(), 'e2e', 'interop', 'python', 'interop.py');
 const REQUIREMENTS = join(repoRoot(), 'e2e', 'interop', 'python', 'requirements.txt');
@@ -153,7 +154,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 test('the program ran with exactly the pinned library versions', () => {

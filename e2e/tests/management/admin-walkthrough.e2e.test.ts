@@ -1,18 +1,20 @@
 /**
- * The README's admin walkthrough, every service a separate process behind the dev router: the system tenant's
- * bootstrap admin gets a management token with client credentials, creates a tenant with NHE enabled, a client, a
- * resource server, a user with a role, an NHE and a policy; the user signs in and the app exchanges the token.
+ * The admin walkthrough (docs/operators/admin-walkthrough.md), every service a separate process behind the dev
+ * router: the system tenant's bootstrap admin gets a management token with client credentials, creates a tenant
+ * with NHE enabled, a client, a resource server, a user with a role, an NHE and a policy; the user signs in and the
+ * app exchanges the token.
  * Then configuration changes reach oidc-core and the sidecar without a restart (NATS invalidation).
  */
 import { basicAuth, browserlessLogin, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness('walkthrough');
 }, 120_000);
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 const basic = basicAuth;

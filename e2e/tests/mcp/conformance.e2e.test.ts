@@ -1,5 +1,5 @@
 /**
- * @modelcontextprotocol/conformance (0.2.0-alpha.12, pinned) against this system (issue 17 "Must show"). Its
+ * @modelcontextprotocol/conformance (0.2.0-alpha.12, pinned) against this system. Its
  * `authorization` mode is the one that targets an authorization server: both of its scenarios run here against the
  * tenant's issuer, as the suite's own process on Node 22, with the MCP server's URL as the resource (RFC 8707):
  * - authorization-server-metadata-endpoint: RFC 8414 metadata at the path-inserted well-known URL, issuer equal to
@@ -15,7 +15,7 @@
  * tool error and DNS-rebinding protection pass through the resource-server SDK. The other server scenarios test
  * MCP features of the suite's reference server (prompts, resources, logging, sampling, elicitation, completion,
  * tasks, fixture tools) or the 2026-07-28 draft wire, which the sample server (SDK 1.32) does not implement and
- * which say nothing about authorization. Why the suite's `client` mode does not apply is in the README.
+ * which say nothing about authorization. Why the suite's `client` mode does not apply is in docs/developers/mcp.md.
  */
 import type { Browser } from 'playwright-core';
 import { freePort } from '@idp/testing';
@@ -24,6 +24,7 @@ import { launchChromium } from '../../src/clients/browser';
 import { startBearerProxy } from '../../src/mcp/bearer-proxy';
 import { runConformance, type ConformanceCheck } from '../../src/mcp/conformance';
 import { AGENT, eventually, nativeClientDocument, startMcpWorld, type McpWorld } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let w: McpWorld;
 let browser: Browser;
@@ -36,8 +37,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (table.length) console.log(`conformance results:\n${table.join('\n')}`);
-  await browser?.close();
-  await w?.stop();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(w)?.stop();
 });
 
 /** Signs the user in at the suite's authorization URL and allows; resolves when the browser reaches the suite's callback. */
@@ -110,13 +111,17 @@ test("authorization-server scenarios with an agent client (the NHE names its doc
   // The suite records the token answer with the token shortened; the audit has the agent's issuance.
   const clientId = `${w.docs.origin}/agents/conformance-suite.json`;
   const rows = await eventually(
-    () => w.manage('GET', `/non-human-entities/token-audit?${new URLSearchParams({ nheIdentifier: AGENT, clientId })}`),
-    (r) => r.body?.items?.length >= 1,
+    () =>
+      w.manage<{ items?: unknown[] }>(
+        'GET',
+        `/non-human-entities/token-audit?${new URLSearchParams({ nheIdentifier: AGENT, clientId })}`,
+      ),
+    (r) => (r.body?.items?.length ?? 0) >= 1,
     10_000,
     200,
   );
-  expect(rows.body.items).toHaveLength(1);
-  expect(rows.body.items[0]).toMatchObject({
+  expect(rows.body?.items).toHaveLength(1);
+  expect(rows.body?.items?.[0]).toMatchObject({
     userId: w.h.tenant.user.id,
     nheIdentifier: AGENT,
     resourceServer: w.mcp.url,

@@ -1,5 +1,5 @@
 /**
- * Set-up shared by the MCP e2e tests (issue 17): the full topology with oidc-core trusting the loopback metadata
+ * Set-up shared by the MCP e2e tests: the full topology with oidc-core trusting the loopback metadata
  * documents' CA, the tenant configured as an operator would (Client ID Metadata Documents with loopback allowed,
  * Dynamic Client Registration open, both development settings), the MCP server registered as a resource server with
  * its scope granted to the user by a role, an NHE whose agentClients name the agent's documents, its delegation
@@ -22,7 +22,12 @@ export interface McpWorld {
   issuer: string;
   admin: string;
   nheId: string;
-  manage: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+  /** A management API call; T is what the caller reads of the JSON answer (undefined when the answer is empty). */
+  manage: <T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ) => Promise<{ status: number; body: T | undefined }>;
   stop: () => Promise<void>;
 }
 
@@ -41,19 +46,20 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
       'urn:idp:management',
     )
   ).access_token;
-  const manage = async (method: string, path: string, body?: unknown) => {
+  const manage = async <T = unknown>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${T}${path}`, {
       method,
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    return { status: res.status, body: text ? (JSON.parse(text) as T) : undefined };
   };
-  const must = async (status: number, p: Promise<{ status: number; body: any }>) => {
+  // The expected status's answer has the body the caller names (an empty one for a 204, which no caller reads).
+  const must = async <T>(status: number, p: Promise<{ status: number; body: T | undefined }>): Promise<T> => {
     const res = await p;
     if (res.status !== status) throw new Error(`management: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
+    return res.body as T;
   };
 
   // The tenant's settings: metadata documents from the documents' host and open registration.
@@ -81,13 +87,13 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
   );
   const role = await must(
     201,
-    manage('POST', '/roles', { name: 'mcp-user', resourceServer: resource, permissions: [MCP_SCOPE] }),
+    manage<{ id: string }>('POST', '/roles', { name: 'mcp-user', resourceServer: resource, permissions: [MCP_SCOPE] }),
   );
   await must(204, manage('PUT', `/users/${h.tenant.user.id}/roles/${role.id}`));
   // The agent: its metadata documents under /agents/ on the documents' host embody it.
   const nhe = await must(
     201,
-    manage('POST', '/non-human-entities', {
+    manage<{ id: string }>('POST', '/non-human-entities', {
       identifier: AGENT,
       type: 'llm-assistive',
       operator: 'Demo Operations',
@@ -107,11 +113,18 @@ export async function startMcpWorld(label: string): Promise<McpWorld> {
   // The MCP server's SSF receiver: a client allowed ssf.manage on urn:idp:ssf.
   const ssfRole = await must(
     201,
-    manage('POST', '/roles', { name: 'ssf-receiver', resourceServer: 'urn:idp:ssf', permissions: ['ssf.manage'] }),
+    manage<{ id: string }>('POST', '/roles', {
+      name: 'ssf-receiver',
+      resourceServer: 'urn:idp:ssf',
+      permissions: ['ssf.manage'],
+    }),
   );
   const receiver = await must(
     201,
-    manage('POST', '/clients', { name: 'MCP server (SSF receiver)', grantTypes: ['client_credentials'] }),
+    manage<{ clientId: string; clientSecret: string }>('POST', '/clients', {
+      name: 'MCP server (SSF receiver)',
+      grantTypes: ['client_credentials'],
+    }),
   );
   await must(204, manage('PUT', `/clients/${receiver.clientId}/roles/${ssfRole.id}`));
   const mcp = await startMcpServer({

@@ -1,5 +1,5 @@
 /**
- * MCP clients against this provider (issue 17 "Must show"): the official @modelcontextprotocol/sdk client (its own
+ * MCP clients against this provider: the official @modelcontextprotocol/sdk client (its own
  * OAuth support, unmodified: StreamableHTTPClientTransport + an OAuthClientProvider, the SDK's auth()) connects to
  * the sample MCP server (e2e/mcp-server: the SDK's McpServer on @idp/resource-server), in every service's process
  * behind the dev router, the user's browser step in Debian's Chromium:
@@ -10,8 +10,8 @@
  * - a client that no NHE names: an ordinary token, no delegation claims;
  * - negatives: the agent asking for offline_access (refused at authorization), the NHE disabled (no token, and its
  *   live token refused by the MCP server within the SSF poll bound), the tenant's NHE delegation off (no token).
- * The SDK's protected-resource discovery against the resource-server SDK's RFC 9728 handler is also issue 16's
- * nearest real check.
+ * The SDK's protected-resource discovery against the resource-server SDK's RFC 9728 handler is also the nearest
+ * real check of that handler by a stock client.
  */
 import { decodeJwt } from 'jose';
 import type { Browser } from 'playwright-core';
@@ -35,6 +35,7 @@ import {
   startMcpWorld,
   type McpWorld,
 } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let w: McpWorld;
 let browser: Browser;
@@ -52,9 +53,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agentSession?.client.close().catch(() => undefined);
-  await redirect?.close();
-  await browser?.close();
-  await w?.stop();
+  await ifAssigned(redirect)?.close();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(w)?.stop();
 });
 
 interface ToolCaller {
@@ -175,13 +176,17 @@ test('Client ID Metadata Document agent: discovery, the document, the agent cons
   expect(line).toMatchObject({ userId: w.h.tenant.user.id, delegated: true, nheIdentifier: AGENT, clientId });
   // The provider's audit: one row for the token, with the user, the agent and the client.
   const rows = await eventually(
-    () => w.manage('GET', `/non-human-entities/token-audit?${new URLSearchParams({ jti: String(claims.jti) })}`),
+    () =>
+      w.manage<{ items?: unknown[] }>(
+        'GET',
+        `/non-human-entities/token-audit?${new URLSearchParams({ jti: String(claims.jti) })}`,
+      ),
     (r) => r.body?.items?.length === 1,
     10_000,
     200,
   );
-  expect(rows.body.items).toHaveLength(1);
-  expect(rows.body.items[0]).toMatchObject({
+  expect(rows.body?.items).toHaveLength(1);
+  expect(rows.body?.items?.[0]).toMatchObject({
     userId: w.h.tenant.user.id,
     nheIdentifier: AGENT,
     clientId,

@@ -22,6 +22,7 @@ import {
   type RedirectReceiver,
 } from '../../src/mcp/mcp-client';
 import { MCP_SCOPE, startMcpWorld, type McpWorld } from './helpers';
+import { ifAssigned } from '../../src/if-assigned';
 
 let w: McpWorld;
 let browser: Browser;
@@ -36,9 +37,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await redirect?.close();
-  await browser?.close();
-  await w?.stop();
+  await ifAssigned(redirect)?.close();
+  await ifAssigned(browser)?.close();
+  await ifAssigned(w)?.stop();
 });
 
 async function whoami(client: Client): Promise<{ sub: string; client_id: string; scope: string; delegated: boolean }> {
@@ -114,7 +115,10 @@ test.each([
 
 test('a user with no role on the MCP server ends sign-in with access_denied and an error_description that says why', async () => {
   const password = randomBytes(12).toString('base64url');
-  const created = await w.manage('POST', '/users', { username: `no-role-${randomBytes(4).toString('hex')}`, password });
+  const created = await w.manage<{ username: string }>('POST', '/users', {
+    username: `no-role-${randomBytes(4).toString('hex')}`,
+    password,
+  });
   expect(created.status).toBe(201);
   const provider = new HostOAuthProvider(redirect.redirectUrl, {
     ...sdkExample('Host for a user without a role'),
@@ -126,7 +130,7 @@ test('a user with no role on the MCP server ends sign-in with access_denied and 
     exchanges: [],
     browser,
     redirect,
-    user: { username: created.body.username, password },
+    user: { username: created.body!.username, password },
   }).then(
     () => undefined,
     (e: Error & { oauthError?: string; step?: { returned: URL } }) => e,

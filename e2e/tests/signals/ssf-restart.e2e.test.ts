@@ -1,5 +1,5 @@
 /**
- * Issue 16 §2: SSF events survive a restart of the transmitter process. services/signals runs as its own OS process
+ * SSF events survive a restart of the transmitter process. services/signals runs as its own OS process
  * (the built entry file, as in its container); it is killed with SIGKILL (a crash: no drain, no goodbye), an NHE is
  * disabled through the management API while it is down, and after it starts again the receiver's poll stream still
  * gets that change's SETs (the transmitter's durable consumer of the revocation feed resumes where it stopped). Killed
@@ -8,6 +8,7 @@
  */
 import { registerSsfReceiver, type SsfReceiver } from '../../src/clients/ssf-receiver';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 let receiver: SsfReceiver;
@@ -18,7 +19,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 /** SIGKILL, then wait for the process to be gone. */

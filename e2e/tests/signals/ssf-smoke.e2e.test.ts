@@ -7,6 +7,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { registerSsfReceiver } from '../../src/clients/ssf-receiver';
 import { startHarness, type Harness } from '../../src/harness';
+import { ifAssigned } from '../../src/if-assigned';
 
 let h: Harness;
 
@@ -15,7 +16,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h?.stop();
+  await ifAssigned(h)?.stop();
 });
 
 it('discovery, a stream created with a client-credentials token, and the SETs of an NHE disabled in management, by poll', async () => {

@@ -20,10 +20,10 @@ export const chainKey = (tenantId: number, seq: number) => `${tenantId}:${seq}`;
 export const chainHeadId = (tenantId: number) => `audit-chain-head:${tenantId}`;
 
 /**
- * The fields the hash covers, in a fixed order (an array, so key order can never change the hash). A row that
- * records its actor's authentication (issue 19) covers it too, in a fixed order before prevHash, and so does a row
- * of a delegation chain (its parent jti and actor chain); rows without them hash exactly as before, so older chains
- * still verify.
+ * The fields the hash covers, in a fixed order (an array, so key order can never change the hash). A row that records
+ * how its actor was authenticated (named, key or workload) covers it too, in a fixed order before prevHash, and so does
+ * a row of a delegation chain (its parent jti and actor chain); rows without them hash exactly as before, so older
+ * chains still verify.
  */
 export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: string): string {
   const a = row.actorAuth;
@@ -44,7 +44,7 @@ export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: str
     new Date(row.issuedAt).toISOString(),
     row.dpopJkt ?? null,
     ...(a ? [['actor', a.method, a.jkt ?? null, a.issuer ?? null, a.subject ?? null, a.jti ?? null]] : []),
-    // A token exchanged from another NHE token (issue 19 section 2): its parent and its whole actor chain.
+    // A token exchanged from another NHE token (a delegation chain): its parent and its whole actor chain.
     ...(row.parentJti !== undefined
       ? [['chain', row.parentJti, (row.actorChain ?? []).map((c) => [c.nheIdentifier, c.method])]]
       : []),

@@ -5,13 +5,14 @@ import { createIndexes } from './connect';
 /** A model whose server refuses every index option with code 238, as FerretDB refuses TTL indexes. */
 function refusingModel(indexes: Array<[Record<string, number>, Record<string, unknown>]>) {
   return {
-    createCollection: async () => undefined,
+    createCollection: () => Promise.resolve(undefined),
     schema: { indexes: () => indexes },
     collection: {
       collectionName: 'things',
-      createIndex: async () => {
-        throw Object.assign(new Error('Index option "expireAfterSeconds" is not implemented yet'), { code: 238 });
-      },
+      createIndex: () =>
+        Promise.reject(
+          Object.assign(new Error('Index option "expireAfterSeconds" is not implemented yet'), { code: 238 }),
+        ),
     },
   };
 }
@@ -41,8 +42,6 @@ it('a TTL index the server does not implement is logged at info (expected on Fer
 it('any other failure still fails', async () => {
   const { logger } = recordingLogger();
   const model = refusingModel([[{ a: 1 }, {}]]);
-  model.collection.createIndex = async () => {
-    throw Object.assign(new Error('boom'), { code: 1 });
-  };
+  model.collection.createIndex = () => Promise.reject(Object.assign(new Error('boom'), { code: 1 }));
   await expect(createIndexes({ Thing: model } as unknown as Models, logger)).rejects.toThrow('boom');
 });

@@ -48,16 +48,16 @@ export async function connectDatabase(
 }
 
 /**
- * Creates every index the schemas declare, one by one. A server that does not implement an index option
- * (FerretDB refuses TTL indexes with code 238) gets a log line instead of a failure: expiry then relies on
- * the readers' own expiresAt checks and the services' sweepers. A refused TTL index is expected there and handled,
- * so it is logged at info (a first `npm start` on FerretDB prints no warning per TTL index, issue 18); any other
- * refused option is a warning.
+ * Creates every index the schemas declare, one by one. A server that does not implement an index option (FerretDB
+ * refuses TTL indexes with code 238) gets a log line instead of a failure: expiry then relies on the readers' own
+ * expiresAt checks and the services' sweepers. A refused TTL index is expected there and handled, so it is logged at
+ * info (a first `npm start` on FerretDB should print no warning per TTL index: nothing is wrong); any other refused
+ * option is a warning.
  */
 export async function createIndexes(models: Models, logger: Logger): Promise<void> {
   for (const model of Object.values(models) as Array<import('mongoose').Model<unknown>>) {
-    await model.createCollection().catch((err: { code?: number }) => {
-      if (err?.code !== 48) throw err; // 48: NamespaceExists
+    await model.createCollection().catch((err: unknown) => {
+      if ((err as { code?: number } | null | undefined)?.code !== 48) throw err; // 48: NamespaceExists
     });
     for (const [fields, options] of model.schema.indexes()) {
       try {

@@ -1,6 +1,7 @@
 import { isValidObjectId, Types } from 'mongoose';
 import { isDuplicateKeyError } from '@idp/errors';
 import type { Models } from './models';
+import type { CounterDoc } from './models/schemas';
 
 /**
  * Runs an upsert again when it lost the race to insert the document (duplicate key): the second run finds the
@@ -24,7 +25,8 @@ export async function nextSequence(models: Models, name: string, floor = 1000): 
       { $inc: { seq: 1 } },
       { upsert: true, returnDocument: 'after', setDefaultsOnInsert: true },
     )
-      .lean()
+      // A stored counter is read as it is: an older or hand-restored row may lack seq.
+      .lean<Partial<CounterDoc> | null>()
       .exec(),
   );
   const seq = doc?.seq ?? 1;
@@ -61,10 +63,13 @@ export async function insertClient(
       if (!isDuplicateKeyError(err)) throw err;
       if (await models.Client.exists({ tenantId: row.tenantId, clientId: row.clientId })) return undefined;
       if (attempt >= MAX_NUMERIC_ID_ATTEMPTS) throw err;
-      const [highest] = await models.Client.find({}, { numericId: 1 })
-        .sort({ numericId: -1 })
-        .limit(1)
-        .lean<Array<{ numericId: number }>>();
+      // at(0): undefined when no client row has a numericId yet (the duplicate was on another index).
+      const highest = (
+        await models.Client.find({}, { numericId: 1 })
+          .sort({ numericId: -1 })
+          .limit(1)
+          .lean<Array<{ numericId: number }>>()
+      ).at(0);
       if (highest) await advanceSequence(models, 'clients', highest.numericId);
     }
   }

@@ -1,5 +1,5 @@
 /**
- * Authenticated actors (issue 19, section 1): besides the spec's actor token (the NHE's identifier, type
+ * Authenticated actors: besides the spec's actor token (the NHE's identifier, type
  * `urn:vendor:token-type:nhe-id`, a name and no proof), token exchange accepts a JWT that proves the actor: signed
  * by one of the NHE's registered keys, or by a trusted workload identity issuer of the tenant.
  */

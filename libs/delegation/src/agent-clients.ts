@@ -1,5 +1,5 @@
 /**
- * Agent clients (issue 17 section 3): OAuth clients that embody a registered NHE. An NHE registration names them
+ * Agent clients: OAuth clients that embody a registered NHE. An NHE registration names them
  * in `agentClients`, each entry either a client id (exactly) or a Client ID Metadata Document URL pattern: an https
  * URL (http only on loopback) whose last character may be `*`, matching every client id that starts with what precedes it (the host
  * is always named in full, so a pattern never spans hosts).
@@ -72,7 +72,7 @@ export async function agentLinkOf(models: Models, tenantId: number, clientId: st
 }
 
 /**
- * The facts of an agent client's token (issue 17 section 3): the link is the client gate (the NHE registration naming
+ * The facts of an agent client's token: the link is the client gate (the NHE registration naming
  * the client is the administrator's decision that this client is that agent; the client record's own config.nhe
  * governs it as a token-exchange client only), the client is always a third party (its user saw the consent page),
  * and the client record's maxTokenLifetime, when it has one, still caps the lifetime. Used by the sidecar and the

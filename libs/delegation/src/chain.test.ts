@@ -1,5 +1,5 @@
 /**
- * Delegation chains (issue 19 section 2) in the pure decision: a delegation token of NHE A handed on to NHE B, hop by
+ * Delegation chains in the pure decision: a delegation token of NHE A handed on to NHE B, hop by
  * hop from the user, bounded by the tenant's ceiling, every hop's maxChainDepth, the parent's scopes and expiry.
  */
 import { actorChainOf, nestedAct } from './chain';

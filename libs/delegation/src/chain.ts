@@ -1,5 +1,5 @@
 /**
- * Delegation chains (issue 19 section 2): a delegation token handed on by its NHE to another NHE. The new token keeps
+ * Delegation chains: a delegation token handed on by its NHE to another NHE. The new token keeps
  * `sub` (the human) and nests `act` (RFC 8693 section 4.1): `{sub: "nhe:B", act: {sub: "nhe:A"}}`, outermost = the
  * current actor. Each actor member may say how that actor proved who it is (CLAIM_ACTOR_PROOF).
  */

@@ -97,7 +97,7 @@ describe('decideDelegation: gates', () => {
     ['NHE not found', (f) => void (f.nhe = null), 'invalid_grant', 'nhe-not-found'],
     ['NHE disabled', (f) => void (f.nhe!.enabled = false), 'invalid_grant', 'nhe-disabled'],
     [
-      'the user blocked this NHE for themselves (issue 18)',
+      'the user blocked this NHE for themselves on their delegation ledger',
       (f) => void (f.userOptedOut = true),
       'access_denied',
       'user-opt-out',
@@ -642,7 +642,7 @@ describe('matchPolicies', () => {
   });
 });
 
-describe('authenticated actors (issue 19): requireActorProof, tenant and per NHE', () => {
+describe('authenticated actors: requireActorProof, tenant and per NHE', () => {
   const rows: Array<
     [
       string,

@@ -15,9 +15,9 @@ export interface TenantFacts {
     hardMaxTokenLifetime: number;
     allowedNheTypes: string[];
     requireDpop: boolean;
-    /** settings.nhe.requireActorProof (issue 19); absent: false. */
+    /** settings.nhe.requireActorProof (the NHE must prove who it is); absent: false. */
     requireActorProof?: boolean;
-    /** settings.nhe.maxChainDepth (issue 19 section 2); absent: 1 (no re-delegation). */
+    /** settings.nhe.maxChainDepth (delegation chains); absent: 1 (no re-delegation). */
     maxChainDepth?: number;
   };
 }
@@ -47,15 +47,15 @@ export interface NheFacts {
   enabled: boolean;
   operator: string;
   model?: { name?: string; version?: string; provider?: string };
-  /** Overrides the tenant's requireActorProof; null or absent: inherit (issue 19). */
+  /** Overrides the tenant's requireActorProof; null or absent: inherit. */
   requireActorProof?: boolean | null;
-  /** Tokens must be DPoP-bound to one of the NHE's registered keys (issue 19). */
+  /** Tokens must be DPoP-bound to one of the NHE's registered keys. */
   requireKeyBoundDpop?: boolean;
 }
 
 export interface PolicyFacts {
   id: string;
-  /** `nhe`: the NHE (by record id) that may hand a delegated token on to this policy's NHE (issue 19 section 2). */
+  /** `nhe`: the NHE (by record id) that may hand a delegated token on to this policy's NHE (a delegation chain). */
   target: { type: 'user' | 'group' | 'nhe'; id: string };
   allowedScopes: string[];
   maxTokenLifetime?: number;
@@ -63,7 +63,7 @@ export interface PolicyFacts {
   maxChainDepth?: number;
 }
 
-/** One actor of the subject token's `act` chain (issue 19 section 2), outermost first, with what the decision needs. */
+/** One actor of the subject token's `act` chain (a delegation chain), outermost first, with what the decision needs. */
 export interface ChainActorFacts {
   /** As `act` names it (without `nhe:`). */
   identifier: string;
@@ -76,7 +76,7 @@ export interface ChainActorFacts {
 }
 
 /**
- * Issue 19 section 2: the subject token is itself a delegation token (user -> A [-> ...]) and the request asks to
+ * A delegation chain: the subject token is itself a delegation token (user -> A [-> ...]) and the request asks to
  * hand it on to another NHE. The new token keeps `sub`, nests `act`, and is bounded by the parent.
  */
 export interface ChainFacts {
@@ -113,12 +113,12 @@ export interface DelegationFacts {
    */
   consentedScopes: ReadonlySet<string>;
   requestedScopes: string[];
-  /** How the actor was authenticated (issue 19); absent: `named` (the spec's nhe-id actor token). */
+  /** How the actor was authenticated; absent: `named` (the spec's nhe-id actor token). */
   actorAuth?: ActorAuthMethod;
-  /** The subject token is a delegation token handed on (issue 19 section 2); absent: a user's token (the spec). */
+  /** The subject token is a delegation token handed on (a delegation chain); absent: a user's token (the spec). */
   chain?: ChainFacts;
   /**
-   * The user has blocked this NHE for themselves on their delegation ledger (issue 18): every token of it for this
+   * The user has blocked this NHE for themselves on their delegation ledger: every token of it for this
    * user is refused (gate `user-opt-out`) until the user lifts the block. Absent: false.
    */
   userOptedOut?: boolean;
@@ -143,7 +143,7 @@ export type DenialGate =
   | 'no-policy'
   | 'scope-exceeds-policy'
   | 'scope-empty'
-  // Delegation chains (issue 19 section 2).
+  // Delegation chains: a delegation token handed on to another NHE.
   | 'chain-depth-exceeded'
   | 'chain-nhe-disabled'
   | 'chain-no-policy'
@@ -162,10 +162,10 @@ export type TtlTerm =
   | 'client.maxTokenLifetime'
   | 'resourceServer.accessToken.lifetime'
   | 'minimum'
-  /** A chained token never outlives its parent (issue 19 section 2): what the parent had left. */
+  /** A chained token never outlives its parent: what the parent had left. */
   | 'parent.remaining';
 
-/** One hop of a delegation chain as the decision checked it (issue 19 section 2): who handed on to whom, under which policies. */
+/** One hop of a delegation chain as the decision checked it: who handed on to whom, under which policies. */
 export interface ChainHop {
   /** 1 = the user's delegation to the first NHE. */
   depth: number;
@@ -194,9 +194,9 @@ export interface DelegationGranted {
   ttlSetBy: TtlTerm;
   ttlTerms: Partial<Record<TtlTerm, number>>;
   policyIds: string[];
-  /** How the actor was authenticated: named, key or workload (issue 19). */
+  /** How the actor was authenticated: named, key or workload. */
   actorAuth: ActorAuthMethod;
-  /** A handed-on token (issue 19 section 2): its depth, the limit and each hop. */
+  /** A handed-on token (a delegation chain): its depth, the limit and each hop. */
   chain?: ChainRecord;
 }
 
@@ -207,7 +207,7 @@ export interface DelegationDenied {
   description: string;
   /** The scopes that caused invalid_scope, when that is the error. */
   scopes?: string[];
-  /** A refused hand-on (issue 19 section 2): the hops checked up to the refusal. */
+  /** A refused hand-on: the hops checked up to the refusal. */
   chain?: ChainRecord;
 }
 
@@ -285,7 +285,8 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   // The NHE named by actor_token.
   if (!f.nhe) return deny('invalid_grant', 'nhe-not-found', 'unknown NHE');
   if (!f.nhe.enabled) return deny('invalid_grant', 'nhe-disabled', 'the NHE is disabled');
-  // The user's own opt-out (issue 18): above every policy, group or consent; only the user lifts it.
+  // The user's own opt-out (their delegation ledger's block): above every policy, group or consent; only the user lifts
+  // it.
   if (f.userOptedOut) return deny('access_denied', 'user-opt-out', USER_OPT_OUT_DESCRIPTION);
   const actorAuth = f.actorAuth ?? 'named';
   if (actorAuth === 'named' && actorProofRequired(f.tenant, f.nhe)) {
@@ -317,7 +318,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
       `the resource server does not accept NHE type ${f.nhe.type}`,
     );
   }
-  // Delegation policy: the user's (or group's) for this NHE; for a handed-on token (issue 19 section 2) the policy
+  // Delegation policy: the user's (or group's) for this NHE; for a handed-on token (a delegation chain) the policy
   // that lets the parent's NHE hand on to this one, after every hop of the parent's chain is checked again.
   let policy: { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] };
   let chain: ChainRecord | undefined;
@@ -437,11 +438,11 @@ export function tenantChainDepth(tenant: TenantFacts): number {
   return Math.max(1, Math.min(typeof v === 'number' && Number.isFinite(v) ? Math.floor(v) : 1, MAX_CHAIN_DEPTH_LIMIT));
 }
 
-/** Hard maximum of a delegation chain's depth (issue 19 section 2). */
+/** Hard maximum of a delegation chain's depth. */
 export const MAX_CHAIN_DEPTH_LIMIT = 5;
 
 /**
- * A handed-on token (issue 19 section 2), hop by hop from the user: every NHE of the parent's chain must still be
+ * A handed-on token (a delegation chain), hop by hop from the user: every NHE of the parent's chain must still be
  * registered and enabled, every hop must still have its policy (the user's or group's for the first NHE, an NHE ->
  * NHE policy for each hand-on, the last one to the requested NHE), and the new depth must be within the tenant's
  * ceiling and every hop's maxChainDepth. The last hop's policy is the one the scopes and lifetime are checked
@@ -485,7 +486,8 @@ function checkChain(
   let fromNheId: string | undefined;
   let last: ReturnType<typeof matchHandOnPolicies> = null;
   for (let i = 0; i <= path.length; i += 1) {
-    const actor = path[i];
+    // i === path.length: the last hop, to the requested NHE (no actor of the parent's chain).
+    const actor = path.at(i);
     const target: NheFacts | null = actor ? actor.nhe : nhe;
     const identifier = actor ? actor.identifier : nhe.identifier;
     const to = `nhe:${identifier}`;
@@ -534,7 +536,7 @@ function checkChain(
   return { outcome: 'checked', policy, record };
 }
 
-/** The NHE's own requireActorProof when it has one (true or false), else the tenant's (issue 19). */
+/** The NHE's own requireActorProof when it has one (true or false), else the tenant's. */
 export function actorProofRequired(tenant: TenantFacts, nhe: NheFacts): boolean {
   return typeof nhe.requireActorProof === 'boolean' ? nhe.requireActorProof : tenant.nhe.requireActorProof === true;
 }

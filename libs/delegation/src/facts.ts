@@ -1,6 +1,6 @@
 import type { ClientDoc, DelegationPolicyDoc, Models, NheDoc, ResourceServerDoc, TenantDoc } from '@idp/db';
 import { NHE_SETTINGS_DEFAULTS, toObjectId, userPermissions } from '@idp/db';
-import type { ActorAuthMethod } from '@idp/db';
+import type { ActorAuthMethod, NheSettings } from '@idp/db';
 import type {
   ChainActorFacts,
   ChainFacts,
@@ -12,7 +12,22 @@ import type {
   TenantFacts,
 } from './decision';
 
-/** The subject token of a hand-on (issue 19 section 2): a delegation token, as its claims say. */
+/**
+ * Tenant, client and resource-server rows as a lean read returns them. Lean reads fill absent top-level fields with
+ * their schema defaults only (see @idp/db lean-defaults): nested settings that an older version never wrote, or a
+ * row restored from a backup or fixed by hand, may lack them, so these readers fall back to the defaults.
+ */
+type StoredTenant = Omit<TenantDoc, 'settings'> & { settings?: { nhe?: Partial<NheSettings> } };
+type StoredClient = Omit<ClientDoc, 'config'> & { config?: { nhe?: Partial<ClientDoc['config']['nhe']> } };
+type StoredResourceServer = Omit<ResourceServerDoc, 'scopes' | 'config'> & {
+  scopes?: string[];
+  config?: {
+    accessToken?: Partial<ResourceServerDoc['config']['accessToken']>;
+    nhe?: Partial<ResourceServerDoc['config']['nhe']>;
+  };
+};
+
+/** The subject token of a hand-on (a delegation token handed on to another NHE), as its claims say. */
 export interface ParentToken {
   /** Its `act` chain, outermost first: identifiers (without `nhe:`) and how each proved who it is. */
   actors: Array<{ identifier: string; method: ActorAuthMethod }>;
@@ -35,11 +50,12 @@ export interface DelegationRequest {
    */
   consentedScopes?: string[];
   /**
-   * An agent client's token (issue 17 section 3): the client may have no record (a Client ID Metadata Document
-   * client); its facts are then those of a third party without delegation settings (the caller supplies the link).
+   * An agent client's token (an OAuth client that embodies a registered NHE): the client may have no record (a Client
+   * ID Metadata Document client); its facts are then those of a third party without delegation settings (the caller
+   * supplies the link).
    */
   agentClient?: boolean;
-  /** The subject token is itself a delegation token handed on (issue 19 section 2). */
+  /** The subject token is itself a delegation token handed on (a delegation chain). */
   parent?: ParentToken;
 }
 
@@ -73,7 +89,7 @@ function policyFacts(p: {
   };
 }
 
-export function tenantFacts(doc: TenantDoc): TenantFacts {
+export function tenantFacts(doc: StoredTenant): TenantFacts {
   const nhe = { ...NHE_SETTINGS_DEFAULTS, ...(doc.settings?.nhe ?? {}) };
   return {
     id: doc._id,
@@ -89,7 +105,7 @@ export function tenantFacts(doc: TenantDoc): TenantFacts {
   };
 }
 
-function clientFacts(doc: ClientDoc): ClientFacts {
+function clientFacts(doc: StoredClient): ClientFacts {
   return {
     clientId: doc.clientId,
     numericId: doc.numericId,
@@ -104,7 +120,7 @@ function clientFacts(doc: ClientDoc): ClientFacts {
   };
 }
 
-function resourceServerFacts(doc: ResourceServerDoc): ResourceServerFacts {
+function resourceServerFacts(doc: StoredResourceServer): ResourceServerFacts {
   return {
     identifier: doc.identifier,
     scopes: doc.scopes ?? [],
@@ -138,13 +154,13 @@ function nheFacts(doc: NheDoc & { _id: unknown }, defaultLifetime: number): NheF
  */
 export async function loadDelegationFacts(models: Models, r: DelegationRequest): Promise<DelegationFacts | null> {
   const userObjectId = toObjectId(r.userId);
-  // A hand-on (issue 19 section 2): the parent chain's NHEs and policies, loaded beside the rest.
+  // A hand-on (a delegation chain): the parent chain's NHEs and policies, loaded beside the rest.
   const chainLoad = r.parent ? loadChainDocs(models, r.tenantId, r.parent) : Promise.resolve(undefined);
   chainLoad.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   const [tenant, client, rs, nhe, user, permissions] = await Promise.all([
-    models.Tenant.findById(r.tenantId).lean<TenantDoc>(),
-    models.Client.findOne({ tenantId: r.tenantId, clientId: r.clientId }).lean<ClientDoc>(),
-    models.ResourceServer.findOne({ tenantId: r.tenantId, identifier: r.resource }).lean<ResourceServerDoc>(),
+    models.Tenant.findById(r.tenantId).lean<StoredTenant>(),
+    models.Client.findOne({ tenantId: r.tenantId, clientId: r.clientId }).lean<StoredClient>(),
+    models.ResourceServer.findOne({ tenantId: r.tenantId, identifier: r.resource }).lean<StoredResourceServer>(),
     models.Nhe.findOne({ tenantId: r.tenantId, identifier: r.nheIdentifier }).lean<NheDoc & { _id: unknown }>(),
     userObjectId
       ? models.User.findOne({ tenantId: r.tenantId, _id: userObjectId }, { groupIds: 1, enabled: 1 }).lean()
@@ -156,7 +172,8 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
   const [policies, optOut] = nhe
     ? await Promise.all([
         models.DelegationPolicy.find({ tenantId: r.tenantId, nheId: String(nhe._id) }).lean(),
-        // The user's own block of this NHE (issue 18), by the NHE's id: a new NHE with the same identifier is not blocked.
+        // The user's own block of this NHE (their delegation ledger), by the NHE's id: a new NHE with the same
+        // identifier is not blocked.
         models.AgentOptOut.exists({ tenantId: r.tenantId, userId: r.userId, nheId: String(nhe._id) }),
       ])
     : [[], null];
@@ -205,7 +222,7 @@ async function loadChainDocs(models: Models, tenantId: number, parent: ParentTok
 function chainActorsOf(
   parent: ParentToken,
   docs: ChainDocs,
-  tenant: TenantDoc,
+  tenant: StoredTenant,
 ): Array<Omit<ChainActorFacts, 'method'>> {
   const defaultLifetime = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) }.defaultMaxTokenLifetime;
   return parent.actors.map((a) => {

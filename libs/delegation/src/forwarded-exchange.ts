@@ -21,10 +21,10 @@ export const forwardedExchangeSchema = z
 export type ForwardedExchange = z.infer<typeof forwardedExchangeSchema>;
 
 /**
- * The wire contract of an agent client's token (issue 17 section 3): after node-oidc-provider has redeemed an
- * authorization code or a device code of a client that embodies an NHE (agent-clients.ts), oidc-core hands the
- * already-authenticated user, client, resource and scopes to the sidecar, which decides, mints and audits exactly
- * as for token exchange.
+ * The wire contract of an agent client's token (an OAuth client that embodies a registered NHE): after
+ * node-oidc-provider has redeemed an authorization code or a device code of a client that embodies an NHE
+ * (agent-clients.ts), oidc-core hands the already-authenticated user, client, resource and scopes to the sidecar, which
+ * decides, mints and audits exactly as for token exchange.
  */
 export const forwardedAgentTokenSchema = z
   .object({

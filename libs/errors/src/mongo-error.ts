@@ -14,10 +14,14 @@ interface MongoLikeError {
  * 11000, its updates do not).
  */
 export function isDuplicateKeyError(err: unknown): boolean {
-  const e = err as MongoLikeError & {
-    message?: string;
-    writeErrors?: Array<{ code?: number; err?: { code?: number } }>;
-  };
+  // Anything can be thrown, null and undefined included.
+  const e = err as
+    | (MongoLikeError & {
+        message?: string;
+        writeErrors?: Array<{ code?: number; err?: { code?: number } }>;
+      })
+    | null
+    | undefined;
   if (e?.code === 11000) return true;
   if (e?.code === 1 && /UNIQUE constraint failed/.test(String(e.message ?? ''))) return true;
   return (
@@ -32,9 +36,9 @@ export function isDuplicateKeyError(err: unknown): boolean {
  * so that the caller's generic handler logs it and answers 500.
  */
 export function mapMongoError(err: unknown): unknown {
-  const e = err as MongoLikeError;
+  const e = err as MongoLikeError | null | undefined; // anything can be thrown
   if (isDuplicateKeyError(err)) {
-    const fields = Object.keys(e.keyPattern ?? e.keyValue ?? {}).filter((k) => k !== 'tenantId');
+    const fields = Object.keys(e?.keyPattern ?? e?.keyValue ?? {}).filter((k) => k !== 'tenantId');
     return problems.conflict(`a resource with the same ${fields.join(', ') || 'key'} already exists`);
   }
   if (e?.name === 'ValidationError' && e.errors) {

@@ -30,7 +30,7 @@ export const nheTokenIssuedSchema = z
     issuedAt: z.iso.datetime(),
     dpopJkt: z.string().optional(),
     /**
-     * How the actor was authenticated (issue 19): `named` (the spec's nhe-id actor token), `key` (a JWT signed by
+     * How the actor was authenticated: `named` (the spec's nhe-id actor token), `key` (a JWT signed by
      * one of the NHE's keys) or `workload` (a JWT of a trusted workload issuer). Optional: events of older senders.
      */
     actorAuth: z
@@ -43,7 +43,7 @@ export const nheTokenIssuedSchema = z
       })
       .strict()
       .optional(),
-    /** Issue 19 section 2: the token was exchanged from this NHE token (a delegation chain). */
+    /** The token was exchanged from this NHE token (a delegation chain). */
     parentJti: z.string().min(1).max(128).optional(),
     /** With parentJti: every actor of the new token's `act` chain, outermost (its own NHE) first. */
     actorChain: z

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /**
- * Configuration invalidation (issue 6): when the management API changes a tenant, a client, a resource server,
+ * Configuration invalidation: when the management API changes a tenant, a client, a resource server,
  * signing keys, an NHE or a delegation policy, it publishes one message on `idp.config.invalidate.<tenantId>`
  * (core NATS: fan-out to every replica, at most once). oidc-core evicts the tenant's provider from its pool; the
  * sidecar drops the tenant's cached keys. A missed message (subscriber disconnected) is covered by the caches'

@@ -47,7 +47,8 @@ export function natsConnectionOptions(servers: string): {
     .map((s) => {
       const m = /^([a-z]+:\/\/)([^@/]*)@(.*)$/i.exec(s);
       if (!m) return s;
-      const [userPart = '', passPart] = (m[2] ?? '').split(':');
+      // No ':' in the user info: no password (passPart undefined).
+      const [userPart = '', passPart] = m[2].split(':') as Array<string | undefined>;
       user ??= decodeURIComponent(userPart);
       if (passPart !== undefined) pass ??= decodeURIComponent(passPart);
       return `${m[1]}${m[3]}`;

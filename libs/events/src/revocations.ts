@@ -6,7 +6,7 @@ import type { Logger } from '@idp/logger';
 import { NHE_MAX_TTL_SECONDS } from '@idp/tokens';
 
 /**
- * Kill switch for NHE delegation tokens (issue 5, "Beyond the anchors").
+ * Kill switch for NHE delegation tokens: issued tokens must stop working within seconds, not at their expiry.
  *
  * NHE tokens are self-contained JWTs; disabling an NHE, deleting a policy or turning a client's delegation off must
  * also make tokens ALREADY issued fail "within seconds". The management API publishes a deny-list entry on
@@ -201,7 +201,7 @@ export interface RevocableToken {
   /** act.sub without the `nhe:` prefix. */
   nheIdentifier: string;
   /**
-   * Every actor of a handed-on token's `act` chain (issue 19 section 2), outermost first, without `nhe:`: an entry
+   * Every actor of a handed-on token's `act` chain (a delegation chain), outermost first, without `nhe:`: an entry
    * naming any of them revokes the token (revoking an actor revokes every token below it in a chain).
    */
   actorChain?: readonly string[];
@@ -302,7 +302,8 @@ export async function startDenyList(options: {
     }
   };
   const sub = subscribeRevocations(nc, (e) => denyList.add(e), {
-    onInvalid: (err) => logger?.warn({ err: (err as Error)?.message }, 'deny list: invalid revocation message dropped'),
+    onInvalid: (err) =>
+      logger?.warn({ err: (err as Error | undefined)?.message }, 'deny list: invalid revocation message dropped'),
   });
   await reload();
   const stopStatus = onNatsStatus(nc, ['reconnect'], reload);

@@ -10,7 +10,7 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /**
- * Single-use values shared by every replica, kept in JetStream (issue 19: the `jti` of actor tokens at token
+ * Single-use values shared by every replica, kept in JetStream (the `jti` of actor tokens at token
  * exchange). One stream, one subject per value (`idp.single-use.<kind>.<tenantId>.<sha256(key)>`), at most one
  * message per subject, and each use is a publish that expects the subject to be empty (`Nats-Expected-Last-Subject-
  * Sequence: 0`, the create-only write of a JetStream key-value bucket): the stream leader orders the writes, so the

@@ -45,7 +45,7 @@ it('matches by every selector, only tokens issued before the revocation, and for
   );
   expect(list.isRevoked(token())).toBe(true);
   expect(list.isRevoked(token({ nheIdentifier: 'other' }))).toBe(false);
-  // Delegation chains (issue 19): an agent anywhere in the act chain revokes the token handed on below it.
+  // Delegation chains: an agent anywhere in the act chain revokes the token handed on below it.
   expect(list.isRevoked(token({ nheIdentifier: 'tool', actorChain: ['tool', 'bot'] }))).toBe(true);
   expect(list.isRevoked(token({ nheIdentifier: 'tool', actorChain: ['tool', 'planner'] }))).toBe(false);
   expect(list.isRevoked(token({ tenantId: 8 }))).toBe(false);

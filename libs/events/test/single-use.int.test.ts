@@ -1,5 +1,5 @@
 /**
- * Single-use values in JetStream (issue 19: actor tokens' jti) over a real nats-server: two connections stand for
+ * Single-use values in JetStream (actor tokens' jti) over a real nats-server: two connections stand for
  * two replicas; a value is accepted once whichever replica sees it, concurrent uses included; values of another
  * tenant or kind never collide; a record leaves with the stream's max_age; a value that must be kept longer than
  * max_age is refused rather than risked; NATS unreachable or

@@ -189,7 +189,7 @@ function fixedHeaders(middleware: Middleware, csp: HttpAppOptions['contentSecuri
     removeHeader: (name: string) => void headers.delete(name.toLowerCase()),
   };
   middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (err) => {
-    if (err) throw err;
+    if (err) throw err instanceof Error ? err : new Error(String(err));
   });
   const list = [...headers];
   return (_req, res, next) => {

@@ -14,9 +14,9 @@ interface HttpLikeError {
 
 /** Errors that express's body parsers raise for bad input: they are the client's fault, never a 500. */
 function bodyParserStatus(err: unknown): number | undefined {
-  const e = err as HttpLikeError;
+  const e = err as HttpLikeError | null | undefined; // anything can be thrown
   const status = e?.status ?? e?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose !== false) return status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose !== false) return status;
   return undefined;
 }
 

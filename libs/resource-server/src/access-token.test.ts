@@ -233,7 +233,7 @@ describe('verifyAccessToken: sender constraint (RFC 9449 section 7)', () => {
   });
 
   it.each([
-    ['no proof', async () => undefined, 'dpop_proof_missing'],
+    ['no proof', () => Promise.resolve(undefined), 'dpop_proof_missing'],
     ['a proof for another token (ath)', async () => proof(await accessToken({ cnf: { jkt: 'x' } })), 'dpop_ath'],
     ['a proof without ath', async (t: string) => proof(t, { ath: null }), 'dpop_ath'],
     [

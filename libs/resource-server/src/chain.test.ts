@@ -1,7 +1,8 @@
 /**
- * Delegation chains (the provider's issue 19 section 2) at a resource server: a token handed on from agent A to agent
- * B carries `act: {sub: "nhe:B", act: {sub: "nhe:A"}}`. The SDK reads the chain, can require every actor to have
- * proven who it is (`requireProvenActors`), and its deny list revokes the token when any agent of the chain is named.
+ * Delegation chains (a delegation token handed on from one agent to another) at a resource server: a token handed on
+ * from agent A to agent B carries `act: {sub: "nhe:B", act: {sub: "nhe:A"}}`. The SDK reads the chain, can require
+ * every actor to have proven who it is (`requireProvenActors`), and its deny list revokes the token when any agent of
+ * the chain is named.
  */
 import type { JWTPayload } from 'jose';
 import { actorProof, chainAgents, delegationOf, type Delegation } from './delegation';

@@ -29,9 +29,11 @@ const METADATA_URL = 'https://api.orders.test/.well-known/oauth-protected-resour
 
 let idp: FakeIssuer;
 let alice: Holder;
+beforeAll(async () => {
+  alice = await holder();
+});
 beforeEach(async () => {
   idp = await fakeIssuer();
-  alice ??= await holder();
 });
 
 interface Answer {
@@ -206,7 +208,7 @@ describe('requireAccess: WWW-Authenticate forms', () => {
     const v = createVerifier({
       issuer: ISSUER,
       audience: AUDIENCE,
-      fetch: async () => new Response('', { status: 502 }),
+      fetch: () => Promise.resolve(new Response('', { status: 502 })),
     });
     const a = await run(requireAccess(v), { authorization: `Bearer ${await idp.sign()}` });
     expect(a.status).toBe(503);

@@ -58,7 +58,7 @@ export function accessOf(req: object): Access {
 }
 
 function defaultOrigin(verifier: Verifier): string | undefined {
-  const aud = typeof verifier.audience === 'string' ? verifier.audience : verifier.audience[0];
+  const aud = typeof verifier.audience === 'string' ? verifier.audience : verifier.audience.at(0);
   if (aud === undefined || !/^https?:\/\//i.test(aud)) return undefined;
   return new URL(aud).origin;
 }

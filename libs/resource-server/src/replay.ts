@@ -27,15 +27,17 @@ export function memoryReplayStore(
     nextSweep = t + 1000;
   };
   return {
-    async remember(key, expiresAt) {
-      const t = now();
-      if (t >= nextSweep || seen.size >= maxEntries) sweep(t);
-      const exp = seen.get(key);
-      if (exp !== undefined && exp > t) return false;
-      if (seen.size >= maxEntries) throw new Error('DPoP replay store is full');
-      seen.set(key, expiresAt.getTime());
-      return true;
-    },
+    // The store's contract is a promise: the executor turns a throw (a full store) into a rejection, as before.
+    remember: (key, expiresAt) =>
+      new Promise<boolean>((resolve) => {
+        const t = now();
+        if (t >= nextSweep || seen.size >= maxEntries) sweep(t);
+        const exp = seen.get(key);
+        if (exp !== undefined && exp > t) return resolve(false);
+        if (seen.size >= maxEntries) throw new Error('DPoP replay store is full');
+        seen.set(key, expiresAt.getTime());
+        resolve(true);
+      }),
     size: () => seen.size,
   };
 }

@@ -38,6 +38,16 @@ type SignOptions = {
   jti?: string;
 };
 
+/** What the receiver sends the fake transmitter: the fields the stub reads. */
+interface RequestBody {
+  description?: string;
+  stream_id?: string;
+  status?: string;
+  ack?: string[];
+  setErrs?: Record<string, { err: string }>;
+  maxEvents?: number;
+}
+
 interface FakeStream {
   id: string;
   status: string;
@@ -48,7 +58,7 @@ interface FakeStream {
 }
 
 /** The provider's transmitter as the receiver sees it: metadata, token endpoint, streams, status, poll; served by a fetch stub. */
-async function fakeTransmitter(idp: FakeIssuer) {
+function fakeTransmitter(idp: FakeIssuer) {
   const key: SigningKey = idp.keys[0]!;
   const streams = new Map<string, FakeStream>();
   const calls: string[] = [];
@@ -117,7 +127,7 @@ async function fakeTransmitter(idp: FakeIssuer) {
       if (!/^Bearer tok-\d+$/.test(init.headers.get('authorization') ?? ''))
         return Response.json({ error: 'invalid_token' }, { status: 401 });
       const u = new URL(url);
-      const body = init.body ? (JSON.parse(init.body) as Record<string, any>) : {};
+      const body: RequestBody = init.body ? (JSON.parse(init.body) as RequestBody) : {};
       const streamJson = (s: FakeStream) => ({
         stream_id: s.id,
         iss: ISSUER,
@@ -149,12 +159,12 @@ async function fakeTransmitter(idp: FakeIssuer) {
         return Response.json(streamJson(s));
       }
       if (u.pathname === '/auth/7/ssf/status') {
-        const s = streams.get(body.stream_id);
+        const s = streams.get(body.stream_id ?? '');
         if (!s) return Response.json({ error: 'not_found' }, { status: 404 });
         if (body.status === 'disabled') s.pending.clear();
         if (body.status === 'enabled' && s.status === 'disabled')
           for (const e of t.inForce) s.pending.set(e.jti, e.set);
-        s.status = body.status;
+        s.status = body.status as string;
         return Response.json({ stream_id: s.id, status: s.status });
       }
       const poll = /^\/auth\/7\/ssf\/poll\/(.+)$/.exec(u.pathname);
@@ -163,8 +173,7 @@ async function fakeTransmitter(idp: FakeIssuer) {
         const s = streams.get(poll[1]!);
         if (!s) return Response.json({ error: 'not_found' }, { status: 404 });
         for (const jti of body.ack ?? []) if (s.pending.delete(jti)) s.acked.push(jti);
-        for (const [jti, e] of Object.entries((body.setErrs ?? {}) as Record<string, { err: string }>))
-          if (s.pending.delete(jti)) s.setErrs[jti] = e;
+        for (const [jti, e] of Object.entries(body.setErrs ?? {})) if (s.pending.delete(jti)) s.setErrs[jti] = e;
         const max = body.maxEvents ?? 100;
         const all = [...s.pending.entries()];
         return Response.json({ sets: Object.fromEntries(all.slice(0, max)), moreAvailable: all.length > max });
@@ -176,12 +185,12 @@ async function fakeTransmitter(idp: FakeIssuer) {
 }
 
 let idp: FakeIssuer;
-let tx: Awaited<ReturnType<typeof fakeTransmitter>>;
+let tx: ReturnType<typeof fakeTransmitter>;
 const stopList: Array<() => Promise<void>> = [];
 
 beforeEach(async () => {
   idp = await fakeIssuer();
-  tx = await fakeTransmitter(idp);
+  tx = fakeTransmitter(idp);
 });
 afterEach(async () => {
   for (const stop of stopList.splice(0)) await stop();
@@ -453,7 +462,7 @@ describe('createSsfPollReceiver', () => {
     const elsewhere: SsfFetch = async (url, init) => {
       const res = await tx.fetch(url, init);
       if (init.method !== 'POST' || url !== STREAMS) return res;
-      const body = (await res.json()) as Record<string, any>;
+      const body = (await res.json()) as Record<string, unknown>;
       return Response.json(
         { ...body, delivery: { method: 'urn:ietf:rfc:8936', endpoint_url: 'https://collector.evil.test/poll' } },
         { status: 201 },

@@ -535,7 +535,8 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       timer = undefined;
       inFlight = cycle();
     }, delay);
-    timer.unref?.();
+    // Runtimes whose timers are not node's may have no unref.
+    (timer as { unref?: () => unknown }).unref?.();
   }
 
   async function cycle(): Promise<void> {

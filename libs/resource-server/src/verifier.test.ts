@@ -18,9 +18,11 @@ import { createVerifier, type Access, type AccessRules, type VerifierOptions } f
 let idp: FakeIssuer;
 let alice: Holder;
 
+beforeAll(async () => {
+  alice = await holder();
+});
 beforeEach(async () => {
   idp = await fakeIssuer();
-  alice ??= await holder();
 });
 
 const verifierOf = (extra: Partial<VerifierOptions> = {}) =>
@@ -102,9 +104,9 @@ describe('createVerifier: discovery', () => {
     const v = createVerifier({
       issuer: ISSUER,
       audience: AUDIENCE,
-      fetch: async () => {
+      fetch: () => {
         calls++;
-        throw new Error('ECONNREFUSED');
+        return Promise.reject(new Error('ECONNREFUSED'));
       },
     });
     const token = await idp.sign();
@@ -256,7 +258,7 @@ describe('createVerifier: DPoP (RFC 9449 section 7)', () => {
   });
 
   const proofCases: Array<[string, (token: string) => Promise<string | undefined>, string]> = [
-    ['no proof', async () => undefined, 'dpop_proof_missing'],
+    ['no proof', () => Promise.resolve(undefined), 'dpop_proof_missing'],
     ['another method', (t) => proof(alice, t, { htm: 'POST' }), 'dpop_htm'],
     ['another URL', (t) => proof(alice, t, { htu: 'https://api.orders.test/invoices' }), 'dpop_htu'],
     ['no ath', (t) => proof(alice, t, { ath: null }), 'dpop_ath'],
@@ -427,7 +429,7 @@ describe('createVerifier: scopes and revocations', () => {
     expect(err).toMatchObject({ error: 'invalid_token', status: 401, reason: 'revoked' });
     expect(seen.map((a) => a.delegation?.nheIdentifier)).toEqual(['ok-bot', 'revoked-bot']);
 
-    const asyncV = verifierOf({ revocations: { isRevoked: async (a) => a.userId === 'user-1' } });
+    const asyncV = verifierOf({ revocations: { isRevoked: (a) => Promise.resolve(a.userId === 'user-1') } });
     expect((await refusal(asyncV.verify(bearer(await idp.sign())))).reason).toBe('revoked');
   });
 

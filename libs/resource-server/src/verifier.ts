@@ -163,7 +163,8 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
 export function createVerifier(o: VerifierOptions): Verifier {
   if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer))
     throw new TypeError('createVerifier: issuer must be an http(s) URL');
-  const audiences = typeof o.audience === 'string' ? [o.audience] : o.audience;
+  // JavaScript callers may leave audience out: refused below, not a TypeError on undefined.
+  const audiences = (typeof o.audience === 'string' ? [o.audience] : o.audience) as readonly string[] | undefined;
   if (!audiences?.length || audiences.some((a) => typeof a !== 'string' || a === ''))
     throw new TypeError('createVerifier: audience is required');
   const algorithms = o.algorithms ?? DEFAULT_ACCESS_TOKEN_ALGORITHMS;

@@ -59,7 +59,8 @@ export async function fakeIssuer(o: { issuer?: string; jwksUri?: string } = {}):
     status: 200,
     body: { issuer, jwks_uri: jwksUri, dpop_signing_alg_values_supported: ['ES256'] },
   });
-  const fetch: FetchLike = async (url) => {
+  const fetch: FetchLike = (url) => Promise.resolve(serve(url));
+  const serve = (url: string): Response => {
     calls.push(url);
     if (url === jwksUri) return Response.json({ keys: keys.map((k) => k.jwk) });
     const doc = documents.get(url);

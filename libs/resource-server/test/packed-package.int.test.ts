@@ -130,14 +130,16 @@ describe('the documents say what the package is', () => {
   const version = (JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { version: string }).version;
   const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8');
 
-  it("name one version, package.json's: the tarball's name, the changelog's latest entry, the repository README", () => {
+  it("name one version, package.json's: the tarball's name, the changelog's latest entry, the repository's SDK page", () => {
     expect(inFolder.filename.endsWith(`idp-resource-server-${version}.tgz`)).toBe(true);
     const tarballs = [...readme.matchAll(/idp-resource-server-(\d+\.\d+\.\d+)\.tgz/g)].map((m) => m[1]);
     expect(tarballs.length).toBeGreaterThan(0);
     expect(new Set(tarballs)).toEqual(new Set([version]));
     expect(/^## (\S+)$/m.exec(readFileSync(join(PACKAGE, 'CHANGELOG.md'), 'utf8'))?.[1]).toBe(version);
     const named = [
-      ...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/`@idp\/resource-server` (\d+\.\d+\.\d+)/g),
+      ...readFileSync(join(REPO, 'docs', 'developers', 'sdk.md'), 'utf8').matchAll(
+        /`@idp\/resource-server` (\d+\.\d+\.\d+)/g,
+      ),
     ].map((m) => m[1]);
     expect(new Set(named)).toEqual(new Set([version]));
   });

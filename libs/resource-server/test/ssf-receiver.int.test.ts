@@ -44,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const r of receivers) await r.stop();
-  await h?.close();
+  await (h as Harness | undefined)?.close(); // unset when beforeAll failed
 });
 
 function receiver(extra: Partial<SsfPollReceiverOptions> = {}): SsfPollReceiver {
@@ -209,7 +209,7 @@ it('long polling: the transmitter answers as soon as the event is written', asyn
   await r.stop();
 }, 30_000);
 
-it('delegation chains (issue 19): revoking an agent through SSF refuses the tokens handed on below it, not the agents above', async () => {
+it('delegation chains: revoking an agent through SSF refuses the tokens handed on below it, not the agents above', async () => {
   const r = receiver();
   await r.start();
   verifier = createVerifier({ issuer: ISSUER, audience: API, fetch: fetchViaHarness, revocations: r });

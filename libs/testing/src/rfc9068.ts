@@ -54,16 +54,17 @@ export async function rfc9068Problems(
   if (typeof header.alg !== 'string' || SYMMETRIC.test(header.alg))
     problems.push(`header alg ${JSON.stringify(header.alg)} is not an asymmetric JWS algorithm (section 2.1)`);
   if ('crit' in header) problems.push('header carries crit, which a stock validator refuses');
-  let payload: Record<string, unknown>;
+  let parsed: unknown;
   try {
     const verified = await compactVerify(token, createLocalJWKSet(o.jwks));
-    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
+    parsed = JSON.parse(new TextDecoder().decode(verified.payload));
   } catch (err) {
     problems.push(`the signature does not verify with the issuer's JWKS (${(err as Error).message})`);
     return { problems };
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     return { problems: [...problems, 'the payload is not a JSON object'] };
+  const payload = parsed as Record<string, unknown>;
 
   // Section 2.2: required claims and their types.
   if (typeof payload.iss !== 'string') problems.push('iss is missing or not a string (section 2.2)');

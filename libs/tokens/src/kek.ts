@@ -21,7 +21,10 @@ export class KeyEncryptionKey {
   }
 
   decrypt(sealed: string, associatedData: string): string {
-    const [iv, tag, ciphertext] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
+    // Fewer than three parts: the missing ones are undefined.
+    const [iv, tag, ciphertext] = sealed.split('.').map((p) => Buffer.from(p, 'base64url')) as Array<
+      Buffer | undefined
+    >;
     if (!iv || !tag || !ciphertext) throw new Error('malformed sealed value');
     const decipher = createDecipheriv('aes-256-gcm', this.#key, iv);
     decipher.setAAD(Buffer.from(associatedData));

@@ -104,9 +104,10 @@ export class KeyStore {
     // "Newest" is by creation time, stamped by whichever replica creates the key: a replica whose clock is behind
     // the one that created the current key must still make a newer one, or the rotation would retire its own key
     // and leave the old one (perhaps compromised) in use.
-    const [current] = (
-      await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>()
-    ).sort(newestFirst);
+    // at(0): undefined when the tenant has no active key of alg.
+    const current = (await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>())
+      .sort(newestFirst)
+      .at(0);
     const now = Date.now();
     const createdAt = new Date(current && current.createdAt.getTime() >= now ? current.createdAt.getTime() + 1 : now);
     const created = await this.createKey(tenantId, alg, createdAt);
@@ -121,7 +122,9 @@ export class KeyStore {
    */
   private async settle(tenantId: number, alg: SigningAlg, publishForSeconds: number): Promise<SigningKeyDoc> {
     const active = await this.models.SigningKey.find({ tenantId, alg, status: 'active' }).lean<SigningKeyDoc[]>();
-    const [newest, ...older] = active.sort(newestFirst);
+    const sorted = active.sort(newestFirst);
+    const newest = sorted.at(0); // undefined when no key is active
+    const older = sorted.slice(1);
     if (!newest) throw new Error(`tenant ${tenantId} has no active ${alg} key`);
     if (older.length) {
       const now = new Date();

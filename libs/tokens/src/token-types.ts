@@ -37,7 +37,7 @@ export const MANAGEMENT_SCOPES = [
   'auth.jobs.list',
   'auth.jobs.update',
   'auth.jobs.run',
-  // Sibling scopes of the rest of the management API (issue 6), named the same way.
+  // Sibling scopes of the rest of the management API, named the same way.
   'auth.tenants.create',
   'auth.tenants.list',
   'auth.tenants.update',

@@ -236,7 +236,10 @@ async function pruneTenant(
  */
 export async function runRetention(models: Models, logger: Logger, o: RetentionOptions): Promise<TenantOutcome[]> {
   const outcomes: TenantOutcome[] = [];
-  const live = await models.Tenant.find({}, { settings: 1 }).lean<Array<Pick<TenantDoc, '_id' | 'settings'>>>();
+  // As stored: a tenant written before settings (or a member of settings.nhe) existed lacks it; defaults stand in.
+  const live = await models.Tenant.find({}, { settings: 1 }).lean<
+    Array<Pick<TenantDoc, '_id'> & { settings?: { nhe?: Partial<TenantDoc['settings']['nhe']> } }>
+  >();
   // A deleted tenant's rows stay until its last retention period has passed, whether or not delegation was on
   // when it was deleted (nothing can turn it on again): they are removed by this job and nothing else.
   const deleted = (await models.DeletedTenant.find({}, { auditRetentionDays: 1 }).lean()).map((d) => ({

@@ -23,8 +23,9 @@ beforeAll(async () => {
   db = await openTestDatabase('retentionchain');
   await db.syncIndexes();
 });
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await db?.close();
+  await (db as typeof db | undefined)?.close();
 });
 afterEach(async () => {
   jest.restoreAllMocks();

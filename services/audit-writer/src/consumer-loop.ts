@@ -22,6 +22,7 @@ export async function runConsumerLoop(
       for await (const m of messages) batch.push(m);
       if (batch.length) await handle(batch);
     } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may fire while awaiting
       if (signal.aborted) break;
       logger.warn({ err: (err as Error).message }, 'fetch failed; retrying');
       await new Promise((r) => setTimeout(r, 1000));

@@ -19,8 +19,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'audit-writer', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'audit-writer' });
   // The unique jti and chain-key indexes are what make redelivery and several replicas safe: create them first.
-  await db.models.TokenAudit.createCollection().catch((err: { code?: number }) => {
-    if (err?.code !== 48) throw err;
+  await db.models.TokenAudit.createCollection().catch((err: unknown) => {
+    if ((err as { code?: number } | null | undefined)?.code !== 48) throw err; // 48: NamespaceExists
   });
   await db.models.TokenAudit.createIndexes();
   const nats = await connectNats(config.NATS_URL, logger, 'audit-writer');

@@ -204,7 +204,8 @@ export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void>
       }
       // Every row of the tenant is stored: now ack. A plain ack, not a double ack: the writer would do nothing with
       // the server's confirmation (a lost ack only means a redelivery, which is a duplicate and stored once), and
-      // the confirmation costs a request, its reply and an Error object per message (issue 26's profile).
+      // the confirmation costs a request, its reply and an Error object per message (it showed in the
+      // writer's CPU profile).
       for (const { msg } of items) msg.ack();
     }),
   );

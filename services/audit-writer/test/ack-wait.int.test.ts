@@ -38,10 +38,11 @@ beforeAll(async () => {
   await ensureAuditConsumer(jsm, 1000);
 });
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await handle?.close();
-  await db?.close();
-  await nats?.dispose();
+  await (handle as typeof handle | undefined)?.close();
+  await (db as typeof db | undefined)?.close();
+  await (nats as typeof nats | undefined)?.dispose();
 });
 
 test('the first ack wait covers a fetch window plus the write, and the server applies it', async () => {

@@ -31,7 +31,7 @@ import { openTestDatabase, startNatsServer, type RunningServer } from '@idp/test
 import { runConsumerLoop } from '../src/consumer-loop';
 import { appendToChain, nakDelayMs, toAuditRow, writeBatch } from '../src/writer';
 
-const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
+const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent' | undefined) ?? 'silent' });
 let nats: RunningServer;
 let handle: NatsHandle;
 let db: Database;
@@ -46,10 +46,11 @@ beforeAll(async () => {
   await ensureAuditConsumer(jsm, 1000);
 });
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await handle?.close();
-  await db?.close();
-  await nats?.dispose();
+  await (handle as typeof handle | undefined)?.close();
+  await (db as typeof db | undefined)?.close();
+  await (nats as typeof nats | undefined)?.dispose();
 });
 
 function event(tenant: number, i: number): NheTokenIssued {

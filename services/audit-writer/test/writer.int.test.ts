@@ -38,10 +38,11 @@ beforeAll(async () => {
   consumer = await handle.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
 });
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await handle?.close();
-  await db?.close();
-  await nats?.dispose();
+  await (handle as typeof handle | undefined)?.close();
+  await (db as typeof db | undefined)?.close();
+  await (nats as typeof nats | undefined)?.dispose();
 });
 
 function event(tenant: number, overrides: Partial<NheTokenIssued> = {}): NheTokenIssued {

@@ -47,7 +47,7 @@ export interface AppDeps {
   /** The system tenant's bootstrap administrator (SYSTEM_TENANT_ID, BOOTSTRAP_ADMIN_CLIENT_ID): never disabled or deleted through the API. */
   bootstrapAdmin?: { tenantId: number; clientId: string };
   /**
-   * The admin console (console/, issue 18) served under /auth/admin/console/: the folder of its build (absent or
+   * The admin console (console/) served under /auth/admin/console/: the folder of its build (absent or
    * missing: only its config.json answers), and the system tenant it offers to sign in to. Every tenant created
    * through the API gets the console's public client.
    */

@@ -1,5 +1,5 @@
 /**
- * GET /tenants/{tenantId}/clients/{clientId}/custom-claims-script/state (issue 22 §3): the circuit-breaker state
+ * GET /tenants/{tenantId}/clients/{clientId}/custom-claims-script/state: the circuit-breaker state
  * of a client's customizeUserInfoClaims script, as oidc-core's sandbox records it. Here oidc-core's own runner
  * (sandbox, breaker, state writer) runs the looping script against the same database until its breaker opens;
  * the management API then shows it open with the last error, only to the tenant's admins, and a new script or
@@ -29,9 +29,10 @@ beforeAll(async () => {
     breaker: { failureThreshold: 3, openMs: 60_000 },
   });
 });
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await runner?.close();
-  await h?.close();
+  await (runner as typeof runner | undefined)?.close();
+  await (h as typeof h | undefined)?.close();
 });
 
 const state = (tenantId: number, clientId: string) =>

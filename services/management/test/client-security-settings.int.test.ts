@@ -1,5 +1,5 @@
 /**
- * A client's protocol security settings (issue 24 item 1 and the FAPI per-client bullet): `pkceRequired` (only a
+ * A client's protocol security settings (including FAPI 2.0's per-client requirements): `pkceRequired` (only a
  * confidential client may turn PKCE off), `dpopBoundAccessTokens` (the record's requireDpop, node-oidc-provider's
  * dpop_bound_access_tokens) and `requirePushedAuthorizationRequests`. Every response is validated against the
  * OpenAPI document (harness). Lowering them is guarded like other security changes of a client (auth/escalation.ts).

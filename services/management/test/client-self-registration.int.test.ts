@@ -1,5 +1,5 @@
 /**
- * Issue 17 through the management API: the tenant settings settings.clientIdMetadataDocuments and
+ * Client self-registration through the management API: the tenant settings settings.clientIdMetadataDocuments and
  * settings.registration (defaults, merge, strict validation, never on the system tenant, each change invalidating the
  * tenant), initial access tokens (issued once, stored as a digest, listed with their uses, revoked), and dynamically
  * registered clients (listed and filtered as `dynamic`, never made first-party or delegating here, disabled and
@@ -85,7 +85,7 @@ describe('tenant settings', () => {
       expect((await h.call('get', t(tenantId), sys)).body.settings).toEqual(before);
     }
     const stored = (await h.db.models.Tenant.findById(h.tenants.a).lean())!.settings
-      ?.clientIdMetadataDocuments as unknown as Record<string, unknown>;
+      .clientIdMetadataDocuments as unknown as Record<string, unknown>;
     expect(stored.allowLoopback).toBeUndefined();
     // What a client read and writes back is accepted, and stores nothing.
     const same = await h.call('patch', t(h.tenants.a), adminA, {
@@ -96,7 +96,7 @@ describe('tenant settings', () => {
     expect(
       (
         (await h.db.models.Tenant.findById(h.tenants.a).lean())!.settings
-          ?.clientIdMetadataDocuments as unknown as Record<string, unknown>
+          .clientIdMetadataDocuments as unknown as Record<string, unknown>
       ).allowLoopback,
     ).toBeUndefined();
   });

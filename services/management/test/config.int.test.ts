@@ -411,7 +411,7 @@ describe('resource servers', () => {
     }
   });
 
-  it('accepts short access-token lifetimes down to 5 s (issue 18: below 60 for ordinary tokens)', async () => {
+  it('accepts short access-token lifetimes down to 5 s (below 60 for ordinary tokens)', async () => {
     for (const lifetime of [5, 30]) {
       const res = await h.call('post', r(A), adminA, {
         identifier: `https://short-${lifetime}.example`,

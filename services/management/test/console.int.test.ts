@@ -1,5 +1,5 @@
 /**
- * The admin console's side of management (issue 18): its static files under /auth/admin/console/ and the /_api
+ * The admin console's side of management: its static files under /auth/admin/console/ and the /_api
  * alias with their own CSP, config.json, and each tenant's built-in public client (created with every tenant made
  * through the API, and at start for tenants that lack it; never a tenant's own client of the same id).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 22, section 5: a body nested 5,000 levels deep (10 KB) in a user's `claims` or in a member of a client's
+ * Hostile JSON input: a body nested 5,000 levels deep (10 KB) in a user's `claims` or in a member of a client's
  * `jwks.keys[]` was a 500 (RangeError: Maximum call stack size exceeded). Every JSON body is now bounded in depth
  * before it is parsed (libs/http json-body.ts), and a client's keys are checked against the JWK shape.
  */
@@ -26,8 +26,8 @@ afterAll(async () => h.close());
 /** Sends raw JSON text (supertest would re-serialise an object) and validates the answer against the document. */
 async function raw(method: 'post' | 'patch', url: string, text: string | Buffer, contentType = 'application/json') {
   // serialize: supertest would turn a Buffer into {"type":"Buffer",...} for a JSON content type.
-  const res = await request(h.app)
-    [method](url)
+  const req = request(h.app)[method](url);
+  const res = await req
     .set('authorization', `Bearer ${admin}`)
     .set('content-type', contentType)
     .serialize((x: unknown) => x as string)

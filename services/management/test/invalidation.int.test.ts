@@ -33,25 +33,26 @@ beforeAll(async () => {
   subscribeInvalidations(nc, (e) => events.push(e));
   subscribeRevocations(nc, (e) => revoked.push(e));
   await nc.flush();
-  let revoke: ReturnType<typeof revocationPublisher> | undefined;
   h = await startHarness(
     'mgmtinval',
     {},
     {
       publishInvalidation: invalidationPublisher(nc, 500),
-      revoke: (input) => revoke!(input),
+      // Called only once the harness is up: `revoke` is assigned just below.
+      revoke: (input) => revoke(input),
     },
   );
-  revoke = revocationPublisher({
+  const revoke = revocationPublisher({
     nc,
     store: revocationStore(h.db.connection.collection(REVOCATION_COLLECTION) as never),
     logger: createLogger({ service: 'test', level: 'silent' }),
     timeoutMs: 500,
   });
 });
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await nc?.close();
-  await h?.close();
+  await (nc as typeof nc | undefined)?.close();
+  await (h as typeof h | undefined)?.close();
   await stopNats?.();
 });
 

@@ -19,7 +19,7 @@ import { createJobService } from '../src/jobs/service';
 import { OpenApiResponseValidator } from './harness';
 
 const BASE_URL = 'https://idp.test';
-const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
+const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent' | undefined) ?? 'silent' });
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let keyStore: KeyStore;
 let app: ReturnType<typeof createApp>['app'];
@@ -50,10 +50,10 @@ const editOutside = (spec: { schedule?: string; suspend?: boolean }, manager = '
 };
 const runner: JobRunner = {
   backend: 'kubernetes',
-  sync: async (job, precondition) => {
-    if (failSync) throw new Error('cronjobs.batch "nhe-audit-retention" is forbidden');
+  sync: (job, precondition) => {
+    if (failSync) return Promise.reject(new Error('cronjobs.batch "nhe-audit-retention" is forbidden'));
     if (precondition?.resourceVersion && precondition.resourceVersion !== cron.resourceVersion)
-      throw new SchedulerConflict('changed');
+      return Promise.reject(new SchedulerConflict('changed'));
     synced.push(job);
     Object.assign(cron, {
       schedule: job.schedule,
@@ -62,14 +62,15 @@ const runner: JobRunner = {
       resourceVersion: String(Number(cron.resourceVersion) + 1),
     });
     cron.writers = { schedule: { manager: 'idp-management' }, suspend: { manager: 'idp-management' } };
+    return Promise.resolve();
   },
-  inspect: async () => {
-    if (failInspect) throw Object.assign(new Error('forbidden'), { code: 403 });
-    return structuredClone(cron);
+  inspect: () => {
+    if (failInspect) return Promise.reject(Object.assign(new Error('forbidden'), { code: 403 }));
+    return Promise.resolve(structuredClone(cron));
   },
   schedulerName: () => 'nhe-audit-retention',
-  runNow: async () => ({ backend: 'kubernetes', jobName: 'nhe-audit-retention-manual-abc' }),
-  close: async () => undefined,
+  runNow: () => Promise.resolve({ backend: 'kubernetes', jobName: 'nhe-audit-retention-manual-abc' }),
+  close: () => Promise.resolve(),
 };
 
 beforeAll(async () => {
@@ -98,9 +99,10 @@ beforeAll(async () => {
   validator = new OpenApiResponseValidator((await request(app).get('/auth/admin/openapi.json')).body);
 });
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await db?.connection.dropDatabase();
-  await db?.close();
+  await (db as typeof db | undefined)?.connection.dropDatabase();
+  await (db as typeof db | undefined)?.close();
 });
 
 async function token(tenantId: number, scopes: string[]): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * Issue 22, section 6: a narrow admin could lock out a stronger one. A client holding only
+ * Lock-outs: a narrow admin could lock out a stronger one. A client holding only
  * `auth.clients.update auth.clients.delete` disabled (PATCH {"enabled":false}) and deleted a client holding every
  * management scope; users could be disabled and deleted the same way. Disabling, deleting, rotating the secret of,
  * or removing roles (or group memberships) from a client or user now needs every management scope the target holds,

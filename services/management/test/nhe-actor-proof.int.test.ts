@@ -1,5 +1,5 @@
 /**
- * Authenticated actors in the management API (issue 19, section 1): trusted workload issuers per tenant, an NHE's
+ * Authenticated actors in the management API: trusted workload issuers per tenant, an NHE's
  * keys / workload identity / requireActorProof / requireKeyBoundDpop, the tenant's settings.nhe.requireActorProof
  * and the token audit's actorAuthentication; every response validated against the OpenAPI document.
  */

@@ -1,5 +1,5 @@
 /**
- * Agent clients in the management API (issue 17 section 3): an NHE registration names the OAuth clients that embody
+ * Agent clients in the management API: an NHE registration names the OAuth clients that embody
  * it (client ids, metadata document URL patterns); validated, one NHE per client, tenant-scoped; every response
  * validated against the OpenAPI document.
  */

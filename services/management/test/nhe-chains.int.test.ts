@@ -1,5 +1,5 @@
 /**
- * Delegation chains in the management API (issue 19 section 2): the tenant's settings.nhe.maxChainDepth (default 1,
+ * Delegation chains in the management API: the tenant's settings.nhe.maxChainDepth (default 1,
  * at most 5), NHE -> NHE delegation policies with maxChainDepth, the dry run explaining a hand-on hop by hop, and the
  * token audit's parent jti and actor chain with the whole chain listed from any of its tokens (the hash chain covers
  * them); every response validated against the OpenAPI document.

@@ -443,7 +443,7 @@ describe('delegation policies and the dry run', () => {
     expect(await h.db.models.TokenAudit.countDocuments()).toBe(audits);
   });
 
-  it("the user's own block (the ledger's opt-out, issue 18) is a layer of the dry run: access_denied at user-opt-out until lifted", async () => {
+  it("the user's own block (the delegation ledger's opt-out) is a layer of the dry run: access_denied at user-opt-out until lifted", async () => {
     const sim = () =>
       h.call('post', nhePath(A, `/${nheId}/delegation-simulations`), adminA, {
         userId,

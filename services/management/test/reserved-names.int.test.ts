@@ -1,5 +1,5 @@
 /**
- * Issue 22, section 7 (second bullet): resource servers named `urn:IDP:management`, `urn:idp:management/` or
+ * Reserved names: resource servers named `urn:IDP:management`, `urn:idp:management/` or
  * `urn:idp:management?` could be created and could register `auth.*` scope names. Identifiers that equal a built-in
  * audience after normalisation are refused, and the `auth.` scope prefix is the management API's; each is a 400
  * problem naming the field.

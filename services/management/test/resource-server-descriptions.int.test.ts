@@ -1,5 +1,5 @@
 /**
- * Optional per-scope descriptions on resource servers (what the consent page says for each API scope, issue 22 §2):
+ * Optional per-scope descriptions on resource servers (what the consent page says for each API scope):
  * set on create and patch, validated against the registered scopes, pruned with the scopes they describe, and
  * absent from requests and documents that predate them (backward compatible). Every response is validated
  * against the OpenAPI document by the harness.

@@ -1,5 +1,5 @@
 /**
- * A resource server's RFC 9728 Protected Resource Metadata URL (issue 16): recorded by an admin on create and patch,
+ * A resource server's RFC 9728 Protected Resource Metadata URL: recorded by an admin on create and patch,
  * validated (https, or http on a loopback host; no credentials or fragment; at the well-known path), removed with
  * null, and null for records that predate it. Every response is validated against the OpenAPI document by the
  * harness.

@@ -1,5 +1,5 @@
 /**
- * Tenant settings.security.profile (issue 24, FAPI 2.0 for tenants that ask for it): default `standard`, `fapi2`
+ * Tenant settings.security.profile (FAPI 2.0 for tenants that ask for it): default `standard`, `fapi2`
  * set at creation or by PATCH (each change invalidates the tenant so oidc-core rebuilds its provider), strict
  * validation, never on the system tenant; every response validated against the OpenAPI document, which describes
  * the setting.
@@ -24,7 +24,7 @@ it('is standard by default, for new tenants and for records written before the s
   expect([created.status, created.body.settings.security]).toEqual([201, { profile: 'standard' }]);
   // A record without settings.security (written before it existed).
   await h.db.models.Tenant.updateOne({ _id: h.tenants.a }, { $unset: { 'settings.security': 1 } });
-  expect((await h.db.models.Tenant.findById(h.tenants.a).lean())?.settings?.security).toBeUndefined();
+  expect((await h.db.models.Tenant.findById(h.tenants.a).lean())?.settings.security).toBeUndefined();
   expect((await h.call('get', t(h.tenants.a), adminA)).body.settings.security).toEqual({ profile: 'standard' });
 });
 
@@ -34,7 +34,7 @@ it('a tenant is created under FAPI 2.0, and a tenant admin turns it on and off; 
     settings: { security: { profile: 'fapi2' } },
   });
   expect([created.status, created.body.settings.security]).toEqual([201, { profile: 'fapi2' }]);
-  expect((await h.db.models.Tenant.findById(created.body.id).lean())?.settings?.security?.profile).toBe('fapi2');
+  expect((await h.db.models.Tenant.findById(created.body.id).lean())?.settings.security?.profile).toBe('fapi2');
 
   h.invalidations.length = 0;
   const on = await h.call('patch', t(h.tenants.a), adminA, { settings: { security: { profile: 'fapi2' } } });
@@ -64,13 +64,13 @@ it('the system tenant cannot be put under FAPI 2.0 (its bootstrap admin authenti
   const res = await h.call('patch', t(h.tenants.system), sys, { settings: { security: { profile: 'fapi2' } } });
   expect([res.status, invalidNames(res)]).toEqual([400, ['body.settings.security.profile']]);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect((await h.db.models.Tenant.findById(h.tenants.system).lean())?.settings?.security?.profile).not.toBe('fapi2');
+  expect((await h.db.models.Tenant.findById(h.tenants.system).lean())?.settings.security?.profile).not.toBe('fapi2');
   expect(
     (await h.call('patch', t(h.tenants.system), sys, { settings: { security: { profile: 'standard' } } })).status,
   ).toBe(200);
 });
 
-it('the OpenAPI document describes the setting in the Tenant schema and in the create and update bodies', async () => {
+it('the OpenAPI document describes the setting in the Tenant schema and in the create and update bodies', () => {
   const doc = h.doc as unknown as {
     components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>;

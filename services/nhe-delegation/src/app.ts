@@ -106,7 +106,8 @@ export function createApp(deps: AppDeps) {
     logger,
     (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
   );
-  // An agent client's token (issue 17 section 3): the same decision, counters and decision log, gty the flow's.
+  // An agent client's token (a client that embodies an NHE): the same decision, counters and decision log, gty the
+  // flow's.
   const onAgentDecision: AgentTokenDeps['onDecision'] = (decision, input, nheIdentifier) => {
     const fields = {
       tenantId: input.tenantId,

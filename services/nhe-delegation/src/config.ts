@@ -26,7 +26,7 @@ export const configSchema = z.object({
    * TTL if that event is lost.
    */
   GRANT_CACHE_TTL_MS: intEnv(0, 0, 60_000),
-  /** Seconds a fetched JWK Set (an NHE's jwks_uri, a workload issuer's) is kept (issue 19). */
+  /** Seconds a fetched JWK Set (an NHE's jwks_uri, a workload issuer's) is kept, for actor tokens. */
   ACTOR_JWKS_CACHE_SECONDS: intEnv(300, 0, 86_400),
   /** Fetch JWK Sets from private-network addresses (RFC 1918, ULA): an in-cluster issuer such as the Kubernetes API server. */
   ACTOR_JWKS_ALLOW_PRIVATE_NETWORKS: boolEnv(false),

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'nhe-delegation', level: config.LOG_LEVEL });
   const db = await connectDatabase(config.MONGODB_URI, logger, { appName: 'nhe-delegation' });
   const nats = await connectNats(config.NATS_URL, logger, 'nhe-delegation');
-  // Actor tokens' jti (issue 19): kept until the token could no longer pass (exp - iat <= 300 s, 30 s of skew
+  // Actor tokens' jti (single use): kept until the token could no longer pass (exp - iat <= 300 s, 30 s of skew
   // each side, 60 s more), well within the stream's max_age.
   const jtiMaxAgeSeconds = 600;
   // Created or updated before listening, retried in the background when that fails (a JetStream cluster still
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
           return;
         } catch (err) {
           logger.warn(
-            { err: (err as Error)?.message, attempt },
+            { err: (err as Error | undefined)?.message, attempt },
             "the IDP_SINGLE_USE stream (actor tokens' jti) could not be created yet; retrying",
           );
           await new Promise((r) => setTimeout(r, Math.min(5000, 500 * attempt)).unref());
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     jwksTtlMs: config.ACTOR_JWKS_CACHE_SECONDS * 1000,
   });
   const invalid = (err: unknown) =>
-    logger.warn({ err: (err as Error)?.message }, 'invalid invalidation/revocation message ignored');
+    logger.warn({ err: (err as Error | undefined)?.message }, 'invalid invalidation/revocation message ignored');
   const subs = [
     subscribeInvalidations(
       nats.nc,

@@ -1,5 +1,5 @@
 /**
- * Authenticated actors (issue 19, section 1) end to end through oidc-core's token endpoint and the sidecar (two
+ * Authenticated actors end to end through oidc-core's token endpoint and the sidecar (two
  * replicas sharing the database), real FerretDB and NATS JetStream: an actor_token of type
  * urn:ietf:params:oauth:token-type:jwt signed by the NHE's key (inline jwks or its jwks_uri) or by a trusted workload
  * issuer (its jwks_uri), each refusal as the exact RFC 6749 body; requireActorProof (tenant and per NHE); DPoP pinned
@@ -46,7 +46,7 @@ let jwksBase = '';
 let agentKey: Key; // orders-agent's inline key
 let uriKey: Key; // uri-agent's key, published at its jwks_uri
 let workloadKey: Key; // the workload issuer's key
-const served: Record<string, JWK[]> = {};
+const served: Partial<Record<string, JWK[]>> = {};
 
 beforeAll(async () => {
   jwksServer = createServer((req, res) => {
@@ -100,9 +100,10 @@ beforeAll(async () => {
   }
 }, 60_000);
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await s?.close();
-  await new Promise((r) => jwksServer?.close(r));
+  await (s as typeof s | undefined)?.close();
+  await new Promise((r) => (jwksServer as typeof jwksServer | undefined)?.close(r));
 });
 
 interface ActorClaims {
@@ -203,14 +204,16 @@ describe('actor_token_type jwt: refusals (invalid_grant naming the reason)', () 
     ],
     [
       'alg none (unsecured)',
-      async () =>
-        new UnsecuredJWT({ jti: randomUUID() })
-          .setIssuer('orders-agent')
-          .setSubject('orders-agent')
-          .setAudience(issuer)
-          .setIssuedAt()
-          .setExpirationTime('60s')
-          .encode(),
+      () =>
+        Promise.resolve(
+          new UnsecuredJWT({ jti: randomUUID() })
+            .setIssuer('orders-agent')
+            .setSubject('orders-agent')
+            .setAudience(issuer)
+            .setIssuedAt()
+            .setExpirationTime('60s')
+            .encode(),
+        ),
       'actor_token must be signed with an asymmetric algorithm (alg "none" is not accepted)',
     ],
     [
@@ -238,7 +241,7 @@ describe('actor_token_type jwt: refusals (invalid_grant naming the reason)', () 
       async () => actorJwt({ iss: WL_ISSUER, sub: SA }, await newKey('RS256', 'k8s-1'), 'RS256'),
       "actor_token signature does not verify with the workload issuer's keys",
     ],
-    ['not a JWT', async () => 'not-a-jwt', 'actor_token is not a JWT'],
+    ['not a JWT', () => Promise.resolve('not-a-jwt'), 'actor_token is not a JWT'],
   ];
   it.each(rows)('%s', async (_name, make, description) => {
     const res = await exchange({ actor: await make() });

@@ -1,5 +1,5 @@
 /**
- * Delegation chains (issue 19 section 2) end to end through oidc-core's token endpoint and the sidecar, real FerretDB
+ * Delegation chains end to end through oidc-core's token endpoint and the sidecar, real FerretDB
  * and NATS JetStream, like the exchange-contract table: a delegation token handed on to another NHE by token
  * exchange (the new token keeps `sub`, nests `act`, scopes within the parent's, expiry never beyond it), each refusal
  * as the exact RFC 6749 body, the audit event's parent jti and actor chain, discovery's maximum depth, and the kill
@@ -71,8 +71,9 @@ beforeAll(async () => {
   }
 }, 60_000);
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await s?.close();
+  await (s as typeof s | undefined)?.close();
 });
 
 interface Exchanged {

@@ -91,8 +91,9 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await s?.close();
+  await (s as typeof s | undefined)?.close();
 });
 
 let bobId = '';
@@ -428,10 +429,10 @@ describe('gates and error codes', () => {
 
 describe('subject token (invalid_grant)', () => {
   const rows: Array<[string, () => Promise<string>, string]> = [
-    ['not a JWT', async () => 'not-a-jwt', 'subject_token is not a valid access token of this tenant'],
+    ['not a JWT', () => Promise.resolve('not-a-jwt'), 'subject_token is not a valid access token of this tenant'],
     [
       'an opaque access token (a login without resource)',
-      async () => 'fO7C1x0xYwQ2R_sE9k-3pZbM4uVnA8tLq6HdJiKgW5e',
+      () => Promise.resolve('fO7C1x0xYwQ2R_sE9k-3pZbM4uVnA8tLq6HdJiKgW5e'),
       'subject_token is an opaque access token: sign the user in with a resource parameter to get a JWT access token to exchange',
     ],
     [
@@ -848,7 +849,7 @@ describe('the issued token and its audit event', () => {
     expect(c['org.vendor.nhe.delegation']).toBe(true);
 
     const stored = await s.jsm.streams.getMessage(AUDIT_STREAM, { last_by_subj: auditSubject(T) });
-    expect(stored?.header?.get('Nats-Msg-Id')).toBe(c.jti);
+    expect(stored?.header.get('Nats-Msg-Id')).toBe(c.jti);
     expect(stored!.json()).toEqual({
       type: 'nhe.token.issued',
       jti: c.jti,
@@ -863,7 +864,7 @@ describe('the issued token and its audit event', () => {
       ttl: 300,
       sourceIp: '127.0.0.1',
       issuedAt: new Date(c.iat! * 1000).toISOString(),
-      // The spec's nhe-id actor token names the NHE and proves nothing (issue 19).
+      // The spec's nhe-id actor token names the NHE and proves nothing.
       actorAuth: { method: 'named' },
     });
   });

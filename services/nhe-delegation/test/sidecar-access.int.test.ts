@@ -21,11 +21,10 @@ beforeAll(async () => {
     models: db.models,
     sidecarSecret: SECRET,
     issuerFor: (t) => `https://idp.test/auth/${t}`,
-    keysFor: async () => {
-      throw new Error('no keys needed');
-    },
-    publishIssued: async (e) => {
+    keysFor: () => Promise.reject(new Error('no keys needed')),
+    publishIssued: (e) => {
       published.push(e);
+      return Promise.resolve();
     },
     readiness: [],
   }));

@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps) {
   registry.registerMetric(tenantRequestsRejected);
   registry.registerMetric(tenantRequestsQueueSeconds);
   // Every request under a tenant's mount, once the tenant is resolved, holds one of that tenant's slots until its
-  // response closes (issue 22 §3): one tenant's flood waits in its own queue, never in front of another tenant.
+  // response closes, so that one tenant's flood waits in its own queue, never in front of another tenant's requests.
   const admit = tenantAdmission(deps.admission);
 
   const tenantRouter = Router({ mergeParams: true });
@@ -142,8 +142,10 @@ export function createApp(deps: AppDeps) {
       app(req, res);
       return;
     }
-    const mount = `${m[1] ?? ''}/auth/${m[2]}`;
-    prelude(req, res, `${m[1] ?? ''}/auth/:tenantId${m[3]}`, () => {
+    // The optional `/_api` group is undefined when it did not match (the array's type says string).
+    const prefix = m[1] as string | undefined;
+    const mount = `${prefix ?? ''}/auth/${m[2]}`;
+    prelude(req, res, `${prefix ?? ''}/auth/:tenantId${m[3]}`, () => {
       deps.tenants.get(m[2]!).then(
         (tenant) => {
           const raw = req as IncomingMessage & { originalUrl?: string; ip?: string };

@@ -1,6 +1,6 @@
 /**
- * Issue 24 items 5 and 6, end to end through oidc-core (real app, login and consent by form posts) and the
- * nhe-delegation sidecar (in process, real NATS JetStream):
+ * Access tokens and their introspection, end to end through oidc-core (real app, login and consent by form posts) and
+ * the nhe-delegation sidecar (in process, real NATS JetStream):
  * - every kind of access token (authorization code, refresh, device code, client credentials, token exchange) is
  *   an RFC 9068 JWT access token by a strict, independent check (libs/testing rfc9068.ts): `typ: at+jwt`, and
  *   iss, exp, aud, sub, client_id, iat, jti; the delegation token carries client_id beside the spec's numeric azp;
@@ -181,7 +181,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
   await sidecar.stop();
 });
 

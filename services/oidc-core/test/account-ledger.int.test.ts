@@ -1,5 +1,5 @@
 /**
- * The user's delegation ledger (issue 18), end to end: oidc-core (real app, the user's normal sign-in by form posts),
+ * The user's delegation ledger, end to end: oidc-core (real app, the user's normal sign-in by form posts),
  * the nhe-delegation sidecar in process (token exchange), and the Shared Signals transmitter (services/signals, as
  * its main.ts starts it) with the resource-server SDK's SSF poll receiver in front of a createVerifier.
  *
@@ -243,10 +243,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await receiver?.stop();
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (receiver as SsfPollReceiver | undefined)?.stop();
+  await (app as PagesApp | undefined)?.stop();
   await sidecar.stop();
-  await signals?.close();
+  await (signals as Signals | undefined)?.close();
 });
 
 describe('the page', () => {
@@ -282,7 +283,7 @@ describe('the page', () => {
     expect((/<ol id="audit"[^>]*>(.*?)<\/ol>/s.exec(page)?.[1] ?? '').match(/<li>/g)).toHaveLength(2);
     // The provider's page rules: CSP without inline script, no framing, no caching.
     const csp =
-      res.headers?.get('content-security-policy') ??
+      res.headers.get('content-security-policy') ??
       (await browser.go(`/auth/${T}/account/agents`)).headers.get('content-security-policy');
     expect(csp).toMatch(/script-src 'sha256-/);
     expect(csp).not.toMatch(/unsafe-inline|nonce-/);

@@ -1,5 +1,5 @@
 /**
- * Agent clients (issue 17 section 3): a client that an NHE registration names in agentClients gets, from the
+ * Agent clients: a client that an NHE registration names in agentClients gets, from the
  * authorization-code and device flows, an NHE delegation token decided, minted and audited by the real
  * nhe-delegation sidecar (in process, real JetStream): exactly the spec's claims, gty naming the flow, no refresh
  * token, an audit event per issuance and no token without its ack; offline_access refused at authorization; NHE or
@@ -68,7 +68,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
   await sidecar.stop();
 });
 
@@ -434,7 +435,7 @@ describe("an agent client's consent page says what will happen", () => {
       // The NHE's maxTokenLifetime (300 s) is the smallest term, as in the token.
       expect(html).toContain('Each access lasts at most <strong>5 minutes</strong>.');
       expect(html).toContain('<strong>No refresh:</strong> the agent must ask again after its access expires.');
-      // Where the user ends it themselves (issue 18): their agents page.
+      // Where the user ends it themselves: their agents page (their delegation ledger).
       expect(html).toContain(
         `<strong>You can end this at any time:</strong> on <a href="/auth/${T}/account/agents">your agents page</a>`,
       );

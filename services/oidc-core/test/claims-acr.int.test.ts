@@ -1,7 +1,7 @@
 /**
- * Issue 24 items 3 and 4, through openid-client (the certified relying-party library: discovery, authorization
- * URL, code exchange with ID token validation, UserInfo) against oidc-core on a loopback port; the person's steps
- * (login, TOTP, consent) are plain form posts with a cookie jar.
+ * Where claims are released (ID token or UserInfo) and the acr a login states, through openid-client (the certified
+ * relying-party library: discovery, authorization URL, code exchange with ID token validation, UserInfo) against
+ * oidc-core on a loopback port; the person's steps (login, TOTP, consent) are plain form posts with a cookie jar.
  * - OpenID Connect Core 5.4: with `scope=openid email` the ID token has no email and UserInfo has it (the access
  *   token can call UserInfo); the claims parameter (5.5) still puts a claim where it asks, voluntary or essential,
  *   in the ID token or in UserInfo.
@@ -85,7 +85,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 /** What the person did on the way: the pages the interaction showed. */

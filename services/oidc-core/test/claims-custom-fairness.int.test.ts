@@ -1,9 +1,10 @@
 /**
- * Issue 22 §3, replayed: a tenant admin saves `while (true) {}` as a client's customizeUserInfoClaims script and
- * sends 600 UserInfo calls, 64 at a time, while another tenant's users call UserInfo with a working script. The
- * other tenant keeps its custom_claims on every call and is never queued behind the attacker's backlog: first with
- * the production breaker (which soon skips the looping script: counted, logged once, its state persisted for the
- * management API), then with the breaker held closed, so that the scheduling alone is what protects it.
+ * One tenant's looping script must not starve another: a tenant admin saves `while (true) {}` as a client's
+ * customizeUserInfoClaims script and sends 600 UserInfo calls, 64 at a time, while another tenant's users call UserInfo
+ * with a working script. The other tenant keeps its custom_claims on every call and is never queued behind the
+ * attacker's backlog: first with the production breaker (which soon skips the looping script: counted, logged once, its
+ * state persisted for the management API), then with the breaker held closed, so that the scheduling alone is what
+ * protects it.
  */
 import { randomInt } from 'node:crypto';
 import { createClient, seedDelegationTenant, type SeededTenant } from '@idp/testing';
@@ -103,7 +104,8 @@ async function bystander(
   min: number,
   until: Promise<unknown>,
 ): Promise<{ ms: number[]; bodies: Array<Record<string, unknown>> }> {
-  let done = false;
+  // Set by the callback: not the constant `false` the compiler would narrow a plain initialiser to.
+  let done = false as boolean;
   void until.then(() => (done = true));
   const ms: number[] = [];
   const bodies: Array<Record<string, unknown>> = [];
@@ -158,14 +160,15 @@ async function metric(s: Scenario, name: string, labels: Record<string, string>)
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-describe('one tenant looping script flood vs another tenant (issue 22 §3)', () => {
+describe('one tenant looping script flood vs another tenant', () => {
   let s: Scenario;
   beforeAll(async () => {
     s = await scenario('cc-fair-breaker', 5);
   }, 60_000);
   afterAll(async () => {
-    await s?.runner.close();
-    await s?.app.stop();
+    // Unset when beforeAll failed before assigning it.
+    await (s as Scenario | undefined)?.runner.close();
+    await (s as Scenario | undefined)?.app.stop();
   });
 
   it('B keeps its custom_claims on every call and is not queued behind A; the breaker then skips A', async () => {
@@ -214,8 +217,9 @@ describe('the same flood with the breaker held closed: the scheduling alone prot
     s = await scenario('cc-fair-sched', 1_000_000, { admission: { maxInFlight: 10_000, maxQueued: 10_000 } });
   }, 60_000);
   afterAll(async () => {
-    await s?.runner.close();
-    await s?.app.stop();
+    // Unset when beforeAll failed before assigning it.
+    await (s as Scenario | undefined)?.runner.close();
+    await (s as Scenario | undefined)?.app.stop();
   });
 
   it('B keeps its custom_claims and its latency while A fills its own queue', async () => {

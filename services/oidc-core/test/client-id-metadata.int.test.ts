@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents (issue 17, section 1), against oidc-core in-process with documents served by a local
+ * Client ID Metadata Documents, against oidc-core in-process with documents served by a local
  * https server: a code flow through openid-client with a document client (the host and same-origin logo on the
  * consent page, a first-party claim in the document ignored, any loopback port for a native client), and the
  * refusals: loopback and private addresses (literal, by name, through a resolver that points names at them; loopback
@@ -62,9 +62,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
-  await strictApp?.stop();
-  await docs?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
+  await (strictApp as PagesApp | undefined)?.stop();
+  await (docs as DocServer | undefined)?.stop();
 });
 
 /** The app serving `tenantId`'s requests. */

@@ -1,5 +1,5 @@
 /**
- * Dynamic Client Registration (RFC 7591 / 7592, issue 17 section 2) against oidc-core in-process: initial access
+ * Dynamic Client Registration (RFC 7591 / 7592) against oidc-core in-process: initial access
  * tokens (none, unknown, spent, expired, multi use; a refused registration does not spend one), the tenant's policy
  * (grant types, authentication methods, redirect URI tricks), our client properties out of reach, the per-address
  * limit held in the store (counted for the address under the trusted hop, whatever X-Forwarded-For the client
@@ -93,7 +93,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 /** An initial access token as the management API stores it. */

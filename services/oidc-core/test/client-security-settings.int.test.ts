@@ -1,5 +1,5 @@
 /**
- * A client's protocol security settings at the provider (issue 24 item 1 and the FAPI per-client bullet), through
+ * A client's protocol security settings at the provider (PKCE, DPoP-bound tokens and PAR, per client), through
  * openid-client (the certified relying-party library) and raw HTTP against oidc-core in-process:
  * - PKCE is required unless a confidential client's record says `pkceRequired: false`; a public client needs it
  *   whatever its record says; a code_challenge that is sent is enforced; prompt=none without a session gets
@@ -49,7 +49,8 @@ beforeAll(async () => {
   await set('par-only', { requirePushedAuthorizationRequests: true });
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 const issuer = () => `${app.baseUrl}/auth/${app.tenant.tenantId}`;
@@ -241,7 +242,8 @@ describe("dpop_bound_access_tokens (the record's requireDpop)", () => {
           }),
         )
       ).callback!;
-    // Without DPoP: refused by openid-client's token request and by a raw one alike, never answered with a Bearer token.
+    // Without DPoP: refused by openid-client's token request and by a raw one alike, never answered with a Bearer
+    // token.
     await expect(
       oidc.authorizationCodeGrant(config, await authorize('d1'), { expectedState: 'd1', pkceCodeVerifier: verifier }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });

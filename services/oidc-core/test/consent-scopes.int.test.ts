@@ -1,5 +1,5 @@
 /**
- * Issue 22 §2, "Consent shows less than the client receives", replayed: a third-party client asks for
+ * The consent page must never show less than the client receives: a third-party client asks for
  * `scope=openid` and `resource=<API>`. The consent page must list every scope the access token will carry (the RBAC
  * auto-grant of requireAuthorizationScopesInRequest=false included), with the resource server's descriptions; the
  * token carries exactly what the page showed; a role gained later asks for consent again (never widens, not even at
@@ -68,7 +68,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 /** alice's roles: orders-clerk (orders:read orders:write) from the seed, plus `extra`. */

@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 7: the discovery document, member by member against RFC 8414 section 2 and OpenID Connect Discovery
+ * The discovery document, member by member against RFC 8414 section 2 and OpenID Connect Discovery
  * 1.0 section 3, with exact values; and the client authentication it advertises for revocation and introspection is
  * what those endpoints accept (each method tried, client_secret_jwt refused).
  */
@@ -23,7 +23,8 @@ beforeAll(async () => {
   issuer = `${app.baseUrl}/auth/${t}`;
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 async function discovery(path: string): Promise<Record<string, unknown>> {
@@ -60,17 +61,17 @@ describe('the document', () => {
       token_endpoint_auth_methods_supported: AUTH_METHODS,
       token_endpoint_auth_signing_alg_values_supported: AUTH_ALGS,
       claim_types_supported: ['normal'],
-      // OpenID Connect Core 5.5 (the claims parameter) and 3.1.2.1 (acr_values; domain/acr.ts), issue 24 item 4
+      // OpenID Connect Core 5.5 (the claims parameter) and 3.1.2.1 (acr_values; domain/acr.ts)
       claims_parameter_supported: true,
       acr_values_supported: ['urn:idp:acr:pwd', 'urn:idp:acr:mfa'],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
-      // Token exchange's actor_token_type values (issue 19), a vendor member
+      // Token exchange's actor_token_type values, a vendor member
       'org.vendor.actor_token_types_supported': [
         'urn:vendor:token-type:nhe-id',
         'urn:ietf:params:oauth:token-type:jwt',
       ],
-      // The deepest delegation chain the tenant issues (issue 19 section 2): 1 by default (no re-delegation)
+      // The deepest delegation chain the tenant issues: 1 by default (no re-delegation)
       'org.vendor.max_chain_depth': 1,
       // RFC 7009 / RFC 7662 endpoints, with their client authentication (RFC 8414 section 2)
       revocation_endpoint: `${issuer}/token/revocation`,

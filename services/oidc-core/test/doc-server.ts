@@ -1,5 +1,5 @@
 /**
- * A local https server for Client ID Metadata Documents (issue 17 tests): its own CA (handed to oidc-core's outbound
+ * A local https server for Client ID Metadata Documents in tests: its own CA (handed to oidc-core's outbound
  * requests as `ca`), a certificate for 127.0.0.1, localhost and the test names a custom resolver points at it, and
  * routes the test sets per path (counted, so a test can show that a refused document was never fetched).
  */
@@ -27,7 +27,7 @@ export interface DocServer {
 }
 
 /** Names the custom resolver answers: to where the server is, or to private and metadata addresses. */
-export const TEST_NAMES: Record<string, string[]> = {
+export const TEST_NAMES: Partial<Record<string, string[]>> = {
   localhost: ['127.0.0.1'],
   'docs.loopback.test': ['127.0.0.1'],
   'private.test': ['10.0.0.7'],
@@ -38,7 +38,8 @@ export const TEST_NAMES: Record<string, string[]> = {
 /** A dns.lookup that answers TEST_NAMES and resolves anything else as usual. */
 export const testResolver = ((
   hostname: string,
-  options: { all?: boolean },
+  // Callers of the legacy signature may leave the options out.
+  options: { all?: boolean } | undefined,
   callback: (err: Error | null, a: LookupAddress[] | string, f?: number) => void,
 ) => {
   const known = TEST_NAMES[hostname.toLowerCase()];

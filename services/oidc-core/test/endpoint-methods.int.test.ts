@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 2: every endpoint answers the HTTP methods its specification names.
+ * Every endpoint answers the HTTP methods its specification names.
  * - OpenID Connect Core 3.1.2.1: the authorization endpoint takes POST (form-serialized) as well as GET; a form
  *   POST completes the code flow with PKCE under /auth and /_api/auth (it used to be 404 "no such endpoint").
  * - RP-Initiated Logout 1.0 section 2: GET and POST at the end-session endpoint.
@@ -20,7 +20,8 @@ beforeAll(async () => {
   t = app.tenant.tenantId;
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 function authorizationParams(extra: Record<string, string> = {}) {

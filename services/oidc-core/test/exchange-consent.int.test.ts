@@ -1,9 +1,9 @@
 /**
- * Issue 22 section 2, the token exchange's share: a third-party client's user token is cut to what the user consented
- * to, and so is the delegation it can obtain with it. A delegation-enabled third-party client whose user consented to
- * orders:read only must not get orders:write in an NHE token, even though the delegation policy, the user's roles
- * and the NHE all allow it; a first-party client (no consent asked, spec) still can. Through oidc-core's real pages
- * (login and consent by form posts) and the nhe-delegation sidecar in process.
+ * Consent bounds delegation, the token exchange's share: a third-party client's user token is cut to what the user
+ * consented to, and so is the delegation it can obtain with it. A delegation-enabled third-party client whose user
+ * consented to orders:read only must not get orders:write in an NHE token, even though the delegation policy, the
+ * user's roles and the NHE all allow it; a first-party client (no consent asked, spec) still can. Through oidc-core's
+ * real pages (login and consent by form posts) and the nhe-delegation sidecar in process.
  */
 import { decodeJwt } from 'jose';
 import { createClient } from '@idp/testing';
@@ -72,7 +72,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
   await sidecar.stop();
 });
 

@@ -1,5 +1,5 @@
 /**
- * FAPI 2.0 Security Profile for a tenant that asks for it (`settings.security.profile: "fapi2"`, issue 24), each
+ * FAPI 2.0 Security Profile for a tenant that asks for it (`settings.security.profile: "fapi2"`), each
  * rule replayed as the conformance suite's `fapi2-security-profile-final` plan (private_key_jwt, DPoP) does, through
  * openid-client (the certified relying-party library) and raw HTTP where the protocol itself is under test, against
  * oidc-core in-process with a FAPI tenant and a standard tenant side by side in one pool.
@@ -115,7 +115,8 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
   await sidecar.stop();
 });
 

@@ -1,8 +1,8 @@
 /**
- * Issue 22, section 5, on the OAuth side: oidc-core takes form bodies only, so a JSON body of any depth, and deep JSON
- * hidden in a form parameter (`claims`, `authorization_details`, a request object, a DPoP proof or a client assertion
- * whose payload or header nests 5,000 levels), is an OAuth JSON error below 500 at every endpoint, never a stack
- * overflow. (Token exchange forwards its parameters, strings, to the sidecar, whose JSON body is bounded:
+ * No request body may exhaust the stack, on the OAuth side: oidc-core takes form bodies only, so a JSON body of any
+ * depth, and deep JSON hidden in a form parameter (`claims`, `authorization_details`, a request object, a DPoP proof or
+ * a client assertion whose payload or header nests 5,000 levels), is an OAuth JSON error below 500 at every endpoint,
+ * never a stack overflow. (Token exchange forwards its parameters, strings, to the sidecar, whose JSON body is bounded:
  * services/nhe-delegation/test/sidecar-access.int.test.ts.)
  */
 import { base64url } from 'jose';
@@ -25,7 +25,8 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);

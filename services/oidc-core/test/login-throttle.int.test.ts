@@ -20,7 +20,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 let ipCounter = 1;

@@ -3,7 +3,7 @@
  * (unregistered post_logout_redirect_uri, unknown client, tampered / alg-none / foreign-tenant id_token_hint),
  * show_prompt and showLogoutPrompt decide between the page and an immediate logout, the provider's xsrf
  * protects the sign-out, state comes back untouched, and /session/end always logs out at once.
- * Issue 24 item 9: /logout/confirm is the advertised end_session_endpoint; it takes GET and form POST and passes
+ * RP-Initiated Logout: /logout/confirm is the advertised end_session_endpoint; it takes GET and form POST and passes
  * ui_locales on. It asks by default; show_prompt=false, or a client with showLogoutPrompt false, goes straight to
  * /session/end with or without id_token_hint (spec: the hint only names the client when client_id is absent). The
  * query is parsed as a URL's: a `?` inside it is data (state=a?b comes back whole; a post_logout_redirect_uri with
@@ -40,7 +40,8 @@ beforeAll(async () => {
   idToken = (await redeem(app, app.tenant.client, cb.searchParams.get('code')!, auth.verifier)).id_token;
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 const confirmUrl = (params: Record<string, string>, alias = false) =>
@@ -360,7 +361,7 @@ describe('with a session', () => {
   });
 });
 
-describe('the advertised end_session_endpoint (issue 24 item 9)', () => {
+describe('the advertised end_session_endpoint', () => {
   it('discovery names /logout/confirm, under the mount the document was asked on', async () => {
     for (const prefix of ['', '/_api']) {
       const doc = (await (

@@ -94,10 +94,13 @@ async function registerJwtClient(
 }
 
 afterAll(async () => {
-  for (const s of tarpit?.sockets ?? []) s.destroy();
-  await new Promise((r) => (tarpit ? tarpit.server.close(r) : r(undefined)));
-  await app?.stop();
-  await docs?.stop();
+  // Unset when beforeAll failed before assigning it.
+  const pit = tarpit as typeof tarpit | undefined;
+  for (const s of pit?.sockets ?? []) s.destroy();
+  await new Promise((r) => (pit ? pit.server.close(r) : r(undefined)));
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
+  await (docs as DocServer | undefined)?.stop();
 });
 
 /** A metadata document URL on the tarpit (a name the test resolver points at loopback). */
@@ -260,15 +263,16 @@ it("requests of one client that await its key-set refresh hold no slot either: w
   // A key set that takes a while to come, then is right: node-oidc-provider fetches it once for the client, and the
   // client's other requests await that refresh. Holding slots, two of them would keep the fetching request from
   // going on once its answer is in, and the tenant would stall for good.
-  let slowKeys: JWK | undefined;
+  // Filled in once the client is registered (the route may be asked before: it then serves no key).
+  const slow: { keys?: JWK } = {};
   docs.route('/slow/jwks.json', (_req, res) => {
     setTimeout(() => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ keys: [slowKeys] }));
+      res.end(JSON.stringify({ keys: [slow.keys] }));
     }, 800);
   });
   const client = await registerJwtClient('Slow key set', docs.url('/slow/jwks.json'));
-  slowKeys = client.publicJwk;
+  slow.keys = client.publicJwk;
   const hits = docs.hits.get('/slow/jwks.json') ?? 0;
   const requests = Array.from({ length: 4 }, () => jwtClientToken(client));
   let answered = false;

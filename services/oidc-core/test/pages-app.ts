@@ -27,7 +27,7 @@ export interface PagesApp {
   /** A second confidential auth-code client ("Second App") with a registered post-logout URI. */
   second: { clientId: string; clientSecret: string; redirectUri: string };
   postLogoutUri: string;
-  /** The app's per-tenant admission (issue 22 §3). */
+  /** The app's per-tenant admission (one tenant's flood never queues another tenant's requests). */
   admission: TenantAdmission;
   stop: () => Promise<void>;
 }
@@ -92,9 +92,7 @@ export async function startPagesApp(
     clientSecretPepper: PEPPER,
     forwardTokenExchange: o.forwardTokenExchange
       ? await o.forwardTokenExchange(db, keyStore, () => baseUrl)
-      : async () => {
-          throw new Error('not used');
-        },
+      : () => Promise.reject(new Error('not used')),
     trustProxy: o.providersTrustProxy ?? false,
     maxTenants: 10,
     ttlMs: 60_000,

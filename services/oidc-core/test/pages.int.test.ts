@@ -29,7 +29,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 function directives(csp: string | null): Record<string, string[]> {

@@ -1,9 +1,9 @@
 /**
- * Issue 22 section 4: the Host header (or X-Forwarded-Host/-Proto, or the authority of an absolute-form request
- * target) never decides a URL. oidc-core trusts the proxy here (TRUST_PROXY on, as behind the ingress), the worst
- * case: discovery's endpoint URLs, the DPoP `htu` every grant expects (node-oidc-provider's own and token exchange,
- * checked by the real sidecar), the device verification URI and the sign-in and logout redirects and form actions
- * all stay on the configured origin. Discovery and the JWKS carry a short public Cache-Control.
+ * The configured public origin decides every URL: the Host header (or X-Forwarded-Host/-Proto, or the authority of an
+ * absolute-form request target) never decides a URL. oidc-core trusts the proxy here (TRUST_PROXY on, as behind the
+ * ingress), the worst case: discovery's endpoint URLs, the DPoP `htu` every grant expects (node-oidc-provider's own and
+ * token exchange, checked by the real sidecar), the device verification URI and the sign-in and logout redirects and
+ * form actions all stay on the configured origin. Discovery and the JWKS carry a short public Cache-Control.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -70,7 +70,7 @@ beforeAll(async () => {
       sidecarSecret: SIDECAR_SECRET,
       issuerFor: (tenantId) => `${base}/auth/${tenantId}`,
       keysFor: cachedKeys(keyStore, 30_000),
-      publishIssued: async () => undefined,
+      publishIssued: () => Promise.resolve(),
       readiness: [],
     }).listener,
     '127.0.0.1',
@@ -105,11 +105,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  await sidecar?.close(100);
-  await db?.connection.dropDatabase().catch(() => undefined);
-  await db?.close();
+  // Each is unset when beforeAll failed before assigning it.
+  const started = { server, sidecar, db } as Partial<{ server: Server; sidecar: Listening; db: typeof db }>;
+  started.server?.closeAllConnections();
+  await new Promise((r) => started.server?.close(r));
+  await started.sidecar?.close(100);
+  await started.db?.connection.dropDatabase().catch(() => undefined);
+  await started.db?.close();
 });
 
 interface Answer {
@@ -294,7 +296,8 @@ describe('DPoP htu', () => {
     it.each(SPOOFS)(
       'a proof for the origin in %s is invalid_dpop_proof; one for the configured origin works',
       async (_spoofName, spoof) => {
-        const evilOrigin = `${spoof['x-forwarded-proto'] ?? 'http'}://${spoof['x-forwarded-host'] ?? spoof.host ?? `127.0.0.1:${port}`}`;
+        const sent: Partial<Record<string, string>> = spoof; // a spoof sets some of these headers only
+        const evilOrigin = `${sent['x-forwarded-proto'] ?? 'http'}://${sent['x-forwarded-host'] ?? sent.host ?? `127.0.0.1:${port}`}`;
         for (const prefix of ['', '/_api']) {
           const path = `${prefix}/auth/${T}/oidc/token`;
           const evil = await grant(path, `${evilOrigin}${path}`, spoof);

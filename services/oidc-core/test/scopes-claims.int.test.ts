@@ -109,7 +109,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 async function login(scope: string, o: { client?: TestClient; resource?: string; prompt?: string } = {}) {

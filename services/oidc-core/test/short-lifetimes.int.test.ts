@@ -1,5 +1,5 @@
 /**
- * A resource server's config.accessToken.lifetime below 60 s (issue 18 paper cut): ordinary access tokens get exactly
+ * A resource server's config.accessToken.lifetime below 60 s: ordinary access tokens get exactly
  * that lifetime, while an NHE delegation token for the same API keeps the spec's clamp to at least 60 s ("Limits":
  * "... the resource server's config.accessToken.lifetime; then clamped to at least 60 seconds"), named `minimum`.
  */
@@ -62,7 +62,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
   await sidecar.stop();
 });
 

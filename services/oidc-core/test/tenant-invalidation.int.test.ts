@@ -20,8 +20,9 @@ beforeAll(async () => {
   sub = await connect({ servers: nats.url });
 });
 afterAll(async () => {
-  await pub?.close();
-  await sub?.close();
+  // Unset when beforeAll failed before assigning it.
+  await (pub as NatsConnection | undefined)?.close();
+  await (sub as NatsConnection | undefined)?.close();
   await stop?.();
 });
 

@@ -12,7 +12,8 @@ beforeAll(async () => {
   app = await startPagesApp('token-endpoint');
 });
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 const form = (body: Record<string, string>) => new URLSearchParams(body).toString();

@@ -60,7 +60,8 @@ async function sessionAmr(username: string): Promise<unknown[]> {
 }
 
 afterAll(async () => {
-  await app?.stop();
+  // Unset when beforeAll failed before assigning it.
+  await (app as PagesApp | undefined)?.stop();
 });
 
 async function passwordStep(username: string, ip = '203.0.113.50') {
@@ -176,11 +177,10 @@ describe('secrets at rest', () => {
       .setIssuedAt()
       .setExpirationTime('5m')
       .sign(await importJWK(jwk, 'ES256'));
-    const admin = (method: 'post', path: string, body?: object) =>
-      request(management)
-        [method](`/auth/admin/tenants/${tenantId}${path}`)
-        .set('authorization', `Bearer ${token}`)
-        .send(body);
+    const admin = (method: 'post', path: string, body?: object) => {
+      const agent = request(management);
+      return agent[method](`/auth/admin/tenants/${tenantId}${path}`).set('authorization', `Bearer ${token}`).send(body);
+    };
     const created = await admin('post', '/users', { username: 'erin', password: PASSWORD });
     expect(created.status).toBe(201);
     const enrolled = await admin('post', `/users/${created.body.id}/totp`);

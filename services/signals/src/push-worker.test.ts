@@ -6,7 +6,7 @@ it('the push loop keeps at most one abort listener however many passes it runs, 
   let passes = 0;
   // A store with no push stream due: every pass finds nothing.
   const c = {
-    streams: { find: () => ({ limit: () => ({ toArray: async () => (passes++, []) }) }) },
+    streams: { find: () => ({ limit: () => ({ toArray: () => (passes++, Promise.resolve([])) }) }) },
   } as unknown as PushDeps['c'];
   const stop = new AbortController();
   const worker = startPushWorker(

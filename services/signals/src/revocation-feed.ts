@@ -172,6 +172,7 @@ export async function runRevocationConsumer(
       const messages = await consumer.fetch({ max_messages: 100, expires: 1000 });
       for await (const m of messages) await handle([m]);
     } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may fire while awaiting
       if (signal.aborted) break;
       logger.warn({ err: (err as Error).message }, 'revocation fetch failed; retrying');
       await new Promise((r) => setTimeout(r, 1000));

@@ -2,7 +2,14 @@ import { retryUntilDeadline } from './startup-retry';
 
 function clock() {
   let t = 0;
-  return { now: () => t, sleep: async (ms: number) => void (t += ms), elapsed: () => t };
+  return {
+    now: () => t,
+    sleep: (ms: number) => {
+      t += ms;
+      return Promise.resolve();
+    },
+    elapsed: () => t,
+  };
 }
 
 it('tries again after a failure, with growing pauses, and returns the first success', async () => {
@@ -10,10 +17,10 @@ it('tries again after a failure, with growing pauses, and returns the first succ
   const pauses: number[] = [];
   let calls = 0;
   const result = await retryUntilDeadline(
-    async () => {
+    () => {
       calls++;
-      if (calls < 4) throw new Error('timeout');
-      return 'feed';
+      if (calls < 4) return Promise.reject(new Error('timeout'));
+      return Promise.resolve('feed');
     },
     {
       deadlineMs: 30_000,
@@ -34,9 +41,9 @@ it('throws the last error once the deadline has passed, never waiting beyond it'
   let calls = 0;
   await expect(
     retryUntilDeadline(
-      async () => {
+      () => {
         calls++;
-        throw new Error(`timeout ${calls}`);
+        return Promise.reject(new Error(`timeout ${calls}`));
       },
       { deadlineMs: 1000, firstPauseMs: 400, now: c.now, sleep: c.sleep },
     ),

@@ -29,14 +29,16 @@ beforeAll(async () => {
   rx = await startPushReceiver();
 }, 60_000);
 
+// Unset when beforeAll failed before assigning it: still close what it opened.
 afterAll(async () => {
-  await rx?.close();
-  await h?.close();
+  await (rx as typeof rx | undefined)?.close();
+  await (h as typeof h | undefined)?.close();
 });
 
 const api = () => request(h.base());
+/** A Security Event Token's claims (RFC 8417); these tests read its `txn`. */
 const claimsOf = (set: string) =>
-  JSON.parse(Buffer.from(set.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+  JSON.parse(Buffer.from(set.split('.')[1]!, 'base64url').toString()) as { txn?: unknown; [claim: string]: unknown };
 const txnsOf = (sets: Array<{ set: string }>) => sets.map((r) => claimsOf(r.set).txn as string);
 
 describe('push delivery', () => {

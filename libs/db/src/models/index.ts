@@ -74,7 +74,8 @@ export interface Models {
   AgentOptOut: Model<AgentOptOutDoc>;
 }
 
-const SCHEMAS: Array<import('mongoose').Schema<any>> = [
+// Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
+const SCHEMAS: Array<import('mongoose').Schema> = [
   tenantSchema,
   deletedTenantSchema,
   clientSchema,

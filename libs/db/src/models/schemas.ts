@@ -12,16 +12,18 @@ export const NHE_SETTINGS_DEFAULTS = {
   allowedNheTypes: [...DEFAULT_NHE_TYPES] as string[],
   maxNhePerTenant: 50,
   auditRetentionDays: 90,
-  /** Issue 19: the spec's `nhe-id` actor token (a name, no proof) keeps working unless this is turned on. */
+  /**
+   * Authenticated actors: the spec's `nhe-id` actor token (a name, no proof) keeps working unless this is turned on.
+   */
   requireActorProof: false,
   /**
-   * Issue 19 section 2: the deepest delegation chain (actors in `act`) a token of this tenant may carry. 1: an NHE
+   * Delegation chains: the deepest chain (actors in `act`) a token of this tenant may carry. 1: an NHE
    * token is never a valid subject token (the spec's behaviour); at most {@link MAX_CHAIN_DEPTH}.
    */
   maxChainDepth: 1,
 };
 
-/** Hard maximum of settings.nhe.maxChainDepth and of a delegation policy's maxChainDepth (issue 19 section 2). */
+/** Hard maximum of settings.nhe.maxChainDepth and of a delegation policy's maxChainDepth (delegation chains). */
 export const MAX_CHAIN_DEPTH = 5;
 
 export interface NheSettings {
@@ -38,7 +40,7 @@ export interface NheSettings {
   maxChainDepth: number;
 }
 
-/** settings.claims: how claims are released (issue 4). */
+/** settings.claims: how claims are released. */
 export interface ClaimsSettings {
   /** `rfc8176` (default): amr as recorded; `projected`: sc -> hwk + mfa, swk -> mfa. */
   amrProfile: 'rfc8176' | 'projected';
@@ -56,8 +58,8 @@ export const SECURITY_PROFILES = ['standard', 'fapi2'] as const;
 export type SecurityProfile = (typeof SECURITY_PROFILES)[number];
 
 /**
- * settings.security (issue 24): `standard` (default): the OpenID Connect and OAuth behaviour every tenant has;
- * `fapi2`: FAPI 2.0 Security Profile (PAR, DPoP-bound tokens, private_key_jwt only, PKCE S256).
+ * settings.security, the tenant's security profile: `standard` (default): the OpenID Connect and OAuth behaviour every
+ * tenant has; `fapi2`: FAPI 2.0 Security Profile (PAR, DPoP-bound tokens, private_key_jwt only, PKCE S256).
  */
 export interface SecuritySettings {
   profile: SecurityProfile;
@@ -66,8 +68,9 @@ export interface SecuritySettings {
 export const SECURITY_SETTINGS_DEFAULTS: SecuritySettings = { profile: 'standard' };
 
 /**
- * settings.clientIdMetadataDocuments (issue 17): a `client_id` that is an https URL names a Client ID Metadata
- * Document, fetched (SSRF-safe), validated and cached by oidc-core (provider/client-id-metadata.ts). Off by default.
+ * settings.clientIdMetadataDocuments (OAuth Client ID Metadata Document draft): a `client_id` that is an https URL
+ * names a Client ID Metadata Document, fetched (SSRF-safe), validated and cached by oidc-core
+ * (provider/client-id-metadata.ts). Off by default.
  */
 export interface ClientIdMetadataDocumentSettings {
   enabled: boolean;
@@ -99,7 +102,7 @@ export const REGISTRATION_GRANT_TYPES = [
 /** Client authentication methods a registration policy may allow (no shared secrets). */
 export const REGISTRATION_AUTH_METHODS = ['none', 'private_key_jwt'] as const;
 
-/** settings.registration (issue 17): RFC 7591 / 7592 Dynamic Client Registration. Off by default. */
+/** settings.registration: RFC 7591 / 7592 Dynamic Client Registration. Off by default. */
 export interface RegistrationSettings {
   mode: RegistrationMode;
   /** Grant types a registered client may have. */
@@ -507,7 +510,9 @@ export interface NheDoc {
   operator: string;
   model?: { name?: string; version?: string; provider?: string };
   enabled: boolean;
-  /** Issue 19. Public keys the NHE signs its actor tokens (and DPoP proofs, when pinned) with: inline ... */
+  /**
+   * Authenticated actors: public keys the NHE signs its actor tokens (and DPoP proofs, when pinned) with: inline ...
+   */
   jwks?: { keys: Array<Record<string, unknown>> };
   /** ... or published at an https URL (fetched SSRF-safely, cached). At most one of jwks and jwksUri. */
   jwksUri?: string;
@@ -518,7 +523,7 @@ export interface NheDoc {
   /** Tokens of this NHE must be DPoP-bound to one of its registered keys (jwks / jwksUri). */
   requireKeyBoundDpop?: boolean;
   /**
-   * Issue 17: OAuth clients that embody this NHE (agent clients): client ids, or Client ID Metadata Document URL
+   * Agent clients: OAuth clients that embody this NHE: client ids, or Client ID Metadata Document URL
    * patterns ending with `*` (libs/delegation agent-clients.ts). Their user tokens are NHE delegation tokens.
    */
   agentClients?: string[];
@@ -564,8 +569,9 @@ nheSchema.index({ slotKey: 1 }, { unique: true, sparse: true });
 nheSchema.index({ tenantId: 1, 'workloadIdentity.issuer': 1, 'workloadIdentity.subject': 1 });
 
 /**
- * A trusted workload identity issuer of a tenant (issue 19): a Kubernetes service-account token issuer, a SPIFFE
- * JWT-SVID trust domain, a CI system... Its JWTs authenticate the NHE whose workloadIdentity names (issuer, sub).
+ * A trusted workload identity issuer of a tenant (an NHE may authenticate with a workload JWT): a Kubernetes
+ * service-account token issuer, a SPIFFE JWT-SVID trust domain, a CI system... Its JWTs authenticate the NHE whose
+ * workloadIdentity names (issuer, sub).
  */
 export interface WorkloadIssuerDoc {
   tenantId: number;
@@ -591,13 +597,13 @@ export const workloadIssuerSchema = new Schema<WorkloadIssuerDoc>(
 );
 workloadIssuerSchema.index({ tenantId: 1, issuer: 1 }, { unique: true });
 
-/** How the actor of a delegated token was authenticated (issue 19): a name only, its own key, or a workload JWT. */
+/** How the actor of a delegated token was authenticated: a name only, its own key, or a workload JWT. */
 export const ACTOR_AUTH_METHODS = ['named', 'key', 'workload'] as const;
 export type ActorAuthMethod = (typeof ACTOR_AUTH_METHODS)[number];
 
 /**
  * The actor's authentication, as the decision, the audit event and the audit row record it. One per hop: a chain of
- * actors (issue 19 section 2) is a list of these, outermost first.
+ * actors (a delegation chain) is a list of these, outermost first.
  */
 export interface ActorAuthentication {
   method: ActorAuthMethod;
@@ -622,8 +628,9 @@ const actorAuthenticationSchema = new Schema<ActorAuthentication>(
 );
 
 /**
- * A delegation policy of an NHE. Its target is who may delegate to the NHE: a user, a group, or (issue 19 section 2)
- * another NHE of the tenant (`nhe`, id = that NHE's record id), which may then hand a delegated token on to this one.
+ * A delegation policy of an NHE. Its target is who may delegate to the NHE: a user, a group, or
+ * another NHE of the tenant (`nhe`, id = that NHE's record id), which may then hand a delegated token on to this one
+ * (a delegation chain).
  */
 export interface DelegationPolicyDoc {
   tenantId: number;
@@ -632,7 +639,7 @@ export interface DelegationPolicyDoc {
   allowedScopes: string[];
   maxTokenLifetime?: number;
   /**
-   * Deepest delegation chain a token issued through this policy may lead to (issue 19 section 2); absent: 1 for a
+   * Deepest delegation chain a token issued through this policy may lead to; absent: 1 for a
    * user or group target (no onward delegation), 2 for an NHE target (the hand-off itself, no further).
    */
   maxChainDepth?: number;
@@ -655,9 +662,9 @@ export const delegationPolicySchema = new Schema<DelegationPolicyDoc>(
 delegationPolicySchema.index({ tenantId: 1, nheId: 1 });
 
 /**
- * A user's "block this agent for me" (issue 18): while the row exists, the delegation decision refuses every token
- * of this NHE for this user (gate `user-opt-out`), whatever the policies say. Set and lifted by the user on their
- * delegation ledger page (oidc-core src/account/); deleting the NHE or the user leaves it harmless.
+ * A user's "block this agent for me" on their delegation ledger: while the row exists, the delegation decision refuses
+ * every token of this NHE for this user (gate `user-opt-out`), whatever the policies say. Set and lifted by the user on
+ * their delegation ledger page (oidc-core src/account/); deleting the NHE or the user leaves it harmless.
  */
 export interface AgentOptOutDoc {
   tenantId: number;
@@ -679,7 +686,7 @@ export const agentOptOutSchema = new Schema<AgentOptOutDoc>(
 );
 agentOptOutSchema.index({ tenantId: 1, userId: 1, nheId: 1 }, { unique: true });
 
-/** One actor of a delegation chain as the audit row records it (issue 19 section 2). */
+/** One actor of a delegation chain as the audit row records it. */
 export interface AuditActor {
   nheIdentifier: string;
   /** How that actor proved who it is when its hop was issued (the `act` member's proof; named when absent). */
@@ -700,9 +707,11 @@ export interface TokenAuditDoc {
   sourceIp: string;
   issuedAt: Date;
   dpopJkt?: string;
-  /** How the actor was authenticated (issue 19); absent on rows written before: those actors were `named`. */
+  /**
+   * How the actor was authenticated (named, key or workload); absent on rows written before: those actors were `named`.
+   */
   actorAuth?: ActorAuthentication;
-  /** Issue 19 section 2, a token exchanged from another NHE token: that token's jti. */
+  /** A token exchanged from another NHE token (a delegation chain): that token's jti. */
   parentJti?: string;
   /** With parentJti: every actor of the token's `act` chain, outermost (this token's NHE) first. */
   actorChain?: AuditActor[];
@@ -763,7 +772,7 @@ tokenAuditSchema.index({ tenantId: 1, resourceServer: 1, issuedAt: -1 });
 // which has no partialFilterExpression); the compound index serves chain walks and retention.
 tokenAuditSchema.index({ chainKey: 1 }, { unique: true, sparse: true });
 tokenAuditSchema.index({ tenantId: 1, seq: 1 });
-// Delegation chains (issue 19 section 2): the tokens exchanged from a token.
+// Delegation chains: the tokens exchanged from a token.
 tokenAuditSchema.index({ tenantId: 1, parentJti: 1 });
 
 /**

@@ -119,7 +119,7 @@ export function authenticate(deps: BearerDeps): RequestHandler {
           return fresh.keySet(header, jws);
         }
       };
-      const dpop = req.headersDistinct?.dpop ?? req.get('dpop');
+      const dpop = req.headersDistinct.dpop ?? req.get('dpop');
       let payload;
       try {
         ({ payload } = await verifyAccessToken(authorization, {

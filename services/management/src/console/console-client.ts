@@ -1,5 +1,5 @@
 /**
- * The admin console's built-in client (issue 18): every tenant has one public, first-party client whose only
+ * The admin console's built-in client: every tenant has one public, first-party client whose only
  * redirect URIs are the console's own URLs, so an administrator signs in to the console with the provider's
  * authorization-code + PKCE flow and gets a management-API token carrying exactly their roles' management scopes.
  * It holds no secret (token_endpoint_auth_method none) and no roles of its own: a user's token scopes come from the

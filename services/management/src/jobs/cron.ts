@@ -6,7 +6,7 @@ import { Cron } from 'croner';
  * fields, @-macros other than the five listed, and nicknames croner alone would accept are refused.
  */
 const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@hourly']);
-const FIELD = /^[0-9A-Za-z*?/,\-]+$/;
+const FIELD = /^[0-9A-Za-z*?/,-]+$/;
 
 export function cronProblem(expression: string): string | undefined {
   const expr = expression.trim();

@@ -44,35 +44,46 @@ export function createInProcessRunner(o: InProcessOptions): JobRunner & { runnin
     return child;
   };
 
+  /** Replaces the job's timer (none while disabled); throws on a schedule croner refuses. */
+  const schedule = (job: JobDoc): void => {
+    timers.get(job._id)?.stop();
+    timers.delete(job._id);
+    if (!job.enabled) return;
+    // protect: a run still going when the next tick fires is not started twice (like concurrencyPolicy Forbid).
+    const timer: Cron = new Cron(job.schedule, { timezone: 'UTC', protect: true }, async () => {
+      if (o.claimTick) {
+        const tick = timer.currentRun() ?? new Date();
+        tick.setMilliseconds(0);
+        const claimed = await o.claimTick(`${job._id}@${tick.toISOString()}`).catch((err: unknown) => {
+          o.logger.error(
+            { job: job._id, err: err instanceof Error ? err.message : String(err) },
+            'could not claim the scheduled run',
+          );
+          return false;
+        });
+        if (!claimed) return;
+      }
+      const child = start(job, 'schedule');
+      await new Promise((r) => child.once('exit', r));
+    });
+    timers.set(job._id, timer);
+    o.logger.info(
+      { job: job._id, schedule: job.schedule, nextRun: timer.nextRun()?.toISOString() },
+      'job scheduled in process',
+    );
+  };
+
   return {
     backend: 'in-process',
     running: () => children.size,
-    async sync(job) {
-      timers.get(job._id)?.stop();
-      timers.delete(job._id);
-      if (!job.enabled) return;
-      // protect: a run still going when the next tick fires is not started twice (like concurrencyPolicy Forbid).
-      const timer: Cron = new Cron(job.schedule, { timezone: 'UTC', protect: true }, async () => {
-        if (o.claimTick) {
-          const tick = timer.currentRun() ?? new Date();
-          tick.setMilliseconds(0);
-          const claimed = await o.claimTick(`${job._id}@${tick.toISOString()}`).catch((err: unknown) => {
-            o.logger.error(
-              { job: job._id, err: err instanceof Error ? err.message : String(err) },
-              'could not claim the scheduled run',
-            );
-            return false;
-          });
-          if (!claimed) return;
-        }
-        const child = start(job, 'schedule');
-        await new Promise((r) => child.once('exit', r));
-      });
-      timers.set(job._id, timer);
-      o.logger.info(
-        { job: job._id, schedule: job.schedule, nextRun: timer.nextRun()?.toISOString() },
-        'job scheduled in process',
-      );
+    sync(job) {
+      // A schedule croner refuses is the promise's rejection, as JobRunner.sync promises.
+      try {
+        schedule(job);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return Promise.resolve();
     },
     async runNow(job): Promise<RunStart> {
       const child = start(job, 'manual');

@@ -28,11 +28,9 @@ export interface JobRunner {
 /** A runner for apps built without one (tests of other routes): keeps no schedule, cannot start runs. */
 export const detachedRunner: JobRunner = {
   backend: 'in-process',
-  sync: async () => undefined,
-  runNow: async () => {
-    throw new Error('no job runner configured');
-  },
-  close: async () => undefined,
+  sync: () => Promise.resolve(),
+  runNow: () => Promise.reject(new Error('no job runner configured')),
+  close: () => Promise.resolve(),
 };
 
 /** The scheduler changed between the read and the write (Kubernetes 409 on a resourceVersion precondition). */

@@ -180,8 +180,8 @@ export function comparePaths(a: string, b: string): number {
   const sb = b.split('/');
   const rank = (s: string) => (s.startsWith('*') ? 2 : s.startsWith(':') ? 1 : 0);
   for (let i = 0; i < Math.max(sa.length, sb.length); i++) {
-    const x = sa[i];
-    const y = sb[i];
+    const x = sa.at(i);
+    const y = sb.at(i);
     if (x === undefined) return -1;
     if (y === undefined) return 1;
     if (x === y) continue;
@@ -246,7 +246,8 @@ function handlersOf(r: RouteDef, deps: ApiDeps, json: RequestHandler): RequestHa
   if (access === 'tenant') {
     chain.push((req, _res, next) => {
       const caller = callerOf(req);
-      const raw = String(req.params.tenantId ?? '');
+      // An explicit `access: 'tenant'` on a path without :tenantId has no such param: never a match.
+      const raw = String((req.params as Partial<Record<string, string>>).tenantId ?? '');
       const ok = /^\d{1,15}$/.test(raw) && (caller.system || Number(raw) === caller.tenantId);
       next(ok ? undefined : problems.notFound('tenant not found'));
     });
@@ -357,7 +358,7 @@ function handlersOf(r: RouteDef, deps: ApiDeps, json: RequestHandler): RequestHa
 }
 
 function parseEmptyQuery(req: Request): undefined {
-  const keys = Object.keys(req.query ?? {});
+  const keys = Object.keys(req.query);
   if (keys.length) {
     throw problems.validation(
       'the request query is not valid',

@@ -91,10 +91,11 @@ export function clientScriptStateRoutes(deps: Pick<RouteDeps, 'models'>): RouteD
       params,
       responses: { 200: { description: 'The script state', schema: scriptStateSchema } },
       handler: async ({ tenantId, params: p }) => {
+        // A stored record may lack config altogether (written before it existed).
         const client = await models.Client.findOne(
           { tenantId, clientId: p.clientId },
           { clientId: 1, 'config.customizeUserInfoClaims': 1 },
-        ).lean<Pick<ClientDoc, 'clientId' | 'config'>>();
+        ).lean<Pick<ClientDoc, 'clientId'> & { config?: { customizeUserInfoClaims?: string } }>();
         if (!client) throw problems.notFound('client not found');
         const script = client.config?.customizeUserInfoClaims || undefined;
         const doc = script

@@ -186,7 +186,29 @@ const clientWithSecret = clientSchema
   .extend({ clientSecret: z.string().optional().describe('Shown once: store it now; only a digest is kept') })
   .meta({ id: 'ClientWithSecret' });
 
-type ClientRow = ClientDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+/**
+ * A client record as stored: one written before a member existed lacks it (the view fills in its default; a
+ * missing member never fails a read).
+ */
+type StoredClient = Omit<ClientDoc, DefaultedMember | 'config'> &
+  Partial<Pick<ClientDoc, DefaultedMember>> & {
+    config?: {
+      nhe?: Partial<ClientDoc['config']['nhe']>;
+      featureToggles?: Partial<ClientDoc['config']['featureToggles']>;
+      legacyRoleCompatibility?: boolean;
+      customizeUserInfoClaims?: string;
+    };
+  };
+type DefaultedMember =
+  | 'redirectUris'
+  | 'postLogoutRedirectUris'
+  | 'grantTypes'
+  | 'responseTypes'
+  | 'roleIds'
+  | 'firstParty'
+  | 'showLogoutPrompt'
+  | 'enabled';
+type ClientRow = StoredClient & { _id: unknown; createdAt?: Date; updatedAt?: Date };
 
 export function clientView(doc: ClientRow) {
   const c = doc.config;
@@ -493,7 +515,7 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, params, body, caller, audit, invalidate }) => {
         const settings = nheSettingsOf(await loadTenant(models, tenantId));
         const existing = await find(tenantId, params.clientId);
-        // A dynamically registered client stays what it registered as (issue 17): never first-party, no delegation,
+        // A dynamically registered client (RFC 7591) stays what it registered as: never first-party, no delegation,
         // its metadata changed through RFC 7592 by its own registration access token.
         const changed = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
         if (existing.registration === 'dynamic' && changed.some((k) => k !== 'enabled' && k !== 'name')) {
@@ -534,12 +556,13 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
           assertCallerHolds(caller, MANAGEMENT_SCOPES, FIRST_PARTY);
         }
         const method = body.tokenEndpointAuthMethod ?? existing.tokenEndpointAuthMethod;
-        const grantTypes = body.grantTypes ?? existing.grantTypes;
+        // Records written through mongoose always hold both arrays (its array default); the reads above still guard.
+        const grantTypes = body.grantTypes ?? existing.grantTypes!;
         checkClient(
           {
             tokenEndpointAuthMethod: method,
             grantTypes,
-            redirectUris: body.redirectUris ?? existing.redirectUris,
+            redirectUris: body.redirectUris ?? existing.redirectUris!,
             jwks: body.jwks ?? existing.jwks,
             pkceRequired: body.pkceRequired,
           },
@@ -550,7 +573,7 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
         const $set: Record<string, unknown> = { ...recordFields(body), ...cfg.$set };
         // A client that becomes public needs PKCE whatever it had; should it turn confidential again, PKCE stays on.
         if (method === 'none' && existing.pkceRequired === false) $set.pkceRequired = true;
-        if (body.grantTypes) $set.responseTypes = grantTypes.includes('authorization_code') ? ['code'] : [];
+        if (body.grantTypes) $set.responseTypes = body.grantTypes.includes('authorization_code') ? ['code'] : [];
         let secret: string | undefined;
         if (SECRET_METHODS.has(method) && !existing.secretDigest) {
           secret = generateClientSecret();

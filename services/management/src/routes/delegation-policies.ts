@@ -18,7 +18,7 @@ const target = z
   .object({ type: z.enum(TARGET_TYPES), id: objectId })
   .strict()
   .describe(
-    'Who may delegate to this NHE: a user, a group, or (issue 19) another NHE of the tenant (its id), which may then hand a delegated token on to this one',
+    'Who may delegate to this NHE: a user, a group, or another NHE of the tenant (its id), which may then hand a delegated token on to this one',
   );
 
 const maxChainDepth = z
@@ -110,7 +110,7 @@ const simulationBody = z
       .strict()
       .optional()
       .describe(
-        "Issue 19: simulate handing a delegation token on to this NHE (a delegation chain) instead of a user's token. " +
+        "Simulates handing a delegation token on to this NHE (a delegation chain) instead of a user's token. " +
           'The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops).',
       ),
   })
@@ -134,7 +134,7 @@ const chainRecordSchema = z
     ),
   })
   .optional()
-  .describe('A delegation chain (issue 19): each hop from the user, with the policies that allow it');
+  .describe('A delegation chain: each hop from the user, with the policies that allow it');
 
 const decisionSchema = z
   .discriminatedUnion('outcome', [
@@ -170,7 +170,7 @@ const simulationSchema = z
     flow: z
       .enum(['token-exchange', 'agent-client'])
       .describe(
-        'agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token (issue 17)',
+        'agent-client: the client embodies this NHE (its agentClients), so the decision is that of its authorization-code or device-flow token',
       ),
     decision: decisionSchema,
     evaluatedAt: isoDate,
@@ -206,7 +206,7 @@ async function checkTarget(models: Models, tenantId: number, t: Target, nheId: s
     ]);
 }
 
-/** An NHE -> NHE policy is a hand-off: it allows at least depth 2 (issue 19). */
+/** An NHE -> NHE policy is a hand-off: it allows at least depth 2 (the user's NHE, then this one). */
 function checkChainDepth(type: Target['type'], depth: number | null | undefined) {
   if (type === 'nhe' && typeof depth === 'number' && depth < 2) {
     throw problems.validation('an NHE target hands a delegated token on: maxChainDepth must be at least 2', [
@@ -253,7 +253,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       summary: 'Create a delegation policy',
       description:
         'One policy per target (user, group, or another NHE that may hand on to this one) and NHE; the target must exist in the tenant. ' +
-        "maxChainDepth lets a delegated token go further down a chain (issue 19): on the user's policy for the first NHE, and on each NHE -> NHE policy.",
+        "maxChainDepth lets a delegated token go further down a chain: on the user's policy for the first NHE, and on each NHE -> NHE policy.",
       tag: TAG,
       scope: 'auth.nhe.policies.create',
       params: nheParams,
@@ -411,7 +411,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 200: { description: 'The decision', schema: simulationSchema } },
       handler: async ({ tenantId, params, body }) => {
         const nhe = await findNhe(models, tenantId, params.nheId);
-        // An agent client of this NHE (issue 17 section 3): the decision of its own tokens, as the sidecar makes it.
+        // An agent client of this NHE (its registration's agentClients): the decision of its own tokens, as the sidecar makes it.
         const link = await agentLinkOf(models, tenantId, body.clientId);
         const asAgent = link.kind === 'agent' && link.nhe.identifier === nhe.identifier;
         const loaded = await loadDelegationFacts(models, {
@@ -425,7 +425,7 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           ...(body.consentedScope !== undefined
             ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) }
             : {}),
-          // A hand-on (issue 19): a fresh parent for this resource, each actor named.
+          // A hand-on (delegation chain): a fresh parent for this resource, each actor named.
           ...(body.parent && !asAgent
             ? {
                 parent: {

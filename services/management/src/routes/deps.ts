@@ -1,4 +1,4 @@
-import type { Models, TenantDoc } from '@idp/db';
+import type { Models, RegistrationSettings, TenantDoc } from '@idp/db';
 import { NHE_SETTINGS_DEFAULTS, toObjectId } from '@idp/db';
 import { problems } from '@idp/errors';
 import type { RevocationInput } from '@idp/events';
@@ -23,14 +23,31 @@ export interface RouteDeps {
   consoleRedirectUris?: string[];
 }
 
+/**
+ * A tenant record as stored: one written before a setting existed lacks it (settings itself, a member of nhe, the
+ * registration policy's rateLimit); readers take the defaults for what is missing.
+ */
+export type StoredTenant = Omit<TenantDoc, 'settings'> & {
+  settings?: Omit<TenantDoc['settings'], 'nhe' | 'registration'> & {
+    nhe?: Partial<TenantDoc['settings']['nhe']>;
+    registration?: Partial<Omit<RegistrationSettings, 'rateLimit'>> & {
+      rateLimit?: Partial<RegistrationSettings['rateLimit']>;
+    };
+  };
+};
+
 /** The tenant (lean) or 404. */
-export async function loadTenant(models: Models, tenantId: number): Promise<TenantDoc> {
-  const tenant = await models.Tenant.findById(tenantId).lean<TenantDoc>();
+export async function loadTenant(models: Models, tenantId: number): Promise<StoredTenant> {
+  const tenant = await models.Tenant.findById(tenantId).lean<StoredTenant>();
   if (!tenant) throw problems.notFound('tenant not found');
   return tenant;
 }
 
-export const nheSettingsOf = (tenant: TenantDoc) => ({ ...NHE_SETTINGS_DEFAULTS, ...(tenant.settings?.nhe ?? {}) });
+/** A tenant record written before settings (or one of its members) existed lacks them: the defaults stand in. */
+export const nheSettingsOf = (tenant: StoredTenant) => ({
+  ...NHE_SETTINGS_DEFAULTS,
+  ...(tenant.settings?.nhe ?? {}),
+});
 
 /** A path id as an ObjectId, or a 404 problem naming the resource. */
 export function idOr404(id: string, what: string) {

@@ -36,8 +36,14 @@ export const roleSchema = z
   })
   .meta({ id: 'Role' });
 
-type GroupRow = GroupDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
-type RoleRow = RoleDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+// As stored: a record written without its list (by an older version, or by hand) reads as an empty one.
+type GroupRow = Omit<GroupDoc, 'roleIds'> & { roleIds?: string[]; _id: unknown; createdAt?: Date; updatedAt?: Date };
+type RoleRow = Omit<RoleDoc, 'permissions'> & {
+  permissions?: string[];
+  _id: unknown;
+  createdAt?: Date;
+  updatedAt?: Date;
+};
 
 const groupView = (d: GroupRow) => ({
   id: String(d._id),
@@ -70,9 +76,10 @@ async function findRole(models: Models, tenantId: number, id: string) {
 }
 
 /** Management roles: permissions must be management scopes the caller itself holds. */
-function checkNoEscalation(caller: Caller, role: { resourceServer: string; permissions: string[] }) {
+function checkNoEscalation(caller: Caller, role: { resourceServer: string; permissions?: string[] | undefined }) {
+  // Every role record is written through mongoose, whose array default gives it a list (the view still guards).
   if (role.resourceServer === MANAGEMENT_AUDIENCE)
-    assertCallerHolds(caller, role.permissions, 'a role on the management API');
+    assertCallerHolds(caller, role.permissions!, 'a role on the management API');
 }
 
 async function checkPermissions(models: Models, tenantId: number, resourceServer: string, permissions: string[]) {

@@ -1,5 +1,5 @@
 /**
- * Initial access tokens for Dynamic Client Registration (RFC 7591 section 3; issue 17): a tenant whose
+ * Initial access tokens for Dynamic Client Registration (RFC 7591 section 3): a tenant whose
  * settings.registration.mode is `initial-access-token` registers a client at `{issuer}/reg` only with one of these
  * as `Authorization: Bearer`. Each is single or multi use (maxUses) and expires; the token is returned once, only its
  * SHA-256 digest is kept, and oidc-core spends a use per registration (provider/registration.ts).

@@ -111,7 +111,10 @@ function kubernetesView(k: SchedulerView) {
 
 const iso = (d: Date | undefined) => (d ? new Date(d).toISOString() : undefined);
 
-function runView(r: JobRunDoc & { _id: unknown }) {
+/** A run as stored: `deleted` and `tenants` are written as the run goes (a row from an interrupted start may lack them). */
+function runView(
+  r: Omit<JobRunDoc, 'deleted' | 'tenants'> & { deleted?: number; tenants?: JobRunDoc['tenants']; _id: unknown },
+) {
   return {
     id: String(r._id),
     jobName: r.jobName,
@@ -129,17 +132,20 @@ function runView(r: JobRunDoc & { _id: unknown }) {
 export function jobRoutes(deps: { jobs: JobService }): RouteDef[] {
   const { jobs } = deps;
   const view = async (job: JobDoc) => {
-    const [[last], kubernetes] = await Promise.all([jobs.runs(job._id, 1), jobs.scheduler(job)]);
+    const [runs, kubernetes] = await Promise.all([jobs.runs(job._id, 1), jobs.scheduler(job)]);
+    const last = runs.at(0);
+    // A row written before these members existed lacks them.
+    const stored: { customOptions?: JobDoc['customOptions']; updatedAt?: Date } = job;
     return {
       name: job._id,
       type: job.type,
       schedule: job.schedule,
       enabled: job.enabled,
-      customOptions: job.customOptions ?? {},
+      customOptions: stored.customOptions ?? {},
       backend: jobs.backend,
       nextRunAt: jobs.nextRunAt(job)?.toISOString() ?? null,
       lastRun: last ? runView(last) : null,
-      ...(job.updatedAt ? { updatedAt: iso(job.updatedAt) } : {}),
+      ...(stored.updatedAt ? { updatedAt: iso(stored.updatedAt) } : {}),
       ...(kubernetes ? { kubernetes: kubernetesView(kubernetes) } : {}),
     };
   };

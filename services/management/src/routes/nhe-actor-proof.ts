@@ -1,6 +1,6 @@
 /**
- * The members of an NHE registration that let it prove who it is at token exchange (issue 19): its public keys
- * (`jwks`, or `jwksUri`), a workload identity (a trusted workload issuer of the tenant + the subject its JWTs carry),
+ * The members of an NHE registration that let it prove who it is at token exchange (an actor token): its public
+ * keys (`jwks`, or `jwksUri`), a workload identity (a trusted workload issuer of the tenant + the subject its JWTs carry),
  * whether it must prove itself (`requireActorProof`, null = the tenant's settings.nhe.requireActorProof) and whether
  * its tokens must be DPoP-bound to one of its keys (`requireKeyBoundDpop`).
  */
@@ -89,7 +89,8 @@ export interface ActorProofFields {
   requireKeyBoundDpop?: boolean;
 }
 
-export function actorFieldsView(doc: NheDoc) {
+/** `doc.jwks` is a Mixed field: one written by hand or by an older version may hold no key list. */
+export function actorFieldsView(doc: Omit<NheDoc, 'jwks'> & { jwks?: { keys?: NonNullable<NheDoc['jwks']>['keys'] } }) {
   return {
     ...(doc.jwks?.keys?.length ? { jwks: doc.jwks } : {}),
     ...(doc.jwksUri ? { jwksUri: doc.jwksUri } : {}),

@@ -32,7 +32,7 @@ export const nheIdentifier = z
     'letters, digits, dot, underscore and hyphen; 1 to 128 characters, starting with a letter or digit',
   );
 
-/** Issue 17 section 3: the OAuth clients that embody the NHE (libs/delegation agent-clients.ts). */
+/** Agent clients: the OAuth clients that embody the NHE (libs/delegation agent-clients.ts). */
 const agentClients = z
   .array(
     z.string().superRefine((v, ctx) => {
@@ -410,7 +410,7 @@ export function nheRegistrationRoutes(deps: RouteDeps): RouteDef[] {
           maxTokenLifetimeSeconds: settings.hardMaxTokenLifetime,
         });
         await models.Nhe.deleteOne({ tenantId, _id: existing._id });
-        // Its own policies, and the NHE -> NHE policies that let it hand on to others (issue 19).
+        // Its own policies, and the NHE -> NHE policies that let it hand on to others (delegation chains).
         const policies = await models.DelegationPolicy.deleteMany({
           tenantId,
           $or: [{ nheId: params.nheId }, { 'target.type': 'nhe', 'target.id': params.nheId }],

@@ -91,7 +91,7 @@ const rsScopes = scopeList.superRefine((scopes, ctx) => {
 });
 
 /**
- * Shortest access-token lifetime a resource server may set (seconds; issue 18). Ordinary tokens get exactly the
+ * Shortest access-token lifetime a resource server may set (seconds). Ordinary tokens get exactly the
  * lifetime set; an NHE delegation token is still clamped to at least 60 s (spec, "Limits"; libs/delegation resolveTtl).
  */
 export const MIN_ACCESS_TOKEN_LIFETIME_SECONDS = 5;
@@ -195,7 +195,15 @@ export const resourceServerSchema = z
   })
   .meta({ id: 'ResourceServer' });
 
-type Row = ResourceServerDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+/** As stored: a record written before a member existed lacks it, and the view shows its default. */
+type StoredResourceServer = Omit<ResourceServerDoc, 'scopes' | 'config'> & {
+  scopes?: string[];
+  config?: {
+    accessToken?: Partial<ResourceServerDoc['config']['accessToken']>;
+    nhe?: Partial<ResourceServerDoc['config']['nhe']>;
+  };
+};
+type Row = StoredResourceServer & { _id: unknown; createdAt?: Date; updatedAt?: Date };
 
 export function resourceServerView(doc: Row) {
   return {
@@ -477,10 +485,13 @@ export function resourceServerRoutes(deps: RouteDeps): RouteDef[] {
 
 /** Lifetime for which a retired signing key stays published: the longest access-token lifetime of the tenant. */
 export async function longestTokenLifetime(deps: RouteDeps, tenantId: number): Promise<number> {
-  const [longest] = await deps.models.ResourceServer.find({ tenantId })
-    .sort({ 'config.accessToken.lifetime': -1 })
-    .limit(1)
-    .lean<ResourceServerDoc[]>();
+  // Undefined when the tenant has no resource server.
+  const longest = (
+    await deps.models.ResourceServer.find({ tenantId })
+      .sort({ 'config.accessToken.lifetime': -1 })
+      .limit(1)
+      .lean<StoredResourceServer[]>()
+  ).at(0);
   const tenant = await loadTenant(deps.models, tenantId);
   return Math.max(3600, longest?.config?.accessToken?.lifetime ?? 0, nheSettingsOf(tenant).hardMaxTokenLifetime);
 }

@@ -1,6 +1,5 @@
 /** Tenants and their settings (settings.nhe with the spec's defaults and limits, settings.claims, settings.security). */
 import { z } from 'zod';
-import type { TenantDoc } from '@idp/db';
 import {
   CLAIMS_SETTINGS_DEFAULTS,
   DEFAULT_NHE_TYPES,
@@ -22,7 +21,7 @@ import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { ensureConsoleClient } from '../console/console-client';
 import { isoDate, tenantParams } from '../openapi/schemas';
-import { loadTenant, type RouteDeps } from './deps';
+import { loadTenant, type RouteDeps, type StoredTenant } from './deps';
 
 /** Spec, "Limits": hard max NHE token TTL. */
 
@@ -93,7 +92,8 @@ const hostPattern = z
   );
 
 const CIMD_DESCRIPTION =
-  'Client ID Metadata Documents (issue 17): a client_id that is an https URL is resolved by fetching that document ' +
+  'Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client_id that is an https URL ' +
+  'is resolved by fetching that document ' +
   '(SSRF-safe: no private, loopback, link-local or metadata addresses, the resolved address is the one connected to, ' +
   'no redirects, size cap, 1 s to connect and 2.5 s in all; a few fetches per tenant at once, failures remembered ' +
   'for 30 s), cached within cacheMaxSeconds, validated (client_id equals the URL; ' +
@@ -236,7 +236,7 @@ export const tenantSchema = z
   })
   .meta({ id: 'Tenant' });
 
-export function tenantView(doc: TenantDoc) {
+export function tenantView(doc: StoredTenant) {
   const claims = doc.settings?.claims;
   return {
     id: doc._id,
@@ -262,7 +262,7 @@ export function tenantView(doc: TenantDoc) {
 }
 
 /** settings.clientIdMetadataDocuments as stored, with defaults; an `allowLoopback` earlier versions stored is no setting (not shown). */
-function cimdView(doc: TenantDoc) {
+function cimdView(doc: StoredTenant) {
   const stored: Record<string, unknown> = { ...definedOf(doc.settings?.clientIdMetadataDocuments) };
   delete stored.allowLoopback;
   return { ...CIMD_SETTINGS_DEFAULTS, ...(stored as Partial<typeof CIMD_SETTINGS_DEFAULTS>) };
@@ -276,7 +276,7 @@ function definedOf<T extends object>(o: T | undefined): Partial<T> {
 type SettingsPatch = z.output<typeof settingsPatch>;
 
 /** Flattens a settings patch into `$set` paths and checks the merged NHE settings are consistent. */
-function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | undefined): Record<string, unknown> {
+function settingsUpdate(current: StoredTenant | undefined, patch: SettingsPatch | undefined): Record<string, unknown> {
   const set: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(patch?.nhe ?? {})) set[`settings.nhe.${k}`] = v;
   if (patch?.claims?.amrProfile !== undefined) set['settings.claims.amrProfile'] = patch.claims.amrProfile;
@@ -311,7 +311,7 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
     throw problems.validation('client self-registration is not available to the system tenant', [
       {
         name:
-          patch?.clientIdMetadataDocuments?.enabled === true
+          patch.clientIdMetadataDocuments?.enabled === true
             ? 'body.settings.clientIdMetadataDocuments.enabled'
             : 'body.settings.registration.mode',
         reason: 'the system tenant accepts no Client ID Metadata Documents and no dynamic registration',
@@ -347,7 +347,7 @@ function settingsUpdate(current: TenantDoc | undefined, patch: SettingsPatch | u
   ) {
     throw problems.validation('settings.registration is inconsistent', [
       {
-        name: patch?.registration?.grantTypes
+        name: patch.registration?.grantTypes
           ? 'body.settings.registration.grantTypes'
           : 'body.settings.registration.tokenEndpointAuthMethods',
         reason:
@@ -453,7 +453,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         const rows = await models.Tenant.find(filter)
           .sort({ _id: 1 })
           .limit(query.limit + 1)
-          .lean<TenantDoc[]>();
+          .lean<StoredTenant[]>();
         const items = rows.slice(0, query.limit);
         return {
           status: 200,
@@ -506,7 +506,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
               { _id: tenantId },
               { $set: set },
               { returnDocument: 'after' },
-            ).lean<TenantDoc>()
+            ).lean<StoredTenant>()
           : current;
         if (!doc) throw problems.notFound('tenant not found');
         audit({ fields: Object.keys(set) });

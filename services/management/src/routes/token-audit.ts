@@ -40,7 +40,7 @@ export const auditSchema = z
     parentJti: z
       .string()
       .optional()
-      .describe('Issue 19: the token was exchanged from this delegation token (a delegation chain)'),
+      .describe('The token was exchanged from this delegation token (a delegation chain)'),
     actorChain: z
       .array(z.object({ nheIdentifier: z.string(), method: z.enum(['named', 'key', 'workload']) }))
       .optional()
@@ -97,12 +97,7 @@ const filters = {
   clientId: z.string().min(1).max(128).optional(),
   resourceServer: z.string().min(1).max(2048).optional(),
   jti: z.string().min(1).max(128).optional().describe("The token's jti (find the record of a token)"),
-  parentJti: z
-    .string()
-    .min(1)
-    .max(128)
-    .optional()
-    .describe('Tokens exchanged from this token (issue 19 delegation chains)'),
+  parentJti: z.string().min(1).max(128).optional().describe('Tokens exchanged from this token (delegation chains)'),
   from: isoDate.optional().describe('issuedAt at or after (RFC 3339)'),
   to: isoDate.optional().describe('issuedAt before (RFC 3339)'),
 };
@@ -183,7 +178,7 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
       method: 'get',
       path: `${BASE}/:auditId/delegation-chain`,
       operationId: 'getTokenAuditDelegationChain',
-      summary: 'The whole delegation chain of a token (issue 19)',
+      summary: 'The whole delegation chain of a token',
       description:
         'From any issuance of a delegation chain (user -> NHE A -> NHE B ...): walks up the parentJti links to the first delegation token, then ' +
         "down to every token exchanged from it, at any depth. A token that was never handed on is a chain of one. Find a token's record with `?jti=` on the list.",

@@ -97,6 +97,7 @@ const text = (max: number) =>
     .string()
     .min(1)
     .max(max)
+    // eslint-disable-next-line no-control-regex -- refusing control characters is the point of this pattern
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 /** Absolute URI (GA4GH visa `source`). */

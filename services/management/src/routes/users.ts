@@ -100,7 +100,9 @@ const totpEnrolment = z
   })
   .meta({ id: 'TotpEnrolment' });
 
-type Row = UserDoc & { _id: unknown; createdAt?: Date; updatedAt?: Date };
+/** As stored: a record written without one of these lists (an older version, an import) reads as empty. */
+type Row = Omit<UserDoc, 'roleIds' | 'groupIds' | 'claims'> &
+  Partial<Pick<UserDoc, 'roleIds' | 'groupIds' | 'claims'>> & { _id: unknown; createdAt?: Date; updatedAt?: Date };
 
 export function userView(doc: Row) {
   return {

@@ -1,5 +1,5 @@
 /**
- * Trusted workload identity issuers of a tenant (issue 19): a Kubernetes service-account token issuer, a SPIFFE
+ * Trusted workload identity issuers of a tenant: a Kubernetes service-account token issuer, a SPIFFE
  * JWT-SVID trust domain, a CI system's OIDC issuer. A JWT one of them signed authenticates, at token exchange, the
  * NHE whose workloadIdentity names its (iss, sub). Trusting an issuer is a tenant-level decision: the tenant scopes
  * (auth.tenants.list to read, auth.tenants.update to change).

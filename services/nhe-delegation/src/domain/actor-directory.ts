@@ -1,7 +1,7 @@
 /**
- * Where an actor's keys come from (issue 19): an NHE's own keys (inline `jwks`, or its `jwks_uri`) and the tenant's
- * trusted workload identity issuers (their `jwks_uri`), with the NHEs a workload (issuer, subject) maps to. Read
- * from MongoDB and kept in memory for a short while (dropped at once on the tenant's invalidation, like the facts
+ * Where the keys that verify actor tokens come from: an NHE's own keys (inline `jwks`, or its `jwks_uri`) and the
+ * tenant's trusted workload identity issuers (their `jwks_uri`), with the NHEs a workload (issuer, subject) maps to.
+ * Read from MongoDB and kept in memory for a short while (dropped at once on the tenant's invalidation, like the facts
  * cache); remote key sets are fetched through {@link JwksFetcher} (SSRF-safe in the service, main.ts), cached, and
  * fetched again early only when a token names a key the cached set lacks (at most once per cool-down).
  */
@@ -61,15 +61,16 @@ export interface ActorDirectoryOptions {
 /** At most this many keys of a set are considered. */
 const MAX_KEYS = 20;
 
-async function actorKeys(jwks: JWK[]): Promise<ActorKey[]> {
+/** `jwks`: the members of a stored or fetched set, unchecked (an administrator's document, MongoDB's Mixed field). */
+async function actorKeys(jwks: readonly unknown[]): Promise<ActorKey[]> {
   const usable = jwks
     .filter(
-      (k) =>
-        k &&
+      (k): k is JWK =>
         typeof k === 'object' &&
-        typeof k.kty === 'string' &&
-        k.kty !== 'oct' &&
-        (k.use === undefined || k.use === 'sig') &&
+        k !== null &&
+        typeof (k as JWK).kty === 'string' &&
+        (k as JWK).kty !== 'oct' &&
+        ((k as JWK).use === undefined || (k as JWK).use === 'sig') &&
         !('d' in k),
     )
     .slice(0, MAX_KEYS);
@@ -103,7 +104,7 @@ async function actorKeys(jwks: JWK[]): Promise<ActorKey[]> {
 function remoteSets(fetchJwks: JwksFetcher, ttlMs: number, cooldownMs: number, now: () => number) {
   const sets = new Map<string, { at: number; keys: Promise<ActorKey[]> }>();
   const load = (uri: string) => {
-    const keys = fetchJwks(uri).then((doc) => actorKeys(Array.isArray(doc?.keys) ? doc.keys : []));
+    const keys = fetchJwks(uri).then((doc) => actorKeys(Array.isArray(doc.keys) ? doc.keys : []));
     const entry = { at: now(), keys };
     sets.set(uri, entry);
     keys.catch(() => {
@@ -126,9 +127,9 @@ function remoteSets(fetchJwks: JwksFetcher, ttlMs: number, cooldownMs: number, n
   });
 }
 
-function inlineSource(jwks: JWK[]): KeySource {
+function inlineSource(jwks: readonly unknown[]): KeySource {
   const keys = actorKeys(jwks);
-  return { origin: 'jwks', keys: () => keys, refresh: async () => undefined };
+  return { origin: 'jwks', keys: () => keys, refresh: () => Promise.resolve(undefined) };
 }
 
 /** The directory over MongoDB; `fetchJwks` reaches remote key sets. */
@@ -160,12 +161,13 @@ export function actorDirectory(models: Models, o: ActorDirectoryOptions): ActorD
   return {
     nhe(tenantId, identifier) {
       return cached(tenantId, `nhe\0${identifier}`, async (): Promise<NheActor | null> => {
+        // `jwks` is a Mixed field: a document written by hand or by an older version may hold anything there.
         const doc = await models.Nhe.findOne({ tenantId, identifier }, { identifier: 1, jwks: 1, jwksUri: 1 }).lean<
-          Pick<NheDoc, 'identifier' | 'jwks' | 'jwksUri'>
+          Pick<NheDoc, 'identifier' | 'jwksUri'> & { jwks?: { keys?: unknown[] } | null }
         >();
         if (!doc) return null;
         const keys = doc.jwks?.keys?.length
-          ? inlineSource(doc.jwks.keys as JWK[])
+          ? inlineSource(doc.jwks.keys)
           : doc.jwksUri
             ? remote(doc.jwksUri)
             : undefined;

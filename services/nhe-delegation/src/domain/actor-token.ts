@@ -1,5 +1,5 @@
 /**
- * Authenticated actors (issue 19): an `actor_token` of type `urn:ietf:params:oauth:token-type:jwt` proves which NHE
+ * Authenticated actors: an `actor_token` of type `urn:ietf:params:oauth:token-type:jwt` proves which NHE
  * acts. It is a JWT either
  * - signed by one of the NHE's registered keys, with `iss` = `sub` = the NHE's identifier (method `key`), or
  * - issued by a trusted workload identity issuer of the tenant (a Kubernetes service-account token issuer, a SPIFFE

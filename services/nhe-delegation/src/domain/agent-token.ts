@@ -1,5 +1,5 @@
 /**
- * An agent client's delegation token (issue 17 section 3). node-oidc-provider has redeemed an authorization code
+ * An agent client's delegation token. node-oidc-provider has redeemed an authorization code
  * or a device code of a client that embodies an NHE (its registration names the client in agentClients); oidc-core
  * forwards the user, client, resource and scopes here, and this decides with the same function as token exchange
  * (libs/delegation decideDelegation: gates, RBAC ∩ consent ∩ NHE ∩ policy, TTL 60..900 s), then mints and audits
@@ -22,7 +22,7 @@ import { OAuthError, oauthErrors } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { NheTokenIssued } from '@idp/events';
 import type { ActorDirectory } from './actor-directory';
-import type { TenantKeyMaterial } from './exchange';
+import type { TenantKeyMaterial } from './tenant-keys';
 import { auditIssuance, signNheToken } from './mint';
 
 export interface AgentTokenDeps {
@@ -131,7 +131,7 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     gty: input.grantType,
     jkt: input.jkt,
   };
-  const signed = await signNheToken(mint);
+  const signed = signNheToken(mint);
   try {
     await auditIssuance(deps.publishIssued, { ...mint, tenantId: input.tenantId, sourceIp: input.sourceIp }, signed);
   } catch (err) {

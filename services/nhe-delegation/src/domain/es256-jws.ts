@@ -2,7 +2,7 @@
  * ES256 compact JWS signing through node:crypto (RFC 7515 section 7.1, RFC 7518 section 3.4): synchronous, on the
  * calling thread, with the key as a KeyObject. jose signs through WebCrypto, whose ECDSA is a job on libuv's pool
  * plus a promise round trip; on the exchange path that costs the sidecar about 0.02-0.04 CPU-ms more per token
- * (bench/README.md, issue 26). jose still verifies every token this produces (tests) and everything else.
+ * (bench/README.md). jose still verifies every token this produces (tests) and everything else.
  */
 import { createPrivateKey, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-import type { createLocalJWKSet, JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import {
   decideDelegation,
   loadDelegationFacts,
@@ -23,24 +23,15 @@ import {
 import { GRANT_TYPE_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS_TOKEN, TOKEN_TYPE_NHE_ID } from '@idp/tokens';
 import type { ActorDirectory } from './actor-directory';
 import { authenticateActor, type AuthenticatedActor } from './actor-token';
-import type { Es256SigningKey } from './es256-jws';
 import { verifyTokenEndpointProof } from './dpop';
 import { auditIssuance, signNheToken } from './mint';
 import type { DpopNonces } from './dpop-nonce';
 import { assertSubjectGrantLive, grantReader } from './subject-grant';
 import type { GrantReader } from './grant-cache';
+import type { TenantKeyMaterial } from './tenant-keys';
 import { verifySubjectToken } from './subject-token';
 
 export type ExchangeInput = ForwardedExchange;
-
-/** A tenant's keys, imported once when loaded (key-cache.ts), never per request. */
-export interface TenantKeyMaterial {
-  /** Verifies subject tokens: every published key of the tenant (active and retired). */
-  keySet: ReturnType<typeof createLocalJWKSet>;
-  /** Signs NHE tokens: the active ES256 key, as a node:crypto KeyObject (es256-jws.ts). */
-  signingKey: Es256SigningKey;
-  signingKid: string;
-}
 
 export interface ExchangeDeps {
   models: Models;
@@ -54,7 +45,7 @@ export interface ExchangeDeps {
    * the decision record, or `rejected` with the error code and the reason (never a token).
    */
   onDecision: (decision: DelegationDecision | ExchangeRejection, input: ExchangeInput, actor?: ActorReport) => void;
-  /** NHE keys and trusted workload issuers, for actor tokens of type jwt and DPoP pinned to the agent (issue 19). */
+  /** NHE keys and trusted workload issuers, for actor tokens of type jwt and DPoP pinned to the agent. */
   actors: ActorDirectory;
   /** Stateless DPoP nonces; without it nonces are neither issued nor required. */
   dpopNonces?: DpopNonces;
@@ -117,7 +108,7 @@ export function parseExchangeParams(params: ExchangeInput['params']) {
     throw oauthErrors.invalidRequest(`unsupported subject_token_type; use ${TOKEN_TYPE_ACCESS_TOKEN}`);
   const actorToken = required(params, 'actor_token', MAX_ACTOR_JWT_LENGTH);
   const actorTokenType = required(params, 'actor_token_type');
-  // The spec's type (the NHE's identifier) and, beside it, a JWT that proves the actor (issue 19).
+  // The spec's type (the NHE's identifier) and, beside it, a JWT that proves the actor.
   if (actorTokenType !== TOKEN_TYPE_NHE_ID && actorTokenType !== TOKEN_TYPE_JWT) {
     throw oauthErrors.invalidRequest(`unsupported actor_token_type; use ${TOKEN_TYPE_NHE_ID} or ${TOKEN_TYPE_JWT}`);
   }
@@ -158,7 +149,7 @@ export function actorAudiences(issuer: string): string[] {
 }
 
 /**
- * DPoP pinned to the agent (issue 19): the proof's key must be one of the NHE's registered keys (inline or at its
+ * DPoP pinned to the agent: the proof's key must be one of the NHE's registered keys (inline or at its
  * jwks_uri, refetched once when the key is not in the cached set). invalid_dpop_proof otherwise.
  */
 async function assertPinnedKey(
@@ -190,7 +181,7 @@ export function consentedScopes(subject: JWTPayload, resource: string): string[]
 }
 
 /**
- * A handed-on token (issue 19 section 2) is refused when the kill switch revoked it: by its jti, its client, its user
+ * A handed-on token (a delegation chain) is refused when the kill switch revoked it: by its jti, its client, its user
  * or any actor of its chain (the entries the management API and the SSF transmitter share, `nhe_revocations`).
  */
 async function assertParentNotRevoked(
@@ -278,7 +269,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const p = await stage('parameters', () => parseExchangeParams(input.params));
   const keys = await stage('internal', () => deps.keysFor(input.tenantId));
   const issuer = deps.issuerFor(input.tenantId);
-  // A delegation token as subject_token is refused (the spec) unless the tenant allows chains (issue 19 section 2).
+  // A delegation token as subject_token is refused (the spec) unless the tenant allows chains (maxChainDepth).
   const maxChainDepth = async () => {
     const t = await deps.models.Tenant.findById(input.tenantId, { 'settings.nhe.maxChainDepth': 1 }).lean<{
       settings?: { nhe?: { maxChainDepth?: number } };
@@ -295,7 +286,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   const boundError = () => oauthErrors.invalidGrant('subject_token is DPoP-bound: send a DPoP proof made with its key');
   if (boundTo !== undefined && !input.dpop) await stage('subject-token', () => Promise.reject(boundError()));
 
-  // An actor JWT (issue 19) names its NHE by proof; the spec's nhe-id token by name.
+  // An actor JWT names its NHE by proof; the spec's nhe-id token by name.
   let actor: AuthenticatedActor | undefined;
   if (p.actorTokenType === TOKEN_TYPE_JWT) {
     actor = await stage('actor-token', () =>
@@ -357,7 +348,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
   }
   const tenant = facts.tenant;
   const nhe = facts.nhe!;
-  // DPoP pinned to the agent (issue 19): the NHE's tokens are bound to one of its registered keys.
+  // DPoP pinned to the agent: the NHE's tokens are bound to one of its registered keys.
   const pinned = nhe.requireKeyBoundDpop === true;
 
   // DPoP (RFC 9449): required when the tenant says so; a proof sent anyway binds the token. With requireDpop the
@@ -402,7 +393,7 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
     actor: actor?.auth,
     parent: parent ? { jti: parent.jti, act: parent.act, actors: parent.actors, exp: parent.exp } : undefined,
   };
-  const signed = await signNheToken(mint);
+  const signed = signNheToken(mint);
   const accessToken = signed.accessToken;
   await stage('audit', () =>
     auditIssuance(deps.publishIssued, { ...mint, tenantId: input.tenantId, sourceIp: input.sourceIp }, signed),

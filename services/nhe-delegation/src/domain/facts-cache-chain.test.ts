@@ -1,4 +1,4 @@
-/** The facts cache and delegation chains (issue 19 section 2): the parent chain is part of the key, and a hit carries the request's own parent values. */
+/** The facts cache and delegation chains: the parent chain is part of the key, and a hit carries the request's own parent values. */
 import type { ChainFacts, DelegationFacts, DelegationRequest, ParentToken } from '@idp/delegation';
 import { factsCache } from './facts-cache';
 
@@ -21,7 +21,7 @@ const request = (p?: ParentToken): DelegationRequest => ({
 
 test("chains through other NHEs load their own facts; a hit takes the parent token's scopes, expiry and proofs from the request", async () => {
   let calls = 0;
-  const loader = async (r: DelegationRequest) => {
+  const loader = (r: DelegationRequest) => {
     calls += 1;
     const chain: ChainFacts | undefined = r.parent
       ? {
@@ -31,7 +31,10 @@ test("chains through other NHEs load their own facts; a hit takes the parent tok
           remainingSeconds: 1,
         }
       : undefined;
-    return { requestedScopes: r.requestedScopes, ...(chain ? { chain } : {}) } as unknown as DelegationFacts;
+    return Promise.resolve({
+      requestedScopes: r.requestedScopes,
+      ...(chain ? { chain } : {}),
+    } as unknown as DelegationFacts);
   };
   const cache = factsCache(loader, 60_000);
   await cache.load(request());

@@ -106,10 +106,10 @@ describe('factsCache under concurrency', () => {
 
   it('a failed load is not kept: the next request loads again', async () => {
     let calls = 0;
-    const cache = factsCache(async () => {
+    const cache = factsCache(() => {
       calls += 1;
-      if (calls === 1) throw new Error('store down');
-      return { userId: 'u', requestedScopes: [] } as unknown as DelegationFacts;
+      if (calls === 1) return Promise.reject(new Error('store down'));
+      return Promise.resolve({ userId: 'u', requestedScopes: [] } as unknown as DelegationFacts);
     }, 5000);
     await expect(cache.load(request())).rejects.toThrow('store down');
     await expect(cache.load(request())).resolves.toMatchObject({ userId: 'u' });
@@ -118,9 +118,9 @@ describe('factsCache under concurrency', () => {
 
   it('an empty load (tenant or client gone) is not kept', async () => {
     let calls = 0;
-    const cache = factsCache(async () => {
+    const cache = factsCache(() => {
       calls += 1;
-      return null;
+      return Promise.resolve(null);
     }, 5000);
     expect(await cache.load(request())).toBeNull();
     expect(await cache.load(request())).toBeNull();

@@ -31,7 +31,7 @@ export function factsCache(
 ): FactsCache {
   const byTenant = new Map<number, Map<string, { at: number; facts: Promise<DelegationFacts | null> }>>();
   let size = 0;
-  // A hand-on (issue 19 section 2) also loads its parent chain's NHEs and policies: the chain is part of the key.
+  // A hand-on (a delegation chain) also loads its parent chain's NHEs and policies: the chain is part of the key.
   const keyOf = (r: DelegationRequest) =>
     JSON.stringify([
       r.clientId,

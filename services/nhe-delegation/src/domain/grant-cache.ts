@@ -2,7 +2,7 @@
  * What the sidecar needs of a node-oidc-provider grant to exchange a token issued under it (domain/subject-grant.ts),
  * read by primary key from `oidc_payloads`, optionally kept for `ttlMs` (GRANT_CACHE_TTL_MS; 0, the default, reads
  * on every exchange). That read is the dearest part of an exchange after the signatures: about a third of its CPU
- * summed over the sidecar and the store (bench/README.md, issue 26).
+ * summed over the sidecar and the store (bench/README.md).
  *
  * Freshness with a TTL, as the delegation facts: a grant that ends through oidc-core (refresh token revoked,
  * sign-out, code reuse, a dynamically registered client deleted) publishes a `grant` invalidation, and the

@@ -1,7 +1,7 @@
 /**
- * Fetching an NHE's or a workload issuer's JWK Set (issue 19) from a URL an administrator registered, through the
- * SSRF-safe outbound helper of @idp/http: https only, every resolved address checked (no loopback, private,
- * link-local or metadata addresses unless the policy allows the class), no redirects, bounded size and time.
+ * Fetching an NHE's or a workload issuer's JWK Set (to verify actor tokens) from a URL an administrator registered,
+ * through the SSRF-safe outbound helper of @idp/http: https only, every resolved address checked (no loopback,
+ * private, link-local or metadata addresses unless the policy allows the class), no redirects, bounded size and time.
  */
 import type { JWK } from 'jose';
 import { outboundRequest, type OutboundPolicy } from '@idp/http';
@@ -31,7 +31,8 @@ export function safeJwksFetcher(o: JwksFetchOptions = {}): JwksFetcher {
     } catch {
       throw new Error(`JWK Set at ${uri} is not JSON`);
     }
-    const keys = (doc as { keys?: unknown })?.keys;
+    // JSON.parse may give null or a scalar: only an object has a keys member.
+    const keys = typeof doc === 'object' && doc !== null ? (doc as { keys?: unknown }).keys : undefined;
     if (!Array.isArray(keys)) throw new Error(`JWK Set at ${uri} has no keys array`);
     return { keys: keys.filter((k): k is JWK => typeof k === 'object' && k !== null && !Array.isArray(k)) };
   };

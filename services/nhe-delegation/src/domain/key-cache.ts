@@ -2,7 +2,7 @@ import type { JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { KeyStore } from '@idp/tokens';
 import { importEs256PrivateJwk } from './es256-jws';
-import type { TenantKeyMaterial } from './exchange';
+import type { TenantKeyMaterial } from './tenant-keys';
 
 /** Tenant keys, imported, for a short while in memory: rotation reaches the sidecar within `ttlMs` (or at once on invalidation). */
 export function cachedKeys(

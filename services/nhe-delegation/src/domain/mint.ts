@@ -17,7 +17,7 @@ import { OAuthError } from '@idp/errors';
 import type { NheTokenIssued } from '@idp/events';
 import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID, CLAIM_TENANT_NAME } from '@idp/tokens';
 import { signEs256Jwt } from './es256-jws';
-import type { TenantKeyMaterial } from './exchange';
+import type { TenantKeyMaterial } from './tenant-keys';
 
 export interface NheTokenInput {
   issuer: string;
@@ -32,9 +32,9 @@ export interface NheTokenInput {
   /** The grant type that produced the token (`gty`). */
   gty: string;
   jkt?: string | undefined;
-  /** A proven actor (issue 19): its act also says how it proved who it is. */
+  /** A proven actor (actor token of type jwt): its act also says how it proved who it is. */
   actor?: ActorAuthentication | undefined;
-  /** A handed-on delegation token (issue 19 section 2): its act is nested in the new one, its exp bounds the new one. */
+  /** A handed-on delegation token (a delegation chain): its act is nested in the new one, its exp bounds the new one. */
   parent?: { jti: string; act: unknown; actors: ChainActor[]; exp: number } | undefined;
 }
 
@@ -43,11 +43,11 @@ export interface SignedNheToken {
   jti: string;
   /** Seconds since the epoch. */
   issuedAt: number;
-  /** exp - iat: the decision's TTL, or less when a parent token expires sooner (issue 19 section 2). */
+  /** exp - iat: the decision's TTL, or less when a parent token expires sooner. */
   ttl: number;
 }
 
-export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
+export function signNheToken(t: NheTokenInput): SignedNheToken {
   const now = Math.floor(Date.now() / 1000);
   const jti = randomUUID();
   const { nhe, tenant } = t;
@@ -71,7 +71,7 @@ export async function signNheToken(t: NheTokenInput): Promise<SignedNheToken> {
       client_id: t.clientId,
       [CLAIM_TENANT_NAME]: tenant.name,
       [CLAIM_TENANT_ID]: tenant.id,
-      // The spec's act for a named actor; a proven one also says how it proved who it is (issue 19); a handed-on
+      // The spec's act for a named actor; a proven one also says how it proved who it is; a handed-on
       // token nests its parent's act (RFC 8693 section 4.1: the current actor outermost).
       act: nestedAct(nhe.identifier, t.actor?.method ?? 'named', t.parent?.act),
       agent: { id: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(nhe.model ? { model: nhe.model } : {}) },

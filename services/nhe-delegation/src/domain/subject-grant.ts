@@ -16,13 +16,14 @@ export function grantReader(models: Models): GrantReader {
       { projection: { payload: 1, expiresAt: 1 } },
     );
     if (!doc || typeof doc.payload !== 'string') return undefined;
-    let grant: { clientId?: unknown; accountId?: unknown; exp?: unknown };
+    let parsed: unknown;
     try {
-      grant = JSON.parse(doc.payload) as typeof grant;
+      parsed = JSON.parse(doc.payload);
     } catch {
       return undefined;
     }
-    if (!grant || typeof grant !== 'object') return undefined;
+    if (!parsed || typeof parsed !== 'object') return undefined;
+    const grant = parsed as { clientId?: unknown; accountId?: unknown; exp?: unknown };
     return {
       clientId: grant.clientId,
       accountId: grant.accountId,

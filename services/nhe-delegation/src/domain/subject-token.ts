@@ -12,7 +12,7 @@ export interface VerifiedSubject {
   payload: JWTPayload;
   /** `cnf.jkt` of a DPoP-bound subject token: the exchange needs a proof made with that key. */
   jkt?: string;
-  /** A delegation token handed on (issue 19 section 2): its actors, scopes, audience, exp, jti and iat. */
+  /** A delegation token handed on (a delegation chain): its actors, scopes, audience, exp, jti and iat. */
   parent?: ParentToken & { jti: string; iat: number; act: unknown };
 }
 
@@ -44,7 +44,7 @@ function describe(reason: RefusalReason, message: string): string {
  * Verifies the user's access token with the shared verifier (@idp/resource-server): a canonical compact JWS signed
  * by this tenant's key, issued by this tenant, unexpired, a JWT access token (typ at+jwt), with no `cnf` member
  * other than `jkt`; then: for a human (not a client-credentials token), issued to the client that exchanges it,
- * and not itself an NHE token (no re-delegation) unless the tenant allows delegation chains (issue 19 section 2: then
+ * and not itself an NHE token (no re-delegation) unless the tenant allows delegation chains (then
  * the delegation token's chain is returned as `parent`). Any failure is invalid_grant.
  */
 export async function verifySubjectToken(
@@ -77,7 +77,7 @@ export async function verifySubjectToken(
   }
   let parent: VerifiedSubject['parent'];
   if (payload[CLAIM_NHE_DELEGATION] === true || payload.act !== undefined) {
-    // The spec: no re-delegation, unless the tenant allows delegation chains (issue 19 section 2).
+    // The spec: no re-delegation, unless the tenant allows delegation chains (settings.nhe.maxChainDepth above 1).
     const refused = () => oauthErrors.invalidGrant('subject_token is a delegated token and cannot be exchanged again');
     if (!options.maxChainDepth || (await options.maxChainDepth()) <= 1) throw refused();
     const actors = payload[CLAIM_NHE_DELEGATION] === true ? actorChainOf(payload.act, MAX_CHAIN_DEPTH_LIMIT) : null;

@@ -10,7 +10,7 @@ export const AGENT_TOKEN_PATH = '/internal/agent-token';
 export const isAgentTokenRequest = (req: IncomingMessage): boolean => isPostTo(req, AGENT_TOKEN_PATH);
 
 /**
- * An agent client's delegation token (issue 17 section 3; domain/agent-token.ts), for oidc-core alone, behind the
+ * An agent client's delegation token (domain/agent-token.ts), for oidc-core alone, behind the
  * same internal-call checks as token exchange.
  */
 export function agentTokenHandler(

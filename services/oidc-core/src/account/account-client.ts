@@ -1,5 +1,5 @@
 /**
- * The built-in client of the user's ledger page (issue 18): each tenant's provider knows it statically. It is the
+ * The built-in client of the user's ledger page: each tenant's provider knows it statically. It is the
  * page's own way to send a person through the tenant's normal sign-in (login page, TOTP, throttling, sessions) when
  * the browser has no session yet: a public, first-party client (no consent page), authorization code with PKCE,
  * one redirect URI on the tenant's issuer. Its id has a colon, which the management API refuses in client ids, so no

@@ -1,6 +1,6 @@
 /**
- * The ledger page (issue 18): the provider's own design (views/pages.ts layout, one hashed stylesheet, no script),
- * every value escaped, every form a POST to this origin with the session's CSRF token.
+ * The user's delegation ledger page: the provider's own design (views/pages.ts layout, one hashed stylesheet, no
+ * script), every value escaped, every form a POST to this origin with the session's CSRF token.
  */
 import { escape, formatLifetime, layout } from '../views/pages';
 import type { Ledger, LedgerAgent, LedgerLink } from './ledger';

@@ -1,5 +1,5 @@
 /**
- * The user's delegation ledger (issue 18): which agents act or may act for one user of one tenant, the live tokens
+ * The user's delegation ledger: which agents act or may act for one user of one tenant, the live tokens
  * issued for them, and the user's own audit rows. Every query names the tenant and the user of the session; nothing
  * here takes a user id from a request.
  *
@@ -13,7 +13,7 @@
  * run out, each marked revoked when a kill-switch entry in force matches it (the same deny-list rule as
  * introspection and the resource-server SDK).
  */
-import type { AgentOptOutDoc, DelegationPolicyDoc, Models, NheDoc, TokenAuditDoc } from '@idp/db';
+import type { AgentOptOutDoc, DelegationPolicyDoc, Models, NheDoc, TokenAuditDoc, UserDoc } from '@idp/db';
 import { toObjectId } from '@idp/db';
 import { agentClientMatches } from '@idp/delegation';
 import { DenyList, type RevocationStore } from '@idp/events';
@@ -113,7 +113,12 @@ export async function loadLedger(
   now = new Date(),
 ): Promise<Ledger | null> {
   const oid = toObjectId(userId);
-  const user = oid ? await models.User.findOne({ tenantId, _id: oid }, { username: 1, groupIds: 1 }).lean() : null;
+  // A stored user is read as it is: one written by an older version or by hand may lack groupIds.
+  const user = oid
+    ? await models.User.findOne({ tenantId, _id: oid }, { username: 1, groupIds: 1 }).lean<
+        Pick<UserDoc, 'username'> & Partial<Pick<UserDoc, 'groupIds'>>
+      >()
+    : null;
   if (!user) return null;
   const groupIds = user.groupIds ?? [];
   const since = new Date(now.getTime() - LIVE_WINDOW_SECONDS * 1000);
@@ -146,7 +151,7 @@ export async function loadLedger(
   const missing = [...ids]
     .filter((id) => !byId.has(id))
     .map(toObjectId)
-    .filter((o): o is NonNullable<typeof o> => o !== null && o !== undefined);
+    .filter((o): o is NonNullable<typeof o> => o !== undefined);
   if (missing.length)
     for (const n of await models.Nhe.find({ tenantId, _id: { $in: missing } }).lean<NheRow[]>())
       byId.set(String(n._id), n);

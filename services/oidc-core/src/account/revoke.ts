@@ -1,8 +1,8 @@
 /**
- * The ledger's kill switch in oidc-core's process (issue 18): the same path as the management API's
- * (services/management domain/kill-switch.ts): the entry is persisted first (introspection reads the store), then
- * published on NATS (every verifier's deny list, the Shared Signals transmitter). Without NATS only the store is
- * written (verifiers reload it); a publish not confirmed within `timeoutMs` fails the action (503, retry revokes again).
+ * The ledger's kill switch in oidc-core's process: the same path as the management API's (services/management
+ * domain/kill-switch.ts): the entry is persisted first (introspection reads the store), then published on NATS (every
+ * verifier's deny list, the Shared Signals transmitter). Without NATS only the store is written (verifiers reload it);
+ * a publish not confirmed within `timeoutMs` fails the action (503, retry revokes again).
  */
 import {
   buildRevocationEntry,

@@ -1,5 +1,5 @@
 /**
- * The user's delegation ledger (issue 18), a page of the provider under each tenant:
+ * The user's delegation ledger, a page of the provider under each tenant:
  *
  *   GET  /account/agents                    the ledger of the signed-in user (account/ledger.ts)
  *   GET  /account/callback                  end of the sign-in the page started (its built-in client, PKCE)
@@ -7,10 +7,10 @@
  *   POST /account/agents/{nheId}/block      the same, and block the agent for this user (gate user-opt-out)
  *   POST /account/agents/{nheId}/unblock    lift the block
  *
- * Who the user is comes only from the provider's own browser session (the `_session` cookie, the same session the
- * login page creates); without one the page sends the browser through the tenant's normal sign-in with its built-in
- * client (account/account-client.ts) and comes back. Every form carries a CSRF token bound to the session (an HMAC
- * keyed with the session's secret id); a POST whose Origin or Sec-Fetch-Site names another site is refused too. The pages have the
+ * Who the user is comes only from the provider's own browser session (the `_session` cookie, the same session the login
+ * page creates); without one the page sends the browser through the tenant's normal sign-in with its built-in client
+ * (account/account-client.ts) and comes back. Every form carries a CSRF token bound to the session (an HMAC keyed with
+ * the session's secret id); a POST whose Origin or Sec-Fetch-Site names another site is refused too. The pages have the
  * provider's CSP (no script at all) and work without JavaScript: every action is a form POST and a 303 back.
  *
  * Revoking is the kill switch an administrator's change uses, scoped to this user: one deny-list entry
@@ -28,6 +28,7 @@ import {
   type RevocationStore,
 } from '@idp/events';
 import type { Logger } from '@idp/logger';
+import { storedSettingsOf } from '../domain/stored-docs';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { pageCsp, renderErrorPage } from '../views/pages';
 import { isFapi2Tenant } from '../provider/fapi2';
@@ -316,7 +317,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     reason: string,
   ) => {
     const tenant = tenantOf(req);
-    const settings = { ...NHE_SETTINGS_DEFAULTS, ...(tenant.tenant.settings?.nhe ?? {}) };
+    const settings = { ...NHE_SETTINGS_DEFAULTS, ...(storedSettingsOf(tenant.tenant).nhe ?? {}) };
     try {
       await revoke({
         tenantId: tenant.tenantId,

@@ -52,7 +52,10 @@ export interface UserClaimSources {
 /** `resource_roles`: role names keyed by the identifier of the resource server they belong to. */
 export function resourceRoles(roles: Array<{ name: string; resourceServer: string }>): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const r of roles) (out[r.resourceServer] ??= []).includes(r.name) || out[r.resourceServer]!.push(r.name);
+  for (const r of roles) {
+    const names = (out[r.resourceServer] ??= []);
+    if (!names.includes(r.name)) names.push(r.name);
+  }
   for (const k of Object.keys(out)) out[k]!.sort();
   return out;
 }

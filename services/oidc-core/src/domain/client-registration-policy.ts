@@ -1,6 +1,6 @@
 /**
  * What a client that introduces itself gets: a Client ID Metadata Document's client, or one registered through RFC
- * 7591 Dynamic Client Registration (issue 17). Pure rules, used by provider/client-id-metadata.ts and
+ * 7591 Dynamic Client Registration. Pure rules, used by provider/client-id-metadata.ts and
  * provider/registration.ts on the client metadata node-oidc-provider has already parsed and defaulted.
  */
 

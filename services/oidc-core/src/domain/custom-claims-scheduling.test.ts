@@ -1,7 +1,7 @@
 /**
- * The sandbox pool's scheduling with real workers: tenant A floods the pool with `while (true) {}` (the attack of
- * issue 22 §3), tenant B's calls still start at once on the worker A may not take, B's results all come back, A's
- * overflow is refused for A only, and A never runs more than its cap.
+ * The sandbox pool's scheduling with real workers: tenant A floods the pool with `while (true) {}` (a tenant admin's
+ * looping customizeUserInfoClaims script), tenant B's calls still start at once on the worker A may not take, B's
+ * results all come back, A's overflow is refused for A only, and A never runs more than its cap.
  */
 import {
   CustomClaimsSandbox,

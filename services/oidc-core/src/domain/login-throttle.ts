@@ -87,8 +87,9 @@ export class LoginThrottle {
     return {
       allowed: true,
       attempt: {
-        failed: async () => {
+        failed: () => {
           settled = true;
+          return Promise.resolve();
         },
         neutral: async () => {
           if (settled) return;
@@ -109,6 +110,7 @@ export class LoginThrottle {
   /** Removes expired records (MongoDB's TTL index does this too; FerretDB has none). */
   async sweep(): Promise<number> {
     const res = await this.models.LoginFailure.deleteMany({ expiresAt: { $lt: new Date(this.clock()) } });
-    return res.deletedCount ?? 0;
+    // The count is the store's own answer (`n`), which a MongoDB-compatible store might leave out.
+    return (res.deletedCount as number | undefined) ?? 0;
   }
 }

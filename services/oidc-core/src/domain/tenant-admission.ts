@@ -1,10 +1,10 @@
 /**
- * Fair admission of HTTP requests per tenant (issue 22 §3). While more than one tenant is active in this process,
- * at most `maxInFlight` requests of one tenant are handled at once; the tenant's further requests wait in that
- * tenant's own FIFO queue (at most `maxQueued`; one more is refused) and start, in order, as its handled requests
- * finish. So a flood of one tenant's requests holds a bounded share of the event loop, the database connections and
- * the sandbox, and another tenant's request is admitted at once: it never waits behind the flooding tenant's backlog,
- * only beside its few handled requests.
+ * Fair admission of HTTP requests per tenant: no tenant's flood may starve the others. While more than one tenant is
+ * active in this process, at most `maxInFlight` requests of one tenant are handled at once; the tenant's further
+ * requests wait in that tenant's own FIFO queue (at most `maxQueued`; one more is refused) and start, in order, as its
+ * handled requests finish. So a flood of one tenant's requests holds a bounded share of the event loop, the database
+ * connections and the sandbox, and another tenant's request is admitted at once: it never waits behind the flooding
+ * tenant's backlog, only beside its few handled requests.
  *
  * The cap gives way when nobody needs the room: a tenant alone in the process (no other tenant has a request handled
  * or waiting, nor had one admitted within `activeWindowMs`) may have up to `maxInFlightAlone` requests handled, so

@@ -152,11 +152,11 @@ class ClientAdapter implements Adapter {
     }
     this.cache.forget(id);
   }
-  async findByUserCode() {
-    return undefined;
+  findByUserCode() {
+    return Promise.resolve(undefined);
   }
-  async findByUid() {
-    return undefined;
+  findByUid() {
+    return Promise.resolve(undefined);
   }
   async consume(): Promise<void> {}
   async destroy(id: string): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Agent clients (issue 17 section 3): an OAuth client that embodies a registered NHE (the NHE's registration names
+ * Agent clients: an OAuth client that embodies a registered NHE (the NHE's registration names
  * it in agentClients; libs/delegation agent-clients.ts). Its access tokens for the tenant's resource servers are NHE
  * delegation tokens, decided, minted and audited by the nhe-delegation sidecar exactly as token exchange's are.
  *
@@ -21,7 +21,7 @@ import { agentLinkOf, type AgentLink, type ForwardedAgentToken } from '@idp/dele
 import type { Models } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
 import { LOGIN_SCOPES } from './claims';
-import { userinfoAudience } from './claims-userinfo';
+import { userinfoAudience } from './userinfo-audience';
 import { clientAddress } from './client-address';
 import { CLIENT_PROPS } from './client-metadata';
 import type { TokenExchangeResponse } from './grants/token-exchange';
@@ -65,7 +65,7 @@ export function agentClientParams(models: Models, tenantId: number) {
       // refresh_token grant, no prompt=consent), and the client must be told, not silently given less.
       const raw = [
         (ctx.oidc as { body?: Record<string, unknown> }).body?.scope,
-        ctx.query?.scope,
+        ctx.query.scope,
         ctx.oidc.params?.scope,
       ];
       if (raw.some((v) => typeof v === 'string' && v.split(' ').includes('offline_access'))) {
@@ -87,7 +87,8 @@ export function registerAgentClientTokens(
   provider.use(async (ctx, next) => {
     await next();
     const c = ctx as unknown as KoaContextWithOIDC;
-    if (c.oidc?.route !== 'token' || ctx.status !== 200) return;
+    // provider.use sees every request, also those outside the provider's routes, which carry no `oidc`.
+    if ((c as { oidc?: { route: string } }).oidc?.route !== 'token' || ctx.status !== 200) return;
     const grantType = c.oidc.params?.grant_type;
     if (typeof grantType !== 'string' || !GRANT_TYPES.has(grantType)) return;
     const client = c.oidc.client;

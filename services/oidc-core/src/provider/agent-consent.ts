@@ -1,5 +1,5 @@
 /**
- * The consent page of an agent client (issue 17 section 3): who the agent is (name, type, operator) and, for every
+ * The consent page of an agent client: who the agent is (name, type, operator) and, for every
  * API of the request, what its delegation token would carry, decided now by the same function the sidecar decides the
  * token with (libs/delegation decideDelegation over agentClientFacts): the scopes after the intersection, the ones
  * left out and why, and the resolved lifetime; or the reason the agent gets nothing.

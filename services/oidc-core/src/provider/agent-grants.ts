@@ -1,6 +1,6 @@
 /**
- * Remembered consent of agent clients (issue 17 section 3): "Consent is remembered per user, agent and scope set
- * until revoked; prompt=none works against a remembered consent so an agent can renew without interaction".
+ * Remembered consent of agent clients: consent is remembered per user, agent and scope set until revoked, and
+ * prompt=none works against a remembered consent, so an agent can renew its access without interaction.
  *
  * node-oidc-provider finds a consent (its Grant) through the browser session only, so an agent that comes back in
  * another session (a new browser, the session expired, a headless renewal) would show its user the consent page

@@ -9,11 +9,12 @@ import type { PrivateJwk } from '@idp/tokens';
 import { acrForAmr, statedAcr } from '../domain/acr';
 import { releasedAmr, type AmrProfile } from '../domain/claims-amr';
 import { userClaims } from '../domain/claims-user';
+import { storedClientConfigOf, storedSettingsOf, type StoredClientConfig } from '../domain/stored-docs';
 import { claimsForScopes, STANDARD_SCOPE_CLAIMS, USERINFO_ONLY_CLAIMS } from './claims';
-import { userinfoAudience } from './claims-userinfo';
 import { resolveCustomClaims, type CustomClaimsRunner, type LogLike } from './claims-custom';
 import { PassportSigner } from './claims-passport';
 import { recordCache } from './record-cache';
+import { userinfoAudience } from './userinfo-audience';
 
 export interface ClaimsDeps {
   models: Models;
@@ -45,7 +46,7 @@ export class ClaimsResolver {
 
   constructor(private readonly deps: ClaimsDeps) {
     this.passports = new PassportSigner(deps.keys);
-    this.amrProfile = deps.tenant.settings?.claims?.amrProfile ?? 'rfc8176';
+    this.amrProfile = storedSettingsOf(deps.tenant).claims?.amrProfile ?? 'rfc8176';
   }
 
   async findUser(sub: string): Promise<UserDoc | null> {
@@ -67,6 +68,7 @@ export class ClaimsResolver {
           models.Client.findOne({ tenantId: tenant._id, clientId }, { config: 1 }).lean(),
         )
       : null;
+    const config: StoredClientConfig = client ? storedClientConfigOf(client) : {};
     const wantsMemberships = userinfo && (r.scopes.has('profile') || r.scopes.has('groups'));
     const out = userClaims({
       sub: r.sub,
@@ -75,7 +77,7 @@ export class ClaimsResolver {
       user,
       memberships: wantsMemberships ? await userMemberships(models, tenant._id, user) : undefined,
       amr: releasedAmr(r.amr, this.amrProfile),
-      legacyRoleCompatibility: client?.config?.legacyRoleCompatibility === true,
+      legacyRoleCompatibility: config.legacyRoleCompatibility === true,
     });
     if (!userinfo) {
       for (const c of USERINFO_ONLY_CLAIMS) delete out[c];
@@ -94,14 +96,14 @@ export class ClaimsResolver {
           scopes: [...r.scopes],
           claims: visible,
           mapped: user.customClaims,
-          script: client?.config?.customizeUserInfoClaims || undefined,
+          script: config.customizeUserInfoClaims || undefined,
           log: r.log,
         },
         this.deps.customClaims,
       );
       if (custom) out.custom_claims = custom;
     }
-    const passport = tenant.settings?.claims?.ga4ghPassport;
+    const passport = storedSettingsOf(tenant).claims?.ga4ghPassport;
     if (r.scopes.has('ga4gh_passport_v1') && passport?.enabled) {
       out.ga4gh_passport_v1 = await this.passports.passport(
         issuer,
@@ -124,7 +126,7 @@ function requestLog(ctx: KoaContextWithOIDC | undefined): LogLike | undefined {
  * access token is being issued.
  */
 function accessTokenReachesUserinfo(ctx: KoaContextWithOIDC | undefined): boolean {
-  const at = ctx?.oidc?.entities?.AccessToken as { aud?: unknown; isSenderConstrained?: () => boolean } | undefined;
+  const at = ctx?.oidc.entities.AccessToken as { aud?: unknown; isSenderConstrained?: () => boolean } | undefined;
   if (!at || !ctx) return false;
   if (at.aud === undefined) return true;
   return at.aud === userinfoAudience(ctx.oidc.provider.issuer) && !at.isSenderConstrained?.();
@@ -160,7 +162,8 @@ export function createFindAccount(resolver: ClaimsResolver): FindAccount {
     }
     return {
       accountId: sub,
-      claims: async (use: string, scope: string, requested?: Record<string, unknown>) => {
+      // node-oidc-provider passes the scope of the token or request, which may be absent.
+      claims: async (use: string, scope: string | undefined, requested?: Record<string, unknown>) => {
         const out = await resolver.claims(user, ctx.oidc.issuer, {
           use: use === 'userinfo' ? 'userinfo' : 'id_token',
           sub,

@@ -14,13 +14,7 @@ import { ResourceServerError, verifyJwtAccessToken } from '@idp/resource-server'
 import type { ClaimsResolver } from './claims-account';
 import { claimsForScopes } from './claims';
 import type { LogLike } from './claims-custom';
-
-export const CLAIM_USERINFO_SCOPE = 'org.vendor.userinfo.scope';
-
-/** The tenant's UserInfo audience: the UserInfo endpoint on the issuer's path. */
-export function userinfoAudience(issuer: string): string {
-  return `${issuer}/me`;
-}
+import { CLAIM_USERINFO_SCOPE, userinfoAudience } from './userinfo-audience';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -84,7 +78,7 @@ export function registerJwtUserinfo(provider: Provider, publicJwks: JSONWebKeySe
     // Two tokens in the body, or one there and one in the header: the provider refuses the request (one mechanism,
     // no repeated parameter), with the same answer whatever the tokens are.
     if (inBody.length > 1 || (inBody.length === 1 && ctx.get('authorization'))) return next();
-    const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization') ?? '');
+    const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
     const token = inBody[0] ?? match?.[1];
     if (!token || !JWT_SHAPE.test(token)) return next();
 

@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents (issue 17; draft-ietf-oauth-client-id-metadata-document, as MCP authorization asks):
+ * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, as MCP authorization asks):
  * a `client_id` that is an https URL names a JSON document with the client's metadata.
  *
  * node-oidc-provider 9.13 implements the draft behind `features.clientIdMetadataDocument` (experimental,
@@ -30,6 +30,7 @@ import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provid
 import { CIMD_SETTINGS_DEFAULTS, type ClientIdMetadataDocumentSettings, type TenantDoc } from '@idp/db';
 import { outboundRequest } from '@idp/http';
 import { clientPolicyProblem, hostAllowed } from '../domain/client-registration-policy';
+import { storedSettingsOf } from '../domain/stored-docs';
 import { registrableScope } from './registration';
 import type { FetchedAnswer, OutboundFetches, OutboundFetchLimits } from './outbound-fetches';
 
@@ -68,7 +69,7 @@ const CIMD_AUTH_METHODS = ['none', 'private_key_jwt'] as const;
  * the platform's outbound policy.
  */
 export function cimdSettingsOf(tenant: Pick<TenantDoc, 'settings'>): ClientIdMetadataDocumentSettings {
-  const s = tenant.settings?.clientIdMetadataDocuments;
+  const s = storedSettingsOf(tenant).clientIdMetadataDocuments;
   return {
     enabled: s?.enabled ?? CIMD_SETTINGS_DEFAULTS.enabled,
     allowedHosts: s?.allowedHosts ?? [...CIMD_SETTINGS_DEFAULTS.allowedHosts],
@@ -183,7 +184,7 @@ export function clientIdMetadataDocumentFeature(
       if (refusal) refuse(`client_id metadata document not fetched: ${refusal}`);
       return true;
     },
-    async allowClient(_ctx: KoaContextWithOIDC, client: { metadata(): Record<string, unknown> }): Promise<boolean> {
+    allowClient(_ctx: KoaContextWithOIDC, client: { metadata(): Record<string, unknown> }): boolean {
       const problem = clientPolicyProblem(
         client.metadata(),
         { grantTypes: CIMD_GRANT_TYPES, tokenEndpointAuthMethods: CIMD_AUTH_METHODS },

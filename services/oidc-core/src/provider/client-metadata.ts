@@ -1,4 +1,5 @@
 import type { ClientDoc } from '@idp/db';
+import { storedClientConfigOf } from '../domain/stored-docs';
 
 /** Names of our client properties inside node-oidc-provider's client metadata (extraClientMetadata). */
 export const CLIENT_PROPS = {
@@ -61,6 +62,7 @@ function dynamicClientMetadata(doc: ClientDoc): Record<string, unknown> {
 /** The provider's view of a client record. `client_secret` carries the digest; see internals.ts. */
 export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
   if (doc.registration === 'dynamic') return dynamicClientMetadata(doc);
+  const toggles = storedClientConfigOf(doc).featureToggles;
   return {
     client_id: doc.clientId,
     client_name: doc.name,
@@ -76,10 +78,8 @@ export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
     require_pushed_authorization_requests: doc.requirePushedAuthorizationRequests === true,
     [CLIENT_PROPS.numericId]: doc.numericId,
     [CLIENT_PROPS.firstParty]: doc.firstParty,
-    [CLIENT_PROPS.requireAuthorizationScopesInRequest]:
-      doc.config?.featureToggles?.requireAuthorizationScopesInRequest ?? false,
-    [CLIENT_PROPS.requireResourceIndicatorInRequest]:
-      doc.config?.featureToggles?.requireResourceIndicatorInRequest ?? false,
+    [CLIENT_PROPS.requireAuthorizationScopesInRequest]: toggles?.requireAuthorizationScopesInRequest ?? false,
+    [CLIENT_PROPS.requireResourceIndicatorInRequest]: toggles?.requireResourceIndicatorInRequest ?? false,
     [CLIENT_PROPS.showLogoutPrompt]: doc.showLogoutPrompt !== false,
     // The record's setting, true for a public client whatever the record says (pkceRequiredFor checks it again).
     [CLIENT_PROPS.pkceRequired]: doc.tokenEndpointAuthMethod === 'none' || doc.pkceRequired !== false,

@@ -95,7 +95,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   const clientAuthSigningAlgValues: NonNullable<
     NonNullable<Configuration['enabledJWA']>['clientAuthSigningAlgValues']
   > = fapi2 ? [...FAPI2_SIGNING_ALGS] : ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'];
-  // Clients that introduce themselves (issue 17): Client ID Metadata Documents (provider/client-id-metadata.ts) and
+  // Clients that introduce themselves: Client ID Metadata Documents (provider/client-id-metadata.ts) and
   // Dynamic Client Registration (provider/registration.ts), each off unless the tenant's settings turn it on; never
   // in the system tenant (the management API refuses them there too).
   const cimd = { ...cimdSettingsOf(tenant), ...(tenant.system ? { enabled: false } : {}) };
@@ -112,7 +112,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       registration,
       deps.grantEnded,
     ),
-    // The built-in client of the user's own ledger page (issue 18, account/): first-party, public, PKCE. Not in a
+    // The built-in client of the user's own ledger page (account/): first-party, public, PKCE. Not in a
     // FAPI 2.0 tenant (no public clients there): its users reach the page with a session from an application.
     clients: deps.accountRedirectUri && !fapi2 ? [accountClientMetadata(deps.accountRedirectUri)] : [],
     jwks: { keys: keys as unknown as NonNullable<Configuration['jwks']>['keys'] },
@@ -143,7 +143,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       // A metadata document or a registration request cannot set our own properties: such a client is a third
       // party (consent page), with PKCE, without a numeric id (so no NHE delegation).
       validator(ctx, key, _value, metadata) {
-        const route = (ctx as KoaContextWithOIDC | undefined)?.oidc?.route;
+        // Also called outside the provider's routes (a client loaded by an interaction page): no `oidc` there.
+        const route = (ctx as { oidc?: { route: string } } | undefined)?.oidc?.route;
         const own = isMetadataDocumentClientId(metadata.client_id)
           ? selfIntroducedProps('metadata_document')
           : route && REGISTERING_ROUTES.has(route)
@@ -162,7 +163,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     },
     routes: { authorization: '/authorize', token: '/oidc/token' },
     clientBasedCORS: (_ctx, origin, client) => corsOriginAllowed(origin, client),
-    // Agent clients (issue 17 section 3; provider/agent-clients.ts): no offline_access at authorization. A request
+    // Agent clients (provider/agent-clients.ts): no offline_access at authorization. A request
     // naming APIs but no scope takes their scopes as its default (provider/default-resource-scope.ts).
     extraParams: { ...defaultResourceScopeParams(), ...agentClientParams(models, tenantId) },
     // The code flow only (no implicit or hybrid); client authentication as above.
@@ -184,9 +185,9 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       introspection_endpoint_auth_signing_alg_values_supported: [...clientAuthSigningAlgValues],
       // No request objects (JAR): said explicitly, as request_uri_parameter_supported already is.
       request_parameter_supported: false,
-      // Token exchange's actor_token_type values (issue 19): the spec's nhe-id and a JWT proving the actor.
+      // Token exchange's actor_token_type values: the spec's nhe-id and a JWT proving the actor.
       [DISCOVERY_ACTOR_TOKEN_TYPES]: [...ACTOR_TOKEN_TYPES_SUPPORTED],
-      // The deepest delegation chain this tenant issues (issue 19 section 2; 1: no re-delegation).
+      // The deepest delegation chain this tenant issues (the tenant's maxChainDepth; 1: no re-delegation).
       [DISCOVERY_MAX_CHAIN_DEPTH]: tenantChainDepth(tenantFacts(tenant)),
     },
     // Every authorization-code request carries PKCE (S256) (spec: Authentication), unless a confidential client's
@@ -230,12 +231,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       resourceIndicators: {
         enabled: true,
         defaultResource: (ctx, client, oneOf) =>
-          defaultResource(
-            ctx,
-            client as unknown as Record<string, unknown>,
-            oneOf ? [...oneOf] : undefined,
-          ) as Promise<string>,
-        useGrantedResource: async () => true,
+          defaultResource(ctx, client as unknown as Record<string, unknown>, oneOf ? [...oneOf] : undefined),
+        useGrantedResource: () => true,
         getResourceServerInfo: async (ctx, resource, client) => {
           if (ADMIN_AUDIENCES.has(resource) && isSelfIntroduced(client as unknown as Record<string, unknown>)) {
             throw new errors.InvalidTarget(
@@ -289,7 +286,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       }
       return undefined;
     },
-    extraTokenClaims: async (ctx, token) => ({
+    extraTokenClaims: (ctx, token) => ({
       ...userTokenClaims(ctx, token as { accountId?: string }, claims.amrProfile),
       ...((token as { extra?: Record<string, unknown> }).extra ?? {}),
       [CLAIM_TENANT_ID]: tenantId,
@@ -317,7 +314,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       Grant: 14 * 24 * 3600,
       RefreshToken: 14 * 24 * 3600,
     },
-    renderError: async (ctx, out) => {
+    renderError: (ctx, out) => {
       ctx.type = 'html';
       ctx.body = renderErrorPage(out.error, out.error_description ?? '', tenant.name);
     },

@@ -12,7 +12,7 @@
  */
 import { interactionPolicy, type Grant, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Models } from '@idp/db';
-import { userinfoAudience } from './claims-userinfo';
+import { userinfoAudience } from './userinfo-audience';
 import { isFirstParty, userResourceScope } from './resource-servers';
 
 /** Key of the consent prompt's details that carries `ConsentScopes`. */
@@ -124,11 +124,12 @@ export function consentPolicy(models: Models, tenantId: number): interactionPoli
 
 /** The consent scopes an interaction's prompt details carry (undefined for an interaction started before this existed). */
 export function consentScopesIn(details: Record<string, unknown> | undefined): ConsentScopes | undefined {
-  const v = details?.[CONSENT_SCOPES] as Partial<ConsentScopes> | undefined;
+  // Stored with the interaction: read as it may be (an older interaction's details lack `withheld`).
+  const v = details?.[CONSENT_SCOPES] as { carried?: unknown; withheld?: unknown } | undefined;
   if (!v || typeof v !== 'object' || typeof v.carried !== 'object' || v.carried === null) return undefined;
   const clean = (o: unknown): Record<string, string[]> => {
     const out: Record<string, string[]> = {};
-    for (const [k, list] of Object.entries((o as Record<string, unknown>) ?? {})) {
+    for (const [k, list] of Object.entries((o ?? {}) as Record<string, unknown>)) {
       if (Array.isArray(list)) out[k] = list.filter((s): s is string => typeof s === 'string');
     }
     return out;

@@ -115,9 +115,9 @@ export class ScriptStateWriter {
     try {
       this.writes++;
       await this.models.CustomClaimsScriptState.updateOne({ tenantId, clientId }, update, { upsert: true }).catch(
-        async (err: { code?: number }) => {
+        async (err: unknown) => {
           // Two replicas inserting the first state at once: the loser updates the winner's row.
-          if (err?.code !== 11000) throw err;
+          if ((err as { code?: unknown } | null | undefined)?.code !== 11000) throw err;
           await this.models.CustomClaimsScriptState.updateOne({ tenantId, clientId }, update);
         },
       );

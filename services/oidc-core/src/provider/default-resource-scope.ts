@@ -16,7 +16,7 @@
  * scope and resolved the resource servers of the request (authorization, PAR, device authorization).
  */
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { userinfoAudience } from './claims-userinfo';
+import { userinfoAudience } from './userinfo-audience';
 import { CLIENT_PROPS } from './client-metadata';
 
 /** The extraParams entry whose validator applies the default (its own value is ignored). */
@@ -31,11 +31,7 @@ export function defaultResourceScope(resourceServers: Record<string, { scope?: s
 
 export function defaultResourceScopeParams() {
   return {
-    [DEFAULT_SCOPE_PARAM]: async (
-      ctx: KoaContextWithOIDC,
-      _value: unknown,
-      client: Record<string, unknown> | undefined,
-    ) => {
+    [DEFAULT_SCOPE_PARAM]: (ctx: KoaContextWithOIDC, _value: unknown, client: Record<string, unknown> | undefined) => {
       if (!client || client[CLIENT_PROPS.requireAuthorizationScopesInRequest] === true) return;
       const params = ctx.oidc.params as { scope?: string } | undefined;
       if (!params || (typeof params.scope === 'string' && params.scope.trim() !== '')) return;

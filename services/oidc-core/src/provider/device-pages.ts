@@ -63,13 +63,13 @@ export function devicePages(o: DevicePageOptions) {
         code: e?.name === 'AbortedError' ? undefined : e?.userCode,
       });
     },
-    userCodeConfirmSource: async (
+    userCodeConfirmSource: (
       ctx: KoaContextWithOIDC,
       _form: string,
       client: { clientId: string; clientName?: string },
       _deviceInfo: unknown,
       userCode: string,
-    ): Promise<void> => {
+    ): void => {
       headers(ctx);
       ctx.body = renderDeviceConfirmPage({
         action: ctx.oidc.urlFor('code_verification'),
@@ -79,7 +79,7 @@ export function devicePages(o: DevicePageOptions) {
         tenantName: o.tenantName,
       });
     },
-    successSource: async (ctx: KoaContextWithOIDC): Promise<void> => {
+    successSource: (ctx: KoaContextWithOIDC): void => {
       headers(ctx);
       const client = ctx.oidc.client;
       ctx.body = renderDeviceSuccessPage({

@@ -1,8 +1,9 @@
 import type { ClientDoc, TenantDoc } from '@idp/db';
+import { storedSettingsOf } from '../domain/stored-docs';
 import { clientMetadata } from './client-metadata';
 
 /**
- * FAPI 2.0 Security Profile (final) for a tenant whose `settings.security.profile` is `fapi2` (issue 24).
+ * FAPI 2.0 Security Profile (final) for a tenant whose `settings.security.profile` is `fapi2`.
  *
  * node-oidc-provider implements the profile (`features.fapi`, profile '2.0'): PKCE S256 required, `redirect_uri`
  * required in every authorization request (the pushed one included), a client assertion's `aud` exactly the issuer
@@ -16,7 +17,7 @@ import { clientMetadata } from './client-metadata';
  * proof algorithm in provider/grants/token-exchange.ts.
  */
 export function isFapi2Tenant(tenant: Pick<TenantDoc, 'settings'>): boolean {
-  return tenant.settings?.security?.profile === 'fapi2';
+  return storedSettingsOf(tenant).security?.profile === 'fapi2';
 }
 
 /** FAPI 2.0 Security Profile section 5.4.1: the only JWS algorithms for client assertions and DPoP proofs. */

@@ -46,14 +46,7 @@ export function keySetRefreshAwayFromSlot(provider: Provider): void {
   const ClientClass = provider.Client as unknown as new (metadata: Record<string, unknown>) => {
     asymmetricKeyStore: ClientKeySet;
   };
-  const probe = new ClientClass({
-    client_id: 'key-set-probe',
-    token_endpoint_auth_method: 'none',
-    redirect_uris: ['https://key-set-probe.invalid/cb'],
-    grant_types: ['authorization_code'],
-    response_types: ['code'],
-  });
-  const keySets = Object.getPrototypeOf(probe.asymmetricKeyStore) as ClientKeySet;
+  const keySets = Object.getPrototypeOf(probeClient(ClientClass).asymmetricKeyStore) as ClientKeySet;
   const refresh = keySets.refresh;
   keySets.refresh = function refreshAwayFromSlot(this: ClientKeySet): Promise<void> {
     if (this.fresh()) return refresh.call(this);
@@ -61,6 +54,29 @@ export function keySetRefreshAwayFromSlot(provider: Provider): void {
       throw err instanceof TenantBusy ? new errors.InvalidClient(err.message) : err;
     });
   };
+}
+
+/**
+ * A client the provider accepts under any of our profiles: a public one where that is allowed, one with
+ * private_key_jwt where only that is (FAPI 2.0 tenants). Only its key set's class is used.
+ */
+function probeClient<T>(ClientClass: new (metadata: Record<string, unknown>) => T): T {
+  const base = {
+    client_id: 'key-set-probe',
+    redirect_uris: ['https://key-set-probe.invalid/cb'],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  };
+  try {
+    return new ClientClass({ ...base, token_endpoint_auth_method: 'none' });
+  } catch {
+    return new ClientClass({
+      ...base,
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks_uri: 'https://key-set-probe.invalid/jwks',
+    });
+  }
 }
 
 /**
@@ -133,7 +149,7 @@ function emptyObject(o: object): void {
  * The provider's endpoints with the methods their specifications name (a path of the tenant's mount). POST at the
  * authorization and end-session endpoints is answered before the provider (routes/form-post-endpoints.ts).
  */
-const MACHINE_ENDPOINTS: Record<string, readonly string[]> = {
+const MACHINE_ENDPOINTS: Partial<Record<string, readonly string[]>> = {
   '/authorize': ['GET', 'HEAD', 'POST'],
   '/session/end': ['GET', 'HEAD', 'POST'],
   '/oidc/token': ['POST'],

@@ -6,6 +6,7 @@ import { DenyList, REVOCATION_COLLECTION, revocationStore, type RevocationStore 
 import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT } from '@idp/delegation';
 import { verifyJwtAccessToken } from '@idp/resource-server';
 import { CLAIM_GRANT_ID, CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID } from '@idp/tokens';
+import { storedClientConfigOf, storedSettingsOf } from '../domain/stored-docs';
 import { CLIENT_PROPS } from './client-metadata';
 import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
@@ -77,7 +78,8 @@ export function registerIntrospection(provider: Provider, tenantId: number, deps
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.method !== 'POST' || !ctx.path.endsWith('/token/introspection')) return;
-    const oidc = (ctx as KoaContextWithOIDC).oidc;
+    // provider.use sees every request: one outside the provider's routes carries no `oidc`.
+    const oidc = (ctx as { oidc?: KoaContextWithOIDC['oidc'] }).oidc;
     const caller = oidc?.client;
     const token = oidc?.params?.token;
     // Without an authenticated caller the provider's error (invalid_client, invalid_request) stands.
@@ -209,9 +211,9 @@ async function activeAccessToken(payload: JWTPayload, c: Checks): Promise<Record
 }
 
 /**
- * An NHE delegation token minted by the sidecar: the kill switch decides. A handed-on token (issue 19 section 2) is
- * active only while every NHE of its act chain is enabled, no entry names any of them, and its depth is within the
- * tenant's maxChainDepth now.
+ * An NHE delegation token minted by the sidecar: the kill switch decides. A handed-on token (re-delegated by an agent:
+ * more than one actor in its act chain) is active only while every NHE of its act chain is enabled, no entry names any
+ * of them, and its depth is within the tenant's maxChainDepth now.
  */
 async function activeNheToken(payload: JWTPayload, c: Checks): Promise<Record<string, unknown> | undefined> {
   const chain = actorChainOf(payload.act, MAX_CHAIN_DEPTH_LIMIT);
@@ -228,10 +230,11 @@ async function activeNheToken(payload: JWTPayload, c: Checks): Promise<Record<st
     c.store.active(new Date(), tenantId),
     userEnabled(c, payload.sub!),
   ]);
-  if (!user || !client?.enabled || !client.config?.nhe?.delegationEnabled || !tenant?.settings?.nhe?.enabled)
-    return undefined;
+  if (!user || !client?.enabled || !storedClientConfigOf(client).nhe?.delegationEnabled) return undefined;
+  const nheSettings = tenant ? storedSettingsOf(tenant).nhe : undefined;
+  if (!nheSettings?.enabled) return undefined;
   if (!identifiers.every((id) => nhes.some((n) => n.identifier === id && n.enabled))) return undefined;
-  if (chain.length > 1 && chain.length > (tenant.settings.nhe.maxChainDepth ?? 1)) return undefined;
+  if (chain.length > 1 && chain.length > (nheSettings.maxChainDepth ?? 1)) return undefined;
   // Tokens minted since RFC 9068's client_id was added carry it: it must name the azp's client.
   if (payload.client_id !== undefined && payload.client_id !== client.clientId) return undefined;
   const denyList = new DenyList();

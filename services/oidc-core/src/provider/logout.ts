@@ -112,7 +112,7 @@ export function logoutSource(o: LogoutPageOptions) {
 }
 
 export function postLogoutSuccessSource(o: LogoutPageOptions) {
-  return async (ctx: KoaContextWithOIDC): Promise<void> => {
+  return (ctx: KoaContextWithOIDC): void => {
     securityHeaders(ctx, pageCsp());
     const client = ctx.oidc.client;
     ctx.body = renderSignedOutPage({

@@ -24,11 +24,13 @@ describe('OutboundFetches', () => {
     const first = fetches.fetch(1, 'GET', 'https://a.example/1', a.exchange);
     const second = fetches.fetch(1, 'GET', 'https://a.example/2', b.exchange);
     expect(fetches.inFlightOf(1)).toBe(2);
-    await expect(fetches.fetch(1, 'GET', 'https://a.example/3', async () => ok)).rejects.toThrow(OutboundFetchRefused);
+    await expect(fetches.fetch(1, 'GET', 'https://a.example/3', () => Promise.resolve(ok))).rejects.toThrow(
+      OutboundFetchRefused,
+    );
     await expect(fetches.refusal(1, 'https://a.example/3')).resolves.toMatch(
       /too many outbound fetches in progress for this tenant; try again later/,
     );
-    await expect(fetches.fetch(2, 'GET', 'https://a.example/3', async () => ok)).resolves.toEqual(ok);
+    await expect(fetches.fetch(2, 'GET', 'https://a.example/3', () => Promise.resolve(ok))).resolves.toEqual(ok);
     a.settle(ok);
     b.settle(ok);
     await Promise.all([first, second]);
@@ -51,31 +53,31 @@ describe('OutboundFetches', () => {
   it('remembers a failure (an error or a status other than 2xx) for failureTtlMs, and refuses the URL without fetching meanwhile', async () => {
     const fetches = new OutboundFetches({ maxInFlightPerTenant: 4, failureTtlMs: 60_000 });
     await expect(
-      fetches.fetch(1, 'GET', 'https://a.example/slow', async () =>
+      fetches.fetch(1, 'GET', 'https://a.example/slow', () =>
         Promise.reject(new Error('request to https://a.example timed out after 2500 ms')),
       ),
     ).rejects.toThrow(/timed out/);
     let again = 0;
     await expect(
-      fetches.fetch(1, 'GET', 'https://a.example/slow', async () => {
+      fetches.fetch(1, 'GET', 'https://a.example/slow', () => {
         again++;
-        return ok;
+        return Promise.resolve(ok);
       }),
     ).rejects.toThrow(/its last fetch failed \(no answer in time\) and is not retried for 60 s; try again later/);
     expect(again).toBe(0);
     await expect(fetches.refusal(1, 'https://a.example/slow')).resolves.toMatch(/no answer in time/);
     // Per tenant: another tenant's policy may differ.
     await expect(fetches.refusal(2, 'https://a.example/slow')).resolves.toBeUndefined();
-    expect(await fetches.fetch(1, 'GET', 'https://a.example/gone', async () => ({ ...ok, status: 404 }))).toMatchObject(
-      { status: 404 },
-    );
+    expect(
+      await fetches.fetch(1, 'GET', 'https://a.example/gone', () => Promise.resolve({ ...ok, status: 404 })),
+    ).toMatchObject({ status: 404 });
     await expect(fetches.refusal(1, 'https://a.example/gone')).resolves.toMatch(/answered 404/);
   });
 
   it('forgets a failure after failureTtlMs', async () => {
     const fetches = new OutboundFetches({ maxInFlightPerTenant: 4, failureTtlMs: 50 });
     await expect(
-      fetches.fetch(1, 'GET', 'https://a.example/x', async () => Promise.reject(new Error('socket hang up'))),
+      fetches.fetch(1, 'GET', 'https://a.example/x', () => Promise.reject(new Error('socket hang up'))),
     ).rejects.toThrow();
     await expect(fetches.refusal(1, 'https://a.example/x')).resolves.toMatch(/no answer/);
     await new Promise((r) => setTimeout(r, 80));
@@ -85,9 +87,9 @@ describe('OutboundFetches', () => {
   it('fetches a URL once per request: a second look-up in the same request gets the first answer, even a failure, and is not refused', async () => {
     const fetches = new OutboundFetches({ maxInFlightPerTenant: 1 });
     let calls = 0;
-    const exchange = async () => {
+    const exchange = () => {
       calls++;
-      return { ...ok, body: '{"client_id":"other"}' };
+      return Promise.resolve({ ...ok, body: '{"client_id":"other"}' });
     };
     await inRequestScope({ fetched: new Map() }, async () => {
       expect(await fetches.fetch(1, 'GET', 'https://a.example/doc', exchange)).toMatchObject({ status: 200 });
@@ -97,11 +99,13 @@ describe('OutboundFetches', () => {
     expect(calls).toBe(1);
     await inRequestScope({ fetched: new Map() }, async () => {
       await expect(
-        fetches.fetch(1, 'GET', 'https://a.example/bad', async () => Promise.reject(new Error('connect ECONNREFUSED'))),
+        fetches.fetch(1, 'GET', 'https://a.example/bad', () => Promise.reject(new Error('connect ECONNREFUSED'))),
       ).rejects.toThrow(/ECONNREFUSED/);
       // The same error again, not the failure cache's refusal.
       await expect(fetches.refusal(1, 'https://a.example/bad')).resolves.toBeUndefined();
-      await expect(fetches.fetch(1, 'GET', 'https://a.example/bad', async () => ok)).rejects.toThrow(/ECONNREFUSED/);
+      await expect(fetches.fetch(1, 'GET', 'https://a.example/bad', () => Promise.resolve(ok))).rejects.toThrow(
+        /ECONNREFUSED/,
+      );
     });
   });
 
@@ -117,9 +121,9 @@ describe('OutboundFetches', () => {
       }
     };
     await inRequestScope({ outsideSlot, fetched: new Map() }, () =>
-      fetches.fetch(1, 'GET', 'https://a.example/doc', async () => {
+      fetches.fetch(1, 'GET', 'https://a.example/doc', () => {
         events.push('fetching');
-        return ok;
+        return Promise.resolve(ok);
       }),
     );
     // The slot is given up before the fetch starts, and taken back once its answer is in.
@@ -131,9 +135,9 @@ describe('OutboundFetches', () => {
     let fetched = false;
     const outsideSlot = (): Promise<never> => Promise.reject(new TenantBusy());
     await inRequestScope({ outsideSlot, fetched: new Map() }, async () => {
-      const refused = fetches.fetch(1, 'GET', 'https://a.example/doc', async () => {
+      const refused = fetches.fetch(1, 'GET', 'https://a.example/doc', () => {
         fetched = true;
-        return ok;
+        return Promise.resolve(ok);
       });
       await expect(refused).rejects.toBeInstanceOf(OutboundFetchRefused);
       await expect(refused).rejects.toThrow(/try again later/);

@@ -163,7 +163,7 @@ function refusedWhenBusy<T>(p: Promise<T>): Promise<T> {
 
 /** What a failed exchange is remembered as: told in later refusals, so nothing about the network beyond its kind. */
 function failure(err: unknown): string {
-  const e = err as Error;
+  const e = err as Error | null | undefined;
   if (e?.name === 'OutboundUrlError') return e.message;
   if (/timed out|not established/.test(e?.message ?? '')) return 'no answer in time';
   if (e?.message === 'response too large') return 'answer too large';

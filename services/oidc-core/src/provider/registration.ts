@@ -1,5 +1,5 @@
 /**
- * Dynamic Client Registration (RFC 7591) and its management protocol (RFC 7592), per tenant (issue 17).
+ * Dynamic Client Registration (RFC 7591) and its management protocol (RFC 7592), per tenant.
  *
  * node-oidc-provider's `features.registration` and `features.registrationManagement` serve the endpoints
  * (`{issuer}/reg`, `{issuer}/reg/{client_id}`), parse and validate the metadata, issue the registration access token
@@ -37,11 +37,12 @@ import {
   type TenantDoc,
 } from '@idp/db';
 import { clientPolicyProblem, registrableMetadata } from '../domain/client-registration-policy';
+import { storedSettingsOf } from '../domain/stored-docs';
 import { clientAddress } from './client-address';
 import { LOGIN_SCOPES } from './claims';
 
 export function registrationSettingsOf(tenant: Pick<TenantDoc, 'settings'>): RegistrationSettings {
-  const s = tenant.settings?.registration;
+  const s = storedSettingsOf(tenant).registration;
   return {
     mode: s?.mode ?? REGISTRATION_SETTINGS_DEFAULTS.mode,
     grantTypes: s?.grantTypes ?? [...REGISTRATION_SETTINGS_DEFAULTS.grantTypes],

@@ -3,8 +3,9 @@ import type { Models, ResourceServerDoc } from '@idp/db';
 import { clientPermissions, userPermissions } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, SSF_AUDIENCE, SSF_SCOPES } from '@idp/tokens';
 import { accessTokenScope } from '../domain/access-token-scope';
+import { storedResourceServerConfigOf } from '../domain/stored-docs';
 import { LOGIN_SCOPES } from './claims';
-import { CLAIM_USERINFO_SCOPE, userinfoAudience } from './claims-userinfo';
+import { CLAIM_USERINFO_SCOPE, userinfoAudience } from './userinfo-audience';
 import { CLIENT_PROPS } from './client-metadata';
 import { RECORD_CACHE_MS, recordCache } from './record-cache';
 
@@ -29,8 +30,8 @@ export async function findResourceServer(
 
 /**
  * resourceIndicators.getResourceServerInfo: the management API, the Shared Signals transmitter and the tenant's
- * UserInfo audience are built into every tenant; other resource servers come from the tenant's records. A resource server that only accepts NHE
- * tokens gets no ordinary access tokens (DESIGN.md).
+ * UserInfo audience are built into every tenant; other resource servers come from the tenant's records. A resource
+ * server that only accepts NHE tokens gets no ordinary access tokens (DESIGN.md).
  */
 export function resourceServerInfo(models: Models, tenantId: number, cacheMs = RECORD_CACHE_MS) {
   const records = recordCache<ResourceServerDoc | null>(cacheMs);
@@ -65,13 +66,14 @@ export function resourceServerInfo(models: Models, tenantId: number, cacheMs = R
     }
     const rs = await records(resource, () => findResourceServer(models, tenantId, resource));
     if (!rs) throw new errors.InvalidTarget('resource server not found');
-    if (rs.config?.nhe?.requireDelegationTokens) {
+    const config = storedResourceServerConfigOf(rs);
+    if (config.nhe?.requireDelegationTokens) {
       throw new errors.InvalidTarget('this resource server accepts delegated (NHE) tokens only');
     }
     return {
       scope: rs.scopes.join(' '),
       audience: rs.identifier,
-      accessTokenTTL: rs.config?.accessToken?.lifetime ?? 3600,
+      accessTokenTTL: config.accessToken?.lifetime ?? 3600,
       ...JWT_FORMAT,
     };
   };
@@ -83,11 +85,11 @@ export function resourceServerInfo(models: Models, tenantId: number, cacheMs = R
  * on the authorization, device authorization and client credentials requests (invalid_target otherwise); the
  * toggle only requires the parameter and does not narrow scopes.
  */
-export async function defaultResource(
+export function defaultResource(
   ctx: KoaContextWithOIDC,
   client: { [key: string]: unknown } | undefined,
   oneOf?: string[],
-): Promise<string | string[] | undefined> {
+): string | string[] | undefined {
   if (oneOf) return oneOf;
   if (client?.[CLIENT_PROPS.requireResourceIndicatorInRequest] === true) {
     const err = new errors.InvalidTarget('the resource parameter is required for this client');
@@ -143,7 +145,7 @@ export async function userResourceScope(
 /** The grant a user's access token was issued under: the one the token endpoint loaded, else read by id. */
 async function grantOf(ctx: KoaContextWithOIDC | undefined, grantId: string | undefined): Promise<Grant | undefined> {
   if (!ctx || !grantId) return undefined;
-  const loaded = ctx.oidc.entities?.Grant;
+  const loaded = ctx.oidc.entities.Grant;
   if (loaded?.jti === grantId) return loaded;
   return (await ctx.oidc.provider.Grant.find(grantId)) ?? undefined;
 }

@@ -14,7 +14,7 @@ import { CLIENT_PROPS } from '../provider/client-metadata';
 import { isMetadataDocumentClientId } from '../provider/client-id-metadata';
 import { findResourceServer } from '../provider/resource-servers';
 import { agentConsentOf } from '../provider/agent-consent';
-import { userinfoAudience } from '../provider/claims-userinfo';
+import { userinfoAudience } from '../provider/userinfo-audience';
 import {
   pageCsp,
   renderConsentPage,
@@ -94,7 +94,8 @@ function pendingMfa(details: Details): { accountId: string; at: number } | undef
 function stepUpAccount(details: Details): string | undefined {
   const accountId = details.session?.accountId;
   if (!accountId) return undefined;
-  const reasons = details.prompt.reasons ?? [];
+  // The interaction is read back from storage: its prompt may lack `reasons`.
+  const reasons = (details.prompt as { reasons?: string[] }).reasons ?? [];
   return reasons.length > 0 && reasons.every((r) => r === CHECK_ESSENTIAL_ACR) ? accountId : undefined;
 }
 
@@ -133,7 +134,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   };
 
   /**
-   * Who is asking, for the consent page. A client identified by a metadata document (issue 17): the document's
+   * Who is asking, for the consent page. A client identified by a metadata document: the document's
    * client_name, the host of its client_id URL (shown prominently: the name is the client's own claim, the host is
    * what the user can check), and its logo_uri only when it has the client_id URL's origin. A dynamically registered
    * client: its registered name, marked as registered by itself.
@@ -162,7 +163,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   };
 
   /**
-   * An agent client (issue 17 section 3): the agent it embodies and, for each API, the decision its delegation token
+   * An agent client: the agent it embodies and, for each API, the decision its delegation token
    * would get (the same function as the sidecar's), with the resource servers' names and scope descriptions.
    */
   const agentConsentPart = async (
@@ -481,7 +482,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   });
 
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = err as {
+    // Whatever was thrown or passed to next(): nothing is known of its shape.
+    const e = (err ?? {}) as {
       name?: string;
       error?: string;
       error_description?: string;
@@ -490,7 +492,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       expose?: boolean;
     };
     const tenantName = (req as unknown as { tenant?: TenantContext }).tenant?.tenant.name;
-    if (e?.name === 'SessionNotFound' || e?.error === 'invalid_request' || (e?.statusCode ?? 500) < 500) {
+    if (e.name === 'SessionNotFound' || e.error === 'invalid_request' || (e.statusCode ?? 500) < 500) {
       send(
         res,
         e.statusCode ?? e.status ?? 400,

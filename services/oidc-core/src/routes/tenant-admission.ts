@@ -101,6 +101,9 @@ export function tenantAdmission(
     let queuedAt = 0;
     // What keeps the slot: the response until it closes, and each piece of work handed to holdSlotUntil.
     let holds = 1;
+    // Assigned once below, but read by these closures while admission.enter runs the request synchronously (a const
+    // would still be in its temporal dead zone there and throw).
+    // eslint-disable-next-line prefer-const -- see above
     let ticket: Admission | undefined;
     const drop = () => {
       if (--holds === 0) ticket?.release();

@@ -28,9 +28,10 @@ export function providerHolds(kind: InvalidationKindName): boolean {
 }
 
 /**
- * Evicts a tenant's provider from the pool when the management API changes what the provider holds (tenant
- * settings, clients, resource servers, keys, roles): the next request rebuilds it from the database. Events missed while NATS is away are covered by the pool's TTL (TENANT_CACHE_TTL_SECONDS); a reconnect
- * evicts every tenant, since invalidations may have been missed meanwhile.
+ * Evicts a tenant's provider from the pool when the management API changes what the provider holds (tenant settings,
+ * clients, resource servers, keys, roles): the next request rebuilds it from the database. Events missed while NATS is
+ * away are covered by the pool's TTL (TENANT_CACHE_TTL_SECONDS); a reconnect evicts every tenant, since invalidations
+ * may have been missed meanwhile.
  */
 export function evictOnInvalidation(
   nc: NatsConnection,
@@ -46,7 +47,10 @@ export function evictOnInvalidation(
     },
     {
       onInvalid: (err) =>
-        logger.warn({ err: (err as Error)?.message }, 'invalid configuration invalidation message dropped'),
+        logger.warn(
+          { err: (err as Error | null | undefined)?.message },
+          'invalid configuration invalidation message dropped',
+        ),
     },
   );
   const stopStatus = onNatsStatus(nc, ['reconnect'], () => pool.clear?.());

@@ -156,7 +156,7 @@ export class TenantPool {
     if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
-    // Agent clients (issue 17 section 3): their tokens come from the sidecar too (its second call, beside the exchange).
+    // Agent clients: their tokens come from the sidecar too (its second call, beside the exchange).
     registerAgentClientTokens(
       provider,
       tenantId,

@@ -86,7 +86,7 @@ describe('consent page', () => {
   });
 });
 
-describe('consent page of an agent client (issue 17)', () => {
+describe('consent page of an agent client', () => {
   const base = {
     action: '/a',
     abortAction: '/b',
@@ -124,7 +124,7 @@ describe('consent page of an agent client (issue 17)', () => {
     expect(html).toContain(
       '<strong>You can end this at any time:</strong> an administrator of Acme can also disable this agent',
     );
-    // With the user's agents page (issue 18): revoke or block it there.
+    // With the user's agents page (their delegation ledger): revoke or block it there.
     expect(renderConsentPage({ ...base, agent, ledgerUrl: '/auth/7/account/agents' })).toContain(
       'on <a href="/auth/7/account/agents">your agents page</a> you can revoke this agent',
     );

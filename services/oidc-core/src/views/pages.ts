@@ -221,7 +221,7 @@ export interface ConsentResource {
   scopes: Array<{ scope: string; description?: string }>;
 }
 
-/** Who asks for consent, beyond its name (issue 17). */
+/** Who asks for consent, beyond its name (a client that introduced itself is marked as such). */
 export interface ConsentClient {
   name: string;
   /** `metadata_document`: identified by a Client ID Metadata Document; `dynamic`: registered itself (RFC 7591). */
@@ -239,7 +239,7 @@ export type ConsentAgentApi = ConsentResource &
     | { denied: string }
   );
 
-/** The agent an agent client embodies (issue 17 section 3), and the decision for each API of the request. */
+/** The agent an agent client embodies, and the decision for each API of the request. */
 export interface ConsentAgent {
   identifier: string;
   type: string;
@@ -275,7 +275,7 @@ export function renderConsentPage(o: {
   client?: ConsentClient;
   /** Set when the client is an agent client: the page says what its delegation tokens will be. */
   agent?: ConsentAgent;
-  /** The user's agents page (issue 18), where an agent's access is revoked or blocked. */
+  /** The user's agents page (their delegation ledger), where an agent's access is revoked or blocked. */
   ledgerUrl?: string;
   tenantName: string;
   /** Login scopes of the request. */

@@ -74,7 +74,7 @@ describe('revocation SET claims', () => {
     expect(Object.keys(revocationSetClaims(entry, ISS, NHE_REVOCATION_EVENT).events)).toEqual([NHE_REVOCATION_EVENT]);
   });
 
-  it("a user's own revocation on the ledger page (issue 18) names the user as the initiating entity and the user as subject", () => {
+  it("a user's own revocation on the delegation ledger page names the user as the initiating entity and the user as subject", () => {
     for (const [reason, text] of [
       ['user.agent.revoked', /revoked the agent's access/],
       ['user.agent.blocked', /blocked the agent/],

@@ -77,7 +77,7 @@ const REASON_TEXT: Record<string, string> = {
   'user.agent.blocked': 'The delegating user blocked the agent for themselves on their agents page',
 };
 
-/** Reasons of the delegating user's own actions (oidc-core's ledger page, issue 18). */
+/** Reasons of the delegating user's own actions (oidc-core's delegation ledger page). */
 const USER_REASONS = new Set(['user.agent.revoked', 'user.agent.blocked']);
 
 /**

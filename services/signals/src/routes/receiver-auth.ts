@@ -65,7 +65,7 @@ export function authenticateReceiver(deps: ReceiverAuthDeps): RequestHandler {
           typ: 'at+jwt',
           algorithms: ['ES256', 'RS256'],
           dpop: {
-            proof: req.headersDistinct?.dpop ?? req.get('dpop'),
+            proof: req.headersDistinct.dpop ?? req.get('dpop'),
             htm: req.method,
             htu: `${deps.publicBaseUrl}${req.originalUrl}`,
             algorithms: DPOP_ALGORITHMS,

@@ -80,7 +80,8 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
   });
 
   const tenantParam = (req: Request): number => {
-    const raw = String(req.params.tenantId ?? '');
+    // Absent where a router does not merge its parent's params: never a tenant.
+    const raw = String((req.params as Partial<Record<string, string>>).tenantId ?? '');
     if (!TENANT_ID.test(raw)) throw new OAuthError('not_found', 'unknown tenant', 404);
     return Number(raw);
   };

@@ -31,7 +31,7 @@ export function sidecarForwarder(
     agent,
     timeoutMs,
   );
-  // The sidecar's second call (issue 17 section 3): an agent client's token, minted and audited like an exchange's.
+  // The sidecar's second call: an agent client's token, minted and audited like an exchange's.
   return Object.assign(exchange, {
     agentToken: sidecarCall<ForwardedAgentToken>(url, '/internal/agent-token', secret, logger, agent, timeoutMs),
   });
