@@ -28,8 +28,14 @@ export function listen(app: RequestListener, host: string, port: number, logger:
               server.closeAllConnections();
             }, graceMs);
             timer.unref();
+            // server.close() closes the connections idle at that moment only: a keep-alive connection whose request
+            // was in flight stays open once answered, and the drain would last the whole grace (a process stopped
+            // by an orchestrator with a grace of the same length would then be killed). Close those as they idle.
+            const idle = setInterval(() => server.closeIdleConnections(), 50);
+            idle.unref();
             server.close(() => {
               clearTimeout(timer);
+              clearInterval(idle);
               done();
             });
             server.closeIdleConnections();
