@@ -1109,6 +1109,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin/tenants/{tenantId}/upstream-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the upstream identity providers (oldest first)
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listUpstreamProviders"];
+        put?: never;
+        /**
+         * Add an upstream identity provider (OpenID Connect or SAML 2.0)
+         * @description Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        post: operations["createUpstreamProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/upstream-providers/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an upstream identity provider
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["getUpstreamProvider"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an upstream identity provider and every account link to it
+         * @description Accounts created through it stay (without a usable password unless one was set); their links to it go. Sessions already signed in stay until they end.
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["deleteUpstreamProvider"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an upstream identity provider
+         * @description Applies from the next sign-in. `enabled: false` stops sign-in through the provider at once.
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        patch: operations["updateUpstreamProvider"];
+        trace?: never;
+    };
     "/auth/admin/tenants/{tenantId}/users": {
         parameters: {
             query?: never;
@@ -1256,6 +1322,56 @@ export interface paths {
          *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
          */
         delete: operations["resetUserTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/upstream-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's linked upstream identities
+         * @description Requires the scope `auth.users.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listUserUpstreamLinks"];
+        put?: never;
+        /**
+         * Link an upstream identity to a user (an administrator vouches for it)
+         * @description Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        post: operations["linkUserUpstreamIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/upstream-links/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user's links to an upstream provider
+         * @description Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["unlinkUserUpstreamIdentity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2028,6 +2144,106 @@ export interface components {
             period: 30;
             /** @description Base32 shared secret (RFC 4648, unpadded) */
             secret: string;
+        };
+        UpstreamLink: {
+            /** Format: date-time */
+            createdAt: string;
+            issuer: string;
+            /** Format: date-time */
+            lastSignInAt?: string;
+            /** @enum {string} */
+            linkedBy: "jit" | "password" | "verified_email" | "admin";
+            /** @description The provider's alias */
+            provider: string;
+            /** @description The upstream subject */
+            subject: string;
+        };
+        UpstreamMapper: {
+            /** @description customClaims and claim targets: the name written */
+            claim?: string;
+            /** @description Upstream claim (dot path into nested objects) or SAML attribute name; `*` for every claim */
+            source: string;
+            /** @enum {string} */
+            target: "externalGroups" | "providerClaims" | "identityProvider" | "customClaims" | "claim" | "username" | "groups" | "roles";
+            /** @description groups and roles targets: upstream value → local group or role name */
+            values?: {
+                local: string;
+                upstream: string;
+            }[];
+        };
+        UpstreamProvider: {
+            /** @description Upstream acr (SAML AuthnContextClassRef) → acr here; unmapped: urn:idp:acr:federated, which meets no requirement */
+            acrMap: {
+                /** @enum {string} */
+                acr: "urn:idp:acr:pwd" | "urn:idp:acr:mfa";
+                upstream: string;
+            }[];
+            alias: string;
+            /** @description Upstream amr value → amr values recorded here; unmapped values record nothing */
+            amrMap: {
+                amr: ("pwd" | "otp" | "hwk" | "swk" | "sc" | "mfa")[];
+                upstream: string;
+            }[];
+            authoritativeEmailDomains: string[];
+            /** Format: date-time */
+            createdAt: string;
+            displayName: string;
+            emailDomains: string[];
+            enabled: boolean;
+            /** @description What to register at the upstream provider */
+            endpoints: {
+                /** @description SAML: our assertion consumer service (HTTP-POST) */
+                acsUrl?: string;
+                /** @description OIDC private_key_jwt: our public keys, for the OP */
+                jwksUri?: string;
+                /** @description OIDC: register this post-logout redirect URI at the OP */
+                postLogoutRedirectUri?: string;
+                /** @description OIDC: register this redirect URI at the OP */
+                redirectUri?: string;
+                /** @description SAML: our single logout service (HTTP-Redirect) */
+                sloUrl?: string;
+                /** @description SAML: our SP metadata, for the IdP */
+                spMetadataUrl?: string;
+            };
+            exclusive: boolean;
+            jitProvisioning: boolean;
+            mappers: components["schemas"]["UpstreamMapper"][];
+            oidc?: {
+                acrValues?: string[];
+                authorizationEndpoint?: string;
+                /** @enum {string} */
+                clientAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                clientId: string;
+                /** @description Whether a client secret is stored (it is never returned) */
+                clientSecretSet: boolean;
+                discoveryUrl?: string;
+                endSessionEndpoint?: string;
+                fetchUserinfo: boolean;
+                issuer: string;
+                jwksUri?: string;
+                pkce: boolean;
+                scopes: string[];
+                subjectClaim: string;
+                tokenEndpoint?: string;
+                userinfoEndpoint?: string;
+            };
+            saml?: {
+                metadataUrl?: string;
+                metadataXml?: string;
+                nameIdFormat?: string;
+                signAuthnRequests: boolean;
+                /** @description Our SP signing certificate (PEM), also in our SP metadata */
+                spCertificate?: string;
+                spEntityId: string;
+            };
+            /** @enum {string} */
+            type: "oidc" | "saml";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        UpstreamProviderPage: {
+            items: components["schemas"]["UpstreamProvider"][];
+            nextCursor: string | null;
         };
         User: {
             claims: {
@@ -8060,6 +8276,582 @@ export interface operations {
             };
         };
     };
+    listUpstreamProviders: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of providers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamProviderPage"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUpstreamProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Upstream acr (SAML AuthnContextClassRef) → acr here; unmapped: urn:idp:acr:federated, which meets no requirement
+                     * @default []
+                     */
+                    acrMap?: {
+                        /** @enum {string} */
+                        acr: "urn:idp:acr:pwd" | "urn:idp:acr:mfa";
+                        upstream: string;
+                    }[];
+                    /** @description Names the provider in URLs and in the identity_provider claim; immutable */
+                    alias: string;
+                    /**
+                     * @description Upstream amr value → amr values recorded here; unmapped values record nothing
+                     * @default []
+                     */
+                    amrMap?: {
+                        amr: ("pwd" | "otp" | "hwk" | "swk" | "sc" | "mfa")[];
+                        upstream: string;
+                    }[];
+                    /**
+                     * @description A first sign-in asserting a VERIFIED address in one of these domains links to the one local account with that address. Empty: never link by email
+                     * @default []
+                     */
+                    authoritativeEmailDomains?: string[];
+                    /** @description Shown on the login page: "Sign in with <displayName>" */
+                    displayName: string;
+                    /**
+                     * @description Home-realm discovery: addresses in these domains sign in here
+                     * @default []
+                     */
+                    emailDomains?: string[];
+                    /**
+                     * @description A disabled provider signs nobody in, from the next request on
+                     * @default true
+                     */
+                    enabled?: boolean;
+                    /**
+                     * @description The tenant's people sign in only through this provider (no password form)
+                     * @default false
+                     */
+                    exclusive?: boolean;
+                    /**
+                     * @description Create an account on a first sign-in that links to none
+                     * @default true
+                     */
+                    jitProvisioning?: boolean;
+                    /** @default [] */
+                    mappers?: components["schemas"]["UpstreamMapper"][];
+                    oidc?: {
+                        acrValues?: string[];
+                        authorizationEndpoint?: string;
+                        /**
+                         * @default client_secret_basic
+                         * @enum {string}
+                         */
+                        clientAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                        clientId: string;
+                        /** @description Write-only; stored sealed. Needed by client_secret_basic and client_secret_post */
+                        clientSecret?: string;
+                        /** @description Default: <issuer>/.well-known/openid-configuration */
+                        discoveryUrl?: string;
+                        endSessionEndpoint?: string;
+                        /** @default false */
+                        fetchUserinfo?: boolean;
+                        /** @description The OP's issuer identifier, exactly as its ID tokens carry it */
+                        issuer: string;
+                        jwksUri?: string;
+                        /** @default true */
+                        pkce?: boolean;
+                        /**
+                         * @default [
+                         *       "openid",
+                         *       "profile",
+                         *       "email"
+                         *     ]
+                         */
+                        scopes?: string[];
+                        /**
+                         * @description The stable subject claim (Entra ID: oid)
+                         * @default sub
+                         */
+                        subjectClaim?: string;
+                        tokenEndpoint?: string;
+                        userinfoEndpoint?: string;
+                    };
+                    saml?: {
+                        /** @description Where the IdP's metadata is published (re-read for certificate rotation) */
+                        metadataUrl?: string;
+                        /** @description The IdP's metadata document */
+                        metadataXml?: string;
+                        nameIdFormat?: string;
+                        /** @default false */
+                        signAuthnRequests?: boolean;
+                        /** @description Our entity id at this IdP; default our SP metadata URL */
+                        spEntityId?: string;
+                    };
+                    /** @enum {string} */
+                    type: "oidc" | "saml";
+                };
+            };
+        };
+        responses: {
+            /** @description The provider */
+            201: {
+                headers: {
+                    /** @description URL of the provider */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamProvider"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUpstreamProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alias: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamProvider"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteUpstreamProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alias: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateUpstreamProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alias: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Upstream acr (SAML AuthnContextClassRef) → acr here; unmapped: urn:idp:acr:federated, which meets no requirement */
+                    acrMap?: {
+                        /** @enum {string} */
+                        acr: "urn:idp:acr:pwd" | "urn:idp:acr:mfa";
+                        upstream: string;
+                    }[];
+                    /** @description Upstream amr value → amr values recorded here; unmapped values record nothing */
+                    amrMap?: {
+                        amr: ("pwd" | "otp" | "hwk" | "swk" | "sc" | "mfa")[];
+                        upstream: string;
+                    }[];
+                    /** @description A first sign-in asserting a VERIFIED address in one of these domains links to the one local account with that address. Empty: never link by email */
+                    authoritativeEmailDomains?: string[];
+                    /** @description Shown on the login page: "Sign in with <displayName>" */
+                    displayName?: string;
+                    /** @description Home-realm discovery: addresses in these domains sign in here */
+                    emailDomains?: string[];
+                    /** @description A disabled provider signs nobody in, from the next request on */
+                    enabled?: boolean;
+                    /** @description The tenant's people sign in only through this provider (no password form) */
+                    exclusive?: boolean;
+                    /** @description Create an account on a first sign-in that links to none */
+                    jitProvisioning?: boolean;
+                    mappers?: components["schemas"]["UpstreamMapper"][];
+                    oidc?: {
+                        acrValues?: string[];
+                        authorizationEndpoint?: string;
+                        /**
+                         * @default client_secret_basic
+                         * @enum {string}
+                         */
+                        clientAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+                        clientId: string;
+                        /** @description Write-only; stored sealed. Needed by client_secret_basic and client_secret_post */
+                        clientSecret?: string;
+                        /** @description Default: <issuer>/.well-known/openid-configuration */
+                        discoveryUrl?: string;
+                        endSessionEndpoint?: string;
+                        /** @default false */
+                        fetchUserinfo?: boolean;
+                        /** @description The OP's issuer identifier, exactly as its ID tokens carry it */
+                        issuer: string;
+                        jwksUri?: string;
+                        /** @default true */
+                        pkce?: boolean;
+                        /**
+                         * @default [
+                         *       "openid",
+                         *       "profile",
+                         *       "email"
+                         *     ]
+                         */
+                        scopes?: string[];
+                        /**
+                         * @description The stable subject claim (Entra ID: oid)
+                         * @default sub
+                         */
+                        subjectClaim?: string;
+                        tokenEndpoint?: string;
+                        userinfoEndpoint?: string;
+                    };
+                    saml?: {
+                        /** @description Where the IdP's metadata is published (re-read for certificate rotation) */
+                        metadataUrl?: string;
+                        /** @description The IdP's metadata document */
+                        metadataXml?: string;
+                        nameIdFormat?: string;
+                        /** @default false */
+                        signAuthnRequests?: boolean;
+                        /** @description Our entity id at this IdP; default our SP metadata URL */
+                        spEntityId?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The updated provider */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamProvider"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -8904,6 +9696,253 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description TOTP removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUserUpstreamLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["UpstreamLink"][];
+                    };
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    linkUserUpstreamIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's alias */
+                    provider: string;
+                    /** @description The upstream subject (OIDC subject claim or SAML NameID) */
+                    subject: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamLink"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unlinkUserUpstreamIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -32,8 +32,8 @@ let baseUrl: string;
 const setCookies: Array<{ url: string; cookie: string }> = [];
 
 /** fetch that trusts the generated CA and nothing else, and records Set-Cookie headers. */
-const tlsFetch = async (url: string, init: RequestInit = {}): Promise<Response> => {
-  const res = (await undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response;
+const tlsFetch = async (url: string, init: object = {}): Promise<Response> => {
+  const res = (await undiciFetch(url, { ...init, dispatcher: agent })) as unknown as Response;
   for (const cookie of res.headers.getSetCookie()) setCookies.push({ url, cookie });
   return res;
 };

@@ -20,6 +20,8 @@ import { resourceServerRoutes } from './routes/resource-servers';
 import { tenantRoutes } from './routes/tenants';
 import { tokenAuditClosedPaths, tokenAuditRoutes } from './routes/token-audit';
 import { workloadIssuerRoutes } from './routes/workload-issuers';
+import { upstreamProviderRoutes } from './routes/upstream-providers';
+import { upstreamLinkRoutes } from './routes/upstream-links';
 import { userRoutes } from './routes/users';
 import { auditChainRoutes } from './routes/audit-chain';
 import { jobRoutes } from './routes/jobs';
@@ -73,6 +75,8 @@ export function managementRoutes(
       ...keyRoutes(d),
       ...nheRegistrationRoutes(d),
       ...workloadIssuerRoutes(d),
+      ...upstreamProviderRoutes(d),
+      ...upstreamLinkRoutes(d),
       ...delegationPolicyRoutes(d),
       ...tokenAuditRoutes(d),
       ...auditChainRoutes(d),
@@ -100,6 +104,7 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     keyStore: deps.keyStore,
     clientSecretPepper: deps.clientSecretPepper,
+    publicBaseUrl: deps.bearer.publicBaseUrl,
     ...(deps.revoke ? { revoke: deps.revoke } : {}),
     ...(deps.bootstrapAdmin ? { bootstrapAdmin: deps.bootstrapAdmin } : {}),
     ...(deps.console ? { consoleRedirectUris: consoleRedirectUris(deps.bearer.publicBaseUrl) } : {}),

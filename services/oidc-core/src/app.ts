@@ -1,11 +1,13 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { createHttpApp, oauthErrorHandler, oauthNotFound, type ReadinessCheck } from '@idp/http';
+import { createHttpApp, oauthErrorHandler, oauthNotFound, type OutboundPolicy, type ReadinessCheck } from '@idp/http';
 import { OAuthError } from '@idp/errors';
 import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
+import { upstreamRoutes } from './upstream/routes';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from './domain/login-throttle';
 import { accountRoutes, type AccountDeps } from './account/routes';
 import { formPostEndpoints } from './routes/form-post-endpoints';
 import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
@@ -18,7 +20,6 @@ import {
 } from './routes/tenant-admission';
 import type { TenantAdmissionLimits } from './domain/tenant-admission';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
-import type { LoginThrottle } from './domain/login-throttle';
 import { PROVIDER_CSP } from './views/pages';
 import { UnknownTenantError, type TenantContext } from './tenants/tenant-pool';
 
@@ -38,6 +39,8 @@ export interface AppDeps {
   kek: KeyEncryptionKey;
   /** Failed sign-in limits (per account and per IP); defaults apply when absent. */
   loginThrottle?: LoginThrottle;
+  /** The platform's outbound policy for upstream identity providers (UPSTREAM_ALLOW_*); default: public https only. */
+  upstreamPolicy?: OutboundPolicy;
   /** Requests of one tenant handled at once and waiting, per process (TENANT_MAX_IN_FLIGHT, TENANT_MAX_QUEUED); defaults apply when absent. */
   admission?: TenantAdmissionLimits;
   /** The user's delegation ledger (account/): the kill-switch publisher and store; default: the store only. */
@@ -103,9 +106,17 @@ export function createApp(deps: AppDeps) {
   tenantRouter.use(pageHeaders);
   tenantRouter.use(formPostEndpoints());
   tenantRouter.use(accountRoutes({ models: deps.models, logger: deps.logger, ...deps.account }));
+  const loginThrottle = deps.loginThrottle ?? new LoginThrottle(deps.models, DEFAULT_LOGIN_THROTTLE);
   tenantRouter.use(
-    interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle: deps.loginThrottle }),
+    upstreamRoutes({
+      models: deps.models,
+      kek: deps.kek,
+      logger: deps.logger,
+      loginThrottle,
+      policy: deps.upstreamPolicy ?? {},
+    }),
   );
+  tenantRouter.use(interactionRoutes({ models: deps.models, kek: deps.kek, logger: deps.logger, loginThrottle }));
   tenantRouter.use(logoutRoutes());
   tenantRouter.use(toProvider);
 

@@ -67,6 +67,10 @@ export const configSchema = z.object({
   OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT: intEnv(4, 1, 1000),
   /** DEVELOPMENT ONLY: outbound fetches (Client ID Metadata Documents, clients' jwks_uri) may reach loopback hosts, over http too, for every tenant. An operator's choice: no tenant setting can allow it. */
   CIMD_ALLOW_LOOPBACK: boolEnv(false),
+  /** DEVELOPMENT ONLY: upstream identity providers (sign-in through OpenID Connect or SAML 2.0) may be on loopback hosts, over http too. An operator's choice: no tenant setting can allow it. */
+  UPSTREAM_ALLOW_LOOPBACK: boolEnv(false),
+  /** Upstream identity providers may be on private-network addresses (RFC 1918, unique local, CGNAT): an identity provider inside the cluster or reached over a private link. An operator's choice: no tenant setting can allow it. */
+  UPSTREAM_ALLOW_PRIVATE_NETWORKS: boolEnv(false),
 });
 
 /** An http(s) URL that is an origin only (what urlEnv leaves once trailing slashes are dropped). */

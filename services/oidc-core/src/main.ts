@@ -77,6 +77,10 @@ async function main(): Promise<void> {
     readiness: [{ name: 'mongodb', check: db.ping }],
     kek,
     loginThrottle,
+    upstreamPolicy: {
+      allowLoopback: config.UPSTREAM_ALLOW_LOOPBACK,
+      allowPrivateNetworks: config.UPSTREAM_ALLOW_PRIVATE_NETWORKS,
+    },
     admission: {
       maxInFlight: config.TENANT_MAX_IN_FLIGHT,
       maxInFlightAlone: config.TENANT_MAX_IN_FLIGHT_ALONE,

@@ -46,8 +46,17 @@ import {
   type UserDoc,
 } from './schemas';
 import { leanDefaults } from './lean-defaults';
+import {
+  upstreamLinkSchema,
+  upstreamProviderSchema,
+  type UpstreamLinkDoc,
+  type UpstreamProviderDoc,
+} from './upstream-providers';
+import { samlRequestCacheSchema, type SamlRequestCacheDoc } from './saml-request-cache';
 
 export * from './schemas';
+export * from './upstream-providers';
+export * from './saml-request-cache';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
@@ -72,6 +81,9 @@ export interface Models {
   InitialAccessTokenUse: Model<InitialAccessTokenUseDoc>;
   WorkloadIssuer: Model<WorkloadIssuerDoc>;
   AgentOptOut: Model<AgentOptOutDoc>;
+  UpstreamProvider: Model<UpstreamProviderDoc>;
+  UpstreamLink: Model<UpstreamLinkDoc>;
+  SamlRequestCache: Model<SamlRequestCacheDoc>;
 }
 
 // Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
@@ -98,6 +110,9 @@ const SCHEMAS: Array<import('mongoose').Schema> = [
   initialAccessTokenUseSchema,
   workloadIssuerSchema,
   agentOptOutSchema,
+  upstreamProviderSchema,
+  upstreamLinkSchema,
+  samlRequestCacheSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).
 for (const schema of SCHEMAS) schema.plugin(leanDefaults);
@@ -129,5 +144,8 @@ export function createModels(connection: Connection): Models {
     InitialAccessTokenUse: m('InitialAccessTokenUse', initialAccessTokenUseSchema),
     WorkloadIssuer: m('WorkloadIssuer', workloadIssuerSchema),
     AgentOptOut: m('AgentOptOut', agentOptOutSchema),
+    UpstreamProvider: m('UpstreamProvider', upstreamProviderSchema),
+    UpstreamLink: m('UpstreamLink', upstreamLinkSchema),
+    SamlRequestCache: m('SamlRequestCache', samlRequestCacheSchema),
   };
 }

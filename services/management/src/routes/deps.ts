@@ -12,6 +12,8 @@ export interface RouteDeps {
   keyStore: KeyStore;
   /** Key of the client-secret digest (same as oidc-core's). */
   clientSecretPepper: string;
+  /** The public origin (PUBLIC_BASE_URL): the URLs an upstream provider is told to call are under it. */
+  publicBaseUrl?: string;
   /**
    * Kill switch: publishes a deny-list entry for already issued NHE tokens (libs/events revocations). Absent when
    * NATS is not configured; then tokens expire by their (short) TTL.

@@ -371,6 +371,8 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         // Revoke first: if that cannot be confirmed (503) nothing is deleted yet, so a retry of the DELETE does both.
         await revokeUser(tenantId, params.userId, 'user.deleted');
         await models.User.deleteOne({ _id: existing._id, tenantId });
+        // Its upstream links go with it: the upstream identity may then link to, or create, another account.
+        await models.UpstreamLink.deleteMany({ tenantId, userId: params.userId });
         const policies = await models.DelegationPolicy.deleteMany({
           tenantId,
           'target.type': 'user',

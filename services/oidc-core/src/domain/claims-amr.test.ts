@@ -21,6 +21,11 @@ describe('releasedAmr', () => {
     expect(releasedAmr(['face', 'otp', 7])).toEqual(['otp']);
   });
 
+  it('releases only the mapped methods of an upstream sign-in, never a password it did not see', () => {
+    expect(releasedAmr(['fed'])).toEqual([]);
+    expect(releasedAmr(['mfa', 'hwk', 'fed'])).toEqual(['mfa', 'hwk']);
+  });
+
   it('is idempotent, so projecting twice changes nothing', () => {
     const once = releasedAmr(['sc', 'swk', 'pwd'], 'projected');
     expect(releasedAmr(once, 'projected')).toEqual(once);

@@ -19,14 +19,17 @@ const PROJECTION: Record<string, string[]> = { sc: ['hwk', 'mfa'], swk: ['mfa'] 
 
 /**
  * The amr to release: known values only (anything else is dropped), de-duplicated in first-seen order, projected
- * when the profile says so; `['pwd']` when the login recorded nothing. Idempotent.
+ * when the profile says so; `['pwd']` when the login recorded nothing (a login from before amr was recorded), `[]`
+ * for an upstream sign-in whose methods mapped to nothing. Idempotent.
  */
 export function releasedAmr(recorded: unknown, profile: AmrProfile = 'rfc8176'): string[] {
   const known = new Set<string>(AMR_VALUES);
   const input = Array.isArray(recorded)
     ? recorded.filter((v): v is string => typeof v === 'string' && known.has(v))
     : [];
-  const values = input.length ? input : [...DEFAULT_AMR];
+  // A login made at an upstream provider records `fed` beside what its table mapped: nothing here, so no default.
+  const federated = Array.isArray(recorded) && recorded.includes('fed');
+  const values = input.length || federated ? input : [...DEFAULT_AMR];
   const out: string[] = [];
   for (const v of values)
     for (const p of profile === 'projected' ? (PROJECTION[v] ?? [v]) : [v]) if (!out.includes(p)) out.push(p);

@@ -27,6 +27,7 @@ import { registrationFeatures, registrationSettingsOf } from './registration';
 import { consentPolicy } from './consent';
 import { agentClientParams } from './agent-clients';
 import { defaultResourceScopeParams } from './default-resource-scope';
+import { IDP_HINT_PARAM, KC_IDP_HINT_PARAM } from '../upstream/providers';
 import { rememberedAgentGrantId } from './agent-grants';
 import { accessTokenScopeCustomizer, defaultResource, resourceServerInfo } from './resource-servers';
 import { referenceGrant } from './introspection';
@@ -165,7 +166,14 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     clientBasedCORS: (_ctx, origin, client) => corsOriginAllowed(origin, client),
     // Agent clients (provider/agent-clients.ts): no offline_access at authorization. A request
     // naming APIs but no scope takes their scopes as its default (provider/default-resource-scope.ts).
-    extraParams: { ...defaultResourceScopeParams(), ...agentClientParams(models, tenantId) },
+    // idp_hint (and Keycloak's kc_idp_hint, which clients written for Keycloak send): the upstream provider to sign in
+    // through, skipping the choice (upstream/routes.ts); an alias the tenant lacks is ignored there.
+    extraParams: {
+      ...defaultResourceScopeParams(),
+      ...agentClientParams(models, tenantId),
+      [IDP_HINT_PARAM]: null,
+      [KC_IDP_HINT_PARAM]: null,
+    },
     // The code flow only (no implicit or hybrid); client authentication as above.
     responseTypes: ['code'],
     clientAuthMethods,

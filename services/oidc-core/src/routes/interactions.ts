@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { errors } from 'oidc-provider';
 import type { Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
@@ -18,13 +18,15 @@ import { userinfoAudience } from '../provider/userinfo-audience';
 import {
   pageCsp,
   renderConsentPage,
-  renderErrorPage,
   renderLoginPage,
   renderTotpPage,
   type ConsentAgent,
   type ConsentClient,
   type ConsentResource,
 } from '../views/pages';
+import { interactionErrorPage } from './interaction-errors';
+import { directedProvider, enabledProviders, passwordSignInAllowed, providerForEmail } from '../upstream/providers';
+import { upstreamOrigins, upstreamStartPath } from '../upstream/routes';
 
 export interface InteractionDeps {
   models: Models;
@@ -218,6 +220,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     extra: { error?: string; username?: string } = {},
   ) => {
     const tenant = tenantOf(req);
+    const providers = await enabledProviders(deps.models, tenant.tenantId);
     send(
       res,
       status,
@@ -225,9 +228,16 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         action: `${req.baseUrl}/interaction/${details.uid}/login`,
         clientName: await clientNameOf(tenant, details),
         tenantName: tenant.tenant.name,
+        providers: providers.map((p) => ({
+          displayName: p.displayName,
+          href: upstreamStartPath(req.baseUrl, details.uid, p.alias),
+        })),
+        passwordSignIn: passwordSignInAllowed(providers),
+        homeRealmDiscovery: providers.some((p) => p.emailDomains.length > 0),
         ...extra,
       }),
-      redirectTargets(details),
+      // Home-realm discovery answers the password form with a redirect to the person's provider.
+      [...redirectTargets(details), ...upstreamOrigins(providers)],
     );
   };
 
@@ -289,8 +299,23 @@ export function interactionRoutes(deps: InteractionDeps): Router {
             return;
           }
         }
-        if (fresh) await totpPage(res, req, details, 200);
-        else await loginPage(res, req, details, 200, pending ? { error: MFA_EXPIRED } : {});
+        if (fresh) {
+          await totpPage(res, req, details, 200);
+          return;
+        }
+        // idp_hint, a login_hint in a provider's email domain, or the tenant's only provider: straight there.
+        const directed = pending
+          ? undefined
+          : directedProvider(await enabledProviders(deps.models, tenant.tenantId), details.params);
+        if (directed) {
+          const start = upstreamStartPath(req.baseUrl, details.uid, directed.provider.alias);
+          res.redirect(
+            303,
+            directed.loginHint ? `${start}?login_hint=${encodeURIComponent(directed.loginHint)}` : start,
+          );
+          return;
+        }
+        await loginPage(res, req, details, 200, pending ? { error: MFA_EXPIRED } : {});
         return;
       }
       const base = `${req.baseUrl}/interaction/${details.uid}`;
@@ -333,6 +358,18 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       if (details.prompt.name !== 'login') throw new errors.InvalidRequest('this interaction does not expect a login');
       const username = field(req.body, 'username');
       const password = field(req.body, 'password');
+      const providers = await enabledProviders(deps.models, tenant.tenantId);
+      // Home-realm discovery: an address in a provider's email domain signs in there, whatever the password field.
+      const home = providerForEmail(providers, username);
+      if (home) {
+        res.redirect(
+          303,
+          `${upstreamStartPath(req.baseUrl, details.uid, home.alias)}?login_hint=${encodeURIComponent(username)}`,
+        );
+        return;
+      }
+      if (!passwordSignInAllowed(providers))
+        throw new errors.InvalidRequest('this tenant signs people in through its identity provider only');
       if (!username || !password) {
         await loginPage(res, req, details, 400, { error: 'Enter your username and password.', username });
         return;
@@ -481,33 +518,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     }
   });
 
-  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    // Whatever was thrown or passed to next(): nothing is known of its shape.
-    const e = (err ?? {}) as {
-      name?: string;
-      error?: string;
-      error_description?: string;
-      statusCode?: number;
-      status?: number;
-      expose?: boolean;
-    };
-    const tenantName = (req as unknown as { tenant?: TenantContext }).tenant?.tenant.name;
-    if (e.name === 'SessionNotFound' || e.error === 'invalid_request' || (e.statusCode ?? 500) < 500) {
-      send(
-        res,
-        e.statusCode ?? e.status ?? 400,
-        renderErrorPage(
-          e.error ?? 'invalid_request',
-          e.error_description ?? 'the sign-in request has expired or is not valid',
-          tenantName,
-        ),
-      );
-      return;
-    }
-    (res.locals as { error?: unknown }).error = err;
-    send(res, 500, renderErrorPage('server_error', 'an unexpected error occurred', tenantName));
-    (req as unknown as { log?: { error: (o: object, m: string) => void } }).log?.error({ err }, 'interaction failed');
-  });
+  router.use(interactionErrorPage);
 
   return router;
 }

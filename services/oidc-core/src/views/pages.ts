@@ -32,6 +32,7 @@ a{color:var(--accent)}
 .code-display{font-family:ui-monospace,monospace;font-size:1.6rem;letter-spacing:.15em;text-align:center;padding:.5rem;border:1px dashed var(--line);border-radius:8px}
 ul{padding-left:1.25rem;margin:.25rem 0}
 .countdown{font-variant-numeric:tabular-nums}
+.providers{display:flex;flex-direction:column;gap:.75rem;margin:1rem 0}
 @media (min-width:40rem){main{padding:2rem 2.25rem}header{padding-top:3rem}}
 `;
 
@@ -158,6 +159,23 @@ export interface LoginPageOptions {
   tenantName: string;
   error?: string;
   username?: string;
+  /** The tenant's upstream identity providers, each a link that starts the sign-in there. */
+  providers?: Array<{ displayName: string; href: string }>;
+  /** False when the tenant's people sign in only through an upstream provider. Default true. */
+  passwordSignIn?: boolean;
+  /** A work email alone may be typed (home-realm discovery sends it to its provider): the password is not required. */
+  homeRealmDiscovery?: boolean;
+}
+
+/** The providers, each a link (not a form: the upstream's origin need not be a form-action target). */
+function providerLinks(providers: LoginPageOptions['providers'], withPassword: boolean): string {
+  if (!providers?.length) return '';
+  const links = providers
+    .map((p) => `<a class="button secondary" href="${escape(p.href)}">Sign in with ${escape(p.displayName)}</a>`)
+    .join('\n  ');
+  return `<nav class="providers" aria-label="Sign in with your organisation">
+  ${links}
+</nav>${withPassword ? '\n<p class="muted">Or with your username (or work email) and password:</p>' : ''}`;
 }
 
 export function renderLoginPage(o: LoginPageOptions): string {
@@ -167,13 +185,18 @@ export function renderLoginPage(o: LoginPageOptions): string {
     `<h1>Sign in</h1>
 <p class="muted">to continue to <strong>${escape(o.clientName)}</strong></p>
 ${errorBox(o.error)}
+${providerLinks(o.providers, o.passwordSignIn !== false)}${
+      o.passwordSignIn === false
+        ? ''
+        : `
 <form method="post" action="${escape(o.action)}" autocomplete="on">
   <label for="username">Username</label>
   <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="256"${describedBy} ${o.username ? '' : 'autofocus '}value="${escape(o.username ?? '')}">
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="256"${describedBy}${o.username ? ' autofocus' : ''}>
+  <input id="password" name="password" type="password" autocomplete="current-password"${o.homeRealmDiscovery ? '' : ' required'} maxlength="256"${describedBy}${o.username ? ' autofocus' : ''}>
   <div class="actions"><button type="submit">Sign in</button></div>
-</form>`,
+</form>`
+    }`,
     { tenantName: o.tenantName },
   );
 }

@@ -1,0 +1,199 @@
+/**
+ * Which local account an upstream identity signs in as, and what each sign-in writes on it.
+ *
+ * The identity key is (tenant, provider, upstream subject), stored as an upstream link. An identity without a link:
+ * - is linked at once only where the provider is authoritative for the domain of an email address it asserts
+ *   VERIFIED (authoritativeEmailDomains; empty by default) and exactly one enabled account has that address;
+ * - otherwise never by email: if an account with the same address or username exists, the person must prove that
+ *   account (its password, on the link page) or an administrator links it; an attacker who registers the victim's
+ *   address at some upstream gets nothing;
+ * - otherwise, where the provider allows it, a new account is created (just-in-time provisioning).
+ */
+import type { Models, UpstreamLinkDoc, UpstreamProviderDoc, UserDoc } from '@idp/db';
+import { DUMMY_PASSWORD_HASH } from '@idp/tokens';
+import { emailDomainOf, type MappedProfile, type UpstreamAssertion } from './mappers';
+import { UpstreamError } from './oidc-upstream';
+
+export const ACCOUNT_DISABLED = 'this account is disabled';
+
+export type Resolution =
+  | { kind: 'account'; userId: string }
+  /** No account yet: the person may prove an existing one (password), or create one where allowed. */
+  | { kind: 'unlinked'; mayCreate: boolean; conflict: boolean };
+
+type UserRow = Pick<UserDoc, 'enabled' | 'username' | 'claims'> & { _id: unknown };
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Accounts whose stored email is `email` (case-insensitively: the domain part is, and people type either case). */
+async function accountsWithEmail(models: Models, tenantId: number, email: string): Promise<UserRow[]> {
+  return models.User.find(
+    { tenantId, 'claims.email': { $regex: `^${escapeRegExp(email)}$`, $options: 'i' } },
+    { enabled: 1, username: 1, claims: 1 },
+  )
+    .limit(2)
+    .lean<UserRow[]>();
+}
+
+export async function resolveAccount(
+  models: Models,
+  tenantId: number,
+  provider: UpstreamProviderDoc,
+  a: UpstreamAssertion,
+  mapped: MappedProfile,
+): Promise<Resolution> {
+  const link = await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean();
+  if (link) {
+    const user = await models.User.findOne({ tenantId, _id: link.userId }, { enabled: 1 }).lean();
+    if (user) {
+      if (!user.enabled) throw new UpstreamError('access_denied', ACCOUNT_DISABLED);
+      return { kind: 'account', userId: link.userId };
+    }
+    // The account was deleted behind the link's back (a restore, a hand edit): the identity is unlinked again.
+    await models.UpstreamLink.deleteOne({ tenantId, _id: link._id });
+  }
+  const email = a.verifiedEmail;
+  const domain = email ? emailDomainOf(email) : undefined;
+  if (email && domain && provider.authoritativeEmailDomains.map((d) => d.toLowerCase()).includes(domain)) {
+    const owners = await accountsWithEmail(models, tenantId, email);
+    if (owners.length === 1) {
+      const owner = owners[0]!;
+      if (!owner.enabled) throw new UpstreamError('access_denied', ACCOUNT_DISABLED);
+      const userId = String(owner._id);
+      await createLink(models, tenantId, provider, a, userId, 'verified_email');
+      return { kind: 'account', userId };
+    }
+  }
+  const claimedEmail = typeof mapped.claims.email === 'string' ? mapped.claims.email : undefined;
+  const conflict =
+    (claimedEmail !== undefined && (await accountsWithEmail(models, tenantId, claimedEmail)).length > 0) ||
+    (mapped.username !== undefined && (await models.User.exists({ tenantId, username: mapped.username })) !== null);
+  return { kind: 'unlinked', mayCreate: provider.jitProvisioning && !conflict, conflict };
+}
+
+export async function createLink(
+  models: Models,
+  tenantId: number,
+  provider: UpstreamProviderDoc,
+  a: Pick<UpstreamAssertion, 'issuer' | 'subject'>,
+  userId: string,
+  linkedBy: UpstreamLinkDoc['linkedBy'],
+): Promise<void> {
+  await models.UpstreamLink.create({
+    tenantId,
+    provider: provider.alias,
+    subject: a.subject,
+    issuer: a.issuer,
+    userId,
+    linkedBy,
+  });
+}
+
+/** Just-in-time provisioning: a new account for the upstream identity, with no usable password. */
+export async function createAccount(
+  models: Models,
+  tenantId: number,
+  provider: UpstreamProviderDoc,
+  a: UpstreamAssertion,
+  mapped: MappedProfile,
+): Promise<string> {
+  const username = mapped.username ?? `${provider.alias}.${a.subject}`.slice(0, 256);
+  const user = await models.User.create({
+    tenantId,
+    username,
+    // No password works for it (a hash no password matches); an administrator may set one.
+    passwordHash: DUMMY_PASSWORD_HASH,
+    claims: {},
+  });
+  const userId = String(user._id);
+  try {
+    await createLink(models, tenantId, provider, a, userId, 'jit');
+  } catch (err) {
+    // Another sign-in of the same identity created its account first: never leave a second, unlinked one.
+    await models.User.deleteOne({ tenantId, _id: user._id });
+    throw err;
+  }
+  return userId;
+}
+
+/**
+ * Writes what this sign-in asserted on the account, every time (the provider's mappers replace what they wrote
+ * before, so a group upstream removed goes), and records the upstream session for logout.
+ */
+export async function applyProfile(
+  models: Models,
+  tenantId: number,
+  provider: UpstreamProviderDoc,
+  a: UpstreamAssertion,
+  userId: string,
+  mapped: MappedProfile,
+  session: UpstreamLinkDoc['lastSession'],
+): Promise<void> {
+  const [user, link, groups, roles, links] = await Promise.all([
+    models.User.findOne({ tenantId, _id: userId }, { groupIds: 1, roleIds: 1, federatedIdentities: 1 }).lean(),
+    models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean(),
+    mapped.groups.length
+      ? models.Group.find({ tenantId, name: { $in: mapped.groups } }, { _id: 1 }).lean()
+      : Promise.resolve([]),
+    mapped.roles.length
+      ? models.Role.find({ tenantId, name: { $in: mapped.roles } }, { _id: 1 }).lean()
+      : Promise.resolve([]),
+    models.UpstreamLink.find({ tenantId, userId }, { provider: 1, issuer: 1, subject: 1 }).lean(),
+  ]);
+  if (!user || !link) throw new UpstreamError('access_denied', 'the account is no longer linked');
+  const membership = (current: string[], before: string[], now: string[]) => {
+    // Only what this provider added is its to remove; what was already there (an admin's) is left alone.
+    const granted = [
+      ...new Set([...before.filter((id) => now.includes(id)), ...now.filter((id) => !current.includes(id))]),
+    ];
+    const kept = current.filter((id) => !before.includes(id) || now.includes(id));
+    return { ids: [...new Set([...kept, ...now])], granted };
+  };
+  const g = membership(
+    user.groupIds,
+    link.grantedGroupIds,
+    groups.map((x) => String(x._id)),
+  );
+  const r = membership(
+    user.roleIds,
+    link.grantedRoleIds,
+    roles.map((x) => String(x._id)),
+  );
+  const aliases = new Set((await models.UpstreamProvider.find({ tenantId }, { alias: 1 }).lean()).map((p) => p.alias));
+  const federatedIdentities = [
+    // Entries an administrator wrote that name no provider of the tenant stay.
+    ...(user.federatedIdentities ?? []).filter((e) => typeof e.provider !== 'string' || !aliases.has(e.provider)),
+    ...links.map((l) => ({ provider: l.provider, issuer: l.issuer, subject: l.subject })),
+  ];
+  const set: Record<string, unknown> = {
+    externalGroups: mapped.externalGroups,
+    providerClaims: mapped.providerClaims,
+    identityProvider: mapped.identityProvider,
+    linkedIdentity: mapped.linkedIdentity,
+    federatedIdentities,
+    groupIds: g.ids,
+    roleIds: r.ids,
+  };
+  const unset: Record<string, 1> = {};
+  for (const [k, v] of Object.entries(mapped.claims))
+    if (v === undefined) unset[`claims.${k}`] = 1;
+    else set[`claims.${k}`] = v;
+  for (const [k, v] of Object.entries(mapped.customClaims))
+    if (v === undefined) unset[`customClaims.${k}`] = 1;
+    else set[`customClaims.${k}`] = v;
+  await models.User.updateOne(
+    { tenantId, _id: userId },
+    { $set: set, ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+  );
+  await models.UpstreamLink.updateOne(
+    { tenantId, _id: link._id },
+    {
+      $set: {
+        grantedGroupIds: g.granted,
+        grantedRoleIds: r.granted,
+        lastSignInAt: new Date(),
+        ...(session ? { lastSession: session } : {}),
+      },
+    },
+  );
+}
