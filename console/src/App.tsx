@@ -7,6 +7,7 @@ import { TenantsScreen } from './screens/tenants';
 import { ClientsScreen } from './screens/clients';
 import { ResourceServersScreen } from './screens/resource-servers';
 import { UsersScreen } from './screens/users';
+import { UpstreamProvidersScreen } from './screens/upstream-providers';
 import { GroupsScreen, RolesScreen } from './screens/groups-roles';
 import { NhesScreen } from './screens/nhes';
 import { SimulatorScreen } from './screens/simulator';
@@ -27,6 +28,7 @@ const SCREENS: ScreenDef[] = [
   { id: 'clients', title: 'Clients', render: () => <ClientsScreen /> },
   { id: 'resource-servers', title: 'Resource servers', render: () => <ResourceServersScreen /> },
   { id: 'users', title: 'Users', render: () => <UsersScreen /> },
+  { id: 'upstream-providers', title: 'Upstream identity providers', render: () => <UpstreamProvidersScreen /> },
   { id: 'groups', title: 'Groups', render: () => <GroupsScreen /> },
   { id: 'roles', title: 'Roles', render: () => <RolesScreen /> },
   { id: 'nhes', title: 'NHE registrations', render: () => <NhesScreen /> },

@@ -1,8 +1,11 @@
-/** Users: list, create (with a password), assign a role, enrol TOTP (the secret shown once as a QR code). */
+/**
+ * Users: list, create (with a password), assign a role, enrol TOTP (the secret shown once as a QR code), and a user's
+ * linked upstream identities (list, remove, link one by hand).
+ */
 import { useCallback, useEffect, useState } from 'react';
 import QRCode from 'qrcode';
 import { call, tp, type Schemas } from '../api';
-import { DeleteButton, Field, ProblemView, ScopedButton, TextField, useAction, useConsole } from '../ui';
+import { DeleteButton, Field, ProblemView, ScopedButton, TextField, fmtDate, useAction, useConsole } from '../ui';
 
 type User = Schemas['User'];
 type Role = Schemas['Role'];
@@ -20,6 +23,8 @@ export function UsersScreen() {
   const [assignTo, setAssignTo] = useState({ userId: '', roleId: '' });
   const [qr, setQr] = useState<{ username: string; dataUrl: string; secret: string } | undefined>();
   const [done, setDone] = useState('');
+  /** The user whose linked upstream identities are shown. */
+  const [linksOf, setLinksOf] = useState('');
 
   const load = useCallback(
     async (after?: string) => {
@@ -125,6 +130,7 @@ export function UsersScreen() {
               <th scope="col">Id</th>
               <th scope="col">Roles</th>
               <th scope="col">TOTP</th>
+              <th scope="col">Linked identities</th>
               <th scope="col">Delete</th>
             </tr>
           </thead>
@@ -143,6 +149,11 @@ export function UsersScreen() {
                   </ScopedButton>
                 </td>
                 <td>
+                  <button type="button" aria-pressed={linksOf === u.id} onClick={() => setLinksOf(u.id)}>
+                    Linked identities of {u.username}
+                  </button>
+                </td>
+                <td>
                   <DeleteButton
                     scope="auth.users.delete"
                     what={u.username}
@@ -152,6 +163,7 @@ export function UsersScreen() {
                           params: { path: { ...tp(tenantId), userId: u.id } },
                         }),
                       );
+                      if (linksOf === u.id) setLinksOf('');
                       await load();
                     }}
                   />
@@ -165,6 +177,13 @@ export function UsersScreen() {
         <button type="button" onClick={() => void load(cursor)}>
           More users
         </button>
+      ) : null}
+      {linksOf ? (
+        <LinkedIdentities
+          key={linksOf}
+          userId={linksOf}
+          username={items.find((u) => u.id === linksOf)?.username ?? linksOf}
+        />
       ) : null}
       <form
         className="card"
@@ -250,6 +269,162 @@ export function UsersScreen() {
         <ProblemView problem={assign.problem} shownFields={[]} />
         <ScopedButton scope="auth.roles.assign" type="submit" busy={assign.busy}>
           Assign role
+        </ScopedButton>
+      </form>
+    </section>
+  );
+}
+
+/**
+ * A user's links to upstream identities (provider alias, upstream subject). Linking by hand is the administrator
+ * vouching that the upstream identity is this person: the provider's subject then signs in as this account.
+ */
+function LinkedIdentities(props: { userId: string; username: string }) {
+  const { api, tenantId, can } = useConsole();
+  const [links, setLinks] = useState<Schemas['UpstreamLink'][]>([]);
+  const [aliases, setAliases] = useState<string[]>([]);
+  const list = useAction();
+  const link = useAction();
+  const [f, setF] = useState({ provider: '', subject: '' });
+  const path = { ...tp(tenantId), userId: props.userId };
+  const load = useCallback(async () => {
+    const r = await list.run(() =>
+      call(
+        api.GET('/auth/admin/tenants/{tenantId}/users/{userId}/upstream-links', {
+          params: { path: { ...tp(tenantId), userId: props.userId } },
+        }),
+      ),
+    );
+    if (r) setLinks(r.items);
+  }, [api, tenantId, props.userId]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    void load();
+    // The aliases to choose from, where the token may read the providers; otherwise the alias is typed.
+    if (can('auth.tenants.list'))
+      void call(
+        api.GET('/auth/admin/tenants/{tenantId}/upstream-providers', {
+          params: { path: tp(tenantId), query: { limit: 100 } },
+        }),
+      ).then(
+        (p) => setAliases(p.items.map((x) => x.alias)),
+        () => undefined,
+      );
+  }, [load, api, tenantId, can]);
+  const perProvider = (provider: string) => links.filter((l) => l.provider === provider).length;
+  return (
+    <section className="card" aria-labelledby="links-heading">
+      <h2 id="links-heading">Linked identities of {props.username}</h2>
+      <ProblemView problem={list.problem} />
+      <div className="table-wrap" tabIndex={0} role="region" aria-label={`Linked identities of ${props.username}`}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Provider</th>
+              <th scope="col">Upstream subject</th>
+              <th scope="col">Issuer</th>
+              <th scope="col">Linked by</th>
+              <th scope="col">Last sign-in</th>
+              <th scope="col">Remove</th>
+            </tr>
+          </thead>
+          <tbody>
+            {links.length === 0 ? (
+              <tr>
+                <td colSpan={6}>No linked identity: this user signs in with the tenant&apos;s own credentials only.</td>
+              </tr>
+            ) : null}
+            {links.map((l) => (
+              <tr key={`${l.provider} ${l.subject}`} data-link={l.provider} data-subject={l.subject}>
+                <td>
+                  <code>{l.provider}</code>
+                </td>
+                <td>
+                  <code>{l.subject}</code>
+                </td>
+                <td>{l.issuer}</td>
+                <td>{l.linkedBy}</td>
+                <td>{fmtDate(l.lastSignInAt)}</td>
+                <td>
+                  <DeleteButton
+                    scope="auth.users.update"
+                    what={
+                      perProvider(l.provider) > 1
+                        ? `the ${perProvider(l.provider)} links to ${l.provider}`
+                        : `the link to ${l.provider}`
+                    }
+                    onConfirm={async () => {
+                      await call(
+                        api.DELETE('/auth/admin/tenants/{tenantId}/users/{userId}/upstream-links/{provider}', {
+                          params: { path: { ...path, provider: l.provider } },
+                        }),
+                      );
+                      await load();
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <form
+        aria-label="Link an upstream identity"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void link
+            .run(() =>
+              call(
+                api.POST('/auth/admin/tenants/{tenantId}/users/{userId}/upstream-links', {
+                  params: { path },
+                  body: { provider: f.provider, subject: f.subject },
+                }),
+              ),
+            )
+            .then((l) => {
+              if (l) {
+                setF({ provider: '', subject: '' });
+                void load();
+              }
+            });
+        }}
+      >
+        <h3>Link an upstream identity</h3>
+        <p className="hint">
+          You vouch that this upstream identity is {props.username}: from now on it signs in as this account.
+        </p>
+        <Field label="Provider alias" name="body.provider" problem={link.problem}>
+          {({ id, describedBy, invalid }) => (
+            <>
+              <input
+                id={id}
+                list={`${id}-aliases`}
+                required
+                autoComplete="off"
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                value={f.provider}
+                onChange={(e) => setF({ ...f, provider: e.target.value })}
+              />
+              <datalist id={`${id}-aliases`}>
+                {aliases.map((a) => (
+                  <option key={a} value={a} />
+                ))}
+              </datalist>
+            </>
+          )}
+        </Field>
+        <TextField
+          label="Upstream subject"
+          name="body.subject"
+          problem={link.problem}
+          value={f.subject}
+          onChange={(v) => setF({ ...f, subject: v })}
+          required
+          hint="The provider's subject claim (OIDC) or NameID (SAML) for this person."
+        />
+        <ProblemView problem={link.problem} shownFields={['body.provider', 'body.subject']} />
+        <ScopedButton scope="auth.users.update" type="submit" busy={link.busy}>
+          Link identity
         </ScopedButton>
       </form>
     </section>

@@ -74,19 +74,14 @@ export interface UpstreamOidcSettings {
 }
 
 export interface UpstreamSamlSettings {
-  /** Where the IdP's metadata is published (refreshed from there: certificate rotation). */
+  /** Where the IdP's metadata is published; re-read hourly, so a certificate rotated there is picked up. */
   metadataUrl?: string;
-  /** The metadata document as last read (given, or fetched from metadataUrl). */
+  /** The IdP's metadata document, when given instead of a URL. */
   metadataXml?: string;
-  metadataFetchedAt?: Date;
-  idpEntityId: string;
-  idpSsoUrl: string;
-  idpSloUrl?: string;
-  idpSigningCertificates: string[];
   /** Our entity id at this IdP; default the provider's SP metadata URL. */
   spEntityId?: string;
   signAuthnRequests: boolean;
-  /** Our SP signing key (PEM, sealed) and its certificate (published in our SP metadata). */
+  /** Our SP signing key (PKCS#8 PEM, sealed) and its certificate (in our SP metadata); made on first use. */
   spPrivateKeySealed?: string;
   spCertificate?: string;
   nameIdFormat?: string;

@@ -87,7 +87,7 @@ export function upstreamLinkRoutes(deps: RouteDeps): RouteDef[] {
             tenantId,
             provider: body.provider,
             subject: body.subject,
-            issuer: provider.oidc?.issuer ?? provider.saml?.idpEntityId ?? provider.alias,
+            issuer: provider.oidc?.issuer ?? provider.saml?.metadataUrl ?? `saml:${provider.alias}`,
             userId: params.userId,
             linkedBy: 'admin',
           });

@@ -26,7 +26,8 @@ import {
 } from '../views/pages';
 import { interactionErrorPage } from './interaction-errors';
 import { directedProvider, enabledProviders, passwordSignInAllowed, providerForEmail } from '../upstream/providers';
-import { upstreamOrigins, upstreamStartPath } from '../upstream/routes';
+import { upstreamStartPath } from '../upstream/routes';
+import { renderContinuePage } from '../upstream/pages';
 
 export interface InteractionDeps {
   models: Models;
@@ -236,8 +237,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         homeRealmDiscovery: providers.some((p) => p.emailDomains.length > 0),
         ...extra,
       }),
-      // Home-realm discovery answers the password form with a redirect to the person's provider.
-      [...redirectTargets(details), ...upstreamOrigins(providers)],
+      redirectTargets(details),
     );
   };
 
@@ -362,9 +362,14 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       // Home-realm discovery: an address in a provider's email domain signs in there, whatever the password field.
       const home = providerForEmail(providers, username);
       if (home) {
-        res.redirect(
-          303,
-          `${upstreamStartPath(req.baseUrl, details.uid, home.alias)}?login_hint=${encodeURIComponent(username)}`,
+        send(
+          res,
+          200,
+          renderContinuePage({
+            tenantName: tenant.tenant.name,
+            providerName: home.displayName,
+            href: `${upstreamStartPath(req.baseUrl, details.uid, home.alias)}?login_hint=${encodeURIComponent(username)}`,
+          }),
         );
         return;
       }

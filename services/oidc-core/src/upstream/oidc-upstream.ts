@@ -263,7 +263,7 @@ export async function finishAuthorization(
     );
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
-    throw new UpstreamError('access_denied', `the upstream sign-in could not be verified: ${(err as Error).message}`);
+    throw new UpstreamError('access_denied', `the upstream sign-in could not be verified: ${reasonOf(err)}`);
   }
   const idClaims = tokens.claims();
   const idToken = tokens.id_token;
@@ -282,6 +282,13 @@ export async function finishAuthorization(
   if (typeof subjectValue !== 'string' || !subjectValue)
     throw new UpstreamError('access_denied', `the upstream sign-in carries no ${settings.subjectClaim} claim`);
   return { issuer: idClaims.iss, subject: subjectValue, claims, idToken };
+}
+
+/** openid-client's message, with the claim a failed comparison names (its cause): "nonce", "iss", "aud"... */
+function reasonOf(err: unknown): string {
+  const e = err as { message?: unknown; cause?: { claim?: unknown; cause?: { claim?: unknown } } };
+  const claim = e.cause?.claim ?? e.cause?.cause?.claim;
+  return `${typeof e.message === 'string' ? e.message : 'unknown error'}${typeof claim === 'string' ? ` (${claim})` : ''}`;
 }
 
 /** RP-initiated logout at the OP (OpenID Connect RP-Initiated Logout 1.0), or undefined when it has none. */

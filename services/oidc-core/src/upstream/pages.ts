@@ -6,7 +6,8 @@ export function renderLinkPage(o: {
   providerName: string;
   upstreamName?: string;
   linkAction: string;
-  createAction?: string;
+  /** The provider may create accounts: the identity only collides with an existing one. */
+  conflict: boolean;
   abortAction: string;
   error?: string;
   username?: string;
@@ -29,11 +30,26 @@ ${o.error ? `<p class="error" id="form-error" role="alert">${escape(o.error)}</p
   <div class="actions"><button type="submit">Link and continue</button></div>
 </form>
 ${
-  o.createAction
-    ? `<form method="post" action="${escape(o.createAction)}"><div class="actions"><button type="submit" class="secondary">Create a new account instead</button></div></form>`
-    : '<p class="muted">No new account can be created for this sign-in: ask an administrator to link it.</p>'
+  o.conflict
+    ? '<p class="muted">An account here already has your name or email address, so no new one is made: if it is yours, link it above; if not, ask an administrator.</p>'
+    : '<p class="muted">No new account can be created for this sign-in: if you have none here, ask an administrator to link it.</p>'
 }
 <form method="post" action="${escape(o.abortAction)}"><div class="actions"><button type="submit" class="secondary">Cancel sign-in</button></div></form>`,
     { tenantName: o.tenantName },
+  );
+}
+
+/**
+ * Home-realm discovery's answer to the password form: a page that moves on to the person's provider by itself (a
+ * meta refresh, not a redirect, because CSP form-action would also govern a redirect that answers a form, and the
+ * provider's origin is not one of the form's targets). The link is there for a browser that does not follow it.
+ */
+export function renderContinuePage(o: { tenantName: string; providerName: string; href: string }): string {
+  return layout(
+    `Continue – ${o.tenantName}`,
+    `<h1>Continue with ${escape(o.providerName)}</h1>
+<p>Your organisation signs you in with <strong>${escape(o.providerName)}</strong>.</p>
+<div class="actions"><a class="button" href="${escape(o.href)}">Continue</a></div>`,
+    { tenantName: o.tenantName, refresh: o.href },
   );
 }

@@ -7,12 +7,14 @@
  *   GET  /interaction/:uid/upstream/:alias       start (login page link, home-realm discovery, idp_hint)
  *   GET  /upstream/:alias/callback               OIDC redirect URI → /interaction/:uid/upstream/callback
  *   POST /interaction/:uid/upstream/link         prove an existing account (password, and TOTP when it has one)
- *   POST /interaction/:uid/upstream/create       just-in-time account, where the provider allows it
  *   GET  /upstream/:alias/jwks                   our public key for private_key_jwt at the OP
+ *   POST /upstream/:alias/saml/acs               SAML Response (HTTP-POST) → /interaction/:uid/upstream-saml
+ *   GET  /upstream/:alias/saml/metadata          our SP metadata, for the IdP
+ *   GET  /upstream/:alias/saml/slo               IdP-initiated LogoutRequest (HTTP-Redirect)
  */
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { errors } from 'oidc-provider';
-import type { Models, UpstreamProviderDoc } from '@idp/db';
+import type { Models } from '@idp/db';
 import type { OutboundPolicy } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { DUMMY_PASSWORD_HASH, verifyPassword, type KeyEncryptionKey } from '@idp/tokens';
@@ -35,6 +37,16 @@ import {
   type OidcPending,
 } from './oidc-upstream';
 import { renderLinkPage } from './pages';
+import {
+  finishSignIn,
+  handleIdpLogoutRequest,
+  mongoSamlStores,
+  SamlError,
+  spMetadata,
+  startSignIn,
+  type SamlAssertionResult,
+} from './saml';
+import { idpDescriptor, spSettings } from './saml-provider';
 
 export interface UpstreamDeps {
   models: Models;
@@ -48,6 +60,8 @@ export interface UpstreamDeps {
 /** Keys in the interaction's stored result. */
 const PENDING = 'idp_upstream';
 const IDENTITY = 'idp_upstream_identity';
+const SAML_PENDING = 'idp_upstream_saml';
+const SAML_DONE = 'idp_upstream_saml_done';
 /** How long the person may take at the upstream provider, and on the link page. */
 const ROUND_TRIP_SECONDS = 600;
 
@@ -61,6 +75,8 @@ interface PendingIdentity {
   assertion: UpstreamAssertion;
   session?: { idToken?: string; nameId?: string; nameIdFormat?: string; sessionIndex?: string };
   at: number;
+  /** An existing account has the identity's name or email address (the link page says why none is made). */
+  conflict?: boolean;
 }
 
 const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: TenantContext }).tenant;
@@ -88,29 +104,16 @@ function stored<T>(details: Details, key: string): T | undefined {
   return (details.result as Record<string, unknown> | undefined)?.[key] as T | undefined;
 }
 
-/** The origins a sign-in may be sent to from a page's form (form-action covers the redirects that follow). */
-export function upstreamOrigins(providers: UpstreamProviderDoc[]): string[] {
-  const out: string[] = [];
-  for (const p of providers) {
-    for (const u of [p.oidc?.issuer, p.oidc?.authorizationEndpoint, p.saml?.idpSsoUrl]) {
-      if (!u) continue;
-      try {
-        out.push(new URL(u).origin);
-      } catch {
-        // A malformed stored URL only loses its form-action entry; starting the sign-in reports it.
-      }
-    }
-  }
-  return out;
-}
-
 export const upstreamStartPath = (base: string, uid: string, alias: string) =>
   `${base}/interaction/${uid}/upstream/${encodeURIComponent(alias)}`;
 
 export function upstreamRoutes(deps: UpstreamDeps): Router {
   const router = Router({ mergeParams: true });
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
+  // A SAML Response with its signatures and certificates: tens of kilobytes.
+  const samlForm = express.urlencoded({ extended: false, limit: '512kb', parameterLimit: 5 });
   const { models } = deps;
+  const samlStores = mongoSamlStores(models.SamlRequestCache);
 
   const findProvider = async (tenantId: number, alias: string) => {
     if (!ALIAS.test(alias)) return undefined;
@@ -165,7 +168,6 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
     const provider = await findProvider(tenant.tenantId, pending.alias);
     if (!provider) throw new UpstreamError('access_denied', 'this sign-in provider is disabled');
     const mapped = mapProfile(provider, pending.assertion);
-    const resolution = await resolveAccount(models, tenant.tenantId, provider, pending.assertion, mapped);
     const base = `${req.baseUrl}/interaction/${details.uid}`;
     const name = mapped.claims.email ?? mapped.claims.name ?? mapped.username;
     send(
@@ -176,8 +178,8 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
         providerName: provider.displayName,
         ...(typeof name === 'string' ? { upstreamName: name } : {}),
         linkAction: `${base}/upstream/link`,
-        ...(resolution.kind === 'unlinked' && resolution.mayCreate ? { createAction: `${base}/upstream/create` } : {}),
         abortAction: `${base}/abort`,
+        conflict: pending.conflict === true,
         ...extra,
       }),
       typeof details.params.redirect_uri === 'string' ? [details.params.redirect_uri] : [],
@@ -192,9 +194,15 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
     const mapped = mapProfile(provider, pending.assertion);
     const resolution = await resolveAccount(models, tenant.tenantId, provider, pending.assertion, mapped);
     if (resolution.kind === 'account') return finishLogin(req, res, details, pending, resolution.userId);
-    details.result = { ...(details.result ?? {}), [IDENTITY]: pending } as typeof details.result;
+    // Nobody here could be this person: a new account at once, where the provider allows it.
+    if (resolution.mayCreate) {
+      const userId = await createAccount(models, tenant.tenantId, provider, pending.assertion, mapped);
+      return finishLogin(req, res, details, pending, userId);
+    }
+    const unlinked = { ...pending, conflict: resolution.conflict };
+    details.result = { ...(details.result ?? {}), [IDENTITY]: unlinked } as typeof details.result;
     await details.persist();
-    await linkPage(req, res, details, pending, 200);
+    await linkPage(req, res, details, unlinked, 200);
   };
 
   router.get('/upstream/:alias/callback', (req, res) => {
@@ -279,7 +287,21 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
         res.redirect(303, url.href);
         return;
       }
-      errorPage(req, res, 501, 'invalid_request', 'this sign-in provider is not available yet');
+      const idp = await idpDescriptor(tenant.tenantId, provider, deps.policy);
+      const sp = await spSettings(models, deps.kek, tenant.tenantId, tenant.provider.issuer, provider);
+      // RelayState carries the interaction's uid (SAML Bindings 3.4.3: at most 80 bytes; a uid is far shorter).
+      const { redirectUrl, requestId } = await startSignIn(sp, idp, samlStores, {
+        tenantId: tenant.tenantId,
+        providerAlias: provider.alias,
+        relayState: details.uid,
+        forceAuthn: details.params.prompt === 'login',
+      });
+      details.result = {
+        ...(details.result ?? {}),
+        [SAML_PENDING]: { alias: provider.alias, requestId, at: now() },
+      } as typeof details.result;
+      await details.persist();
+      res.redirect(303, redirectUrl);
     } catch (err) {
       next(err);
     }
@@ -342,21 +364,123 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
     }
   });
 
-  router.post('/interaction/:uid/upstream/create', form, async (req, res, next) => {
+  router.post('/upstream/:alias/saml/acs', samlForm, async (req, res, next) => {
+    try {
+      const tenant = tenantOf(req);
+      const alias = String(req.params.alias);
+      const uid = field(req.body, 'RelayState');
+      const samlResponse = (req.body as Record<string, unknown> | undefined)?.SAMLResponse;
+      if (!/^[A-Za-z0-9_-]{10,64}$/.test(uid) || typeof samlResponse !== 'string')
+        return errorPage(req, res, 400, 'invalid_request', 'this is not a SAML response to a sign-in started here');
+      const interaction = await tenant.provider.Interaction.find(uid);
+      const pending = (interaction?.result as Record<string, unknown> | undefined)?.[SAML_PENDING] as
+        { alias: string; requestId: string; at: number } | undefined;
+      if (!interaction || !pending || pending.alias !== alias || now() - pending.at > ROUND_TRIP_SECONDS)
+        return errorPage(req, res, 400, 'access_denied', 'this answer does not belong to a sign-in in progress');
+      const provider = await findProvider(tenant.tenantId, alias);
+      if (!provider?.saml) return errorPage(req, res, 403, 'access_denied', 'this sign-in provider is disabled');
+      const idp = await idpDescriptor(tenant.tenantId, provider, deps.policy);
+      const sp = await spSettings(models, deps.kek, tenant.tenantId, tenant.provider.issuer, provider);
+      // The round trip is used once, whatever its outcome.
+      interaction.result = { ...interaction.result, [SAML_PENDING]: undefined };
+      const result = await finishSignIn(sp, idp, samlStores, {
+        tenantId: tenant.tenantId,
+        providerAlias: alias,
+        samlResponse,
+        expectedRequestId: pending.requestId,
+      });
+      // Handed to the interaction's own URL, where the browser's interaction cookie proves it is the same person.
+      interaction.result = { ...interaction.result, [SAML_DONE]: { alias, result, at: now() } };
+      await interaction.persist();
+      res.redirect(303, `${req.baseUrl}/interaction/${uid}/upstream-saml`);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get('/interaction/:uid/upstream-saml', async (req, res, next) => {
     try {
       const tenant = tenantOf(req);
       const details = await tenant.provider.interactionDetails(req, res);
-      const pending = details.prompt.name === 'login' ? pendingIdentity(details) : undefined;
-      if (!pending) return errorPage(req, res, 400, 'invalid_request', 'the sign-in has expired: start again');
-      const provider = await findProvider(tenant.tenantId, pending.alias);
-      if (!provider) throw new UpstreamError('access_denied', 'this sign-in provider is disabled');
-      const mapped = mapProfile(provider, pending.assertion);
-      const resolution = await resolveAccount(models, tenant.tenantId, provider, pending.assertion, mapped);
-      if (resolution.kind === 'account') return await finishLogin(req, res, details, pending, resolution.userId);
-      if (!resolution.mayCreate)
-        return errorPage(req, res, 403, 'access_denied', 'no new account can be created for this sign-in');
-      const userId = await createAccount(models, tenant.tenantId, provider, pending.assertion, mapped);
-      await finishLogin(req, res, details, pending, userId);
+      const done = stored<{ alias: string; result: SamlAssertionResult; at: number }>(details, SAML_DONE);
+      if (details.prompt.name !== 'login' || !done || now() - done.at > ROUND_TRIP_SECONDS)
+        return errorPage(req, res, 400, 'access_denied', 'this answer does not belong to the sign-in in progress');
+      details.result = { ...(details.result ?? {}), [SAML_DONE]: undefined } as typeof details.result;
+      await details.persist();
+      const provider = await findProvider(tenant.tenantId, done.alias);
+      if (!provider) return errorPage(req, res, 403, 'access_denied', 'this sign-in provider is disabled');
+      const r = done.result;
+      const assertion: UpstreamAssertion = {
+        issuer: r.issuer,
+        subject: r.nameId,
+        claims: r.attributes,
+        amr: [],
+        ...(r.authnContextClassRef ? { acr: r.authnContextClassRef } : {}),
+      };
+      // SAML has no email_verified: the address the IdP releases (from its directory) is the one it vouches for.
+      // Linking by it still needs the provider to be authoritative for its domain (accounts.ts).
+      const email = mapProfile(provider, assertion).claims.email;
+      await signedInUpstream(req, res, details, {
+        alias: done.alias,
+        assertion: { ...assertion, ...(typeof email === 'string' ? { verifiedEmail: email } : {}) },
+        session: {
+          nameId: r.nameId,
+          ...(r.nameIdFormat ? { nameIdFormat: r.nameIdFormat } : {}),
+          ...(r.sessionIndex ? { sessionIndex: r.sessionIndex } : {}),
+        },
+        at: now(),
+      });
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get('/upstream/:alias/saml/metadata', async (req, res, next) => {
+    try {
+      const tenant = tenantOf(req);
+      const provider = await findProvider(tenant.tenantId, String(req.params.alias));
+      if (!provider?.saml) return errorPage(req, res, 404, 'not_found', 'no such SAML provider');
+      const sp = await spSettings(models, deps.kek, tenant.tenantId, tenant.provider.issuer, provider);
+      res.set('Cache-Control', 'public, max-age=300').type('application/samlmetadata+xml').send(spMetadata(sp));
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  /**
+   * IdP-initiated single logout (SAML 2.0 Profiles 4.4.3.2): a signed LogoutRequest for a NameID. The session this
+   * browser holds here ends when it is the linked account's; the IdP gets its signed LogoutResponse either way.
+   */
+  router.get('/upstream/:alias/saml/slo', async (req, res, next) => {
+    try {
+      const tenant = tenantOf(req);
+      const provider = await findProvider(tenant.tenantId, String(req.params.alias));
+      if (!provider?.saml) return errorPage(req, res, 404, 'not_found', 'no such SAML provider');
+      const raw = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+      if (!new URLSearchParams(raw).has('SAMLRequest'))
+        return errorPage(req, res, 400, 'invalid_request', 'this is not a logout request');
+      const idp = await idpDescriptor(tenant.tenantId, provider, deps.policy);
+      const sp = await spSettings(models, deps.kek, tenant.tenantId, tenant.provider.issuer, provider);
+      const request = await handleIdpLogoutRequest(sp, idp, raw);
+      const link = await models.UpstreamLink.findOne({
+        tenantId: tenant.tenantId,
+        provider: provider.alias,
+        subject: request.nameId,
+      }).lean();
+      const sessionId = (req.headers.cookie ?? '')
+        .split(';')
+        .map((c) => c.trim())
+        .find((c) => c.startsWith(`_session_${tenant.tenantId}=`))
+        ?.split('=')[1];
+      if (link && sessionId) {
+        const session = await tenant.provider.Session.find(sessionId);
+        if (session?.accountId === link.userId) await session.destroy();
+      }
+      deps.logger?.info(
+        { tenantId: tenant.tenantId, provider: provider.alias, linked: Boolean(link) },
+        'upstream single logout',
+      );
+      res.redirect(303, request.responseRedirectUrl);
     } catch (err) {
       next(err);
     }
@@ -381,6 +505,10 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
 
   /** An upstream sign-in that failed its checks: an error page (never a stack trace), the reason logged. */
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof SamlError) {
+      deps.logger?.warn({ code: err.status, reason: err.message }, 'upstream SAML message refused');
+      return errorPage(req, res, 403, 'access_denied', `the SAML message was refused (${err.status})`);
+    }
     if (!(err instanceof UpstreamError)) return interactionErrorPage(err, req, res, next);
     deps.logger?.warn({ code: err.code, reason: err.message }, 'upstream sign-in refused');
     const status = err.code === 'temporarily_unavailable' ? 503 : err.code === 'server_error' ? 502 : 403;

@@ -110,13 +110,15 @@ function originOf(uri: string): string | undefined {
 export function layout(
   title: string,
   body: string,
-  options: { tenantName?: string; nonce?: string; script?: string } = {},
+  options: { tenantName?: string; nonce?: string; script?: string; refresh?: string } = {},
 ): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1">${
+    options.refresh ? `\n<meta http-equiv="refresh" content="0;url=${escape(options.refresh)}">` : ''
+  }
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
 <title>${escape(title)}</title>
