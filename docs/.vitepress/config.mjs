@@ -62,6 +62,7 @@ export default defineConfig({
           { text: 'Security', link: '/SECURITY' },
           { text: 'Admin console', link: '/docs/operators/admin-console' },
           { text: 'Admin walkthrough (curl)', link: '/docs/operators/admin-walkthrough' },
+          { text: 'Upstream sign-in (OIDC, SAML)', link: '/docs/operators/upstream-sign-in' },
           {
             text: 'Services: configuration, state and replicas',
             collapsed: true,

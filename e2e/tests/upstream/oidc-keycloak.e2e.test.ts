@@ -73,7 +73,7 @@ beforeAll(async () => {
   REDIRECT = `${app.origin}/callback`;
   await h.db.models.Client.updateOne(
     { tenantId: h.tenant.tenantId, clientId: h.tenant.client.clientId },
-    { $set: { redirectUris: [REDIRECT] } },
+    { $set: { redirectUris: [REDIRECT], postLogoutRedirectUris: [`${app.origin}/logged-out`] } },
   );
   issuer = `${h.topology.baseUrl}/auth/${h.tenant.tenantId}`;
   admin = (
@@ -409,6 +409,61 @@ it("a brokered user's delegation (token exchange) works as a local one's", async
   const delegated = decodeJwt(body.access_token);
   expect(delegated.sub).toBe(h.tenant.user.id);
   expect(delegated.act).toMatchObject({ sub: `nhe:${h.tenant.nhe.identifier}` });
+});
+
+it("signing out here signs out at the upstream OP too, and the client's post_logout_redirect_uri gets its state", async () => {
+  const user = await kc.createUser('corp', {
+    username: 'leaver',
+    email: `leaver-${Date.now()}@corp.example`,
+    emailVerified: true,
+  });
+  const context = await browser.newContext();
+  const s = await authorize();
+  await s.context.close();
+  const page = await context.newPage();
+  const verifier = oidc.randomPKCECodeVerifier();
+  await page.goto(
+    oidc.buildAuthorizationUrl(rp, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      idp_hint: 'corp',
+    }).href,
+  );
+  await keycloakLogin(page, user);
+  await page.waitForURL(`${REDIRECT}?**`);
+  const tokens = await oidc.authorizationCodeGrant(rp, new URL(page.url()), { pkceCodeVerifier: verifier });
+  expect(await kc.userSessions('corp', user)).toBe(1);
+
+  await page.goto(
+    oidc.buildEndSessionUrl(rp, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: `${app.origin}/logged-out`,
+      state: 'bye',
+    }).href,
+  );
+  const consoleLines: string[] = [];
+  page.on('console', (m) => consoleLines.push(m.text()));
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${app.origin}/logged-out?**`, { timeout: 10_000 }).catch(async () => {
+    throw new Error(`${page.url()}\n${await page.locator('body').innerText()}\n${consoleLines.join('\n')}`);
+  });
+  expect(new URL(page.url()).searchParams.get('state')).toBe('bye');
+  expect(await kc.userSessions('corp', user)).toBe(0);
+  // Signed out here too: a silent authorization request needs a sign-in.
+  await page.goto(
+    oidc.buildAuthorizationUrl(rp, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      prompt: 'none',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).href,
+  );
+  await page.waitForURL(`${REDIRECT}?**`);
+  expect(new URL(page.url()).searchParams.get('error')).toBe('login_required');
+  await context.close();
 });
 
 it('a disabled user, then a disabled provider, stop sign-in at once', async () => {

@@ -7,6 +7,7 @@ import type { Logger } from '@idp/logger';
 import type { KeyEncryptionKey } from '@idp/tokens';
 import { interactionRoutes } from './routes/interactions';
 import { upstreamRoutes } from './upstream/routes';
+import { upstreamLogoutRoutes } from './upstream/logout';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from './domain/login-throttle';
 import { accountRoutes, type AccountDeps } from './account/routes';
 import { formPostEndpoints } from './routes/form-post-endpoints';
@@ -107,6 +108,14 @@ export function createApp(deps: AppDeps) {
   tenantRouter.use(formPostEndpoints());
   tenantRouter.use(accountRoutes({ models: deps.models, logger: deps.logger, ...deps.account }));
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle(deps.models, DEFAULT_LOGIN_THROTTLE);
+  tenantRouter.use(
+    upstreamLogoutRoutes({
+      models: deps.models,
+      kek: deps.kek,
+      logger: deps.logger,
+      policy: deps.upstreamPolicy ?? {},
+    }),
+  );
   tenantRouter.use(
     upstreamRoutes({
       models: deps.models,

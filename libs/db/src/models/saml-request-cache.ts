@@ -8,6 +8,9 @@ import { Schema } from 'mongoose';
  * - `kind: 'consumed'`: an Assertion ID (`assertion:<ID>`) or request ID (`request:<ID>`) already accepted, kept
  *   until the assertion's NotOnOrAfter (Profiles 4.1.4.5: the SP MUST ensure that bearer assertions are not replayed,
  *   by keeping the set of used IDs for the length of time the assertion would be valid).
+ * - `kind: 'logout'`: a sign-out towards the upstream provider in progress (OIDC RP-initiated logout or SAML
+ *   single logout), by the random id its state or RelayState carries: where the browser goes once the provider
+ *   answers; single use, kept ten minutes.
  * The unique index makes each insert the atomic check: the second insert of a key fails on whichever replica.
  * `expiresAt` drives the TTL index; readers also compare it themselves, since a server without TTL support
  * (FerretDB) keeps expired rows until a sweeper removes them.
@@ -16,7 +19,7 @@ export interface SamlRequestCacheDoc {
   tenantId: number;
   /** The tenant's alias of the upstream SAML IdP. */
   providerAlias: string;
-  kind: 'request' | 'consumed';
+  kind: 'request' | 'consumed' | 'logout';
   key: string;
   /** For a request: when it was issued (ISO 8601), as node-saml's CacheProvider stores it. */
   value: string;
@@ -28,7 +31,7 @@ export const samlRequestCacheSchema = new Schema<SamlRequestCacheDoc>(
   {
     tenantId: { type: Number, required: true },
     providerAlias: { type: String, required: true },
-    kind: { type: String, required: true, enum: ['request', 'consumed'] },
+    kind: { type: String, required: true, enum: ['request', 'consumed', 'logout'] },
     key: { type: String, required: true },
     value: { type: String, required: true },
     createdAt: { type: Date, required: true },

@@ -15,14 +15,15 @@ describe('releasedAmr', () => {
     expect(releasedAmr([...recorded], profile)).toEqual(expected);
   });
 
-  it('defaults to pwd and drops unknown values', () => {
+  it('defaults to pwd when nothing was recorded, and drops unknown values', () => {
     expect(releasedAmr(undefined)).toEqual(['pwd']);
-    expect(releasedAmr([])).toEqual(['pwd']);
     expect(releasedAmr(['face', 'otp', 7])).toEqual(['otp']);
   });
 
   it('releases only the mapped methods of an upstream sign-in, never a password it did not see', () => {
     expect(releasedAmr(['fed'])).toEqual([]);
+    // Released once (the access token), read again (UserInfo): still nothing.
+    expect(releasedAmr(releasedAmr(['fed']))).toEqual([]);
     expect(releasedAmr(['mfa', 'hwk', 'fed'])).toEqual(['mfa', 'hwk']);
   });
 

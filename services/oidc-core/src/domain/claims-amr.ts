@@ -19,7 +19,7 @@ const PROJECTION: Record<string, string[]> = { sc: ['hwk', 'mfa'], swk: ['mfa'] 
 
 /**
  * The amr to release: known values only (anything else is dropped), de-duplicated in first-seen order, projected
- * when the profile says so; `['pwd']` when the login recorded nothing (a login from before amr was recorded), `[]`
+ * when the profile says so; `['pwd']` when the login recorded no amr (a login from before amr was recorded), `[]`
  * for an upstream sign-in whose methods mapped to nothing. Idempotent.
  */
 export function releasedAmr(recorded: unknown, profile: AmrProfile = 'rfc8176'): string[] {
@@ -27,9 +27,10 @@ export function releasedAmr(recorded: unknown, profile: AmrProfile = 'rfc8176'):
   const input = Array.isArray(recorded)
     ? recorded.filter((v): v is string => typeof v === 'string' && known.has(v))
     : [];
-  // A login made at an upstream provider records `fed` beside what its table mapped: nothing here, so no default.
-  const federated = Array.isArray(recorded) && recorded.includes('fed');
-  const values = input.length || federated ? input : [...DEFAULT_AMR];
+  // Only a login that recorded no amr at all (one from before amr was recorded) gets the default. A login made at an
+  // upstream provider records `fed` beside what its table mapped, and may release nothing; so may a value released
+  // once and read again (UserInfo reads the access token's amr): idempotent.
+  const values = Array.isArray(recorded) ? input : [...DEFAULT_AMR];
   const out: string[] = [];
   for (const v of values)
     for (const p of profile === 'projected' ? (PROJECTION[v] ?? [v]) : [v]) if (!out.includes(p)) out.push(p);

@@ -84,6 +84,20 @@ describe('mapProfile', () => {
   });
 });
 
+test('claim names the store cannot keep (dots, a leading $) are kept with those characters replaced', () => {
+  const m = mapProfile(
+    { ...provider, mappers: [{ source: '*', target: 'providerClaims' }] },
+    assertion({
+      'urn:oid:0.9.2342.19200300.100.1.3': ['a@b.example'],
+      nested: { 'https://x.example/r': 1, $where: 2 },
+    }),
+  );
+  expect(m.providerClaims).toMatchObject({
+    'urn:oid:0_9_2342_19200300_100_1_3': ['a@b.example'],
+    nested: { 'https://x_example/r': 1, _where: 2 },
+  });
+});
+
 test('valueAt reads a claim with dots in its name before a path', () => {
   expect(valueAt({ 'a.b': 1, a: { b: 2 } }, 'a.b')).toBe(1);
   expect(valueAt({ a: { b: 2 } }, 'a.b')).toBe(2);

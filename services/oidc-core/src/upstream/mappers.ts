@@ -167,11 +167,30 @@ export function mapProfile(
         break;
     }
   }
+  out.providerClaims = storable(out.providerClaims) as Record<string, unknown>;
+  out.customClaims = storable(out.customClaims) as Record<string, unknown>;
+  out.claims = storable(out.claims) as Record<string, unknown>;
   out.externalGroups = unique(out.externalGroups);
   out.groups = unique(out.groups);
   out.roles = unique(out.roles);
   return out;
 }
+
+/**
+ * A value as the store can keep it: object keys with a dot or a leading `$` (SAML attribute names such as
+ * `urn:oid:0.9.2342.19200300.100.1.3`, namespaced OIDC claims such as `https://example.com/roles`) have those
+ * characters replaced by `_`; depth is bounded.
+ */
+export function storable(value: unknown, depth = 0): unknown {
+  if (depth > 8) return undefined;
+  if (Array.isArray(value)) return value.map((v) => storable(v, depth + 1));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[storableKey(k)] = storable(v, depth + 1);
+  return out;
+}
+
+export const storableKey = (key: string) => key.replace(/\./g, '_').replace(/^\$/, '_');
 
 /** The domain of an email address, lower-cased; undefined when it is not one. */
 export function emailDomainOf(value: string): string | undefined {

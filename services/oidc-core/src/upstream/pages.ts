@@ -53,3 +53,14 @@ export function renderContinuePage(o: { tenantName: string; providerName: string
     { tenantName: o.tenantName, refresh: o.href },
   );
 }
+
+/** On the way out: the person's provider signs them out too (a meta refresh, for the same reason as above). */
+export function renderUpstreamSignOutPage(o: { tenantName: string; providerName: string; href: string }): string {
+  return layout(
+    `Signing out – ${o.tenantName}`,
+    `<h1>Signing you out of ${escape(o.providerName)}</h1>
+<p>You are signed out here. ${escape(o.providerName)} signs you out next.</p>
+<div class="actions"><a class="button" href="${escape(o.href)}">Continue</a></div>`,
+    { tenantName: o.tenantName, refresh: o.href },
+  );
+}

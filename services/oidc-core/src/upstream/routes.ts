@@ -381,7 +381,8 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
       if (!provider?.saml) return errorPage(req, res, 403, 'access_denied', 'this sign-in provider is disabled');
       const idp = await idpDescriptor(tenant.tenantId, provider, deps.policy);
       const sp = await spSettings(models, deps.kek, tenant.tenantId, tenant.provider.issuer, provider);
-      // The round trip is used once, whatever its outcome.
+      // A refused answer leaves the sign-in waiting (only this browser's interaction cookie may end it); the request
+      // id itself is spent either way (finishSignIn).
       interaction.result = { ...interaction.result, [SAML_PENDING]: undefined };
       const result = await finishSignIn(sp, idp, samlStores, {
         tenantId: tenant.tenantId,

@@ -9,7 +9,7 @@ import type { Model } from 'mongoose';
 export interface SamlCacheRecord {
   tenantId: number;
   providerAlias: string;
-  kind: 'request' | 'consumed';
+  kind: 'request' | 'consumed' | 'logout';
   key: string;
   value: string;
   createdAt: Date;
