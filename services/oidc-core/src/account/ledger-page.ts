@@ -95,7 +95,8 @@ ${done}
 ${agents}
 <h2>Your audit record</h2>
 <p class="muted">Every token issued for you to an agent, newest first (the last ${ledger.audit.length}).</p>
-${audit}`,
+${audit}
+<p><a href="${escape(`${o.base}/account/identities`)}">Your linked identities</a></p>`,
     { tenantName: o.tenantName },
   );
 }

@@ -6,6 +6,8 @@
  *   POST /account/agents/{nheId}/revoke     revoke the agent's live tokens for this user, forget the consents
  *   POST /account/agents/{nheId}/block      the same, and block the agent for this user (gate user-opt-out)
  *   POST /account/agents/{nheId}/unblock    lift the block
+ *   GET  /account/identities                the user's linked identities (upstream links; account/linked-identities.ts)
+ *   POST /account/identities/{linkId}/remove  remove one, unless it is the last way in of an account without a password
  *
  * Who the user is comes only from the provider's own browser session (the `_session` cookie, the same session the login
  * page creates); without one the page sends the browser through the tenant's normal sign-in with its built-in client
@@ -35,6 +37,8 @@ import { isFapi2Tenant } from '../provider/fapi2';
 import { ACCOUNT_CLIENT_ID } from './account-client';
 import { grantsOfAgent, loadLedger, rememberedGrants } from './ledger';
 import { DONE_MESSAGES, renderLedgerPage, type Done } from './ledger-page';
+import { loadLinkedIdentities, ONLY_WAY_IN, removeLinkedIdentity } from './linked-identities';
+import { renderLinkedIdentitiesPage } from './linked-identities-page';
 
 export interface AccountDeps {
   models: Models;
@@ -59,6 +63,10 @@ export const USER_BLOCKED_AGENT = 'user.agent.blocked';
 
 export const LEDGER_PATH = '/account/agents';
 export const CALLBACK_PATH = '/account/callback';
+export const IDENTITIES_PATH = '/account/identities';
+/** The pages a sign-in started here returns to (named in the sign-in cookie, never taken from the callback's query). */
+const RETURN_PATHS = { agents: LEDGER_PATH, identities: IDENTITIES_PATH } as const;
+type ReturnTo = keyof typeof RETURN_PATHS;
 /** The sign-in in progress: state and PKCE verifier, for ten minutes. */
 const LOGIN_COOKIE_SECONDS = 600;
 
@@ -130,8 +138,8 @@ export function accountRoutes(deps: AccountDeps): Router {
   const errorPage = (req: Request, res: Response, status: number, error: string, description: string) =>
     send(res, status, renderErrorPage(error, description, tenantOf(req).tenant.name));
 
-  /** No session: the tenant's sign-in with the page's built-in client, back to the callback. */
-  const startSignIn = (req: Request, res: Response) => {
+  /** No session: the tenant's sign-in with the page's built-in client, back to the callback, then to `returnTo`. */
+  const startSignIn = (req: Request, res: Response, returnTo: ReturnTo = 'agents') => {
     const { provider, tenantId, tenant } = tenantOf(req);
     // A FAPI 2.0 tenant has no public clients, so no built-in one: its users come with a session from an application.
     if (isFapi2Tenant(tenant))
@@ -145,7 +153,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     const state = randomBytes(16).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const secure = provider.issuer.startsWith('https:');
-    res.cookie(loginCookie(tenantId), `${state}.${verifier}`, {
+    res.cookie(loginCookie(tenantId), `${state}.${verifier}.${returnTo}`, {
       httpOnly: true,
       sameSite: 'lax',
       secure,
@@ -197,7 +205,7 @@ export function accountRoutes(deps: AccountDeps): Router {
   router.get(CALLBACK_PATH, async (req, res, next) => {
     try {
       const { provider, tenantId } = tenantOf(req);
-      const [state, verifier] = (cookieValue(req, loginCookie(tenantId)) ?? '').split('.');
+      const [state, verifier, returnTo] = (cookieValue(req, loginCookie(tenantId)) ?? '').split('.');
       res.clearCookie(loginCookie(tenantId), { path: '/' });
       const q = req.query as Record<string, unknown>;
       if (typeof q.error === 'string')
@@ -247,11 +255,40 @@ export function accountRoutes(deps: AccountDeps): Router {
           'invalid_grant',
           'the sign-in does not match this browser session; open your agents page again',
         );
-      res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}${LEDGER_PATH}`);
+      const back = returnTo === 'identities' ? RETURN_PATHS.identities : RETURN_PATHS.agents;
+      res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}${back}`);
     } catch (err) {
       next(err);
     }
   });
+
+  /**
+   * Checks the session, the Origin and the CSRF token of a form of one of the pages; answers the refusal itself and
+   * returns undefined when one fails.
+   */
+  const formUser = async (req: Request, res: Response, page: string): Promise<SignedIn | undefined> => {
+    const tenant = tenantOf(req);
+    const user = await signedIn(req, res);
+    if (!user) {
+      errorPage(req, res, 403, 'access_denied', `you are signed out; open your ${page} page again and sign in`);
+      return undefined;
+    }
+    if (!sameOriginForm(req, new URL(tenant.provider.issuer).origin)) {
+      errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
+      return undefined;
+    }
+    if (!sameText(field(req.body, 'csrf'), csrfToken(user.sessionId, tenant.tenantId, user.accountId))) {
+      errorPage(
+        req,
+        res,
+        403,
+        'access_denied',
+        `this form has expired or was not sent from your ${page} page; open the page again`,
+      );
+      return undefined;
+    }
+    return user;
+  };
 
   /** Checks the session, the CSRF token and the Origin; returns the user and the NHE the form is about. */
   const formAction =
@@ -267,26 +304,8 @@ export function accountRoutes(deps: AccountDeps): Router {
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const tenant = tenantOf(req);
-        const user = await signedIn(req, res);
-        if (!user)
-          return errorPage(
-            req,
-            res,
-            403,
-            'access_denied',
-            'you are signed out; open your agents page again and sign in',
-          );
-        if (!sameOriginForm(req, new URL(tenant.provider.issuer).origin))
-          return errorPage(req, res, 403, 'access_denied', 'this form was sent from another site');
-        if (!sameText(field(req.body, 'csrf'), csrfToken(user.sessionId, tenant.tenantId, user.accountId))) {
-          return errorPage(
-            req,
-            res,
-            403,
-            'access_denied',
-            'this form has expired or was not sent from your agents page; open the page again',
-          );
-        }
+        const user = await formUser(req, res, 'agents');
+        if (!user) return;
         const nheId = String(req.params.nheId);
         const nhe = /^[0-9a-f]{24}$/i.test(nheId)
           ? await deps.models.Nhe.findOne(
@@ -376,15 +395,92 @@ export function accountRoutes(deps: AccountDeps): Router {
     ),
   );
 
-  router.use([LEDGER_PATH, CALLBACK_PATH], (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const status =
-      (err as { statusCode?: number; status?: number }).statusCode ?? (err as { status?: number }).status ?? 500;
-    if (status === 503)
-      return errorPage(req, res, 503, 'temporarily_unavailable', 'the revocation could not be confirmed; try again');
-    if (status < 500) return errorPage(req, res, status, 'invalid_request', 'the request could not be read');
-    (req as unknown as { log?: Logger }).log?.error({ err }, 'ledger failed');
-    errorPage(req, res, 500, 'server_error', 'an unexpected error occurred');
+  /** The linked identities page; `extra` says what a removal did. */
+  const identitiesPage = async (
+    req: Request,
+    res: Response,
+    user: SignedIn,
+    status: number,
+    extra: { removed?: string; refused?: string } = {},
+  ) => {
+    const tenant = tenantOf(req);
+    const identities = await loadLinkedIdentities(deps.models, tenant.tenantId, user.accountId);
+    if (!identities)
+      return errorPage(req, res, 403, 'access_denied', 'this account no longer exists in this organisation');
+    send(
+      res,
+      status,
+      renderLinkedIdentitiesPage({
+        tenantName: tenant.tenant.name,
+        identities,
+        base: req.baseUrl,
+        csrf: csrfToken(user.sessionId, tenant.tenantId, user.accountId),
+        ...extra,
+      }),
+    );
+  };
+
+  router.get(IDENTITIES_PATH, async (req, res, next) => {
+    try {
+      const user = await signedIn(req, res);
+      if (!user) return startSignIn(req, res, 'identities');
+      let removed: string | undefined;
+      if (req.query.done === 'removed' && typeof req.query.provider === 'string') {
+        // Named only when it is a provider of this tenant: the query never puts its own words on the page.
+        const alias = req.query.provider.slice(0, 64);
+        removed =
+          (
+            await deps.models.UpstreamProvider.findOne(
+              { tenantId: tenantOf(req).tenantId, alias },
+              { displayName: 1 },
+            ).lean()
+          )?.displayName ?? 'Linked identity';
+      }
+      await identitiesPage(req, res, user, 200, removed ? { removed } : {});
+    } catch (err) {
+      next(err);
+    }
   });
+
+  router.post(`${IDENTITIES_PATH}/:linkId/remove`, form, async (req, res, next) => {
+    try {
+      const user = await formUser(req, res, 'linked identities');
+      if (!user) return;
+      const tenantId = tenantOf(req).tenantId;
+      const linkId = String(req.params.linkId);
+      const result = await removeLinkedIdentity(deps.models, tenantId, user.accountId, linkId);
+      (req as unknown as { log?: Logger }).log?.info(
+        { tenantId, userId: user.accountId, linkId, outcome: result.outcome },
+        'linked identities: user removal',
+      );
+      switch (result.outcome) {
+        case 'not_found':
+          return errorPage(req, res, 404, 'not_found', 'no such linked identity on your account');
+        case 'only_way_in':
+          return await identitiesPage(req, res, user, 409, { refused: ONLY_WAY_IN });
+        case 'removed':
+          return res.redirect(
+            303,
+            `${req.baseUrl}${IDENTITIES_PATH}?done=removed&provider=${encodeURIComponent(result.provider)}`,
+          );
+      }
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.use(
+    [LEDGER_PATH, CALLBACK_PATH, IDENTITIES_PATH],
+    (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+      const status =
+        (err as { statusCode?: number; status?: number }).statusCode ?? (err as { status?: number }).status ?? 500;
+      if (status === 503)
+        return errorPage(req, res, 503, 'temporarily_unavailable', 'the revocation could not be confirmed; try again');
+      if (status < 500) return errorPage(req, res, status, 'invalid_request', 'the request could not be read');
+      (req as unknown as { log?: Logger }).log?.error({ err }, 'ledger failed');
+      errorPage(req, res, 500, 'server_error', 'an unexpected error occurred');
+    },
+  );
 
   return router;
 }
