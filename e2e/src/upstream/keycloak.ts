@@ -62,6 +62,34 @@ export interface Keycloak {
   setSamlLogoutUrl: (sloUrl: string, realm?: string, clientId?: string) => Promise<void>;
   /** Stops it if this process started it (a no-op for the shared instance of KEYCLOAK_URL). */
   stop: () => Promise<void>;
+  /**
+   * Creates a client in the realm from its representation (ClientRepresentation of the admin REST API); returns
+   * Keycloak's internal id of it.
+   */
+  createClient: (realm: string, client: Record<string, unknown>) => Promise<string>;
+  /** Deletes the client with this clientId (a no-op when the realm has none). */
+  deleteClient: (realm: string, clientId: string) => Promise<void>;
+  /** Sets these attributes of the client (the others are kept). */
+  setClientAttributes: (realm: string, clientId: string, attributes: Record<string, string>) => Promise<void>;
+  /**
+   * Empties the realm's cache of external public keys (clients' JWKS for signed-JWT client authentication,
+   * identity providers' keys): the next use fetches them again.
+   */
+  clearKeysCache: (realm: string) => Promise<void>;
+  /**
+   * Creates a realm from its representation (RealmRepresentation: clients, users and groups may come with it).
+   * Keycloak gives a new realm its own generated keys (RSA signing key among them).
+   */
+  createRealm: (realm: Record<string, unknown> & { realm: string }) => Promise<void>;
+  /** Deletes the realm with everything in it (a no-op when there is none). */
+  deleteRealm: (realm: string) => Promise<void>;
+  /**
+   * Rotates the realm's RS256 signing key: adds an `rsa-generated` key provider with a priority above every other,
+   * and disables the RS256 key providers there were, so that from now on only the new key signs (tokens and SAML
+   * messages) and only its certificate is published (JWKS, SAML IdP descriptor). Returns the new key's kid and its
+   * certificate (base64 DER, as an X509Certificate element carries it).
+   */
+  rotateRealmKey: (realm: string) => Promise<{ kid: string; certificate: string }>;
 }
 
 interface UserRepresentation {
@@ -183,6 +211,98 @@ function keycloakAt(url: string, stop: () => Promise<void>): Keycloak {
       });
     },
     stop,
+    createClient: async (realm, client) => {
+      await admin('POST', `/${realm}/clients`, client);
+      const clientId = String(client.clientId);
+      const found = await admin<Array<{ id: string; clientId: string }>>(
+        'GET',
+        `/${realm}/clients?clientId=${encodeURIComponent(clientId)}`,
+      );
+      const created = found.find((c) => c.clientId === clientId);
+      if (created === undefined)
+        throw new KeycloakAdminError(`Keycloak realm ${realm}: client ${clientId} not created`);
+      return created.id;
+    },
+    deleteClient: async (realm, clientId) => {
+      const found = await admin<Array<{ id: string; clientId: string }>>(
+        'GET',
+        `/${realm}/clients?clientId=${encodeURIComponent(clientId)}`,
+      );
+      for (const c of found.filter((one) => one.clientId === clientId))
+        await admin('DELETE', `/${realm}/clients/${c.id}`);
+    },
+    setClientAttributes: async (realm, clientId, attributes) => {
+      const found = await admin<Array<{ id: string; clientId: string; attributes?: Record<string, string> }>>(
+        'GET',
+        `/${realm}/clients?clientId=${encodeURIComponent(clientId)}`,
+      );
+      const client = found.find((c) => c.clientId === clientId);
+      if (client === undefined) throw new KeycloakAdminError(`Keycloak realm ${realm} has no client ${clientId}`);
+      await admin('PUT', `/${realm}/clients/${client.id}`, {
+        ...client,
+        attributes: { ...client.attributes, ...attributes },
+      });
+    },
+    clearKeysCache: async (realm) => {
+      await admin('POST', `/${realm}/clear-keys-cache`);
+    },
+    createRealm: async (realm) => {
+      await admin('POST', '', realm);
+    },
+    deleteRealm: async (realm) => {
+      const res = await fetch(`${url}/admin/realms/${encodeURIComponent(realm)}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${await adminToken()}` },
+      });
+      if (!res.ok && res.status !== 404)
+        throw new KeycloakAdminError(`Keycloak DELETE realm ${realm}: ${res.status} ${await res.text()}`);
+    },
+    rotateRealmKey: async (realm) => {
+      const KEY_PROVIDER = 'org.keycloak.keys.KeyProvider';
+      const { id: realmId } = await admin<{ id: string }>('GET', `/${realm}`);
+      interface Keys {
+        keys: Array<{
+          kid: string;
+          algorithm?: string;
+          use?: string;
+          providerId: string;
+          providerPriority: number;
+          certificate?: string;
+        }>;
+      }
+      const before = await admin<Keys>('GET', `/${realm}/keys`);
+      const signing = before.keys.filter((k) => k.algorithm === 'RS256' && k.use === 'SIG');
+      const top = Math.max(100, ...before.keys.map((k) => k.providerPriority));
+      await admin('POST', `/${realm}/components`, {
+        name: `rsa-rotated-${randomBytes(4).toString('hex')}`,
+        providerId: 'rsa-generated',
+        providerType: KEY_PROVIDER,
+        parentId: realmId,
+        config: {
+          priority: [String(top + 100)],
+          keySize: ['2048'],
+          active: ['true'],
+          enabled: ['true'],
+          algorithm: ['RS256'],
+        },
+      });
+      for (const old of signing) {
+        const component = await admin<{ config?: Record<string, string[]> } & Record<string, unknown>>(
+          'GET',
+          `/${realm}/components/${old.providerId}`,
+        );
+        await admin('PUT', `/${realm}/components/${old.providerId}`, {
+          ...component,
+          config: { ...component.config, enabled: ['false'], active: ['false'] },
+        });
+      }
+      const after = await admin<Keys>('GET', `/${realm}/keys`);
+      const fresh = after.keys.find(
+        (k) => k.algorithm === 'RS256' && k.use === 'SIG' && !signing.some((o) => o.kid === k.kid),
+      );
+      if (fresh?.certificate === undefined) throw new KeycloakAdminError(`Keycloak realm ${realm}: no new RS256 key`);
+      return { kid: fresh.kid, certificate: fresh.certificate };
+    },
   };
 }
 

@@ -278,7 +278,7 @@ it('an unverified upstream email matching an account links nothing, even where c
     const victim = await manage<{ id: string }>('POST', '/users', {
       username: `victim-${Date.now()}`,
       password: 'the victim has a password',
-      claims: { email: victimEmail },
+      claims: { email: victimEmail, email_verified: true },
     });
     const attacker = await kc.createUser('corp', { username: 'mallory', email: victimEmail, emailVerified: false });
     const s = await authorize();

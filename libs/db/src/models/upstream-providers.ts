@@ -165,7 +165,7 @@ export interface UpstreamLinkDoc {
   provider: string;
   /** The upstream subject (the provider's subject claim, or the SAML NameID). */
   subject: string;
-  /** The upstream issuer (OIDC `iss`, SAML IdP entity id) when linked. */
+  /** The upstream issuer (OIDC `iss`, SAML IdP entity id); a sign-in from another issuer does not use the link. */
   issuer: string;
   userId: string;
   /** How the link was made: on first sign-in (jit), by proving the local password, by a verified email in an authoritative domain, or by an admin. */
@@ -185,7 +185,8 @@ export const upstreamLinkSchema = new Schema<UpstreamLinkDoc>(
     tenantId: { type: Number, required: true },
     provider: { type: String, required: true },
     subject: { type: String, required: true },
-    issuer: { type: String, required: true },
+    // Empty for a link an administrator made before the identity's first sign-in (filled in then).
+    issuer: { type: String, default: '' },
     userId: { type: String, required: true },
     linkedBy: { type: String, enum: ['jit', 'password', 'verified_email', 'admin'], required: true },
     grantedGroupIds: { type: [String], default: [] },

@@ -2,7 +2,8 @@
  * A user's links to upstream identities (tenant, provider, upstream subject). An administrator sees them, removes
  * them (the identity then signs in as nobody until linked again) and links one by hand: the only way, beside the
  * person proving the account's password, that an upstream identity reaches an existing account, unless the provider
- * is authoritative for a verified email domain.
+ * is authoritative for a verified email domain. An unlinked identity's next sign-in asks to link an account, or gets
+ * a new one where the provider creates accounts. Memberships the provider's mappers granted go with the link.
  */
 import { z } from 'zod';
 import type { UpstreamLinkDoc } from '@idp/db';
@@ -11,12 +12,13 @@ import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate } from '../openapi/schemas';
 import { idOr404, type RouteDeps } from './deps';
 import { userParams } from './users';
+import { removeUpstreamLinks } from '../domain/upstream-unlink';
 
 export const upstreamLinkSchema = z
   .object({
     provider: z.string().describe("The provider's alias"),
     subject: z.string().describe('The upstream subject'),
-    issuer: z.string(),
+    issuer: z.string().describe('Empty until the first sign-in for a link an administrator made to a SAML IdP'),
     linkedBy: z.enum(['jit', 'password', 'verified_email', 'admin']),
     lastSignInAt: isoDate.optional(),
     createdAt: isoDate,
@@ -87,7 +89,8 @@ export function upstreamLinkRoutes(deps: RouteDeps): RouteDef[] {
             tenantId,
             provider: body.provider,
             subject: body.subject,
-            issuer: provider.oidc?.issuer ?? provider.saml?.metadataUrl ?? `saml:${provider.alias}`,
+            // A SAML IdP's entity id is known once its metadata is read: the first sign-in fills it in.
+            issuer: provider.oidc?.issuer ?? '',
             userId: params.userId,
             linkedBy: 'admin',
           });
@@ -110,12 +113,12 @@ export function upstreamLinkRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 204: { description: 'Removed' } },
       handler: async ({ tenantId, params, audit }) => {
         await user(tenantId, params.userId);
-        const res = await models.UpstreamLink.deleteMany({
+        const removed = await removeUpstreamLinks(models, {
           tenantId,
           userId: params.userId,
           provider: params.provider,
         });
-        if (res.deletedCount === 0) throw problems.notFound('the user has no link to this provider');
+        if (removed === 0) throw problems.notFound('the user has no link to this provider');
         audit({ userId: params.userId, upstreamProvider: params.provider, linked: false });
         return { status: 204 };
       },

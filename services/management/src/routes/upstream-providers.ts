@@ -17,6 +17,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, page, pageQuery, tenantParams } from '../openapi/schemas';
 import { loadTenant, pageOf, type RouteDeps } from './deps';
+import { removeUpstreamLinks } from '../domain/upstream-unlink';
 
 /** Words our own URLs under /upstream/ use: never an alias. */
 const RESERVED_ALIASES = new Set(['callback', 'link', 'create']);
@@ -48,7 +49,10 @@ const domain = z
   .max(253)
   .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'a lower-case DNS domain name');
 
-const claimName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'letters, digits and underscores');
+const claimName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'letters, digits and underscores')
+  .refine((v) => !['__proto__', 'constructor', 'prototype'].includes(v), 'is a reserved name');
 
 const mapper = z
   .object({
@@ -495,16 +499,17 @@ export function upstreamProviderRoutes(deps: RouteDeps): RouteDef[] {
       operationId: 'deleteUpstreamProvider',
       summary: 'Remove an upstream identity provider and every account link to it',
       description:
-        'Accounts created through it stay (without a usable password unless one was set); their links to it go. Sessions already signed in stay until they end.',
+        'Accounts created through it stay (without a usable password unless one was set); their links to it go, and with them the group and role memberships its mappers granted. Sessions already signed in stay until they end.',
       tag: TAG,
       scope: 'auth.tenants.update',
       params,
       responses: { 204: { description: 'Deleted' } },
       handler: async ({ tenantId, params: p, audit }) => {
         await find(tenantId, p.alias);
-        const links = await models.UpstreamLink.deleteMany({ tenantId, provider: p.alias });
+        // The provider first: a sign-in racing this delete then finds no provider and links nothing more.
         await models.UpstreamProvider.deleteOne({ tenantId, alias: p.alias });
-        audit({ upstreamProvider: p.alias, linksDeleted: links.deletedCount });
+        const linksDeleted = await removeUpstreamLinks(models, { tenantId, provider: p.alias });
+        audit({ upstreamProvider: p.alias, linksDeleted });
         return { status: 204 };
       },
     }),

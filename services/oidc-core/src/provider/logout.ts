@@ -91,6 +91,9 @@ export function logoutSource(o: LogoutPageOptions) {
       ctx.body = renderLogoutAutoSubmit({ action, xsrf: state.secret ?? '', tenantName: o.tenantName, nonce });
       return;
     }
+    // The person is asked: what follows their answer may go on by itself (an upstream provider's sign-out,
+    // upstream/logout.ts), which a sign-out nobody confirmed (a link to /session/end) may not.
+    (session.state as Record<string, unknown>).prompted = true;
     const client = ctx.oidc.client;
     const otherIds = Object.keys(session.authorizations ?? {}).filter((id) => id !== client?.clientId);
     const otherApps: string[] = [];

@@ -359,8 +359,9 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const username = field(req.body, 'username');
       const password = field(req.body, 'password');
       const providers = await enabledProviders(deps.models, tenant.tenantId);
-      // Home-realm discovery: an address in a provider's email domain signs in there, whatever the password field.
-      const home = providerForEmail(providers, username);
+      // Home-realm discovery: an address in a provider's email domain, typed without a password, signs in there. With
+      // a password it is a local sign-in (a local administrator whose name is such an address is not locked out).
+      const home = password ? undefined : providerForEmail(providers, username);
       if (home) {
         send(
           res,

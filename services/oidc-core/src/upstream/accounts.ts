@@ -11,6 +11,7 @@
  */
 import type { Models, UpstreamLinkDoc, UpstreamProviderDoc, UserDoc } from '@idp/db';
 import { DUMMY_PASSWORD_HASH } from '@idp/tokens';
+import { isDuplicateKeyError } from '@idp/errors';
 import { emailDomainOf, type MappedProfile, type UpstreamAssertion } from './mappers';
 import { UpstreamError } from './oidc-upstream';
 
@@ -44,9 +45,18 @@ export async function resolveAccount(
 ): Promise<Resolution> {
   const link = await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean();
   if (link) {
+    // An alias pointed at another issuer since the link was made: that issuer's subjects are other people.
+    if (link.issuer && link.issuer !== a.issuer)
+      throw new UpstreamError(
+        'access_denied',
+        'this identity was linked while the provider had another issuer: an administrator must link it again',
+      );
     const user = await models.User.findOne({ tenantId, _id: link.userId }, { enabled: 1 }).lean();
     if (user) {
       if (!user.enabled) throw new UpstreamError('access_denied', ACCOUNT_DISABLED);
+      // A link an administrator made before the first sign-in learns its issuer now.
+      if (!link.issuer)
+        await models.UpstreamLink.updateOne({ tenantId, _id: link._id }, { $set: { issuer: a.issuer } });
       return { kind: 'account', userId: link.userId };
     }
     // The account was deleted behind the link's back (a restore, a hand edit): the identity is unlinked again.
@@ -55,8 +65,13 @@ export async function resolveAccount(
   const email = a.verifiedEmail;
   const domain = email ? emailDomainOf(email) : undefined;
   if (email && domain && provider.authoritativeEmailDomains.map((d) => d.toLowerCase()).includes(domain)) {
-    const owners = await accountsWithEmail(models, tenantId, email);
-    if (owners.length === 1) {
+    // Only an account whose address is verified here and that no upstream identity signs in to yet: an account made
+    // or written by another provider (which may have let someone claim any address) is never taken over this way.
+    const owners = (await accountsWithEmail(models, tenantId, email)).filter((u) => u.claims.email_verified === true);
+    const linked = owners.length
+      ? await models.UpstreamLink.countDocuments({ tenantId, userId: { $in: owners.map((u) => String(u._id)) } })
+      : 0;
+    if (owners.length === 1 && linked === 0) {
       const owner = owners[0]!;
       if (!owner.enabled) throw new UpstreamError('access_denied', ACCOUNT_DISABLED);
       const userId = String(owner._id);
@@ -67,7 +82,7 @@ export async function resolveAccount(
   const claimedEmail = typeof mapped.claims.email === 'string' ? mapped.claims.email : undefined;
   const conflict =
     (claimedEmail !== undefined && (await accountsWithEmail(models, tenantId, claimedEmail)).length > 0) ||
-    (mapped.username !== undefined && (await models.User.exists({ tenantId, username: mapped.username })) !== null);
+    (await models.User.exists({ tenantId, username: jitUsername(provider, a, mapped) })) !== null;
   return { kind: 'unlinked', mayCreate: provider.jitProvisioning && !conflict, conflict };
 }
 
@@ -89,6 +104,15 @@ export async function createLink(
   });
 }
 
+/** The mapped username, else one made of the alias and subject in the characters a username may have. */
+export function jitUsername(
+  provider: Pick<UpstreamProviderDoc, 'alias'>,
+  a: Pick<UpstreamAssertion, 'subject'>,
+  mapped: Pick<MappedProfile, 'username'>,
+): string {
+  return mapped.username ?? `${provider.alias}.${a.subject}`.replace(/[^A-Za-z0-9._@+-]/g, '-').slice(0, 128);
+}
+
 /** Just-in-time provisioning: a new account for the upstream identity, with no usable password. */
 export async function createAccount(
   models: Models,
@@ -97,20 +121,34 @@ export async function createAccount(
   a: UpstreamAssertion,
   mapped: MappedProfile,
 ): Promise<string> {
-  const username = mapped.username ?? `${provider.alias}.${a.subject}`.slice(0, 256);
-  const user = await models.User.create({
-    tenantId,
-    username,
-    // No password works for it (a hash no password matches); an administrator may set one.
-    passwordHash: DUMMY_PASSWORD_HASH,
-    claims: {},
-  });
+  let user;
+  try {
+    user = await models.User.create({
+      tenantId,
+      username: jitUsername(provider, a, mapped),
+      // No password works for it (a hash no password matches); an administrator may set one.
+      passwordHash: DUMMY_PASSWORD_HASH,
+      claims: {},
+    });
+  } catch (err) {
+    // A concurrent first sign-in of the same identity made the account a moment ago: sign in to that one.
+    const link = isDuplicateKeyError(err)
+      ? await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean()
+      : null;
+    if (link) return link.userId;
+    if (isDuplicateKeyError(err)) throw new UpstreamError('access_denied', 'an account with this name already exists');
+    throw err;
+  }
   const userId = String(user._id);
   try {
     await createLink(models, tenantId, provider, a, userId, 'jit');
   } catch (err) {
     // Another sign-in of the same identity created its account first: never leave a second, unlinked one.
     await models.User.deleteOne({ tenantId, _id: user._id });
+    const link = isDuplicateKeyError(err)
+      ? await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean()
+      : null;
+    if (link) return link.userId;
     throw err;
   }
   return userId;
@@ -175,7 +213,11 @@ export async function applyProfile(
     roleIds: r.ids,
   };
   const unset: Record<string, 1> = {};
-  for (const [k, v] of Object.entries(mapped.claims))
+  const claims = { ...mapped.claims };
+  // An address this provider writes is verified exactly when it vouched for it: never an older email_verified.
+  if (Object.hasOwn(claims, 'email'))
+    claims.email_verified = claims.email === undefined ? undefined : claims.email === a.verifiedEmail;
+  for (const [k, v] of Object.entries(claims))
     if (v === undefined) unset[`claims.${k}`] = 1;
     else set[`claims.${k}`] = v;
   for (const [k, v] of Object.entries(mapped.customClaims))

@@ -21,7 +21,7 @@ import type { Logger } from '@idp/logger';
 import type { KeyEncryptionKey } from '@idp/tokens';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { AMR_FEDERATED } from './mappers';
-import { endSessionUrl, oidcConfiguration } from './oidc-upstream';
+import { endSessionUrl, oidcConfiguration, openIdToken } from './oidc-upstream';
 import { finishLogout, startLogout } from './saml';
 import { idpDescriptor, spSettings } from './saml-provider';
 import { renderUpstreamSignOutPage } from './pages';
@@ -108,14 +108,19 @@ export function upstreamLogoutRoutes(deps: UpstreamLogoutDeps): Router {
       const link = await sessionLink(tenant.tenantId, session.accountId, session.loginTs);
       if (!link) return next();
       const id = newId();
-      await remember(tenant.tenantId, link.provider, `start:${id}`, { subject: link.subject });
+      // Confirmed on our sign-out page: the upstream sign-out may go on by itself; otherwise the person is asked.
+      const prompted = (session.state as { prompted?: unknown } | undefined)?.prompted === true;
+      await remember(tenant.tenantId, link.provider, `start:${id}`, { subject: link.subject, prompted });
       const start = `${tenant.provider.issuer}/upstream/${link.provider}/logout?state=${id}&to=`;
       // The provider ends the session here, then redirects: that redirect is sent through the upstream logout, its
       // destination sealed (the browser can read nothing of it and change nothing).
       const setHeader = res.setHeader.bind(res);
       res.setHeader = ((name: string, value: number | string | readonly string[]) => {
         if (name.toLowerCase() === 'location' && typeof value === 'string') {
-          const sealed = deps.kek.encrypt(value, destinationContext(tenant.tenantId, link.provider, id));
+          const sealed = deps.kek.encrypt(
+            JSON.stringify({ destination: value, exp: Date.now() + LOGOUT_TTL_MS }),
+            destinationContext(tenant.tenantId, link.provider, id),
+          );
           return setHeader(name, `${start}${encodeURIComponent(sealed)}`);
         }
         return setHeader(name, value);
@@ -137,11 +142,16 @@ export function upstreamLogoutRoutes(deps: UpstreamLogoutDeps): Router {
       if (!ALIAS.test(alias) || !ID.test(id)) return res.status(400).type('text').send('not a sign-out in progress');
       let destination: string;
       try {
-        destination = deps.kek.decrypt(to, destinationContext(tenant.tenantId, alias, id));
+        const sealed = JSON.parse(deps.kek.decrypt(to, destinationContext(tenant.tenantId, alias, id))) as {
+          destination: string;
+          exp: number;
+        };
+        if (!(sealed.exp > Date.now())) throw new Error('expired');
+        destination = sealed.destination;
       } catch {
         return res.status(400).type('text').send('not a sign-out in progress');
       }
-      const started = await takeBack<{ subject: string }>(tenant.tenantId, alias, `start:${id}`);
+      const started = await takeBack<{ subject: string; prompted?: boolean }>(tenant.tenantId, alias, `start:${id}`);
       if (!started) return goOn(res, destination);
       const provider = await models.UpstreamProvider.findOne({
         tenantId: tenant.tenantId,
@@ -171,7 +181,13 @@ export function upstreamLogoutRoutes(deps: UpstreamLogoutDeps): Router {
         .set({ 'Content-Security-Policy': pageCsp(), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
         .type('html')
         .send(
-          renderUpstreamSignOutPage({ tenantName: tenant.tenant.name, providerName: provider.displayName, href: url }),
+          renderUpstreamSignOutPage({
+            tenantName: tenant.tenant.name,
+            providerName: provider.displayName,
+            href: url,
+            // Not confirmed here (a sign-out nobody was asked about): the person chooses.
+            ...(started.prompted === true ? {} : { skipHref: destination }),
+          }),
         );
     } catch (err) {
       next(err);
@@ -188,7 +204,7 @@ export function upstreamLogoutRoutes(deps: UpstreamLogoutDeps): Router {
       const config = await oidcConfiguration(tenant.tenantId, provider, deps.kek, deps.policy);
       return endSessionUrl(
         config,
-        session.idToken,
+        session.idToken ? openIdToken(deps.kek, tenant.tenantId, provider.alias, session.idToken) : undefined,
         `${tenant.provider.issuer}/upstream/${provider.alias}/logged-out`,
         back,
       )?.href;

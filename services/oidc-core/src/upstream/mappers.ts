@@ -167,10 +167,17 @@ export function mapProfile(
         break;
     }
   }
-  out.providerClaims = storable(out.providerClaims) as Record<string, unknown>;
-  out.customClaims = storable(out.customClaims) as Record<string, unknown>;
-  out.claims = storable(out.claims) as Record<string, unknown>;
-  out.externalGroups = unique(out.externalGroups);
+  out.providerClaims = Object.fromEntries(
+    Object.entries(bounded(storable(out.providerClaims) as Record<string, unknown>)).filter(([, v]) => v !== undefined),
+  );
+  out.customClaims = bounded(storable(out.customClaims) as Record<string, unknown>);
+  out.claims = bounded(storable(out.claims) as Record<string, unknown>);
+  // The same bounds an administrator's writes have (management API): every token carries these.
+  out.externalGroups = unique(out.externalGroups.filter(fits)).slice(0, MAX_LIST);
+  out.groups = out.groups.slice(0, MAX_LIST);
+  out.roles = out.roles.slice(0, MAX_LIST);
+  if (out.username !== undefined && !USERNAME.test(out.username)) delete out.username;
+  if (!fits(out.identityProvider)) out.identityProvider = provider.alias;
   out.groups = unique(out.groups);
   out.roles = unique(out.roles);
   return out;
@@ -190,7 +197,34 @@ export function storable(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export const storableKey = (key: string) => key.replace(/\./g, '_').replace(/^\$/, '_');
+export const storableKey = (key: string) =>
+  key === '__proto__' ? '_proto__' : key.replace(/\./g, '_').replace(/^\$/, '_');
+
+/** Bounds on what one upstream sign-in writes, as the management API bounds an administrator's writes. */
+export const MAX_JSON_BYTES = 16_384;
+const MAX_VALUE_BYTES = 4_096;
+const MAX_LIST = 500;
+const fits = (v: string) => v.length > 0 && v.length <= 256;
+/** The management API's username rule: a name that cannot be one is not used (the account gets alias.subject). */
+export const USERNAME = /^[A-Za-z0-9._@+-]{1,128}$/;
+
+// JSON.stringify of undefined is undefined, whatever its declared type says.
+const jsonBytes = (v: unknown) => Buffer.byteLength((JSON.stringify(v) as string | undefined) ?? '', 'utf8');
+
+/**
+ * A claim object within MAX_JSON_BYTES: values over MAX_VALUE_BYTES are left out (undefined: removed if stored), then
+ * the largest go until the rest fits. A hostile or misconfigured upstream cannot make every token of the person huge.
+ */
+export function bounded(claims: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(claims))
+    out[k] = v === undefined || jsonBytes(v) > MAX_VALUE_BYTES ? undefined : v;
+  const bySize = Object.keys(out)
+    .filter((k) => out[k] !== undefined)
+    .sort((a, b) => jsonBytes(out[b]) - jsonBytes(out[a]));
+  while (jsonBytes(out) > MAX_JSON_BYTES && bySize.length) out[bySize.shift()!] = undefined;
+  return out;
+}
 
 /** The domain of an email address, lower-cased; undefined when it is not one. */
 export function emailDomainOf(value: string): string | undefined {

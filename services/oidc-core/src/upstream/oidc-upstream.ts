@@ -7,7 +7,7 @@
  * Every request to the OP goes through the SSRF-safe outbound client (libs/http outbound.ts) under the platform's
  * policy (UPSTREAM_ALLOW_LOOPBACK / UPSTREAM_ALLOW_PRIVATE_NETWORKS): no tenant setting widens it.
  */
-import { createPublicKey, createPrivateKey, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, createPrivateKey, generateKeyPairSync, webcrypto, type JsonWebKey } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamOidcSettings, UpstreamProviderDoc } from '@idp/db';
@@ -95,12 +95,12 @@ interface CacheEntry {
 /** Discovered configurations by tenant, alias and the provider's last update: a change is picked up at once. */
 const configurations = new LRUCache<string, CacheEntry>({ max: 1000, ttl: 10 * 60_000 });
 
-function clientAuthOf(
+async function clientAuthOf(
   tenantId: number,
   provider: UpstreamProviderDoc,
   settings: UpstreamOidcSettings,
   kek: KeyEncryptionKey,
-): oidc.ClientAuth {
+): Promise<oidc.ClientAuth> {
   const open = (sealed: string | undefined, what: 'client_secret' | 'private_jwk') => {
     if (!sealed) throw new UpstreamError('server_error', `the provider ${provider.alias} has no ${what}`);
     return kek.decrypt(sealed, sealedSecretContext(tenantId, provider.alias, what));
@@ -112,11 +112,15 @@ function clientAuthOf(
       return oidc.ClientSecretPost(open(settings.clientSecretSealed, 'client_secret'));
     case 'private_key_jwt': {
       const jwk = JSON.parse(open(settings.privateJwkSealed, 'private_jwk')) as JsonWebKey;
-      const key = createPrivateKey({ key: jwk, format: 'jwk' });
-      return oidc.PrivateKeyJwt(
-        { key: key as unknown as oidc.CryptoKey, kid: clientKeyId(tenantId, provider.alias) },
-        {},
+      // openid-client signs with WebCrypto keys only (not node:crypto KeyObjects); not extractable.
+      const key = await webcrypto.subtle.importKey(
+        'jwk',
+        jwk as webcrypto.JsonWebKey,
+        { name: 'ECDSA', namedCurve: 'P-256' },
+        false,
+        ['sign'],
       );
+      return oidc.PrivateKeyJwt({ key, kid: clientKeyId(tenantId, provider.alias) }, {});
     }
   }
 }
@@ -134,7 +138,7 @@ export async function oidcConfiguration(
   const cached = configurations.get(key);
   if (cached) return cached.config;
   const fetchFn = upstreamFetch(policy);
-  const clientAuth = clientAuthOf(tenantId, provider, settings, kek);
+  const clientAuth = await clientAuthOf(tenantId, provider, settings, kek);
   const explicit = {
     ...(settings.authorizationEndpoint ? { authorization_endpoint: settings.authorizationEndpoint } : {}),
     ...(settings.tokenEndpoint ? { token_endpoint: settings.tokenEndpoint } : {}),
@@ -240,14 +244,9 @@ export async function finishAuthorization(
   callbackUrl: URL,
   redirectUri: string,
   pending: OidcPending,
+  /** The client's max_age: the upstream's auth_time must be within it (openid-client checks). */
+  maxAge?: number,
 ): Promise<OidcSignInResult> {
-  const error = callbackUrl.searchParams.get('error');
-  if (error) {
-    throw new UpstreamError(
-      'access_denied',
-      `the upstream provider answered ${error.slice(0, 64)}${callbackUrl.searchParams.get('error_description') ? `: ${callbackUrl.searchParams.get('error_description')!.slice(0, 200)}` : ''}`,
-    );
-  }
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
     tokens = await oidc.authorizationCodeGrant(
@@ -258,11 +257,15 @@ export async function finishAuthorization(
         expectedNonce: pending.nonce,
         idTokenExpected: true,
         ...(pending.codeVerifier ? { pkceCodeVerifier: pending.codeVerifier } : {}),
+        ...(maxAge !== undefined ? { maxAge } : {}),
       },
       { redirect_uri: redirectUri },
     );
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
+    // The OP's own error (after state was checked): its code only, never its free text on our page.
+    if (err instanceof oidc.AuthorizationResponseError)
+      throw new UpstreamError('access_denied', `the upstream provider refused the sign-in (${err.error.slice(0, 64)})`);
     throw new UpstreamError('access_denied', `the upstream sign-in could not be verified: ${reasonOf(err)}`);
   }
   const idClaims = tokens.claims();
@@ -271,8 +274,14 @@ export async function finishAuthorization(
   let claims: Record<string, unknown> = { ...idClaims };
   if (settings.fetchUserinfo && config.serverMetadata().userinfo_endpoint) {
     try {
-      const info = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub);
-      // The ID token's claims win: they are signed; UserInfo only adds what it lacks.
+      const {
+        amr: _amr,
+        acr: _acr,
+        auth_time: _authTime,
+        ...info
+      } = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+      // The ID token's claims win: they are signed; UserInfo only adds what it lacks, and never how or when the
+      // person authenticated (that is a fact of this sign-in's ID token only).
       claims = { ...info, ...claims };
     } catch (err) {
       throw new UpstreamError('access_denied', `the upstream UserInfo could not be read: ${(err as Error).message}`);
@@ -284,11 +293,31 @@ export async function finishAuthorization(
   return { issuer: idClaims.iss, subject: subjectValue, claims, idToken };
 }
 
+/** The upstream ID token kept for logout (id_token_hint) is a credential: stored sealed, bound to its provider. */
+const idTokenContext = (tenantId: number, alias: string) => `upstream-id-token:${tenantId}:${alias}`;
+export const sealIdToken = (kek: KeyEncryptionKey, tenantId: number, alias: string, idToken: string) =>
+  kek.encrypt(idToken, idTokenContext(tenantId, alias));
+/** The ID token, or undefined when it does not open (written by an older version, or for another provider). */
+export function openIdToken(
+  kek: KeyEncryptionKey,
+  tenantId: number,
+  alias: string,
+  sealed: string,
+): string | undefined {
+  try {
+    return kek.decrypt(sealed, idTokenContext(tenantId, alias));
+  } catch {
+    return undefined;
+  }
+}
+
 /** openid-client's message, with the claim a failed comparison names (its cause): "nonce", "iss", "aud"... */
 function reasonOf(err: unknown): string {
-  const e = err as { message?: unknown; cause?: { claim?: unknown; cause?: { claim?: unknown } } };
+  const e = err as { message?: unknown; error?: unknown; cause?: { claim?: unknown; cause?: { claim?: unknown } } };
   const claim = e.cause?.claim ?? e.cause?.cause?.claim;
-  return `${typeof e.message === 'string' ? e.message : 'unknown error'}${typeof claim === 'string' ? ` (${claim})` : ''}`;
+  // An OAuth error the OP answered at its token endpoint (invalid_client, invalid_grant...): its code.
+  const detail = typeof claim === 'string' ? claim : typeof e.error === 'string' ? e.error.slice(0, 64) : undefined;
+  return `${typeof e.message === 'string' ? e.message : 'unknown error'}${detail ? ` (${detail})` : ''}`;
 }
 
 /** RP-initiated logout at the OP (OpenID Connect RP-Initiated Logout 1.0), or undefined when it has none. */

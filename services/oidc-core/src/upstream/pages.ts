@@ -55,7 +55,22 @@ export function renderContinuePage(o: { tenantName: string; providerName: string
 }
 
 /** On the way out: the person's provider signs them out too (a meta refresh, for the same reason as above). */
-export function renderUpstreamSignOutPage(o: { tenantName: string; providerName: string; href: string }): string {
+export function renderUpstreamSignOutPage(o: {
+  tenantName: string;
+  providerName: string;
+  href: string;
+  /** Where to go instead: the person was not asked about this sign-out, so they choose (no automatic step). */
+  skipHref?: string;
+}): string {
+  if (o.skipHref)
+    return layout(
+      `Signed out – ${o.tenantName}`,
+      `<h1>You are signed out here</h1>
+<p>You are still signed in to <strong>${escape(o.providerName)}</strong>, where you signed in.</p>
+<div class="actions"><a class="button" href="${escape(o.href)}">Sign out of ${escape(o.providerName)} too</a>
+<a class="button secondary" href="${escape(o.skipHref)}">Stay signed in there</a></div>`,
+      { tenantName: o.tenantName },
+    );
   return layout(
     `Signing out – ${o.tenantName}`,
     `<h1>Signing you out of ${escape(o.providerName)}</h1>

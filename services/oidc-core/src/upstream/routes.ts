@@ -25,7 +25,7 @@ import type { TenantContext } from '../tenants/tenant-pool';
 import { interactionErrorPage } from '../routes/interaction-errors';
 import { pageCsp, renderErrorPage } from '../views/pages';
 import { applyProfile, createAccount, createLink, resolveAccount } from './accounts';
-import { mapProfile, type UpstreamAssertion } from './mappers';
+import { emailDomainOf, mapProfile, type UpstreamAssertion } from './mappers';
 import {
   authorizationRedirect,
   clientKeyId,
@@ -33,6 +33,7 @@ import {
   oidcConfiguration,
   publicJwkOf,
   sealedSecretContext,
+  sealIdToken,
   UpstreamError,
   type OidcPending,
 } from './oidc-upstream';
@@ -46,7 +47,7 @@ import {
   startSignIn,
   type SamlAssertionResult,
 } from './saml';
-import { idpDescriptor, spSettings } from './saml-provider';
+import { forgetDescriptor, idpDescriptor, spSettings } from './saml-provider';
 
 export interface UpstreamDeps {
   models: Models;
@@ -77,7 +78,16 @@ interface PendingIdentity {
   at: number;
   /** An existing account has the identity's name or email address (the link page says why none is made). */
   conflict?: boolean;
+  /** When the person authenticated upstream (epoch seconds), when it said so and it is not in the future. */
+  authTime?: number;
 }
+
+const authTimeOf = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v > 0 && v <= now() + 60 ? Math.min(v, now()) : undefined;
+
+/** The client asked for a fresh sign-in (prompt includes login): so is the upstream asked. */
+const freshLogin = (details: Details) =>
+  typeof details.params.prompt === 'string' && details.params.prompt.split(' ').includes('login');
 
 const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: TenantContext }).tenant;
 
@@ -151,7 +161,16 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
     await tenant.provider.interactionFinished(
       req,
       res,
-      { login: { accountId: userId, amr: mapped.amr, acr: mapped.acr } },
+      {
+        login: {
+          accountId: userId,
+          amr: mapped.amr,
+          acr: mapped.acr,
+          // When the person authenticated is when upstream says they did (auth_time, AuthnInstant): max_age and
+          // auth_time here then mean what they mean upstream, not the time of the round trip.
+          ...(pending.authTime !== undefined ? { ts: pending.authTime } : {}),
+        },
+      },
       { mergeWithLastSubmission: false },
     );
   };
@@ -235,7 +254,8 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
       // The round trip is used once, whatever its outcome.
       details.result = { ...(details.result ?? {}), [PENDING]: undefined } as typeof details.result;
       await details.persist();
-      const result = await finishAuthorization(config, provider.oidc, answer, redirectUri, pending);
+      const maxAge = typeof details.params.max_age === 'number' ? details.params.max_age : undefined;
+      const result = await finishAuthorization(config, provider.oidc, answer, redirectUri, pending, maxAge);
       const verified = result.claims.email_verified === true && typeof result.claims.email === 'string';
       const amr = Array.isArray(result.claims.amr)
         ? result.claims.amr.filter((v): v is string => typeof v === 'string')
@@ -250,8 +270,9 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
           ...(typeof result.claims.acr === 'string' ? { acr: result.claims.acr } : {}),
           ...(verified ? { verifiedEmail: result.claims.email as string } : {}),
         },
-        session: { idToken: result.idToken },
+        session: { idToken: sealIdToken(deps.kek, tenant.tenantId, alias, result.idToken) },
         at: now(),
+        ...(authTimeOf(result.claims.auth_time) !== undefined ? { authTime: authTimeOf(result.claims.auth_time) } : {}),
       });
     } catch (err) {
       next(err);
@@ -272,7 +293,7 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
         const { url, pending } = await authorizationRedirect(config, provider.oidc, redirectUri, {
           ...(loginHint ? { loginHint } : {}),
           // A fresh sign-in asked of us is a fresh sign-in asked of the upstream (prompt=login, max_age).
-          ...(details.params.prompt === 'login' ? { prompt: 'login' } : {}),
+          ...(freshLogin(details) ? { prompt: 'login' } : {}),
           ...(typeof details.params.max_age === 'number' ? { maxAge: details.params.max_age } : {}),
         });
         // The interaction's uid travels in state so that the answer finds its interaction; only the random part,
@@ -294,7 +315,7 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
         tenantId: tenant.tenantId,
         providerAlias: provider.alias,
         relayState: details.uid,
-        forceAuthn: details.params.prompt === 'login',
+        forceAuthn: freshLogin(details) || typeof details.params.max_age === 'number',
       });
       details.result = {
         ...(details.result ?? {}),
@@ -389,6 +410,9 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
         providerAlias: alias,
         samlResponse,
         expectedRequestId: pending.requestId,
+      }).catch((err: unknown) => {
+        if (err instanceof SamlError && err.status === 'invalid_signature') forgetDescriptor(tenant.tenantId, provider);
+        throw err;
       });
       // Handed to the interaction's own URL, where the browser's interaction cookie proves it is the same person.
       interaction.result = { ...interaction.result, [SAML_DONE]: { alias, result, at: now() } };
@@ -411,6 +435,12 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
       const provider = await findProvider(tenant.tenantId, done.alias);
       if (!provider) return errorPage(req, res, 403, 'access_denied', 'this sign-in provider is disabled');
       const r = done.result;
+      // A transient NameID is a new one at every sign-in (SAML 2.0 Core 8.3.8): it cannot identify a person.
+      if (r.nameIdFormat === 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient')
+        throw new UpstreamError(
+          'access_denied',
+          'the IdP sent a transient NameID, which cannot identify a person: it must send a persistent one',
+        );
       const assertion: UpstreamAssertion = {
         issuer: r.issuer,
         subject: r.nameId,
@@ -418,12 +448,15 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
         amr: [],
         ...(r.authnContextClassRef ? { acr: r.authnContextClassRef } : {}),
       };
-      // SAML has no email_verified: the address the IdP releases (from its directory) is the one it vouches for.
-      // Linking by it still needs the provider to be authoritative for its domain (accounts.ts).
+      // SAML has no email_verified: an address counts as vouched for only in a domain the IdP is authoritative for.
       const email = mapProfile(provider, assertion).claims.email;
+      const domain = typeof email === 'string' ? emailDomainOf(email) : undefined;
+      const vouched = domain !== undefined && provider.authoritativeEmailDomains.includes(domain);
+      const authTime = r.authnInstant ? authTimeOf(Math.floor(Date.parse(r.authnInstant) / 1000)) : undefined;
       await signedInUpstream(req, res, details, {
         alias: done.alias,
-        assertion: { ...assertion, ...(typeof email === 'string' ? { verifiedEmail: email } : {}) },
+        ...(authTime !== undefined ? { authTime } : {}),
+        assertion: { ...assertion, ...(vouched ? { verifiedEmail: email as string } : {}) },
         session: {
           nameId: r.nameId,
           ...(r.nameIdFormat ? { nameIdFormat: r.nameIdFormat } : {}),

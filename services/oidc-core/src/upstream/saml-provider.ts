@@ -16,6 +16,19 @@ import { generateSpKeyPair, parseIdpMetadata, SamlError, type SamlIdpDescriptor,
 const METADATA_TTL_MS = 60 * 60_000;
 
 const descriptors = new LRUCache<string, SamlIdpDescriptor>({ max: 1000, ttl: METADATA_TTL_MS });
+/** Metadata read less than this long ago is not read again after a failed signature (a bound on refetching). */
+const REREAD_AFTER_MS = 60_000;
+
+/**
+ * A signature no certificate of the cached metadata verifies: the IdP may have rotated its key. Metadata from a URL
+ * is read again at the next sign-in (at most once a minute), instead of failing until the hourly refresh.
+ */
+export function forgetDescriptor(tenantId: number, provider: UpstreamProviderDoc): void {
+  const key = `${tenantId}:${provider.alias}:${new Date(provider.updatedAt).getTime()}`;
+  if (!provider.saml?.metadataUrl) return;
+  const age = METADATA_TTL_MS - descriptors.getRemainingTTL(key);
+  if (age >= REREAD_AFTER_MS) descriptors.delete(key);
+}
 
 export async function idpDescriptor(
   tenantId: number,
