@@ -8,6 +8,7 @@ import { ClientsScreen } from './screens/clients';
 import { ResourceServersScreen } from './screens/resource-servers';
 import { UsersScreen } from './screens/users';
 import { UpstreamProvidersScreen } from './screens/upstream-providers';
+import { TrustedIssuersScreen } from './screens/trusted-issuers';
 import { GroupsScreen, RolesScreen } from './screens/groups-roles';
 import { NhesScreen } from './screens/nhes';
 import { SimulatorScreen } from './screens/simulator';
@@ -29,6 +30,7 @@ const SCREENS: ScreenDef[] = [
   { id: 'resource-servers', title: 'Resource servers', render: () => <ResourceServersScreen /> },
   { id: 'users', title: 'Users', render: () => <UsersScreen /> },
   { id: 'upstream-providers', title: 'Upstream identity providers', render: () => <UpstreamProvidersScreen /> },
+  { id: 'trusted-issuers', title: 'Trusted issuers', render: () => <TrustedIssuersScreen /> },
   { id: 'groups', title: 'Groups', render: () => <GroupsScreen /> },
   { id: 'roles', title: 'Roles', render: () => <RolesScreen /> },
   { id: 'nhes', title: 'NHE registrations', render: () => <NhesScreen /> },

@@ -1109,6 +1109,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin/tenants/{tenantId}/trusted-issuers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the trusted external issuers (oldest first)
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listTrustedIssuers"];
+        put?: never;
+        /**
+         * Trust an external issuer of JWT bearer assertions (RFC 7523, ID-JAG)
+         * @description Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        post: operations["createTrustedIssuer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/trusted-issuers/{issuerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a trusted external issuer
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["getTrustedIssuer"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop trusting an external issuer
+         * @description Its assertions are refused from the next token request. Tokens already issued for them stay valid until they expire.
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["deleteTrustedIssuer"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a trusted external issuer
+         * @description Applies from the next token request. Setting subjectMapping to user_id drops the upstream provider unless the body names one (refused).
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        patch: operations["updateTrustedIssuer"];
+        trace?: never;
+    };
     "/auth/admin/tenants/{tenantId}/upstream-providers": {
         parameters: {
             query?: never;
@@ -1155,7 +1221,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an upstream identity provider and every account link to it
-         * @description Accounts created through it stay (without a usable password unless one was set); their links to it go. Sessions already signed in stay until they end.
+         * @description Accounts created through it stay (without a usable password unless one was set); their links to it go, and with them the group and role memberships its mappers granted. Sessions already signed in stay until they end.
          *
          *     Requires the scope `auth.tenants.update`.
          *
@@ -2145,9 +2211,33 @@ export interface components {
             /** @description Base32 shared secret (RFC 4648, unpadded) */
             secret: string;
         };
+        TrustedIssuer: {
+            algorithms: string[];
+            allowAct: boolean;
+            allowReuse: boolean;
+            audiences: string[];
+            /** Format: date-time */
+            createdAt: string;
+            description?: string;
+            enabled: boolean;
+            id: string;
+            issuer: string;
+            jwksUri: string;
+            maxLifetimeSeconds: number;
+            /** @enum {string} */
+            subjectMapping: "linked_identity" | "user_id";
+            /** Format: date-time */
+            updatedAt: string;
+            upstreamProvider?: string;
+        };
+        TrustedIssuerPage: {
+            items: components["schemas"]["TrustedIssuer"][];
+            nextCursor: string | null;
+        };
         UpstreamLink: {
             /** Format: date-time */
             createdAt: string;
+            /** @description Empty until the first sign-in for a link an administrator made to a SAML IdP */
             issuer: string;
             /** Format: date-time */
             lastSignInAt?: string;
@@ -3366,7 +3456,7 @@ export interface operations {
             query?: {
                 clientIdPrefix?: string;
                 cursor?: string;
-                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange";
+                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer";
                 limit?: number;
                 /** @description Only clients created through this API, or only dynamically registered ones */
                 registration?: "managed" | "dynamic";
@@ -3470,7 +3560,7 @@ export interface operations {
                     dpopBoundAccessTokens?: boolean;
                     enabled?: boolean;
                     firstParty?: boolean;
-                    grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange")[];
+                    grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer")[];
                     /** @enum {string} */
                     idTokenSignedResponseAlg?: "ES256" | "RS256";
                     jwks?: {
@@ -3818,7 +3908,7 @@ export interface operations {
                     dpopBoundAccessTokens?: boolean;
                     enabled?: boolean;
                     firstParty?: boolean;
-                    grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange")[];
+                    grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer")[];
                     /** @enum {string} */
                     idTokenSignedResponseAlg?: "ES256" | "RS256";
                     jwks?: {
@@ -4298,7 +4388,7 @@ export interface operations {
         parameters: {
             query?: {
                 clientIdPrefix?: string;
-                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange";
+                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer";
                 /** @description Only clients created through this API, or only dynamically registered ones */
                 registration?: "managed" | "dynamic";
             };
@@ -8207,6 +8297,478 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningKey"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTrustedIssuers: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of issuers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedIssuerPage"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTrustedIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description JWS algorithms accepted on its assertions (asymmetric only)
+                     * @default [
+                     *       "RS256",
+                     *       "ES256"
+                     *     ]
+                     */
+                    algorithms?: ("RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA")[];
+                    /**
+                     * @description Its assertions may carry `act` (a delegation, RFC 8693 section 4.1); otherwise such an assertion is refused
+                     * @default false
+                     */
+                    allowAct?: boolean;
+                    /**
+                     * @description An assertion may be redeemed again until it expires; otherwise its jti is redeemable once
+                     * @default false
+                     */
+                    allowReuse?: boolean;
+                    /**
+                     * @description `aud` values accepted besides this tenant's issuer and token endpoint (RFC 7523 section 3 item 3); URLs or URNs
+                     * @default []
+                     */
+                    audiences?: string[];
+                    description?: string;
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @description The `iss` of its assertions, exactly (RFC 7523 section 3 item 1); immutable */
+                    issuer: string;
+                    /** @description URL of its JWK Set (fetched through the SSRF-safe outbound client, cached) */
+                    jwksUri: string;
+                    /**
+                     * @description Assertions live at most this long (exp - iat, and exp - now); longer ones are refused
+                     * @default 300
+                     */
+                    maxLifetimeSeconds?: number;
+                    /**
+                     * @description How the assertion `sub` becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself
+                     * @default linked_identity
+                     * @enum {string}
+                     */
+                    subjectMapping?: "linked_identity" | "user_id";
+                    /** @description linked_identity: alias of the upstream provider whose account links name this issuer’s subjects */
+                    upstreamProvider?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The issuer */
+            201: {
+                headers: {
+                    /** @description URL of the issuer */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedIssuer"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrustedIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                issuerId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedIssuer"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTrustedIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                issuerId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTrustedIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                issuerId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description JWS algorithms accepted on its assertions (asymmetric only) */
+                    algorithms?: ("RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA")[];
+                    /** @description Its assertions may carry `act` (a delegation, RFC 8693 section 4.1); otherwise such an assertion is refused */
+                    allowAct?: boolean;
+                    /** @description An assertion may be redeemed again until it expires; otherwise its jti is redeemable once */
+                    allowReuse?: boolean;
+                    /** @description `aud` values accepted besides this tenant's issuer and token endpoint (RFC 7523 section 3 item 3); URLs or URNs */
+                    audiences?: string[];
+                    /** @description null removes it */
+                    description?: string | null;
+                    /** @description A disabled issuer’s assertions are refused, from the next request on */
+                    enabled?: boolean;
+                    /** @description URL of its JWK Set (fetched through the SSRF-safe outbound client, cached) */
+                    jwksUri?: string;
+                    /** @description Assertions live at most this long (exp - iat, and exp - now); longer ones are refused */
+                    maxLifetimeSeconds?: number;
+                    /**
+                     * @description How the assertion `sub` becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself
+                     * @enum {string}
+                     */
+                    subjectMapping?: "linked_identity" | "user_id";
+                    /** @description null removes it */
+                    upstreamProvider?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated issuer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedIssuer"];
                 };
             };
             /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */

@@ -19,6 +19,7 @@ const GRANTS = [
   'client_credentials',
   'urn:ietf:params:oauth:grant-type:device_code',
   'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ] as const;
 
 function SecretOnce(props: { clientId: string; secret: string }) {

@@ -79,3 +79,6 @@ export async function insertClient(
 export function toObjectId(id: string): Types.ObjectId | undefined {
   return isValidObjectId(id) && /^[0-9a-f]{24}$/i.test(id) ? new Types.ObjectId(id) : undefined;
 }
+
+/** A new document id, as a string (an id chosen before the document is written, e.g. to link to it first). */
+export const newObjectId = (): string => String(new Types.ObjectId());

@@ -1,5 +1,7 @@
 /** The URNs and claim names of the NHE delegation contract (spec: "NHE delegation token (JWT) claims"). */
 export const GRANT_TYPE_TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 7523 section 2.1: a JWT used as an authorization grant. */
+export const GRANT_TYPE_JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const TOKEN_TYPE_ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 export const TOKEN_TYPE_NHE_ID = 'urn:vendor:token-type:nhe-id';
 

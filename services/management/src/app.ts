@@ -20,6 +20,7 @@ import { resourceServerRoutes } from './routes/resource-servers';
 import { tenantRoutes } from './routes/tenants';
 import { tokenAuditClosedPaths, tokenAuditRoutes } from './routes/token-audit';
 import { workloadIssuerRoutes } from './routes/workload-issuers';
+import { trustedIssuerRoutes } from './routes/trusted-issuers';
 import { upstreamProviderRoutes } from './routes/upstream-providers';
 import { upstreamLinkRoutes } from './routes/upstream-links';
 import { userRoutes } from './routes/users';
@@ -75,6 +76,7 @@ export function managementRoutes(
       ...keyRoutes(d),
       ...nheRegistrationRoutes(d),
       ...workloadIssuerRoutes(d),
+      ...trustedIssuerRoutes(d),
       ...upstreamProviderRoutes(d),
       ...upstreamLinkRoutes(d),
       ...delegationPolicyRoutes(d),

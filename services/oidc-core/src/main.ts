@@ -52,6 +52,10 @@ async function main(): Promise<void> {
     negativeTtlMs: 5000,
     logoutPromptSeconds: config.LOGOUT_PROMPT_SECONDS,
     customClaims,
+    upstreamPolicy: {
+      allowLoopback: config.UPSTREAM_ALLOW_LOOPBACK,
+      allowPrivateNetworks: config.UPSTREAM_ALLOW_PRIVATE_NETWORKS,
+    },
     outbound: {
       allowLoopback: config.CIMD_ALLOW_LOOPBACK,
       maxInFlightPerTenant: config.OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT,

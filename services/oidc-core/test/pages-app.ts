@@ -55,6 +55,8 @@ export async function startPagesApp(
     account?: (db: Awaited<ReturnType<typeof openTestDatabase>>) => AppDeps['account'];
     /** The providers trust the proxy as the app does (main.ts passes TRUST_PROXY to both); default: only the app. */
     providersTrustProxy?: boolean;
+    /** The operator's policy for what tenants configure (trusted issuers' key sets, upstream providers). */
+    upstreamPolicy?: import('@idp/http').OutboundPolicy;
   } = {},
 ): Promise<PagesApp> {
   const db = await openTestDatabase(label);
@@ -100,6 +102,7 @@ export async function startPagesApp(
     logoutPromptSeconds: o.logoutPromptSeconds,
     customClaims: o.customClaims?.(db),
     outbound: o.outbound,
+    ...(o.upstreamPolicy ? { upstreamPolicy: o.upstreamPolicy } : {}),
   });
   const { listener, admission } = createApp({
     logger,

@@ -53,10 +53,12 @@ import {
   type UpstreamProviderDoc,
 } from './upstream-providers';
 import { samlRequestCacheSchema, type SamlRequestCacheDoc } from './saml-request-cache';
+import { trustedIssuerSchema, type TrustedIssuerDoc } from './trusted-issuers';
 
 export * from './schemas';
 export * from './upstream-providers';
 export * from './saml-request-cache';
+export * from './trusted-issuers';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
@@ -84,6 +86,7 @@ export interface Models {
   UpstreamProvider: Model<UpstreamProviderDoc>;
   UpstreamLink: Model<UpstreamLinkDoc>;
   SamlRequestCache: Model<SamlRequestCacheDoc>;
+  TrustedIssuer: Model<TrustedIssuerDoc>;
 }
 
 // Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
@@ -113,6 +116,7 @@ const SCHEMAS: Array<import('mongoose').Schema> = [
   upstreamProviderSchema,
   upstreamLinkSchema,
   samlRequestCacheSchema,
+  trustedIssuerSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).
 for (const schema of SCHEMAS) schema.plugin(leanDefaults);
@@ -147,5 +151,6 @@ export function createModels(connection: Connection): Models {
     UpstreamProvider: m('UpstreamProvider', upstreamProviderSchema),
     UpstreamLink: m('UpstreamLink', upstreamLinkSchema),
     SamlRequestCache: m('SamlRequestCache', samlRequestCacheSchema),
+    TrustedIssuer: m('TrustedIssuer', trustedIssuerSchema),
   };
 }

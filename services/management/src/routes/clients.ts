@@ -8,7 +8,13 @@ import { z } from 'zod';
 import type { ClientDoc } from '@idp/db';
 import { insertClient } from '@idp/db';
 import { problems } from '@idp/errors';
-import { clientSecretDigest, generateClientSecret, GRANT_TYPE_TOKEN_EXCHANGE, MANAGEMENT_SCOPES } from '@idp/tokens';
+import {
+  clientSecretDigest,
+  generateClientSecret,
+  GRANT_TYPE_JWT_BEARER,
+  GRANT_TYPE_TOKEN_EXCHANGE,
+  MANAGEMENT_SCOPES,
+} from '@idp/tokens';
 import { assertCallerHolds, clientManagementScopes } from '../auth/escalation';
 import { revokeClientGrants } from '../domain/client-grants';
 import { clientJwks } from './client-jwks';
@@ -23,6 +29,7 @@ export const GRANT_TYPES = [
   'client_credentials',
   'urn:ietf:params:oauth:grant-type:device_code',
   GRANT_TYPE_TOKEN_EXCHANGE,
+  GRANT_TYPE_JWT_BEARER,
 ] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 const FIRST_PARTY = "a first-party client (it obtains signed-in users' tokens, for any API, without their consent)";
@@ -288,14 +295,18 @@ function checkClient(
   ) {
     invalid.push({ name: 'body.grantTypes', reason: 'refresh_token needs authorization_code or device_code' });
   }
+  // RFC 6749 section 4.4 (client_credentials); a bearer assertion (RFC 7521 section 8.2, the ID-JAG draft) is
+  // redeemed only by a client that authenticates, so that a stolen one is not spendable by anyone.
   if (
     c.tokenEndpointAuthMethod === 'none' &&
-    (c.grantTypes.includes('client_credentials') || c.grantTypes.includes(GRANT_TYPE_TOKEN_EXCHANGE))
+    (c.grantTypes.includes('client_credentials') ||
+      c.grantTypes.includes(GRANT_TYPE_TOKEN_EXCHANGE) ||
+      c.grantTypes.includes(GRANT_TYPE_JWT_BEARER))
   ) {
     invalid.push({
       name: 'body.grantTypes',
       reason:
-        'client_credentials and token exchange need a confidential client (tokenEndpointAuthMethod other than none)',
+        'client_credentials, token exchange and jwt-bearer need a confidential client (tokenEndpointAuthMethod other than none)',
     });
   }
   if (c.tokenEndpointAuthMethod === 'private_key_jwt' && !c.jwks)

@@ -71,6 +71,12 @@ const mapper = z
   })
   .strict()
   .superRefine((m, ctx) => {
+    if (m.target === 'claim' && m.claim === 'email_verified')
+      ctx.addIssue({
+        code: 'custom',
+        message: 'email_verified follows the email mapper (true only when the provider vouched for the address)',
+        path: ['claim'],
+      });
     if ((m.target === 'customClaims' || m.target === 'claim') && !m.claim)
       ctx.addIssue({ code: 'custom', message: `a ${m.target} mapper needs claim`, path: ['claim'] });
     if ((m.target === 'groups' || m.target === 'roles') && !m.values?.length)

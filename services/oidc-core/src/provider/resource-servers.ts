@@ -1,7 +1,7 @@
 import { errors, type Grant, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { Models, ResourceServerDoc } from '@idp/db';
 import { clientPermissions, userPermissions } from '@idp/db';
-import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, SSF_AUDIENCE, SSF_SCOPES } from '@idp/tokens';
+import { GRANT_TYPE_JWT_BEARER, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES, SSF_AUDIENCE, SSF_SCOPES } from '@idp/tokens';
 import { accessTokenScope } from '../domain/access-token-scope';
 import { storedResourceServerConfigOf } from '../domain/stored-docs';
 import { LOGIN_SCOPES } from './claims';
@@ -102,6 +102,8 @@ export function defaultResource(
 
 type TokenLike = {
   kind: string;
+  /** The grant type the token was issued by (jwt-bearer: never more than the assertion's grant). */
+  gty?: string;
   accountId?: string;
   clientId?: string;
   grantId?: string;
@@ -199,7 +201,9 @@ export function accessTokenScopeCustomizer(models: Models, tenantId: number, cac
         requested,
         client: t.client,
       });
-      if (!isFirstParty(t.client)) {
+      // A token redeemed from another issuer's assertion is capped by its grant too, whoever the client is: the
+      // grant holds what the assertion allowed (grants/jwt-bearer.ts).
+      if (!isFirstParty(t.client) || t.gty === GRANT_TYPE_JWT_BEARER) {
         // Never more than the grant: no grant (or none readable) means no API scope at all.
         const grant = await grantOf(ctx, t.grantId);
         const consented = new Set(

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import Provider from 'oidc-provider';
 import type { Models, TenantDoc } from '@idp/db';
+import type { OutboundPolicy } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import type { KeyStore } from '@idp/tokens';
 import { providerConfiguration } from '../provider/configuration';
@@ -13,6 +14,7 @@ import {
   useDigestedClientSecrets,
 } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
+import { registerJwtBearerGrant } from '../provider/grants/jwt-bearer';
 import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
@@ -60,6 +62,8 @@ export interface TenantPoolOptions {
   grantEnded?: GrantEnded;
   /** Outbound requests of the providers (Client ID Metadata Documents, jwks_uri): the operator's policy and limits; CAs, resolver, time bounds (tests). */
   outbound?: OutboundOptions;
+  /** The operator's policy for what tenants configure (trusted issuers' key sets; UPSTREAM_ALLOW_*): default public https only. */
+  upstreamPolicy?: OutboundPolicy;
 }
 
 export class UnknownTenantError extends Error {
@@ -156,6 +160,7 @@ export class TenantPool {
     if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
+    registerJwtBearerGrant(provider, { models, tenantId, policy: this.options.upstreamPolicy ?? {} });
     // Agent clients: their tokens come from the sidecar too (its second call, beside the exchange).
     registerAgentClientTokens(
       provider,

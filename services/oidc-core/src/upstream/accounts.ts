@@ -3,13 +3,14 @@
  *
  * The identity key is (tenant, provider, upstream subject), stored as an upstream link. An identity without a link:
  * - is linked at once only where the provider is authoritative for the domain of an email address it asserts
- *   VERIFIED (authoritativeEmailDomains; empty by default) and exactly one enabled account has that address;
+ *   VERIFIED (authoritativeEmailDomains; empty by default) and exactly one account has that address verified here,
+ *   with no upstream identity linked to it yet;
  * - otherwise never by email: if an account with the same address or username exists, the person must prove that
  *   account (its password, on the link page) or an administrator links it; an attacker who registers the victim's
  *   address at some upstream gets nothing;
  * - otherwise, where the provider allows it, a new account is created (just-in-time provisioning).
  */
-import type { Models, UpstreamLinkDoc, UpstreamProviderDoc, UserDoc } from '@idp/db';
+import { newObjectId, type Models, type UpstreamLinkDoc, type UpstreamProviderDoc, type UserDoc } from '@idp/db';
 import { DUMMY_PASSWORD_HASH } from '@idp/tokens';
 import { isDuplicateKeyError } from '@idp/errors';
 import { emailDomainOf, type MappedProfile, type UpstreamAssertion } from './mappers';
@@ -27,9 +28,18 @@ type UserRow = Pick<UserDoc, 'enabled' | 'username' | 'claims'> & { _id: unknown
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Accounts whose stored email is `email` (case-insensitively: the domain part is, and people type either case). */
-async function accountsWithEmail(models: Models, tenantId: number, email: string): Promise<UserRow[]> {
+async function accountsWithEmail(
+  models: Models,
+  tenantId: number,
+  email: string,
+  o: { verified?: boolean } = {},
+): Promise<UserRow[]> {
   return models.User.find(
-    { tenantId, 'claims.email': { $regex: `^${escapeRegExp(email)}$`, $options: 'i' } },
+    {
+      tenantId,
+      'claims.email': { $regex: `^${escapeRegExp(email)}$`, $options: 'i' },
+      ...(o.verified ? { 'claims.email_verified': true } : {}),
+    },
     { enabled: 1, username: 1, claims: 1 },
   )
     .limit(2)
@@ -67,7 +77,7 @@ export async function resolveAccount(
   if (email && domain && provider.authoritativeEmailDomains.map((d) => d.toLowerCase()).includes(domain)) {
     // Only an account whose address is verified here and that no upstream identity signs in to yet: an account made
     // or written by another provider (which may have let someone claim any address) is never taken over this way.
-    const owners = (await accountsWithEmail(models, tenantId, email)).filter((u) => u.claims.email_verified === true);
+    const owners = await accountsWithEmail(models, tenantId, email, { verified: true });
     const linked = owners.length
       ? await models.UpstreamLink.countDocuments({ tenantId, userId: { $in: owners.map((u) => String(u._id)) } })
       : 0;
@@ -121,9 +131,18 @@ export async function createAccount(
   a: UpstreamAssertion,
   mapped: MappedProfile,
 ): Promise<string> {
-  let user;
+  // The link first, under the account id it will have: the link's unique (tenant, provider, subject) index decides
+  // which of two concurrent first sign-ins makes the account; the other signs in to it.
+  const userId = newObjectId();
   try {
-    user = await models.User.create({
+    await createLink(models, tenantId, provider, a, userId, 'jit');
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return winnersAccount(models, tenantId, provider, a);
+  }
+  try {
+    await models.User.create({
+      _id: userId,
       tenantId,
       username: jitUsername(provider, a, mapped),
       // No password works for it (a hash no password matches); an administrator may set one.
@@ -131,27 +150,31 @@ export async function createAccount(
       claims: {},
     });
   } catch (err) {
-    // A concurrent first sign-in of the same identity made the account a moment ago: sign in to that one.
-    const link = isDuplicateKeyError(err)
-      ? await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean()
-      : null;
-    if (link) return link.userId;
+    // Never a link to an account that does not exist.
+    await models.UpstreamLink.deleteOne({ tenantId, provider: provider.alias, subject: a.subject, userId });
     if (isDuplicateKeyError(err)) throw new UpstreamError('access_denied', 'an account with this name already exists');
     throw err;
   }
-  const userId = String(user._id);
-  try {
-    await createLink(models, tenantId, provider, a, userId, 'jit');
-  } catch (err) {
-    // Another sign-in of the same identity created its account first: never leave a second, unlinked one.
-    await models.User.deleteOne({ tenantId, _id: user._id });
-    const link = isDuplicateKeyError(err)
-      ? await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean()
-      : null;
-    if (link) return link.userId;
-    throw err;
-  }
   return userId;
+}
+
+/** The account a concurrent first sign-in of the same identity is making: waited for briefly, then used. */
+async function winnersAccount(
+  models: Models,
+  tenantId: number,
+  provider: UpstreamProviderDoc,
+  a: UpstreamAssertion,
+): Promise<string> {
+  for (let i = 0; i < 20; i++) {
+    const link = await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean();
+    if (!link) break;
+    if (await models.User.exists({ tenantId, _id: link.userId })) return link.userId;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new UpstreamError(
+    'temporarily_unavailable',
+    'another sign-in of this identity is making its account: try again',
+  );
 }
 
 /**

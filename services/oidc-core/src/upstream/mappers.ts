@@ -140,7 +140,15 @@ export function mapProfile(
         break;
       case 'providerClaims':
         if (m.source === '*') {
-          for (const [k, cv] of Object.entries(a.claims)) if (!PROTOCOL_CLAIMS.has(k)) out.providerClaims[k] = cv;
+          // defineProperty: a claim named __proto__ is a key like any other, never the object's prototype.
+          for (const [k, cv] of Object.entries(a.claims))
+            if (!PROTOCOL_CLAIMS.has(k))
+              Object.defineProperty(out.providerClaims, k, {
+                value: cv,
+                enumerable: true,
+                writable: true,
+                configurable: true,
+              });
         } else if (v !== undefined) out.providerClaims[m.source] = v;
         break;
       case 'identityProvider': {
@@ -152,7 +160,8 @@ export function mapProfile(
         if (m.claim) out.customClaims[m.claim] = single(v);
         break;
       case 'claim':
-        if (m.claim) out.claims[m.claim] = single(v);
+        // email_verified follows email (accounts.ts): a mapper cannot set it on an address nobody vouched for.
+        if (m.claim && m.claim !== 'email_verified') out.claims[m.claim] = single(v);
         break;
       case 'username': {
         const s = single(v);

@@ -1,0 +1,352 @@
+/**
+ * Trusted external issuers of a tenant: another organisation's authorization server or identity provider whose signed
+ * JWT assertions the tenant redeems at its token endpoint with the JWT bearer grant (RFC 7523 section 2.1), plain or
+ * as Identity Assertion Authorization Grants (ID-JAG). Nothing an issuer says is trusted beyond what its record
+ * allows: its keys, its algorithms, the audiences it may name, how its subjects become local users. Trusting an issuer
+ * is a tenant-level decision: the tenant scopes (auth.tenants.list to read, auth.tenants.update to change).
+ */
+import { z } from 'zod';
+import { ISSUER_SUBJECT_MAPPINGS, type TrustedIssuerDoc } from '@idp/db';
+import { isDuplicateKeyError, problems } from '@idp/errors';
+import { defineRoute, type RouteDef } from '../openapi/route';
+import { isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
+import { idOr404, loadTenant, pageOf, type RouteDeps } from './deps';
+
+/**
+ * Asymmetric JWS algorithms only (RFC 7518 section 3.1, RFC 8037): the issuer's public keys verify its assertions.
+ * Never `none` (RFC 7523 section 3 item 9: the JWT MUST be digitally signed or have a MAC) and never HMAC, whose key
+ * would be a secret shared with another organisation.
+ */
+export const TRUSTED_ISSUER_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+
+const issuerValue = z
+  .string()
+  .min(1)
+  .max(2048)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .describe('The `iss` of its assertions, exactly (RFC 7523 section 3 item 1); immutable');
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/;
+
+/** https, or http to a loopback host (local development: whether it is reachable is the platform's policy). */
+const jwksUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      if (u.username || u.password || u.hash) return false;
+      return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.hostname));
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute https URL without user info or fragment (http only for a loopback host)')
+  .describe('URL of its JWK Set (fetched through the SSRF-safe outbound client, cached)');
+
+/** A URN (RFC 8141 section 2) or an absolute http(s) URL without fragment. */
+const audience = z
+  .string()
+  .min(1)
+  .max(2048)
+  .refine((v) => {
+    if (/^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:[\x21-\x7e]+$/i.test(v)) return true;
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.hash && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL without fragment or a URN');
+
+const audiences = z
+  .array(audience)
+  .max(10)
+  .refine((a) => new Set(a).size === a.length, 'must not repeat a value')
+  .describe(
+    "`aud` values accepted besides this tenant's issuer and token endpoint (RFC 7523 section 3 item 3); URLs or URNs",
+  );
+
+const algorithms = z
+  .array(z.enum(TRUSTED_ISSUER_ALGORITHMS))
+  .min(1)
+  .max(TRUSTED_ISSUER_ALGORITHMS.length)
+  .refine((a) => new Set(a).size === a.length, 'must not repeat a value')
+  .describe('JWS algorithms accepted on its assertions (asymmetric only)');
+
+const subjectMapping = z
+  .enum(ISSUER_SUBJECT_MAPPINGS)
+  .describe(
+    'How the assertion `sub` becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself',
+  );
+
+const upstreamProvider = z
+  .string()
+  .max(64)
+  .describe('linked_identity: alias of the upstream provider whose account links name this issuer’s subjects');
+
+const maxLifetimeSeconds = z
+  .number()
+  .int()
+  .min(30)
+  .max(3600)
+  .describe('Assertions live at most this long (exp - iat, and exp - now); longer ones are refused');
+
+const allowReuse = z
+  .boolean()
+  .describe('An assertion may be redeemed again until it expires; otherwise its jti is redeemable once');
+
+const allowAct = z
+  .boolean()
+  .describe(
+    'Its assertions may carry `act` (a delegation, RFC 8693 section 4.1); otherwise such an assertion is refused',
+  );
+
+const description = z.string().min(1).max(256);
+
+const createBody = z
+  .object({
+    issuer: issuerValue,
+    jwksUri: jwksUrl,
+    algorithms: algorithms.default(['RS256', 'ES256']),
+    audiences: audiences.default([]),
+    subjectMapping: subjectMapping.default('linked_identity'),
+    upstreamProvider: upstreamProvider.optional(),
+    maxLifetimeSeconds: maxLifetimeSeconds.default(300),
+    allowReuse: allowReuse.default(false),
+    allowAct: allowAct.default(false),
+    enabled: z.boolean().default(true),
+    description: description.optional(),
+  })
+  .strict();
+
+/** The issuer value is immutable: it is what a redeemed assertion's `iss` is matched against, and what audits name. */
+const patchBody = z
+  .object({
+    jwksUri: jwksUrl.optional(),
+    algorithms: algorithms.optional(),
+    audiences: audiences.optional(),
+    subjectMapping: subjectMapping.optional(),
+    upstreamProvider: upstreamProvider.nullable().optional().describe('null removes it'),
+    maxLifetimeSeconds: maxLifetimeSeconds.optional(),
+    allowReuse: allowReuse.optional(),
+    allowAct: allowAct.optional(),
+    enabled: z.boolean().optional().describe('A disabled issuer’s assertions are refused, from the next request on'),
+    description: description.nullable().optional().describe('null removes it'),
+  })
+  .strict();
+
+export const trustedIssuerSchema = z
+  .object({
+    id: z.string(),
+    issuer: z.string(),
+    jwksUri: z.string(),
+    algorithms: z.array(z.string()),
+    audiences: z.array(z.string()),
+    subjectMapping: z.enum(ISSUER_SUBJECT_MAPPINGS),
+    upstreamProvider: z.string().optional(),
+    maxLifetimeSeconds: z.number().int(),
+    allowReuse: z.boolean(),
+    allowAct: z.boolean(),
+    enabled: z.boolean(),
+    description: z.string().optional(),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+  })
+  .meta({ id: 'TrustedIssuer' });
+
+type Stored = TrustedIssuerDoc & { _id: unknown };
+
+function view(doc: Stored) {
+  return {
+    id: String(doc._id),
+    issuer: doc.issuer,
+    jwksUri: doc.jwksUri,
+    algorithms: doc.algorithms,
+    audiences: doc.audiences,
+    subjectMapping: doc.subjectMapping,
+    ...(doc.upstreamProvider ? { upstreamProvider: doc.upstreamProvider } : {}),
+    maxLifetimeSeconds: doc.maxLifetimeSeconds,
+    allowReuse: doc.allowReuse,
+    allowAct: doc.allowAct,
+    enabled: doc.enabled,
+    ...(doc.description ? { description: doc.description } : {}),
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+const BASE = '/tenants/:tenantId/trusted-issuers';
+const TAG = 'Trusted issuers';
+const params = tenantParams.extend({ issuerId: objectIdParam }).strict();
+
+export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
+  const { models } = deps;
+
+  const find = async (tenantId: number, id: string) => {
+    const doc = await models.TrustedIssuer.findOne({ tenantId, _id: idOr404(id, 'trusted issuer') }).lean<Stored>();
+    if (!doc) throw problems.notFound('trusted issuer not found');
+    return doc;
+  };
+
+  /**
+   * linked_identity resolves `sub` through the account links of one upstream provider of this tenant, so that
+   * provider must exist; user_id names no provider. An IdP must not redeem the ID-JAGs it issued itself
+   * (draft-ietf-oauth-identity-assertion-authz-grant): this tenant's own issuer is not an external one. A PATCH that
+   * leaves the mapping and provider alone is not refused for a provider removed since (disabling must always work).
+   */
+  async function checkTrust(
+    tenantId: number,
+    t: { issuer: string; subjectMapping: TrustedIssuerDoc['subjectMapping']; upstreamProvider?: string | undefined },
+    providerChanged = true,
+  ) {
+    const invalid: Array<{ name: string; reason: string }> = [];
+    const own = `${(deps.publicBaseUrl ?? '').replace(/\/+$/, '')}/auth/${tenantId}`;
+    if (deps.publicBaseUrl && t.issuer.replace(/\/+$/, '') === own)
+      invalid.push({ name: 'body.issuer', reason: "is this tenant's own issuer" });
+    if (t.subjectMapping === 'linked_identity') {
+      if (!t.upstreamProvider)
+        invalid.push({ name: 'body.upstreamProvider', reason: 'linked_identity needs an upstream provider alias' });
+      else if (providerChanged && !(await models.UpstreamProvider.exists({ tenantId, alias: t.upstreamProvider })))
+        invalid.push({ name: 'body.upstreamProvider', reason: 'the tenant has no upstream provider with this alias' });
+    } else if (t.upstreamProvider) {
+      invalid.push({ name: 'body.upstreamProvider', reason: `${t.subjectMapping} names no upstream provider` });
+    }
+    if (invalid.length) throw problems.validation('the trusted issuer configuration is not consistent', invalid);
+  }
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: BASE,
+      operationId: 'createTrustedIssuer',
+      summary: 'Trust an external issuer of JWT bearer assertions (RFC 7523, ID-JAG)',
+      tag: TAG,
+      scope: 'auth.tenants.update',
+      params: tenantParams,
+      body: createBody,
+      responses: {
+        201: { description: 'The issuer', schema: trustedIssuerSchema, headers: { Location: 'URL of the issuer' } },
+      },
+      errors: [409],
+      handler: async ({ tenantId, body, req, audit, invalidate }) => {
+        await loadTenant(models, tenantId);
+        await checkTrust(tenantId, body);
+        let created;
+        try {
+          created = await models.TrustedIssuer.create({ ...body, tenantId });
+        } catch (err) {
+          if (isDuplicateKeyError(err)) throw problems.conflict('this issuer is already trusted by the tenant');
+          throw err;
+        }
+        const id = String(created._id);
+        audit({ trustedIssuerId: id, issuer: body.issuer, subjectMapping: body.subjectMapping });
+        // The token endpoint is the tenant's provider: it is rebuilt with the new trust.
+        invalidate('tenant', String(tenantId));
+        return {
+          status: 201,
+          body: view(created.toObject()),
+          headers: { Location: `${req.baseUrl}${req.path}/${id}` },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      operationId: 'listTrustedIssuers',
+      summary: 'List the trusted external issuers (oldest first)',
+      tag: TAG,
+      scope: 'auth.tenants.list',
+      params: tenantParams,
+      query: pageQuery,
+      responses: {
+        200: { description: 'A page of issuers', schema: page(trustedIssuerSchema, 'TrustedIssuerPage') },
+      },
+      handler: async ({ tenantId, query }) => ({
+        status: 200,
+        body: await pageOf(models.TrustedIssuer, { tenantId }, query, view),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:issuerId`,
+      operationId: 'getTrustedIssuer',
+      summary: 'Get a trusted external issuer',
+      tag: TAG,
+      scope: 'auth.tenants.list',
+      params,
+      responses: { 200: { description: 'The issuer', schema: trustedIssuerSchema } },
+      handler: async ({ tenantId, params: p }) => ({ status: 200, body: view(await find(tenantId, p.issuerId)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:issuerId`,
+      operationId: 'updateTrustedIssuer',
+      summary: 'Update a trusted external issuer',
+      description:
+        'Applies from the next token request. Setting subjectMapping to user_id drops the upstream provider unless the body names one (refused).',
+      tag: TAG,
+      scope: 'auth.tenants.update',
+      params,
+      body: patchBody,
+      responses: { 200: { description: 'The updated issuer', schema: trustedIssuerSchema } },
+      handler: async ({ tenantId, params: p, body, audit, invalidate }) => {
+        const existing = await find(tenantId, p.issuerId);
+        const { description: desc, upstreamProvider: provider, ...rest } = body;
+        const mapping = body.subjectMapping ?? existing.subjectMapping;
+        // Switching to a mapping that names no provider forgets the one the record had.
+        const keptProvider = mapping === 'linked_identity' ? existing.upstreamProvider : undefined;
+        const merged = provider === null ? undefined : (provider ?? keptProvider);
+        await checkTrust(
+          tenantId,
+          { issuer: existing.issuer, subjectMapping: mapping, upstreamProvider: merged },
+          provider !== undefined || body.subjectMapping !== undefined,
+        );
+        const set: Record<string, unknown> = { ...rest };
+        const unset: Record<string, 1> = {};
+        if (desc) set.description = desc;
+        else if (desc === null) unset.description = 1;
+        if (merged) set.upstreamProvider = merged;
+        else if (existing.upstreamProvider) unset.upstreamProvider = 1;
+        const update: Record<string, unknown> = { $set: set };
+        if (Object.keys(unset).length) update.$unset = unset;
+        const doc = await models.TrustedIssuer.findOneAndUpdate({ tenantId, _id: existing._id }, update, {
+          returnDocument: 'after',
+        }).lean<Stored>();
+        if (!doc) throw problems.notFound('trusted issuer not found');
+        audit({ trustedIssuerId: p.issuerId, issuer: doc.issuer, fields: Object.keys(body) });
+        invalidate('tenant', String(tenantId));
+        return { status: 200, body: view(doc) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:issuerId`,
+      operationId: 'deleteTrustedIssuer',
+      summary: 'Stop trusting an external issuer',
+      description:
+        'Its assertions are refused from the next token request. Tokens already issued for them stay valid until they expire.',
+      tag: TAG,
+      scope: 'auth.tenants.update',
+      params,
+      responses: { 204: { description: 'Deleted' } },
+      handler: async ({ tenantId, params: p, audit, invalidate }) => {
+        const existing = await find(tenantId, p.issuerId);
+        await models.TrustedIssuer.deleteOne({ tenantId, _id: existing._id });
+        audit({ trustedIssuerId: p.issuerId, issuer: existing.issuer });
+        invalidate('tenant', String(tenantId));
+        return { status: 204 };
+      },
+    }),
+  ];
+}
