@@ -9,6 +9,7 @@ import { ResourceServersScreen } from './screens/resource-servers';
 import { UsersScreen } from './screens/users';
 import { UpstreamProvidersScreen } from './screens/upstream-providers';
 import { TrustedIssuersScreen } from './screens/trusted-issuers';
+import { IdJagAudiencesScreen } from './screens/id-jag-audiences';
 import { GroupsScreen, RolesScreen } from './screens/groups-roles';
 import { NhesScreen } from './screens/nhes';
 import { SimulatorScreen } from './screens/simulator';
@@ -31,6 +32,7 @@ const SCREENS: ScreenDef[] = [
   { id: 'users', title: 'Users', render: () => <UsersScreen /> },
   { id: 'upstream-providers', title: 'Upstream identity providers', render: () => <UpstreamProvidersScreen /> },
   { id: 'trusted-issuers', title: 'Trusted issuers', render: () => <TrustedIssuersScreen /> },
+  { id: 'id-jag-audiences', title: 'ID-JAG audiences', render: () => <IdJagAudiencesScreen /> },
   { id: 'groups', title: 'Groups', render: () => <GroupsScreen /> },
   { id: 'roles', title: 'Roles', render: () => <RolesScreen /> },
   { id: 'nhes', title: 'NHE registrations', render: () => <NhesScreen /> },

@@ -63,6 +63,7 @@ export default defineConfig({
           { text: 'Admin console', link: '/docs/operators/admin-console' },
           { text: 'Admin walkthrough (curl)', link: '/docs/operators/admin-walkthrough' },
           { text: 'Upstream sign-in (OIDC, SAML)', link: '/docs/operators/upstream-sign-in' },
+          { text: 'Trusted issuers (RFC 7523, ID-JAG)', link: '/docs/operators/trusted-issuers' },
           {
             text: 'Services: configuration, state and replicas',
             collapsed: true,

@@ -543,6 +543,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin/tenants/{tenantId}/id-jag-audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the ID-JAG audiences (oldest first)
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listIdJagAudiences"];
+        put?: never;
+        /**
+         * Issue Identity Assertion Authorization Grants (ID-JAG) for another authorization server
+         * @description Every client named must be a confidential client of this tenant (400 naming body.clients.<i>.clientId otherwise); it also needs the token-exchange grant to ask. The audience may not be this tenant’s own issuer.
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        post: operations["createIdJagAudience"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/id-jag-audiences/{audienceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an ID-JAG audience
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["getIdJagAudience"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop issuing ID-JAGs for an authorization server
+         * @description Token exchanges for it are refused from the next request. ID-JAGs already issued stay valid until they expire (at most their lifetime).
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["deleteIdJagAudience"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an ID-JAG audience
+         * @description Applies from the next token request. A clients list replaces the stored one and is checked like on create; a PATCH that leaves clients alone is not refused for a client changed or deleted since.
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        patch: operations["updateIdJagAudience"];
+        trace?: never;
+    };
     "/auth/admin/tenants/{tenantId}/initial-access-tokens": {
         parameters: {
             query?: never;
@@ -1842,6 +1910,27 @@ export interface components {
         };
         GroupPage: {
             items: components["schemas"]["Group"][];
+            nextCursor: string | null;
+        };
+        IdJagAudience: {
+            audience: string;
+            clients: {
+                clientId: string;
+                clientIdAtAudience: string;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            description?: string;
+            enabled: boolean;
+            id: string;
+            lifetimeSeconds: number;
+            resources: string[];
+            scopes: string[];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        IdJagAudiencePage: {
+            items: components["schemas"]["IdJagAudience"][];
             nextCursor: string | null;
         };
         InitialAccessToken: {
@@ -5285,6 +5374,459 @@ export interface operations {
             };
             /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listIdJagAudiences: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audiences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdJagAudiencePage"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createIdJagAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The other authorization server's issuer identifier, the ID-JAG `aud` (RFC 8414 section 2); immutable */
+                    audience: string;
+                    /**
+                     * @description The clients of this tenant that may ask for ID-JAGs for this audience, each with its client_id there
+                     * @default []
+                     */
+                    clients?: {
+                        /** @description A client of this tenant that authenticates */
+                        clientId: string;
+                        /** @description The client_id that server knows this client by: the ID-JAG `client_id` claim */
+                        clientIdAtAudience: string;
+                    }[];
+                    description?: string;
+                    /** @default true */
+                    enabled?: boolean;
+                    /**
+                     * @description Lifetime of the ID-JAGs issued (exp - iat), seconds: short, as they are bearer artifacts
+                     * @default 300
+                     */
+                    lifetimeSeconds?: number;
+                    /**
+                     * @description Resources (RFC 8707) at that server an ID-JAG may name: a request naming another is refused (the (audience, resource) pairs)
+                     * @default []
+                     */
+                    resources?: string[];
+                    /**
+                     * @description The most scope an ID-JAG may carry: requested scopes are cut to these
+                     * @default []
+                     */
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The audience */
+            201: {
+                headers: {
+                    /** @description URL of the audience */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdJagAudience"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIdJagAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                audienceId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audience */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdJagAudience"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteIdJagAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                audienceId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateIdJagAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                audienceId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The clients of this tenant that may ask for ID-JAGs for this audience, each with its client_id there */
+                    clients?: {
+                        /** @description A client of this tenant that authenticates */
+                        clientId: string;
+                        /** @description The client_id that server knows this client by: the ID-JAG `client_id` claim */
+                        clientIdAtAudience: string;
+                    }[];
+                    /** @description null removes it */
+                    description?: string | null;
+                    /** @description Nothing is issued for a disabled audience, from the next request on */
+                    enabled?: boolean;
+                    /** @description Lifetime of the ID-JAGs issued (exp - iat), seconds: short, as they are bearer artifacts */
+                    lifetimeSeconds?: number;
+                    /** @description Resources (RFC 8707) at that server an ID-JAG may name: a request naming another is refused (the (audience, resource) pairs) */
+                    resources?: string[];
+                    /** @description The most scope an ID-JAG may carry: requested scopes are cut to these */
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated audience */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdJagAudience"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -21,6 +21,7 @@ import { tenantRoutes } from './routes/tenants';
 import { tokenAuditClosedPaths, tokenAuditRoutes } from './routes/token-audit';
 import { workloadIssuerRoutes } from './routes/workload-issuers';
 import { trustedIssuerRoutes } from './routes/trusted-issuers';
+import { idJagAudienceRoutes } from './routes/id-jag-audiences';
 import { upstreamProviderRoutes } from './routes/upstream-providers';
 import { upstreamLinkRoutes } from './routes/upstream-links';
 import { userRoutes } from './routes/users';
@@ -77,6 +78,7 @@ export function managementRoutes(
       ...nheRegistrationRoutes(d),
       ...workloadIssuerRoutes(d),
       ...trustedIssuerRoutes(d),
+      ...idJagAudienceRoutes(d),
       ...upstreamProviderRoutes(d),
       ...upstreamLinkRoutes(d),
       ...delegationPolicyRoutes(d),

@@ -136,6 +136,13 @@ beforeAll(async () => {
     issuer: 'https://issuer.fuzz.example',
     jwksUri: 'https://issuer.fuzz.example/jwks',
   });
+  await made('/upstream-providers', {
+    alias: 'fuzz',
+    type: 'oidc',
+    displayName: 'Fuzz IdP',
+    oidc: { issuer: 'https://idp.fuzz.example', clientId: 'fuzz', clientSecret: 'fuzz-secret' },
+  });
+  const idJagAudience = await made('/id-jag-audiences', { audience: 'https://as.fuzz.example' });
   const absent = () => randomBytes(12).toString('hex');
   ids = {
     tenantId: String(T),
@@ -148,6 +155,9 @@ beforeAll(async () => {
     policyId: policy.id!,
     tokenId: initialAccessToken.id!,
     issuerId: workloadIssuer.id!,
+    alias: 'fuzz',
+    provider: 'fuzz',
+    audienceId: idJagAudience.id!,
     auditId: absent(),
     runId: absent(),
     name: 'nhe-audit-retention',

@@ -54,11 +54,13 @@ import {
 } from './upstream-providers';
 import { samlRequestCacheSchema, type SamlRequestCacheDoc } from './saml-request-cache';
 import { trustedIssuerSchema, type TrustedIssuerDoc } from './trusted-issuers';
+import { idJagAudienceSchema, type IdJagAudienceDoc } from './id-jag-audiences';
 
 export * from './schemas';
 export * from './upstream-providers';
 export * from './saml-request-cache';
 export * from './trusted-issuers';
+export * from './id-jag-audiences';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
@@ -87,6 +89,7 @@ export interface Models {
   UpstreamLink: Model<UpstreamLinkDoc>;
   SamlRequestCache: Model<SamlRequestCacheDoc>;
   TrustedIssuer: Model<TrustedIssuerDoc>;
+  IdJagAudience: Model<IdJagAudienceDoc>;
 }
 
 // Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
@@ -117,6 +120,7 @@ const SCHEMAS: Array<import('mongoose').Schema> = [
   upstreamLinkSchema,
   samlRequestCacheSchema,
   trustedIssuerSchema,
+  idJagAudienceSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).
 for (const schema of SCHEMAS) schema.plugin(leanDefaults);
@@ -152,5 +156,6 @@ export function createModels(connection: Connection): Models {
     UpstreamLink: m('UpstreamLink', upstreamLinkSchema),
     SamlRequestCache: m('SamlRequestCache', samlRequestCacheSchema),
     TrustedIssuer: m('TrustedIssuer', trustedIssuerSchema),
+    IdJagAudience: m('IdJagAudience', idJagAudienceSchema),
   };
 }

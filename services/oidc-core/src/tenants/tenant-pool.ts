@@ -159,7 +159,10 @@ export class TenantPool {
     oauthAnswers(provider);
     if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
-    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, { fapi2: isFapi2Tenant(tenant) });
+    registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, {
+      fapi2: isFapi2Tenant(tenant),
+      idJag: { models, tenantId, signing: keys.signing, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet },
+    });
     registerJwtBearerGrant(provider, { models, tenantId, policy: this.options.upstreamPolicy ?? {} });
     // Agent clients: their tokens come from the sidecar too (its second call, beside the exchange).
     registerAgentClientTokens(

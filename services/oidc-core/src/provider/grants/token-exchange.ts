@@ -6,6 +6,7 @@ import { GRANT_TYPE_TOKEN_EXCHANGE } from '@idp/tokens';
 import { clientAddress } from '../client-address';
 import { CLIENT_PROPS } from '../client-metadata';
 import { FAPI2_SIGNING_ALGS } from '../fapi2';
+import { issueIdJag, TOKEN_TYPE_ID_JAG, type IdJagIssuerDeps } from './id-jag-issuer';
 
 /** What oidc-core hands to the nhe-delegation sidecar after authenticating the client. */
 export type TokenExchangeRequest = ForwardedExchange;
@@ -38,7 +39,7 @@ export function registerTokenExchange(
   tenantId: number,
   forward: TokenExchangeForwarder,
   /** The tenant is under FAPI 2.0 (provider/fapi2.ts): a proof is required, signed with FAPI2_SIGNING_ALGS. */
-  options: { fapi2?: boolean } = {},
+  options: { fapi2?: boolean; idJag?: IdJagIssuerDeps } = {},
 ): void {
   async function tokenExchange(ctx: KoaContextWithOIDC): Promise<void> {
     const client = ctx.oidc.client;
@@ -47,6 +48,13 @@ export function registerTokenExchange(
     for (const name of TOKEN_EXCHANGE_PARAMS) {
       const value = (ctx.oidc.params as Record<string, unknown> | undefined)?.[name];
       if (typeof value === 'string') params[name] = value;
+    }
+    // An identity assertion for another authorization server is this provider's to issue (grants/id-jag-issuer.ts);
+    // every delegation stays with the sidecar.
+    if (params.requested_token_type === TOKEN_TYPE_ID_JAG) {
+      if (!options.idJag) throw new errors.InvalidRequest('identity assertions are not issued here');
+      await issueIdJag(ctx, options.idJag, params);
+      return;
     }
     const proof = ctx.get('DPoP');
     // A client configured to require DPoP (dpop_bound_access_tokens) gets no unbound token from this grant either;

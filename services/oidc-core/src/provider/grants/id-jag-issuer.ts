@@ -1,0 +1,132 @@
+/**
+ * Issuing Identity Assertion Authorization Grants (draft-ietf-oauth-identity-assertion-authz-grant section 4.3; MCP's
+ * Enterprise-Managed Authorization section 4): this tenant as the enterprise identity provider. A client that signed a
+ * person in exchanges the person's ID token (RFC 8693, `requested_token_type=urn:ietf:params:oauth:token-type:id-jag`)
+ * for a short-lived JWT that another authorization server (the `audience`) redeems with the JWT bearer grant.
+ *
+ * Only what the tenant's ID-JAG audience table allows is issued: the audience must have an enabled entry, the client
+ * must be listed there (its client_id at that server goes into the ID-JAG), a `resource` must be one of the entry's
+ * (an (audience, resource) pair that exists, as the MCP extension requires the identity provider to check), and the
+ * scopes are cut to the entry's. The ID token must be this tenant's, unexpired, issued to the authenticated client, for
+ * an enabled user. Errors follow RFC 8693 section 2.2.2 (`invalid_target` for an audience or resource not allowed).
+ */
+import { randomUUID } from 'node:crypto';
+import { createLocalJWKSet, importJWK, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { IdJagAudienceDoc, Models } from '@idp/db';
+import type { PrivateJwk } from '@idp/tokens';
+
+export const TOKEN_TYPE_ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
+export const TOKEN_TYPE_ID_TOKEN = 'urn:ietf:params:oauth:token-type:id_token';
+const ID_JAG_TYP = 'oauth-id-jag+jwt';
+
+export interface IdJagIssuerDeps {
+  models: Models;
+  tenantId: number;
+  /** The tenant's active signing keys (private) and published keys (to verify its own ID tokens). */
+  signing: PrivateJwk[];
+  publicJwks: JSONWebKeySet;
+}
+
+const invalid = (ErrorClass: typeof errors.InvalidRequest, description: string) =>
+  Object.assign(new ErrorClass(description), { error_description: description });
+
+function invalidTarget(description: string) {
+  return Object.assign(new errors.InvalidTarget(description), { error_description: description });
+}
+
+export async function issueIdJag(
+  ctx: KoaContextWithOIDC,
+  deps: IdJagIssuerDeps,
+  params: Record<string, string | undefined>,
+): Promise<void> {
+  const client = ctx.oidc.client;
+  if (!client) throw new errors.InvalidClient('client authentication failed');
+  // The MCP extension requires client authentication for this exchange.
+  if (client.clientAuthMethod === 'none')
+    throw new errors.UnauthorizedClient('a public client cannot obtain identity assertions');
+  if (params.actor_token !== undefined)
+    throw invalid(errors.InvalidRequest, 'an actor_token is not accepted for identity assertions yet');
+  if (params.subject_token_type !== TOKEN_TYPE_ID_TOKEN || !params.subject_token)
+    throw invalid(errors.InvalidRequest, `subject_token must be an ID token (${TOKEN_TYPE_ID_TOKEN})`);
+  const audience = params.audience;
+  if (!audience) throw invalid(errors.InvalidRequest, 'audience is required: the issuer of the authorization server');
+
+  const issuer = ctx.oidc.provider.issuer;
+  let idToken: Record<string, unknown>;
+  try {
+    // This tenant's own ID token, issued to this very client (the draft: the subject token's audience must be the
+    // authenticated client, so a token stolen from another client cannot be exchanged).
+    ({ payload: idToken } = await jwtVerify(params.subject_token, createLocalJWKSet(deps.publicJwks), {
+      issuer,
+      audience: client.clientId,
+      requiredClaims: ['sub', 'exp'],
+    }));
+  } catch (err) {
+    throw invalid(
+      errors.InvalidGrant,
+      `the subject_token is not a valid ID token of this tenant for this client: ${(err as Error).message}`,
+    );
+  }
+  const accountId = String(idToken.sub);
+  const user = /^[0-9a-f]{24}$/.test(accountId)
+    ? await deps.models.User.findOne({ tenantId: deps.tenantId, _id: accountId }, { enabled: 1 }).lean()
+    : null;
+  if (!user?.enabled) throw invalid(errors.InvalidGrant, 'the subject is not an enabled user of this tenant');
+
+  const entry = await deps.models.IdJagAudience.findOne({
+    tenantId: deps.tenantId,
+    audience,
+    enabled: true,
+  }).lean<IdJagAudienceDoc>();
+  if (!entry) throw invalidTarget('this tenant issues no identity assertions for that audience');
+  const listed = entry.clients.find((c) => c.clientId === client.clientId);
+  if (!listed) throw invalidTarget('this client may not obtain identity assertions for that audience');
+  let resource = params.resource;
+  if (resource !== undefined && !entry.resources.includes(resource))
+    throw invalidTarget('that resource is not one of the audience’s');
+  // Without a resource: the audience's only one, when it has exactly one; a choice the client must make otherwise.
+  if (resource === undefined && entry.resources.length === 1) resource = entry.resources[0];
+  if (resource === undefined && entry.resources.length > 1)
+    throw invalidTarget('the audience has several resources: name one');
+  let scope: string | undefined;
+  if (params.scope !== undefined) {
+    const granted = params.scope.split(' ').filter((s) => s && entry.scopes.includes(s));
+    if (!granted.length)
+      throw Object.assign(new errors.InvalidScope('none of the requested scopes may be asserted', params.scope), {
+        error_description: 'none of the requested scopes may be asserted for that audience',
+      });
+    scope = [...new Set(granted)].join(' ');
+  }
+
+  // RS256 where the tenant has it: what every redeemer accepts; else its first active key.
+  const key = deps.signing.find((k) => k.alg === 'RS256') ?? deps.signing.at(0);
+  if (!key) throw new errors.InvalidRequest('the tenant has no signing key');
+  const now = Math.floor(Date.now() / 1000);
+  const lifetime = Math.min(entry.lifetimeSeconds, 300);
+  const jwt = await new SignJWT({
+    client_id: listed.clientIdAtAudience,
+    ...(resource ? { resource } : {}),
+    ...(scope ? { scope } : {}),
+    ...(typeof idToken.auth_time === 'number' ? { auth_time: idToken.auth_time } : {}),
+    ...(typeof idToken.acr === 'string' ? { acr: idToken.acr } : {}),
+    ...(Array.isArray(idToken.amr) ? { amr: idToken.amr } : {}),
+  })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ID_JAG_TYP })
+    .setIssuer(issuer)
+    .setSubject(accountId)
+    .setAudience(audience)
+    .setJti(randomUUID())
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetime)
+    .sign(await importJWK(key, key.alg));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = {
+    issued_token_type: TOKEN_TYPE_ID_JAG,
+    access_token: jwt,
+    // RFC 8693 section 2.2.1: not an access token, so no token type applies.
+    token_type: 'N_A',
+    expires_in: lifetime,
+    ...(scope ? { scope } : {}),
+  };
+}
