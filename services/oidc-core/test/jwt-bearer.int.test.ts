@@ -128,6 +128,12 @@ it('a plain RFC 7523 assertion becomes an access token for the requested resourc
   expect(at.scope).toBe('orders:read');
 });
 
+it('an ID-JAG that names no scope allows none (never every scope of the resource)', async () => {
+  const res = await redeem(await idJag({ scope: undefined }));
+  expect(res.status).toBe(200);
+  expect(decodeJwt(String(res.body.access_token)).scope).toBeUndefined();
+});
+
 it('an ID-JAG is limited to its own resource and redeemed once', async () => {
   const jwt = await idJag({ scope: 'orders:read orders:write' });
   const first = await redeem(jwt);
@@ -203,6 +209,44 @@ describe('refusals', () => {
       async () => redeem(await idJag({ act: { sub: 'agent-1' } })),
       'invalid_grant',
       /act/,
+    ],
+    [
+      'an access token presented as an assertion (typ at+jwt)',
+      async () => redeem(await assertion({ typ: 'at+jwt' }), { resource: app.tenant.resource }),
+      'invalid_grant',
+      /at\+jwt is not an authorization grant/,
+    ],
+    [
+      'an ID-JAG typed with the media type prefix keeps the ID-JAG rules (another client)',
+      async () =>
+        redeem(
+          await assertion({
+            typ: 'application/OAUTH-ID-JAG+JWT',
+            claims: { client_id: rp.clientId, resource: app.tenant.resource },
+          }),
+          {},
+          other,
+        ),
+      'invalid_grant',
+      /client_id/,
+    ],
+    [
+      'an ID-JAG without a resource',
+      async () => redeem(await idJag({ resource: undefined }), { resource: app.tenant.resource }),
+      'invalid_grant',
+      /names no resource/,
+    ],
+    [
+      'a scope claim that is not a string',
+      async () => redeem(await idJag({ scope: ['orders:read'] })),
+      'invalid_grant',
+      /scope/,
+    ],
+    [
+      "the tenant's UserInfo audience",
+      async () => redeem(await assertion(), { resource: `${issuerUrl}/me` }),
+      'invalid_target',
+      /cannot obtain tokens/,
     ],
     [
       'a subject that is no user here',

@@ -217,8 +217,20 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
     if (t.subjectMapping === 'linked_identity') {
       if (!t.upstreamProvider)
         invalid.push({ name: 'body.upstreamProvider', reason: 'linked_identity needs an upstream provider alias' });
-      else if (providerChanged && !(await models.UpstreamProvider.exists({ tenantId, alias: t.upstreamProvider })))
-        invalid.push({ name: 'body.upstreamProvider', reason: 'the tenant has no upstream provider with this alias' });
+      else if (providerChanged) {
+        const provider = await models.UpstreamProvider.findOne({ tenantId, alias: t.upstreamProvider }).lean();
+        if (!provider)
+          invalid.push({
+            name: 'body.upstreamProvider',
+            reason: 'the tenant has no upstream provider with this alias',
+          });
+        // Its links name subjects of the provider's issuer: only that same issuer's assertions may use them.
+        else if (provider.oidc?.issuer !== t.issuer)
+          invalid.push({
+            name: 'body.upstreamProvider',
+            reason: 'the upstream provider is not an OpenID provider with this same issuer',
+          });
+      }
     } else if (t.upstreamProvider) {
       invalid.push({ name: 'body.upstreamProvider', reason: `${t.subjectMapping} names no upstream provider` });
     }

@@ -69,6 +69,12 @@ export async function resolveAccount(
         await models.UpstreamLink.updateOne({ tenantId, _id: link._id }, { $set: { issuer: a.issuer } });
       return { kind: 'account', userId: link.userId };
     }
+    // A link just written by a concurrent first sign-in is making its account now (createAccount): wait for it.
+    if (Date.now() - new Date(link.createdAt).getTime() < 10_000)
+      throw new UpstreamError(
+        'temporarily_unavailable',
+        'another sign-in of this identity is making its account: try again',
+      );
     // The account was deleted behind the link's back (a restore, a hand edit): the identity is unlinked again.
     await models.UpstreamLink.deleteOne({ tenantId, _id: link._id });
   }

@@ -11,7 +11,7 @@
  * an enabled user. Errors follow RFC 8693 section 2.2.2 (`invalid_target` for an audience or resource not allowed).
  */
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet, importJWK, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { IdJagAudienceDoc, Models } from '@idp/db';
 import type { PrivateJwk } from '@idp/tokens';
@@ -62,6 +62,14 @@ export async function issueIdJag(
       audience: client.clientId,
       requiredClaims: ['sub', 'exp'],
     }));
+    // An ID token, not another JWT of this tenant addressed to the client (a logout token, a signed UserInfo).
+    const { typ } = decodeProtectedHeader(params.subject_token);
+    if (
+      (typ !== undefined && typ.toLowerCase() !== 'jwt') ||
+      idToken.events !== undefined ||
+      (idToken.nonce === undefined && idToken.auth_time === undefined && idToken.at_hash === undefined)
+    )
+      throw new Error('not an ID token');
   } catch (err) {
     throw invalid(
       errors.InvalidGrant,
@@ -89,7 +97,8 @@ export async function issueIdJag(
   if (resource === undefined && entry.resources.length === 1) resource = entry.resources[0];
   if (resource === undefined && entry.resources.length > 1)
     throw invalidTarget('the audience has several resources: name one');
-  let scope: string | undefined;
+  // Without a scope asked for, the entry's whole cap: an ID-JAG always says what it allows.
+  let scope: string | undefined = entry.scopes.length ? entry.scopes.join(' ') : undefined;
   if (params.scope !== undefined) {
     const granted = params.scope.split(' ').filter((s) => s && entry.scopes.includes(s));
     if (!granted.length)

@@ -33,6 +33,7 @@ import { outboundRequest, type OutboundPolicy } from '@idp/http';
 import { GRANT_TYPE_JWT_BEARER, MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
 import { outsideTenantSlot } from '../../tenants/request-scope';
 import { resourceServerInfo } from '../resource-servers';
+import { userinfoAudience } from '../userinfo-audience';
 
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 export const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
@@ -99,7 +100,12 @@ async function verifyAssertion(ctx: KoaContextWithOIDC, deps: JwtBearerDeps, ass
   const algorithms = issuer.algorithms.filter((a) => ASYMMETRIC.test(a));
   if (typeof header.alg !== 'string' || !algorithms.includes(header.alg))
     throw invalidGrant("the assertion's signature algorithm is not allowed for its issuer");
-  const idJag = header.typ === ID_JAG_TYP;
+  // RFC 7515 section 4.1.9: a typ may carry the `application/` prefix and any case.
+  const typ = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : undefined;
+  const idJag = typ === ID_JAG_TYP;
+  // Anything else that is explicitly typed (an access token, a logout token, a security event) is not an assertion.
+  if (!idJag && typ !== undefined && typ !== 'jwt')
+    throw invalidGrant(`a JWT of type ${typ.slice(0, 40)} is not an authorization grant`);
   const ours = ctx.oidc.provider.issuer;
   const audiences = idJag ? [ours] : [ours, ctx.oidc.urlFor('token'), ...issuer.audiences];
   let keys: JSONWebKeySet;
@@ -116,7 +122,6 @@ async function verifyAssertion(ctx: KoaContextWithOIDC, deps: JwtBearerDeps, ass
       algorithms,
       clockTolerance: SKEW_SECONDS,
       requiredClaims: ['exp', 'sub', ...(idJag ? ['jti', 'iat', 'client_id'] : [])],
-      ...(idJag ? { typ: ID_JAG_TYP } : {}),
     }));
   } catch (err) {
     throw invalidGrant(`the assertion is not valid: ${(err as Error).message}`);
@@ -133,6 +138,9 @@ async function verifyAssertion(ctx: KoaContextWithOIDC, deps: JwtBearerDeps, ass
     if (Array.isArray(aud) && (aud.length !== 1 || aud[0] !== ours))
       throw invalidGrant('an ID-JAG must name this authorization server as its only audience');
   }
+  if (typeof payload.jti === 'string' && payload.jti.length > 256) throw invalidGrant('the assertion jti is too long');
+  if (payload.scope !== undefined && typeof payload.scope !== 'string')
+    throw invalidGrant('the assertion scope must be a space-separated string');
   if (payload.act !== undefined && !issuer.allowAct)
     throw invalidGrant('this issuer may not assert a delegation (act)');
   return { payload: payload as Verified['payload'], issuer, idJag };
@@ -145,11 +153,21 @@ async function subjectUser(deps: JwtBearerDeps, v: Verified): Promise<string> {
   if (v.issuer.subjectMapping === 'user_id') {
     userId = /^[0-9a-f]{24}$/.test(sub) ? sub : undefined;
   } else if (v.issuer.upstreamProvider) {
-    const link = await deps.models.UpstreamLink.findOne({
+    // Only a link this very issuer's sign-in made (or an administrator made for it): another provider's subjects are
+    // not this issuer's to name, and a disabled provider links nobody.
+    const provider = await deps.models.UpstreamProvider.exists({
       tenantId: deps.tenantId,
-      provider: v.issuer.upstreamProvider,
-      subject: sub,
-    }).lean();
+      alias: v.issuer.upstreamProvider,
+      enabled: true,
+    });
+    const link = provider
+      ? await deps.models.UpstreamLink.findOne({
+          tenantId: deps.tenantId,
+          provider: v.issuer.upstreamProvider,
+          subject: sub,
+          issuer: v.issuer.issuer,
+        }).lean()
+      : null;
     userId = link?.userId;
   }
   const user = userId
@@ -186,11 +204,17 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
     const asserted = Array.isArray(p.resource) ? p.resource : p.resource === undefined ? [] : [p.resource];
     if (asserted.length > 1 || asserted.some((r) => typeof r !== 'string'))
       throw invalidGrant('the assertion must name one resource');
+    // An ID-JAG names its resource (the audience and resource are checked as a pair where it was issued).
+    if (v.idJag && !asserted.length) throw invalidGrant('the ID-JAG names no resource');
     const resource = (asserted[0] as string | undefined) ?? requestedResource;
     if (requestedResource !== undefined && resource !== requestedResource)
       throw new errors.InvalidTarget("the requested resource is not the assertion's");
     if (!resource) throw new errors.InvalidTarget('a resource is required: name the API the token is for');
-    if (resource === MANAGEMENT_AUDIENCE || resource === SSF_AUDIENCE)
+    if (
+      resource === MANAGEMENT_AUDIENCE ||
+      resource === SSF_AUDIENCE ||
+      resource === userinfoAudience(ctx.oidc.provider.issuer)
+    )
       throw new errors.InvalidTarget('an assertion from another issuer cannot obtain tokens for this audience');
     const info = await resourceInfo(ctx, resource);
 
@@ -200,7 +224,9 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
     // the signed scope to what the user holds (resource-servers.ts).
     const registered = info.scope.split(' ').filter(Boolean);
     const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : registered;
-    const allowed = typeof p.scope === 'string' ? new Set(p.scope.split(' ')) : undefined;
+    // An ID-JAG allows only the scopes it names (none when it names none); a plain assertion without scope leaves
+    // the cut to RBAC.
+    const allowed = typeof p.scope === 'string' ? new Set(p.scope.split(' ')) : v.idJag ? new Set<string>() : undefined;
     const scope = requested.filter((s) => registered.includes(s) && (!allowed || allowed.has(s)));
     if (typeof params.scope === 'string' && allowed && requested.some((s) => !allowed.has(s)) && !scope.length)
       throw new errors.InvalidScope('the assertion allows none of the requested scopes', params.scope);
