@@ -6,6 +6,8 @@
 # - keycloak: Keycloak in dev mode (in-memory database, so every run starts clean) with the realms of
 #   e2e/fixtures/keycloak/ imported at start (`corp`: OIDC client `broker`, SAML client `urn:idp-test:sp:keycloak`,
 #   users and groups; `other`: a second issuer for mix-up tests). Admin API: user admin / admin (loopback only).
+#   Started with the JWT Authorization Grant and the (experimental) ID-JAG receiver features, so that a test realm
+#   can redeem the ID-JAGs a tenant issues.
 # - simplesamlphp: Debian's SimpleSAMLphp 1.19 as a SAML 2.0 IdP under PHP's built-in web server, with the static
 #   configuration of e2e/fixtures/simplesamlphp/ (it reads this run's base URL, key and state directory from the
 #   environment) and an IdP signing key and certificate generated here.
@@ -55,6 +57,10 @@ start_keycloak() {
   # setsid: a process group of its own, stopped as a whole (kc.sh execs java).
   # Heap: kc.sh would take 70% of the machine's memory in a container; 384 MiB is ample for a few test realms.
   # C1 only and the serial collector in place of kc.sh's G1: a faster start and a smaller footprint for tests.
+  # Features: the JWT Authorization Grant (RFC 7523 with external issuers; on by default in 26.7.3, named so that
+  # it stays on) and the experimental Identity Assertion JWT Authorization Grant receiver, which redeems the ID-JAGs
+  # our tenants issue (draft-ietf-oauth-identity-assertion-authz-grant; Keycloak's guide "Identity Assertion JWT
+  # Authorization Grant"). Neither changes anything for a realm that does not configure it.
   (
     cd "$dir"
     JAVA_HOME="$KC_JAVA_HOME" \
@@ -63,6 +69,7 @@ start_keycloak() {
       KC_BOOTSTRAP_ADMIN_USERNAME=admin KC_BOOTSTRAP_ADMIN_PASSWORD=admin \
       exec setsid "$KC_HOME/bin/kc.sh" start-dev --db=dev-mem --http-host=127.0.0.1 --http-port="$port" \
       --hostname-strict=false --import-realm --log-level=warn,org.keycloak.exportimport:info \
+      --features=jwt-authorization-grant,identity-assertion-jwt \
       </dev/null >"$dir/keycloak.log" 2>&1
   ) &
   echo $! >"$dir/keycloak.pid"

@@ -114,17 +114,18 @@ it('discovery lists the grant and the ID-JAG profile', async () => {
   expect(meta.authorization_grant_profiles_supported).toEqual(['urn:ietf:params:oauth:grant-profile:id-jag']);
 });
 
-it('a plain RFC 7523 assertion becomes an access token for the requested resource, scopes cut to the assertion', async () => {
-  const res = await redeem(await assertion({ claims: { scope: 'orders:read' } }), {
+it('a plain RFC 7523 assertion becomes an access token for the requested resource, scopes by RBAC here', async () => {
+  // Its scope claim is in its issuer's words (another server's scopes): not read.
+  const res = await redeem(await assertion({ claims: { scope: 'profile domain-a:read' } }), {
     resource: app.tenant.resource,
-    scope: 'orders:read orders:write',
+    scope: 'orders:read orders:refund',
   });
   expect(res.status).toBe(200);
   expect(res.body.refresh_token).toBeUndefined();
   expect(res.body.token_type).toBe('Bearer');
   const at = decodeJwt(String(res.body.access_token));
   expect(at).toMatchObject({ sub: app.tenant.user.id, aud: app.tenant.resource, client_id: rp.clientId });
-  // The user holds orders:read and orders:write by RBAC; the assertion allowed only orders:read.
+  // The user holds orders:read and orders:write by RBAC, not orders:refund.
   expect(at.scope).toBe('orders:read');
 });
 

@@ -224,9 +224,10 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
     // the signed scope to what the user holds (resource-servers.ts).
     const registered = info.scope.split(' ').filter(Boolean);
     const requested = typeof params.scope === 'string' ? params.scope.split(' ').filter(Boolean) : registered;
-    // An ID-JAG allows only the scopes it names (none when it names none); a plain assertion without scope leaves
-    // the cut to RBAC.
-    const allowed = typeof p.scope === 'string' ? new Set(p.scope.split(' ')) : v.idJag ? new Set<string>() : undefined;
+    // An ID-JAG's scope is in this server's words (the issuer cut it for this resource): only those, none when it
+    // names none. RFC 7523 defines no scope claim, and a plain assertion's (another server's access token, as in
+    // identity chaining) is in its issuer's words: RBAC here decides, as for any other grant.
+    const allowed = v.idJag ? new Set(typeof p.scope === 'string' ? p.scope.split(' ') : []) : undefined;
     const scope = requested.filter((s) => registered.includes(s) && (!allowed || allowed.has(s)));
     if (typeof params.scope === 'string' && allowed && requested.some((s) => !allowed.has(s)) && !scope.length)
       throw new errors.InvalidScope('the assertion allows none of the requested scopes', params.scope);
@@ -263,11 +264,17 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
   }
 
   provider.registerGrantType(GRANT_TYPE_JWT_BEARER, jwtBearer, [...PARAMS]);
-  // Discovery: the grant is listed by the provider itself; the ID-JAG profile is named beside it (ID-JAG section 7.2).
+  // Discovery names the grant, and the ID-JAG profile beside it (ID-JAG section 7.2), only once the tenant trusts an
+  // issuer: a tenant that trusts none publishes the document it always did (the grant refuses everything there).
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.status !== 200 || ctx.path !== '/.well-known/openid-configuration') return;
-    const body = ctx.body as Record<string, unknown> | undefined;
-    if (body) body.authorization_grant_profiles_supported = [ID_JAG_GRANT_PROFILE];
+    const body = ctx.body as { grant_types_supported?: unknown; [k: string]: unknown } | undefined;
+    if (!body) return;
+    if (await deps.models.TrustedIssuer.exists({ tenantId: deps.tenantId, enabled: true })) {
+      body.authorization_grant_profiles_supported = [ID_JAG_GRANT_PROFILE];
+    } else if (Array.isArray(body.grant_types_supported)) {
+      body.grant_types_supported = body.grant_types_supported.filter((g) => g !== GRANT_TYPE_JWT_BEARER);
+    }
   });
 }

@@ -51,8 +51,13 @@ export function registerTokenExchange(
     }
     // An identity assertion for another authorization server is this provider's to issue (grants/id-jag-issuer.ts);
     // every delegation stays with the sidecar.
-    if (params.requested_token_type === TOKEN_TYPE_ID_JAG) {
-      if (!options.idJag) throw new errors.InvalidRequest('identity assertions are not issued here');
+    // Only for a tenant that issues them (its ID-JAG audience table has an entry); otherwise the request goes where it
+    // always did.
+    if (
+      params.requested_token_type === TOKEN_TYPE_ID_JAG &&
+      options.idJag &&
+      (await options.idJag.models.IdJagAudience.exists({ tenantId: options.idJag.tenantId }))
+    ) {
       await issueIdJag(ctx, options.idJag, params);
       return;
     }
