@@ -15,8 +15,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, objectIdParam, page, pageQuery, scopeString, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, pageOf, type RouteDeps } from './deps';
-
-const LOOPBACK = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/;
+import { isTenantUrl } from './outbound-urls';
 
 /**
  * The other server's issuer identifier, which becomes the ID-JAG `aud`: an https URL without query or fragment
@@ -25,15 +24,10 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/;
 const audienceValue = z
   .string()
   .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      if (u.username || u.password || u.hash || u.search || v.includes('#') || v.includes('?')) return false;
-      return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.hostname));
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute https URL without user info, query or fragment (http only for a loopback host)')
+  .refine(
+    (v) => isTenantUrl(v, { query: false }),
+    'must be an absolute https URL without user info, query or fragment (http only for a loopback host)',
+  )
   .describe("The other authorization server's issuer identifier, the ID-JAG `aud` (RFC 8414 section 2); immutable");
 
 /** A resource identifier (RFC 8707 section 2): an absolute URI without fragment, here an http(s) URL or a URN. */

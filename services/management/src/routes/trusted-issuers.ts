@@ -10,6 +10,7 @@ import { ISSUER_SUBJECT_MAPPINGS, type TrustedIssuerDoc } from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
+import { isTenantUrl, TENANT_URL_RULE } from './outbound-urls';
 import { idOr404, loadTenant, pageOf, type RouteDeps } from './deps';
 
 /**
@@ -37,21 +38,11 @@ const issuerValue = z
   .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
   .describe('The `iss` of its assertions, exactly (RFC 7523 section 3 item 1); immutable');
 
-const LOOPBACK = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/;
-
 /** https, or http to a loopback host (local development: whether it is reachable is the platform's policy). */
 const jwksUrl = z
   .string()
   .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      if (u.username || u.password || u.hash) return false;
-      return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.hostname));
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute https URL without user info or fragment (http only for a loopback host)')
+  .refine((v) => isTenantUrl(v), TENANT_URL_RULE)
   .describe('URL of its JWK Set (fetched through the SSRF-safe outbound client, cached)');
 
 /** A URN (RFC 8141 section 2) or an absolute http(s) URL without fragment. */

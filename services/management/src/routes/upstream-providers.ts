@@ -17,6 +17,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, page, pageQuery, tenantParams } from '../openapi/schemas';
 import { loadTenant, pageOf, type RouteDeps } from './deps';
+import { isTenantUrl, TENANT_URL_RULE } from './outbound-urls';
 import { removeUpstreamLinks } from '../domain/upstream-unlink';
 
 /** Words our own URLs under /upstream/ use: never an alias. */
@@ -28,21 +29,11 @@ const alias = z
   .refine((v) => !RESERVED_ALIASES.has(v), 'is a reserved word')
   .describe('Names the provider in URLs and in the identity_provider claim; immutable');
 
-const LOOPBACK = /^(127(\.\d{1,3}){3}|\[::1\]|localhost)$/;
-
 /** https, or http to a loopback host (local development: whether it is reachable is the platform's policy). */
 const upstreamUrl = z
   .string()
   .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      if (u.username || u.password || u.hash) return false;
-      return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.test(u.hostname));
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute https URL without user info or fragment (http only for a loopback host)');
+  .refine((v) => isTenantUrl(v), TENANT_URL_RULE);
 
 const domain = z
   .string()
