@@ -90,10 +90,11 @@ export async function waitReady(port: number, child: ChildProcess, name: string,
   }
 }
 
-export function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL once `graceMs` has passed, as the kubelet does after terminationGracePeriodSeconds. */
+export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((res) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
       res();

@@ -23,6 +23,11 @@ export interface WorkloadSpec {
   replicas: number;
   /** The route-table service its pods serve behind the ingress, if any. */
   route?: string;
+  /**
+   * The pod's terminationGracePeriodSeconds in the chart: how long a container may drain after SIGTERM before it is
+   * killed. A slow drain (a loaded machine) is judged by the grace the chart gives it, not a shorter one.
+   */
+  terminationGraceSeconds: number;
 }
 
 export type Workload = 'oidc' | 'management' | 'audit-writer' | 'signals';
@@ -32,10 +37,10 @@ export type Workload = 'oidc' | 'management' | 'audit-writer' | 'signals';
  * default replicaCount, the least that shows anything about N replicas, and what 2 cores can run with load.
  */
 export const HA_WORKLOADS: Record<Workload, WorkloadSpec> = {
-  oidc: { containers: ['nhe-delegation', 'oidc-core'], replicas: 2, route: 'oidc' },
-  management: { containers: ['management'], replicas: 2, route: 'management' },
-  'audit-writer': { containers: ['audit-writer'], replicas: 2 },
-  signals: { containers: ['signals'], replicas: 2, route: 'signals' },
+  oidc: { containers: ['nhe-delegation', 'oidc-core'], replicas: 2, route: 'oidc', terminationGraceSeconds: 30 },
+  management: { containers: ['management'], replicas: 2, route: 'management', terminationGraceSeconds: 30 },
+  'audit-writer': { containers: ['audit-writer'], replicas: 2, terminationGraceSeconds: 45 },
+  signals: { containers: ['signals'], replicas: 2, route: 'signals', terminationGraceSeconds: 30 },
 };
 
 /** The container whose port the router sends a workload's traffic to. */
@@ -232,7 +237,7 @@ export async function startHaTopology(o: HaTopologyOptions): Promise<HaTopology>
     // The serving container drains first; its sidecar last (it answers the core's in-flight exchanges).
     for (const c of [...HA_WORKLOADS[r.workload].containers].reverse()) {
       const child = r.processes[c];
-      if (child) await stopChild(child);
+      if (child) await stopChild(child, HA_WORKLOADS[r.workload].terminationGraceSeconds * 1000);
     }
   };
 

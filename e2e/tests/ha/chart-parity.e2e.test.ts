@@ -53,6 +53,16 @@ test('every Deployment of the HA chart is a workload of the HA topology, with th
   }
 });
 
+test("each workload's containers get the chart's termination grace when the topology stops them", () => {
+  for (const d of deployments) {
+    const w = component(d) as Workload;
+    expect({ w, grace: podSpecOf(d)!.terminationGracePeriodSeconds }).toEqual({
+      w,
+      grace: HA_WORKLOADS[w].terminationGraceSeconds,
+    });
+  }
+});
+
 test('the chart runs no other programs than the topology (one-shots: the retention CronJob and the hook Jobs)', () => {
   const oneShots = [...byKind(ha, 'CronJob'), ...byKind(ha, 'Job')].map((o) => component(o) ?? o.metadata.name).sort();
   expect(oneShots).toEqual(Object.keys(ONE_SHOTS).sort());
