@@ -366,3 +366,15 @@ export function keycloak(): Promise<Keycloak> {
   })();
   return shared;
 }
+
+/** Signs `username` (password KEYCLOAK_PASSWORD) in at Keycloak's own login page, once the browser is there. */
+export async function signInAtKeycloak(
+  page: import('playwright-core').Page,
+  kc: Pick<Keycloak, 'url'>,
+  username: string,
+): Promise<void> {
+  await page.waitForURL(`${kc.url}/**`);
+  await page.locator('#username').fill(username);
+  await page.locator('#password').fill(KEYCLOAK_PASSWORD);
+  await page.locator('#kc-login').click();
+}

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { createClient } from '@idp/testing';
+import { tenantAdminCall } from '../../src/clients/tenant-admin';
 import { startHarness, type Harness } from '../../src/harness';
 import { ifAssigned } from '../../src/if-assigned';
 import { startAll } from '../../src/start-all';
@@ -25,15 +26,8 @@ let realm: string;
 let domainA: string;
 let rp: { clientId: string; clientSecret: string };
 
-async function manage<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+const manage = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  tenantAdminCall<T>({ baseUrl: h.topology.baseUrl, tenantId: h.tenant.tenantId, token: admin }, method, path, body);
 
 /** Keycloak's token endpoint of the domain-A realm. */
 async function keycloakToken(params: Record<string, string>) {

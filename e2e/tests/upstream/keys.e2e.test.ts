@@ -19,6 +19,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as oidc from 'openid-client';
 import { clientCredentialsToken } from '../../src/clients/browserless-login';
 import { launchChromium, startApplicationStub } from '../../src/clients/browser';
+import { tenantAdminCall } from '../../src/clients/tenant-admin';
 import { startHarness, type Harness } from '../../src/harness';
 import { ifAssigned } from '../../src/if-assigned';
 import { startAll } from '../../src/start-all';
@@ -37,15 +38,8 @@ let REDIRECT = '';
 /** Keycloak state made here, removed after the run. */
 const cleanup: Array<() => Promise<void>> = [];
 
-async function manage<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+const manage = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  tenantAdminCall<T>({ baseUrl: h.topology.baseUrl, tenantId: h.tenant.tenantId, token: admin }, method, path, body);
 
 beforeAll(async () => {
   await startAll([

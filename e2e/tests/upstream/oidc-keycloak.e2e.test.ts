@@ -11,10 +11,11 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { basicAuth, clientCredentialsToken } from '../../src/clients/browserless-login';
 import { launchChromium, startApplicationStub } from '../../src/clients/browser';
+import { tenantAdminCall } from '../../src/clients/tenant-admin';
 import { startHarness, type Harness } from '../../src/harness';
 import { ifAssigned } from '../../src/if-assigned';
 import { startAll } from '../../src/start-all';
-import { KEYCLOAK_CLIENTS, KEYCLOAK_PASSWORD, keycloak, type Keycloak } from '../../src/upstream/keycloak';
+import { KEYCLOAK_CLIENTS, keycloak, signInAtKeycloak, type Keycloak } from '../../src/upstream/keycloak';
 
 jest.setTimeout(240_000);
 
@@ -30,15 +31,8 @@ let REDIRECT = '';
 const SCOPES =
   'openid profile email external_groups groups identity_provider linked_identity provider_claims federated_identities amr';
 
-async function manage<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${h.topology.baseUrl}/auth/admin/tenants/${h.tenant.tenantId}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+const manage = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+  tenantAdminCall<T>({ baseUrl: h.topology.baseUrl, tenantId: h.tenant.tenantId, token: admin }, method, path, body);
 
 const corpProvider = (overrides: Record<string, unknown> = {}) => ({
   alias: 'corp',
@@ -141,12 +135,8 @@ async function authorize(extra: Record<string, string> = {}): Promise<Started> {
 }
 
 /** Signs in at Keycloak's own login page. */
-async function keycloakLogin(page: Page, username: string) {
-  await page.waitForURL(`${kc.url}/**`);
-  await page.locator('#username').fill(username);
-  await page.locator('#password').fill(KEYCLOAK_PASSWORD);
-  await page.locator('#kc-login').click();
-}
+/** Signs in at Keycloak's own login page. */
+const keycloakLogin = (page: Page, username: string) => signInAtKeycloak(page, kc, username);
 
 /** Back at our client's redirect URI: the tokens, the ID token's claims and UserInfo. */
 async function finish(s: Started, withUserinfo = true) {
