@@ -25,6 +25,8 @@ let ordersUrl: string;
 let mcpToken = '';
 /** The demo user's id, read through the management API with the demo tenant admin client the banner prints. */
 let userId: string;
+/** The management API's base and the demo tenant admin's token, to read the tenant's token-audit records. */
+let management: { tenantUrl: string; token: string };
 
 const bash = async (commands: string[]): Promise<{ stdout: string; stderr: string }> =>
   promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...commands].join('\n')], {
@@ -65,7 +67,26 @@ beforeAll(async () => {
     )
   ).json()) as { items: Array<{ id: string; username: string }> };
   userId = users.items.find((u) => u.username === username)!.id;
+  management = { tenantUrl: `${new URL(issuer).origin}/auth/admin/tenants/${tenantId}`, token: token.access_token };
 }, 180_000);
+
+/**
+ * Waits until the audit writer has stored the token's record: the agents page lists live tokens from the token-audit
+ * records, which the audit writer stores from the event stream a moment after issuance (a person opening the page
+ * in a browser is never that quick; a script run straight after the MCP host can be).
+ */
+async function untilAudited(jti: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await fetch(`${management.tenantUrl}/non-human-entities/token-audit?${new URLSearchParams({ jti })}`, {
+      headers: { authorization: `Bearer ${management.token}` },
+    });
+    expect(res.status).toBe(200);
+    if (((await res.json()) as { items: unknown[] }).items.length) return;
+    if (Date.now() > deadline) throw new Error(`no token-audit record of ${jti} within 30 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 afterAll(async () => {
   await ifAssigned(run)?.interrupt();
@@ -128,6 +149,7 @@ test("the user's agents page shows the delegation and revokes it; the MCP server
   expect(before).toMatch(/^HTTP\/1\.1 200/);
   expect(before).toContain(userId);
 
+  await untilAudited(String(decodeJwt(mcpToken).jti));
   const ledger = step('See the delegation');
   const { stdout } = await bash([ledger.command]);
   const clientId = String(decodeJwt(mcpToken).client_id);
