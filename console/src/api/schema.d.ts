@@ -2273,6 +2273,15 @@ export interface components {
             }[];
             clientId: string;
             clientNumericId: number;
+            /** @description The token crossed an organisation boundary: issued, an identity assertion (ID-JAG) this tenant issued for the authorization server peer; redeemed, minted from an assertion of the trusted issuer peer, with that assertion's jti, sub and act.sub */
+            crossDomain?: {
+                actor?: string;
+                assertionJti?: string;
+                /** @enum {string} */
+                direction: "issued" | "redeemed";
+                peer: string;
+                subject?: string;
+            };
             dpopJkt?: string;
             id: string;
             /** Format: date-time */

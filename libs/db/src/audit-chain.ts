@@ -48,6 +48,19 @@ export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: str
     ...(row.parentJti !== undefined
       ? [['chain', row.parentJti, (row.actorChain ?? []).map((c) => [c.nheIdentifier, c.method])]]
       : []),
+    // A token that crossed an organisation boundary: which way, the other party, and what the assertion said.
+    ...(row.crossDomain !== undefined
+      ? [
+          [
+            'cross-domain',
+            row.crossDomain.direction,
+            row.crossDomain.peer,
+            row.crossDomain.assertionJti ?? null,
+            row.crossDomain.subject ?? null,
+            row.crossDomain.actor ?? null,
+          ],
+        ]
+      : []),
     prevHash,
   ]);
 }

@@ -53,6 +53,21 @@ export const nheTokenIssuedSchema = z
       .min(2)
       .max(5)
       .optional(),
+    /**
+     * The token crossed an organisation boundary (Identity Assertion Authorization Grants): `issued`, this row is an
+     * ID-JAG this tenant issued for another authorization server (`peer`, the ID-JAG's aud); `redeemed`, this token
+     * was minted from an assertion of the trusted issuer `peer` (its iss), whose jti, sub and act.sub are kept.
+     */
+    crossDomain: z
+      .object({
+        direction: z.enum(['issued', 'redeemed']),
+        peer: z.string().min(1).max(2048),
+        assertionJti: z.string().min(1).max(256).optional(),
+        subject: z.string().min(1).max(1024).optional(),
+        actor: z.string().min(1).max(1024).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

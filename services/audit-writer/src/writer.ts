@@ -45,6 +45,7 @@ export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
     ...(event.dpopJkt ? { dpopJkt: event.dpopJkt } : {}),
     ...(event.actorAuth ? { actorAuth: event.actorAuth } : {}),
     ...(event.parentJti ? { parentJti: event.parentJti, actorChain: event.actorChain ?? [] } : {}),
+    ...(event.crossDomain ? { crossDomain: { ...event.crossDomain } } : {}),
   };
 }
 

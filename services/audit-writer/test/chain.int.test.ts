@@ -201,6 +201,30 @@ describe('hash chain', () => {
       expect(v.problems).toEqual([{ kind: 'altered', fromSeq: 4, toSeq: 4, jti: chain[3]!.jti }]);
     });
 
+    it("a cross-domain row's provenance (the trusted issuer, its assertion's jti and act.sub) is kept and covered by the hash", async () => {
+      const t = tenantId();
+      const crossDomain = {
+        direction: 'redeemed' as const,
+        peer: 'https://idp.org-a.example',
+        assertionJti: 'id-jag-1',
+        subject: 'person-at-a',
+        actor: 'nhe:orders-agent',
+      };
+      await appendToChain(db.models, t, [toAuditRow({ ...event(t, 0), crossDomain }), toAuditRow(event(t, 1))]);
+      const chain = await chainOf(t);
+      expect(chain[0]!.crossDomain).toEqual(crossDomain);
+      expect(chain[1]!.crossDomain).toBeUndefined();
+      expect(await verifyAuditChain(db.models, t)).toMatchObject({ valid: true, problems: [] });
+      // Naming another agent of the issuer afterwards is an alteration.
+      await db.models.TokenAudit.collection.updateOne(
+        { _id: chain[0]!._id as never },
+        { $set: { 'crossDomain.actor': 'nhe:someone-else' } },
+      );
+      expect((await verifyAuditChain(db.models, t)).problems).toEqual([
+        { kind: 'altered', fromSeq: 1, toSeq: 1, jti: chain[0]!.jti },
+      ]);
+    });
+
     it('an altered row re-hashed by the attacker breaks the link to the next row', async () => {
       const { t, chain } = await freshChain();
       const row = { ...chain[1]!, userId: 'someone-else' };

@@ -693,6 +693,18 @@ export interface AuditActor {
   method: ActorAuthMethod;
 }
 
+export interface CrossDomainAudit {
+  direction: 'issued' | 'redeemed';
+  /** issued: the other authorization server (the ID-JAG's aud); redeemed: the trusted issuer (the assertion's iss). */
+  peer: string;
+  /** issued: the ID-JAG's jti (the row's own); redeemed: the redeemed assertion's jti. */
+  assertionJti?: string;
+  /** redeemed: the assertion's sub at its issuer. */
+  subject?: string;
+  /** redeemed: the assertion's act.sub at its issuer (the agent there). */
+  actor?: string;
+}
+
 export interface TokenAuditDoc {
   tenantId: number;
   jti: string;
@@ -715,6 +727,11 @@ export interface TokenAuditDoc {
   parentJti?: string;
   /** With parentJti: every actor of the token's `act` chain, outermost (this token's NHE) first. */
   actorChain?: AuditActor[];
+  /**
+   * The token crossed an organisation boundary: `issued`, an ID-JAG this tenant issued for the authorization server
+   * `peer`; `redeemed`, minted from an assertion of the trusted issuer `peer` (its jti, sub and act.sub kept).
+   */
+  crossDomain?: CrossDomainAudit;
   /** Position in the tenant's hash chain (1, 2, ...); absent only on rows written before the chain existed. */
   seq?: number;
   /** Hash of the tenant's previous row (or of the retention anchor / genesis); see libs/db/src/audit-chain.ts. */
@@ -753,6 +770,19 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
         ),
       ],
       default: undefined,
+    },
+    crossDomain: {
+      type: new Schema<CrossDomainAudit>(
+        {
+          direction: { type: String, enum: ['issued', 'redeemed'], required: true },
+          peer: { type: String, required: true },
+          assertionJti: { type: String },
+          subject: { type: String },
+          actor: { type: String },
+        },
+        { _id: false },
+      ),
+      required: false,
     },
     seq: { type: Number },
     prevHash: { type: String },

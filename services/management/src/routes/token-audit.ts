@@ -47,6 +47,18 @@ export const auditSchema = z
       .describe(
         "With parentJti: every actor of the token's act chain, outermost (this token's NHE) first, and how each proved who it is",
       ),
+    crossDomain: z
+      .object({
+        direction: z.enum(['issued', 'redeemed']),
+        peer: z.string(),
+        assertionJti: z.string().optional(),
+        subject: z.string().optional(),
+        actor: z.string().optional(),
+      })
+      .optional()
+      .describe(
+        "The token crossed an organisation boundary: issued, an identity assertion (ID-JAG) this tenant issued for the authorization server peer; redeemed, minted from an assertion of the trusted issuer peer, with that assertion's jti, sub and act.sub",
+      ),
   })
   .meta({ id: 'TokenAuditRecord' });
 
@@ -87,6 +99,7 @@ function auditView(doc: TokenAuditDoc & { _id: unknown }) {
           actorChain: (doc.actorChain ?? []).map((a) => ({ nheIdentifier: a.nheIdentifier, method: a.method })),
         }
       : {}),
+    ...(doc.crossDomain ? { crossDomain: { ...doc.crossDomain } } : {}),
   };
 }
 
