@@ -5,3 +5,4 @@ export * from './rbac';
 export * from './audit-chain';
 export * from './ga4gh-visas';
 export * from './dpop-proof-replay';
+export * from './oidc-payloads';

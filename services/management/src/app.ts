@@ -25,6 +25,8 @@ import { idJagAudienceRoutes } from './routes/id-jag-audiences';
 import { upstreamProviderRoutes } from './routes/upstream-providers';
 import { upstreamLinkRoutes } from './routes/upstream-links';
 import { userRoutes } from './routes/users';
+import { userSessionRoutes } from './routes/user-sessions';
+import { passwordResetRoutes } from './routes/password-resets';
 import { auditChainRoutes } from './routes/audit-chain';
 import { jobRoutes } from './routes/jobs';
 import { detachedRunner } from './jobs/runner';
@@ -81,6 +83,8 @@ export function managementRoutes(
       ...idJagAudienceRoutes(d),
       ...upstreamProviderRoutes(d),
       ...upstreamLinkRoutes(d),
+      ...userSessionRoutes(d),
+      ...passwordResetRoutes(d),
       ...delegationPolicyRoutes(d),
       ...tokenAuditRoutes(d),
       ...auditChainRoutes(d),

@@ -159,6 +159,8 @@ beforeAll(async () => {
     provider: 'fuzz',
     audienceId: idJagAudience.id!,
     auditId: absent(),
+    sessionId: absent(),
+    grantId: absent(),
     runId: absent(),
     name: 'nhe-audit-retention',
   };

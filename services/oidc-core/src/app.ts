@@ -1,3 +1,4 @@
+import { passwordResetRoutes } from './account/password-reset';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { createHttpApp, oauthErrorHandler, oauthNotFound, type OutboundPolicy, type ReadinessCheck } from '@idp/http';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps) {
   tenantRouter.use(pageHeaders);
   tenantRouter.use(formPostEndpoints());
   tenantRouter.use(accountRoutes({ models: deps.models, logger: deps.logger, ...deps.account }));
+  tenantRouter.use(passwordResetRoutes({ models: deps.models, logger: deps.logger }));
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle(deps.models, DEFAULT_LOGIN_THROTTLE);
   tenantRouter.use(
     upstreamLogoutRoutes({

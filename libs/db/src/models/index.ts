@@ -55,12 +55,14 @@ import {
 import { samlRequestCacheSchema, type SamlRequestCacheDoc } from './saml-request-cache';
 import { trustedIssuerSchema, type TrustedIssuerDoc } from './trusted-issuers';
 import { idJagAudienceSchema, type IdJagAudienceDoc } from './id-jag-audiences';
+import { passwordResetSchema, type PasswordResetDoc } from './password-resets';
 
 export * from './schemas';
 export * from './upstream-providers';
 export * from './saml-request-cache';
 export * from './trusted-issuers';
 export * from './id-jag-audiences';
+export * from './password-resets';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
@@ -90,6 +92,7 @@ export interface Models {
   SamlRequestCache: Model<SamlRequestCacheDoc>;
   TrustedIssuer: Model<TrustedIssuerDoc>;
   IdJagAudience: Model<IdJagAudienceDoc>;
+  PasswordReset: Model<PasswordResetDoc>;
 }
 
 // Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
@@ -121,6 +124,7 @@ const SCHEMAS: Array<import('mongoose').Schema> = [
   samlRequestCacheSchema,
   trustedIssuerSchema,
   idJagAudienceSchema,
+  passwordResetSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).
 for (const schema of SCHEMAS) schema.plugin(leanDefaults);
@@ -157,5 +161,6 @@ export function createModels(connection: Connection): Models {
     SamlRequestCache: m('SamlRequestCache', samlRequestCacheSchema),
     TrustedIssuer: m('TrustedIssuer', trustedIssuerSchema),
     IdJagAudience: m('IdJagAudience', idJagAudienceSchema),
+    PasswordReset: m('PasswordReset', passwordResetSchema),
   };
 }

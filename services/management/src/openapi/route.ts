@@ -78,7 +78,7 @@ export type RouteAccess = 'public' | 'authenticated' | 'tenant' | 'system';
 
 /** What a configuration change invalidates in oidc-core and the sidecar (libs/events invalidation kinds). */
 export type InvalidationKind =
-  'tenant' | 'client' | 'resource-server' | 'keys' | 'nhe' | 'policy' | 'user' | 'group' | 'role';
+  'tenant' | 'client' | 'resource-server' | 'keys' | 'nhe' | 'policy' | 'user' | 'group' | 'role' | 'grant';
 
 export interface ResponseDecl {
   description: string;

@@ -557,6 +557,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         await models.WorkloadIssuer.deleteMany({ tenantId });
         await models.TrustedIssuer.deleteMany({ tenantId });
         await models.IdJagAudience.deleteMany({ tenantId });
+        await models.PasswordReset.deleteMany({ tenantId });
         await models.UpstreamProvider.deleteMany({ tenantId });
         await models.Tenant.deleteOne({ _id: tenantId });
         audit({ deletedTenantId: tenantId });

@@ -373,6 +373,7 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         await models.User.deleteOne({ _id: existing._id, tenantId });
         // Its upstream links go with it: the upstream identity may then link to, or create, another account.
         await models.UpstreamLink.deleteMany({ tenantId, userId: params.userId });
+        await models.PasswordReset.deleteMany({ tenantId, userId: params.userId });
         const policies = await models.DelegationPolicy.deleteMany({
           tenantId,
           'target.type': 'user',
