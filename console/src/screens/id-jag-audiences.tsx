@@ -1,8 +1,9 @@
 /**
  * ID-JAG audiences: the other authorization servers this tenant, as the enterprise identity provider, issues Identity
  * Assertion Authorization Grants for (token exchange, draft-ietf-oauth-identity-assertion-authz-grant), with the
- * resources there, the clients that may ask and their client_id at that server, the scope cap and the lifetime. List,
- * create, edit (the audience is fixed once created), enable or disable, delete.
+ * resources there, the clients that may ask and their client_id at that server, the agents (NHE identifiers) that may
+ * obtain one with their delegation token, the scope cap and the lifetime. List, create, edit (the audience is fixed once
+ * created), enable or disable, delete.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { call, tp, type Schemas } from '../api';
@@ -27,6 +28,7 @@ interface Form {
   audience: string;
   resources: string;
   clients: ClientRow[];
+  agents: string;
   scopes: string;
   lifetimeSeconds: string;
   enabled: boolean;
@@ -37,6 +39,7 @@ const EMPTY: Form = {
   audience: '',
   resources: '',
   clients: [],
+  agents: '',
   scopes: '',
   lifetimeSeconds: '300',
   enabled: true,
@@ -48,6 +51,7 @@ function formOf(a: Audience): Form {
     audience: a.audience,
     resources: a.resources.join(' '),
     clients: a.clients.map((c) => ({ ...c })),
+    agents: a.agents.join(' '),
     scopes: a.scopes.join(' '),
     lifetimeSeconds: String(a.lifetimeSeconds),
     enabled: a.enabled,
@@ -60,6 +64,7 @@ function settingsBody(f: Form) {
   return {
     resources: splitList(f.resources),
     clients: f.clients.map((c) => ({ clientId: c.clientId.trim(), clientIdAtAudience: c.clientIdAtAudience.trim() })),
+    agents: splitList(f.agents),
     scopes: splitList(f.scopes),
     lifetimeSeconds: Number(f.lifetimeSeconds),
     enabled: f.enabled,
@@ -70,6 +75,7 @@ const SHOWN_FIELDS = [
   'body.audience',
   'body.resources',
   'body.clients',
+  'body.agents',
   'body.scopes',
   'body.lifetimeSeconds',
   'body.enabled',
@@ -127,6 +133,7 @@ export function IdJagAudiencesScreen() {
               <th scope="col">Audience</th>
               <th scope="col">Resources</th>
               <th scope="col">Clients</th>
+              <th scope="col">Agents</th>
               <th scope="col">Scopes</th>
               <th scope="col">Lifetime</th>
               <th scope="col">Enabled</th>
@@ -147,6 +154,7 @@ export function IdJagAudiencesScreen() {
                     ? a.clients.map((c) => `${c.clientId} → ${c.clientIdAtAudience}`).join(', ')
                     : 'none (nothing is issued)'}
                 </td>
+                <td>{a.agents.length ? a.agents.join(' ') : 'none (people only)'}</td>
                 <td>{a.scopes.length ? a.scopes.join(' ') : 'none'}</td>
                 <td>{a.lifetimeSeconds} s</td>
                 <td>
@@ -366,6 +374,14 @@ function AudienceForm(props: {
           Add a client
         </button>
       </fieldset>
+      <TextField
+        label="Agents (NHE identifiers, space separated)"
+        name="body.agents"
+        problem={problem}
+        value={f.agents}
+        onChange={(v) => set({ agents: v })}
+        hint="Agents that may obtain an ID-JAG for the person they act for, presenting their delegation token through a client above; the ID-JAG carries their act and agent claims. Empty: people only. At most 100."
+      />
       <TextField
         label="Scopes (space separated)"
         name="body.scopes"

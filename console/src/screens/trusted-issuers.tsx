@@ -35,8 +35,18 @@ interface Form {
   maxLifetimeSeconds: string;
   allowReuse: boolean;
   allowAct: boolean;
+  /** One agent per line: its act.sub, then the NHE identifier (the last word). */
+  actors: string;
   enabled: boolean;
   description: string;
+  /** Revocation across organisations: a subscription to the issuer's Shared Signals transmitter. */
+  signals: boolean;
+  signalsEnabled: boolean;
+  signalsClientId: string;
+  /** Write-only: empty keeps the stored secret. */
+  signalsClientSecret: string;
+  signalsSecretSet: boolean;
+  signalsPollIntervalSeconds: string;
 }
 
 const EMPTY: Form = {
@@ -49,9 +59,30 @@ const EMPTY: Form = {
   maxLifetimeSeconds: '300',
   allowReuse: false,
   allowAct: false,
+  actors: '',
   enabled: true,
   description: '',
+  signals: false,
+  signalsEnabled: true,
+  signalsClientId: '',
+  signalsClientSecret: '',
+  signalsSecretSet: false,
+  signalsPollIntervalSeconds: '5',
 };
+
+/** `act.sub nheIdentifier` per line; an NHE identifier has no spaces, so the last word is it. */
+function parseActors(text: string): Array<{ subject: string; nheIdentifier: string }> {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const cut = line.search(/\s+\S+$/);
+      return cut === -1
+        ? { subject: line, nheIdentifier: '' }
+        : { subject: line.slice(0, cut), nheIdentifier: line.slice(cut).trim() };
+    });
+}
 
 function formOf(i: Issuer): Form {
   return {
@@ -64,8 +95,15 @@ function formOf(i: Issuer): Form {
     maxLifetimeSeconds: String(i.maxLifetimeSeconds),
     allowReuse: i.allowReuse,
     allowAct: i.allowAct,
+    actors: i.actors.map((a) => `${a.subject} ${a.nheIdentifier}`).join('\n'),
     enabled: i.enabled,
     description: i.description ?? '',
+    signals: Boolean(i.signals),
+    signalsEnabled: i.signals?.enabled ?? true,
+    signalsClientId: i.signals?.clientId ?? '',
+    signalsClientSecret: '',
+    signalsSecretSet: i.signals?.clientSecretSet ?? false,
+    signalsPollIntervalSeconds: String(i.signals?.pollIntervalSeconds ?? 5),
   };
 }
 
@@ -79,7 +117,18 @@ function settingsBody(f: Form) {
     maxLifetimeSeconds: Number(f.maxLifetimeSeconds),
     allowReuse: f.allowReuse,
     allowAct: f.allowAct,
+    actors: parseActors(f.actors),
     enabled: f.enabled,
+  };
+}
+
+/** The subscription as the API takes it (a secret left empty keeps the stored one). */
+function signalsBody(f: Form) {
+  return {
+    enabled: f.signalsEnabled,
+    clientId: f.signalsClientId,
+    ...(f.signalsClientSecret ? { clientSecret: f.signalsClientSecret } : {}),
+    pollIntervalSeconds: Number(f.signalsPollIntervalSeconds),
   };
 }
 
@@ -93,8 +142,14 @@ const SHOWN_FIELDS = [
   'body.maxLifetimeSeconds',
   'body.allowReuse',
   'body.allowAct',
+  'body.actors',
   'body.enabled',
   'body.description',
+  'body.signals',
+  'body.signals.enabled',
+  'body.signals.clientId',
+  'body.signals.clientSecret',
+  'body.signals.pollIntervalSeconds',
 ];
 
 export function TrustedIssuersScreen() {
@@ -163,8 +218,11 @@ export function TrustedIssuersScreen() {
                 </td>
                 <td>
                   {i.subjectMapping === 'linked_identity' ? `linked to ${i.upstreamProvider ?? '?'}` : 'local user id'}
-                  {i.allowAct ? ', act allowed' : ''}
+                  {i.allowAct ? `, act allowed (${i.actors.length} agent${i.actors.length === 1 ? '' : 's'})` : ''}
                   {i.allowReuse ? ', reusable' : ''}
+                  {i.signals
+                    ? `, revocations ${i.signals.enabled ? `polled every ${i.signals.pollIntervalSeconds} s` : 'paused'}`
+                    : ''}
                 </td>
                 <td>{i.algorithms.join(' ')}</td>
                 <td>{i.maxLifetimeSeconds} s</td>
@@ -274,6 +332,7 @@ function IssuerForm(props: {
                 ...settingsBody(f),
                 upstreamProvider: linked && f.upstreamProvider ? f.upstreamProvider : null,
                 description: f.description || null,
+                signals: f.signals ? signalsBody(f) : null,
               },
             }),
           )
@@ -285,6 +344,7 @@ function IssuerForm(props: {
                 ...settingsBody(f),
                 ...(linked && f.upstreamProvider ? { upstreamProvider: f.upstreamProvider } : {}),
                 ...(f.description ? { description: f.description } : {}),
+                ...(f.signals ? { signals: signalsBody(f) } : {}),
               },
             }),
           ),
@@ -422,6 +482,23 @@ function IssuerForm(props: {
         onChange={(v) => set({ allowAct: v })}
         hint="Off: an assertion carrying act is refused."
       />
+      <Field
+        label="Agents (one per line: act.sub, then the NHE identifier)"
+        name="body.actors"
+        problem={problem}
+        hint="With act allowed: an assertion whose act.sub is listed gets this tenant's delegation token for that NHE (its agentClients must name the client the agent uses here); any other act.sub is refused. Example: nhe:orders-agent partner-orders-agent"
+      >
+        {({ id, describedBy, invalid }) => (
+          <textarea
+            id={id}
+            rows={3}
+            value={f.actors}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+            onChange={(e) => set({ actors: e.target.value })}
+          />
+        )}
+      </Field>
       <CheckField
         label="Enabled"
         name="body.enabled"
@@ -437,6 +514,61 @@ function IssuerForm(props: {
         value={f.description}
         onChange={(v) => set({ description: v })}
       />
+      <fieldset>
+        <legend>Revocations from this issuer (OpenID Shared Signals)</legend>
+        <CheckField
+          label="Subscribe to its Shared Signals"
+          name="body.signals"
+          problem={problem}
+          checked={f.signals}
+          onChange={(v) => set({ signals: v })}
+          hint="When the issuer revokes an agent, a person's delegation or an assertion, the tokens this tenant minted from its assertions are revoked here too. Unchecking ends the subscription."
+        />
+        {f.signals ? (
+          <>
+            <TextField
+              label="Client id at the issuer"
+              name="body.signals.clientId"
+              problem={problem}
+              value={f.signalsClientId}
+              onChange={(v) => set({ signalsClientId: v })}
+              required
+              hint="This tenant's client at the issuer: client_credentials with ssf.manage on urn:idp:ssf."
+            />
+            <TextField
+              label="Client secret"
+              type="password"
+              name="body.signals.clientSecret"
+              problem={problem}
+              value={f.signalsClientSecret}
+              onChange={(v) => set({ signalsClientSecret: v })}
+              autoComplete="new-password"
+              hint={
+                f.signalsSecretSet
+                  ? 'A secret is stored (never shown); leave empty to keep it.'
+                  : 'Stored sealed and never shown again.'
+              }
+            />
+            <TextField
+              label="Poll interval (seconds)"
+              type="number"
+              name="body.signals.pollIntervalSeconds"
+              problem={problem}
+              value={f.signalsPollIntervalSeconds}
+              onChange={(v) => set({ signalsPollIntervalSeconds: v })}
+              hint="1 to 300: how long a revocation at the issuer may take to reach this tenant."
+            />
+            <CheckField
+              label="Polling on"
+              name="body.signals.enabled"
+              problem={problem}
+              checked={f.signalsEnabled}
+              onChange={(v) => set({ signalsEnabled: v })}
+              hint="Off: the subscription is kept, nothing is polled."
+            />
+          </>
+        ) : null}
+      </fieldset>
       <ProblemView problem={problem} shownFields={SHOWN_FIELDS} />
       <div className="actions">
         <ScopedButton scope="auth.tenants.update" type="submit" busy={save.busy}>

@@ -162,9 +162,15 @@ it.each<[string, Record<string, string>, string]>([
   ['an audience A has no entry for', { audience: 'https://as.elsewhere.example' }, 'invalid_target'],
   ['a resource outside the pair table', { resource: 'https://api.elsewhere.example' }, 'invalid_target'],
   ['scopes the table does not allow', { scope: 'orders:refund' }, 'invalid_scope'],
+  // An access token subject is an agent's delegation token (agent ID-JAGs): the person's ID token is none.
   [
-    'an access token where an ID token is required',
+    'an ID token presented as an access token (not an agent’s delegation token)',
     { subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' },
+    'invalid_grant',
+  ],
+  [
+    'a subject token of another type',
+    { subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' },
     'invalid_request',
   ],
 ])('A refuses %s', async (_name, overrides, error) => {

@@ -24,7 +24,8 @@ export type ForwardedExchange = z.infer<typeof forwardedExchangeSchema>;
  * The wire contract of an agent client's token (an OAuth client that embodies a registered NHE): after
  * node-oidc-provider has redeemed an authorization code or a device code of a client that embodies an NHE
  * (agent-clients.ts), oidc-core hands the already-authenticated user, client, resource and scopes to the sidecar, which
- * decides, mints and audits exactly as for token exchange.
+ * decides, mints and audits exactly as for token exchange. The JWT bearer grant (RFC 7523) hands over the same way an
+ * assertion of a trusted issuer whose `act` names one of this tenant's NHEs (cross-domain agents).
  */
 export const forwardedAgentTokenSchema = z
   .object({
@@ -39,11 +40,39 @@ export const forwardedAgentTokenSchema = z
     scopes: z.array(z.string().max(256)).max(256),
     /** What the user's grant holds for the resource (the consent page's scopes). */
     consentedScopes: z.array(z.string().max(256)).max(256),
-    grantType: z.enum(['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code']),
+    grantType: z.enum([
+      'authorization_code',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    ]),
     /** The DPoP key thumbprint the provider verified at its token endpoint, when the token is bound. */
     jkt: z.string().min(1).max(128).optional(),
     sourceIp: z.string().max(64),
+    /**
+     * jwt-bearer only: the NHE the assertion's `act.sub` is mapped to by its trusted issuer's record (the client does
+     * not pick its NHE by being linked to it; the client must still be one of that NHE's agent clients).
+     */
+    nheIdentifier: z.string().min(1).max(256).optional(),
+    /**
+     * jwt-bearer only: where the delegation came from (an assertion of the trusted issuer `peer`: its jti, its sub and
+     * its act.sub), kept in the audit record.
+     */
+    crossDomain: z
+      .object({
+        peer: z.string().min(1).max(2048),
+        assertionJti: z.string().min(1).max(256).optional(),
+        subject: z.string().min(1).max(1024),
+        actor: z.string().min(1).max(1024),
+      })
+      .strict()
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (t) =>
+      (t.grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer') ===
+      (t.nheIdentifier !== undefined && t.crossDomain !== undefined),
+    'nheIdentifier and crossDomain come with the jwt-bearer grant, and only with it',
+  );
 
 export type ForwardedAgentToken = z.infer<typeof forwardedAgentTokenSchema>;

@@ -44,7 +44,9 @@ export type RevocationReason =
   | 'client.delegation.disabled'
   | 'client.deleted'
   | 'tenant.nhe.disabled'
-  | 'token.revoked';
+  | 'token.revoked'
+  /** A trusted issuer (another organisation) revoked what the token was minted from (its Shared Signals). */
+  | 'issuer.revoked';
 
 export const revocationEntrySchema = z
   .object({
@@ -66,6 +68,11 @@ export const revocationEntrySchema = z
 export type RevocationEntry = z.infer<typeof revocationEntrySchema>;
 
 export interface RevocationInput {
+  /**
+   * Default: a random UUID. A publisher that may produce the same entry twice (a Shared Signals event delivered again)
+   * derives it from what the entry stands for, so the store's unique `_id` keeps one.
+   */
+  id?: string;
   tenantId: number;
   nheIdentifier?: string;
   jti?: string;
@@ -91,7 +98,7 @@ export function buildRevocationEntry(input: RevocationInput): RevocationEntry {
   const expiresAt =
     input.expiresAt ?? new Date(revokedAt.getTime() + (lifetime + REVOCATION_CLOCK_SKEW_SECONDS) * 1000);
   const entry: RevocationEntry = {
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     tenantId: input.tenantId,
     ...(input.nheIdentifier !== undefined ? { nheIdentifier: input.nheIdentifier } : {}),
     ...(input.jti !== undefined ? { jti: input.jti } : {}),

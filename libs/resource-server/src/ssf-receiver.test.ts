@@ -337,6 +337,34 @@ describe('createSsfPollReceiver', () => {
     expect(errors.some((m) => m.includes('left for redelivery'))).toBe(true);
   });
 
+  it('onRevocation gets every verified selector before the SET is acknowledged; a failing hook leaves the SET for redelivery; a SET that fails verification never reaches it', async () => {
+    const seen: string[] = [];
+    let fail = true;
+    const r = receiverOf({
+      onRevocation: async (sel, set) => {
+        await Promise.resolve();
+        if (fail) throw new Error('store down');
+        seen.push(`${sel.id}:${sel.nhe ?? ''}:${set.jti === set.payload.jti}`);
+      },
+    });
+    await r.start();
+    const good = await tx.revoke(selector({ id: 'good' }));
+    tx.deliver(await tx.sign({ [NHE_REVOCATION_EVENT]: selector({ id: 'forged' }) }, { key: await signingKey('k1') }));
+    await r.pollOnce();
+    await r.pollOnce();
+    const stream = [...tx.streams.values()][0]!;
+    expect(seen).toEqual([]);
+    expect(r.denyList.size).toBe(0);
+    expect(stream.pending.has(good.jti)).toBe(true);
+    fail = false;
+    await r.pollOnce();
+    await r.pollOnce(); // carries the ack
+    expect(seen).toEqual(['good:invoice-bot:true']);
+    expect(r.denyList.size).toBe(1);
+    expect(stream.pending.size).toBe(0);
+    expect(stream.acked).toEqual([good.jti]);
+  });
+
   it('reads CAEP session-revoked alone (complex subject, event_timestamp) and keeps one entry per txn with the vendor event', async () => {
     const at = now() - 2;
     const subId = {

@@ -89,6 +89,13 @@ export interface SsfPollReceiverOptions {
   onError?: (err: Error) => void;
   /** Every SET applied: its jti, the entry, and what the list did with it. */
   onEvent?: (event: { jti: string; selector?: RevocationSelector; result?: DenyListAddResult }) => void;
+  /**
+   * Called with the selector of every SET that passed verification and carries a revocation, before the SET is
+   * acknowledged and before the deny list takes it; awaited. When it throws or rejects, the SET is neither applied nor
+   * acknowledged: the transmitter delivers it again on a later poll (RFC 8936 section 2.4), so work the hook persists
+   * elsewhere (another deny list, a database) is done at least once. A SET that fails verification never reaches it.
+   */
+  onRevocation?: (selector: RevocationSelector, set: { jti: string; payload: JWTPayload }) => void | Promise<void>;
   /** Clock in milliseconds (tests). */
   now?: () => number;
 }
@@ -452,6 +459,18 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
       }));
       if (payload.jti !== jti) throw new SetProblem('the SET was delivered under another jti');
       const selector = selectorFromSet(payload, caepLifetime);
+      if (selector && o.onRevocation) {
+        try {
+          await o.onRevocation(selector, { jti, payload });
+        } catch (err) {
+          // Not the SET's fault: left unacknowledged, delivered again.
+          throw new SsfReceiverError(
+            `onRevocation failed: ${err instanceof Error ? err.message : String(err)}`,
+            undefined,
+            { cause: err },
+          );
+        }
+      }
       const result = selector ? denyList.add(selector) : undefined;
       if (result === 'overflow')
         report(

@@ -1,8 +1,8 @@
 /**
  * ID-JAG audiences (the other authorization servers this tenant issues Identity Assertion Authorization Grants for)
  * through the management API: created with safe defaults; bad settings are problem+json naming the field; the clients
- * named must be confidential clients of the same tenant; this tenant's own issuer is refused, another tenant's is not;
- * another tenant neither sees nor changes them; PATCH, delete and tenant deletion.
+ * named must be confidential clients of the same tenant; the agents named are NHE identifiers; this tenant's own issuer
+ * is refused, another tenant's is not; another tenant neither sees nor changes them; PATCH, delete and tenant deletion.
  */
 import { MANAGEMENT_SCOPES } from '@idp/tokens';
 import { BASE_URL, invalidNames, startHarness, type Harness } from './harness';
@@ -71,7 +71,14 @@ it('creates an audience with safe defaults: enabled, 300 s', async () => {
   expect(h.invalidations).toContainEqual({ tenantId: A, kind: 'tenant', id: String(A) });
   const minimal = await h.call('post', audiences(A), adminA, { audience: 'https://bare.example' });
   expect(minimal.status).toBe(201);
-  expect(minimal.body).toMatchObject({ resources: [], clients: [], scopes: [], lifetimeSeconds: 300, enabled: true });
+  expect(minimal.body).toMatchObject({
+    resources: [],
+    clients: [],
+    agents: [],
+    scopes: [],
+    lifetimeSeconds: 300,
+    enabled: true,
+  });
   expect((await h.call('delete', `${audiences(A)}/${minimal.body.id}`, adminA)).status).toBe(204);
 });
 
@@ -120,6 +127,11 @@ it('refuses bad settings with a problem naming the field, and a duplicate audien
     { clients: Array.from({ length: 101 }, (_, i) => ({ clientId: `c${i}`, clientIdAtAudience: `c${i}` })) },
     'body.clients',
   );
+  await bad({ agents: ['has space'] }, 'body.agents.0');
+  await bad({ agents: ['-leading-hyphen'] }, 'body.agents.0');
+  await bad({ agents: ['nhe:orders-agent'] }, 'body.agents.0');
+  await bad({ agents: ['orders-agent', 'orders-agent'] }, 'body.agents');
+  await bad({ agents: Array.from({ length: 101 }, (_, i) => `agent-${i}`) }, 'body.agents');
   await bad({ unknownField: 1 }, 'body');
   expect(await h.db.models.IdJagAudience.countDocuments({ tenantId: A })).toBe(1);
 });
@@ -171,6 +183,7 @@ it('accepts http to a loopback host and the full range of settings', async () =>
       { clientId: 'mcp-agent', clientIdAtAudience: 'https://agent.example/client-metadata.json' },
       { clientId: 'mcp-other', clientIdAtAudience: 'other agent' },
     ],
+    agents: ['orders-agent', 'report.bot_2'],
     scopes: Array.from({ length: 100 }, (_, i) => `s${i}`),
     lifetimeSeconds: 30,
     enabled: false,
@@ -179,6 +192,7 @@ it('accepts http to a loopback host and the full range of settings', async () =>
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({ lifetimeSeconds: 30, enabled: false, description: 'local development' });
   expect(res.body.clients).toHaveLength(2);
+  expect(res.body.agents).toEqual(['orders-agent', 'report.bot_2']);
   expect((await h.call('delete', `${audiences(A)}/${res.body.id}`, adminA)).status).toBe(204);
 });
 
@@ -226,6 +240,7 @@ it('PATCH changes settings, keeps the audience immutable, and checks a new clien
       { clientId: 'mcp-agent', clientIdAtAudience: 'partner-client-42' },
       { clientId: 'mcp-other', clientIdAtAudience: 'partner-client-43' },
     ],
+    agents: ['orders-agent'],
     scopes: ['files.read'],
     lifetimeSeconds: 120,
     description: 'Partner corp',
@@ -235,6 +250,7 @@ it('PATCH changes settings, keeps the audience immutable, and checks a new clien
     audience: partner.audience,
     enabled: false,
     resources: ['https://mcp.partner.example/v2'],
+    agents: ['orders-agent'],
     scopes: ['files.read'],
     lifetimeSeconds: 120,
     description: 'Partner corp',
@@ -266,8 +282,10 @@ it('PATCH changes settings, keeps the audience immutable, and checks a new clien
     120,
   ]);
   expect(stored.clients.map((c) => c.clientId)).toEqual(['mcp-agent', 'mcp-other']);
-  const cleared = await h.call('patch', path, adminA, { clients: [] });
-  expect(cleared.body.clients).toEqual([]);
+  expect(stored.agents).toEqual(['orders-agent']);
+  expect(invalidNames(await h.call('patch', path, adminA, { agents: ['a b'] }))).toEqual(['body.agents.0']);
+  const cleared = await h.call('patch', path, adminA, { clients: [], agents: [] });
+  expect([cleared.body.clients, cleared.body.agents]).toEqual([[], []]);
 });
 
 it('deletes; tenant deletion takes its ID-JAG audiences with it', async () => {

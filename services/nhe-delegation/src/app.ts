@@ -11,6 +11,7 @@ import { dpopNonces } from './domain/dpop-nonce';
 import { EXCHANGE_PATH, isExchangeRequest, tokenExchangeHandler } from './routes/token-exchange';
 import { AGENT_TOKEN_PATH, agentTokenHandler, isAgentTokenRequest } from './routes/agent-token';
 import type { AgentTokenDeps } from './domain/agent-token';
+import { ID_JAG_ISSUED_PATH, idJagIssuedHandler, isIdJagIssuedRequest } from './routes/id-jag-issued';
 
 export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' | 'actors'> {
   /** NHE keys and workload issuers (main.ts passes one it invalidates); default: over `models`, fetching with `fetchJwks`. */
@@ -152,9 +153,14 @@ export function createApp(deps: AppDeps) {
     logger,
     (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
   );
+  // The audit record of an ID-JAG oidc-core issued for an agent: the same JetStream path as a delegation token's.
+  const idJagIssued = idJagIssuedHandler(deps, deps.sidecarSecret, logger, (err, req, res) =>
+    errors(err, req as Request, res as Response, () => undefined),
+  );
   const listener: RequestListener = (req, res) => {
     if (isExchangeRequest(req)) prelude(req, res, EXCHANGE_PATH, () => exchange(req, res));
     else if (isAgentTokenRequest(req)) prelude(req, res, AGENT_TOKEN_PATH, () => agentToken(req, res));
+    else if (isIdJagIssuedRequest(req)) prelude(req, res, ID_JAG_ISSUED_PATH, () => idJagIssued(req, res));
     else app(req, res);
   };
   return { app, registry, listener };

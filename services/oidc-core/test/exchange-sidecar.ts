@@ -29,6 +29,8 @@ export interface ExchangeSidecar {
   issued: NheTokenIssued[];
   /** While true, publishing fails (JetStream unavailable): no token may be issued. */
   failPublish: boolean;
+  /** The NATS server the sidecar publishes to (set once the forwarder is made), for a test's own audit consumer. */
+  natsUrl?: string;
 }
 
 export function exchangeSidecar(): ExchangeSidecar {
@@ -41,6 +43,7 @@ export function exchangeSidecar(): ExchangeSidecar {
     failPublish: false,
     async forwarder(db, keyStore, baseUrl) {
       nats = await testNats();
+      self.natsUrl = nats.url;
       nc = await connect({ servers: nats.url });
       const js = jetstream(nc, { timeout: 2000 });
       await ensureAuditStream(nc, { replicas: 1, duplicateWindowSeconds: 120, maxAgeSeconds: 3600 });

@@ -37,6 +37,20 @@ export const configSchema = z.object({
   SSF_PUSH_ALLOW_PRIVATE_NETWORKS: boolEnv(false),
   /** Seconds tenant keys are cached in memory (rotation reaches SETs within this). */
   KEY_CACHE_TTL_SECONDS: intEnv(30, 0, 3600),
+  /**
+   * Seconds between reloads of the trusted issuers whose Shared Signals transmitters this service polls (revocation
+   * across organisations); a change through the management API is also picked up at once (its invalidation event).
+   */
+  SSF_ISSUER_RELOAD_SECONDS: intEnv(30, 1, 3600),
+  /** Kill-switch entries one trusted issuer's revocation may create here at most (one per token; more are logged). */
+  SSF_ISSUER_MAX_ENTRIES_PER_EVENT: intEnv(1000, 1, 100_000),
+  /**
+   * DEVELOPMENT ONLY: trusted issuers' Shared Signals transmitters (and token endpoints, key sets) may be on loopback
+   * hosts, over http too. Same key and meaning as oidc-core's: the operator's policy, no tenant setting can allow it.
+   */
+  UPSTREAM_ALLOW_LOOPBACK: boolEnv(false),
+  /** Trusted issuers' transmitters may be on private-network addresses (RFC 1918, unique local, CGNAT); as oidc-core's. */
+  UPSTREAM_ALLOW_PRIVATE_NETWORKS: boolEnv(false),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -7,6 +7,8 @@ import { createApp } from './app';
 import type { Config } from './config';
 import { cachedSigningKeys } from './domain/set-signer';
 import type { FanOutDeps } from './fan-out';
+import { startIssuerReceivers, type IssuerReceivers } from './issuer-receivers';
+import { outboundSsfFetch } from './outbound-fetch';
 import { PollWaiters } from './poll';
 import { startPushWorker } from './push-worker';
 import { ensureRevocationFeed, handleRevocationMessages, reconcile, runRevocationConsumer } from './revocation-feed';
@@ -19,6 +21,8 @@ export interface Transmitter {
   port: number;
   /** Stops every loop, closes the server and the connections (what SIGTERM does). */
   stop: () => Promise<void>;
+  /** The receivers of trusted issuers' Shared Signals (revocation across organisations). */
+  issuers: IssuerReceivers;
 }
 
 /**
@@ -110,14 +114,32 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
   const reconciler = setInterval(() => void reconcileOnce(), config.SSF_RECONCILE_INTERVAL_SECONDS * 1000);
   reconciler.unref();
 
+  const issuers = startIssuerReceivers({
+    models: db.models,
+    connection: db.connection,
+    nc: nats.nc,
+    store,
+    kek: keyStore.kek,
+    logger,
+    fetch: outboundSsfFetch({
+      policy: {
+        allowLoopback: config.UPSTREAM_ALLOW_LOOPBACK,
+        allowPrivateNetworks: config.UPSTREAM_ALLOW_PRIVATE_NETWORKS,
+      },
+    }),
+    maxEntriesPerEvent: config.SSF_ISSUER_MAX_ENTRIES_PER_EVENT,
+    reloadIntervalMs: config.SSF_ISSUER_RELOAD_SECONDS * 1000,
+  });
+
   let stopped: Promise<void> | undefined;
   const stopAll = async () => {
     stop.abort();
     clearInterval(reconciler);
+    await issuers.stop();
     await server.close();
     await Promise.all([consumerLoop, push.done]);
     await nats.close();
     await db.close();
   };
-  return { port: server.port, stop: () => (stopped ??= stopAll()) };
+  return { port: server.port, stop: () => (stopped ??= stopAll()), issuers };
 }

@@ -16,6 +16,11 @@ export interface IdJagAudienceDoc {
   resources: string[];
   /** This tenant's clients that may ask, each with its client_id at the other server. */
   clients: Array<{ clientId: string; clientIdAtAudience: string }>;
+  /**
+   * The agents (NHE identifiers of this tenant) that may obtain ID-JAGs for this audience by presenting their
+   * delegation token as the subject token, through one of the listed clients; absent or empty: no agent may.
+   */
+  agents?: string[];
   /** The scopes an ID-JAG may carry (requested scopes are cut to these). */
   scopes: string[];
   /** Lifetime of the ID-JAGs issued, seconds (at most 300 by default). */
@@ -40,6 +45,7 @@ export const idJagAudienceSchema = new Schema<IdJagAudienceDoc>(
       ],
       default: [],
     },
+    agents: { type: [String], default: [] },
     scopes: { type: [String], default: [] },
     lifetimeSeconds: { type: Number, default: 300 },
     enabled: { type: Boolean, default: true },

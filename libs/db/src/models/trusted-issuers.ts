@@ -10,6 +10,38 @@ import { Schema } from 'mongoose';
 export const ISSUER_SUBJECT_MAPPINGS = ['linked_identity', 'user_id'] as const;
 export type IssuerSubjectMapping = (typeof ISSUER_SUBJECT_MAPPINGS)[number];
 
+/** Default, least and greatest seconds between polls of a trusted issuer's Shared Signals transmitter. */
+export const ISSUER_SIGNALS_POLL_DEFAULT_SECONDS = 5;
+export const ISSUER_SIGNALS_POLL_MIN_SECONDS = 1;
+export const ISSUER_SIGNALS_POLL_MAX_SECONDS = 300;
+
+/**
+ * Revocation across organisations: this tenant subscribes (OpenID Shared Signals 1.0, RFC 8936 poll) to the issuer's
+ * transmitter, and the issuer's revocations become this tenant's kill-switch entries for the tokens it minted from
+ * that issuer's assertions (services/signals, issuer-receivers.ts).
+ */
+export interface TrustedIssuerSignals {
+  enabled: boolean;
+  /** This tenant's client at the issuer (client_credentials; `ssf.manage` on the issuer's SSF audience). */
+  clientId: string;
+  /** Its secret, sealed with the key-encryption key ({@link trustedIssuerSecretAad}); never returned by the API. */
+  clientSecretSealed?: string;
+  /** Seconds between polls (the issuer's part of the revocation bound). */
+  pollIntervalSeconds: number;
+}
+
+/** Additional data the signals client secret is sealed under: bound to the tenant and the (immutable) issuer. */
+export const trustedIssuerSecretAad = (tenantId: number, issuer: string) =>
+  `trusted-issuer:${tenantId}:${issuer}:signals_client_secret`;
+
+/** One agent of a trusted issuer, as this tenant knows it. */
+export interface TrustedIssuerActor {
+  /** The assertion's `act.sub`, exactly. */
+  subject: string;
+  /** The NHE of this tenant it acts as. */
+  nheIdentifier: string;
+}
+
 export interface TrustedIssuerDoc {
   tenantId: number;
   /** The `iss` of its assertions, exactly. */
@@ -33,7 +65,15 @@ export interface TrustedIssuerDoc {
   allowReuse: boolean;
   /** Its assertions may carry `act` (a delegation); otherwise an assertion with `act` is refused. */
   allowAct: boolean;
+  /**
+   * Its agents this tenant accepts (with allowAct): an assertion's `act.sub` (the issuer's words, e.g.
+   * `nhe:orders-agent`) mapped to one of this tenant's NHE identifiers; its token is that NHE's delegation token. An
+   * `act.sub` not listed is refused.
+   */
+  actors: TrustedIssuerActor[];
   enabled: boolean;
+  /** Its Shared Signals transmitter, polled for revocations (absent: not subscribed). */
+  signals?: TrustedIssuerSignals;
   description?: string;
   createdAt: Date;
   updatedAt: Date;
@@ -51,7 +91,28 @@ export const trustedIssuerSchema = new Schema<TrustedIssuerDoc>(
     maxLifetimeSeconds: { type: Number, default: 300 },
     allowReuse: { type: Boolean, default: false },
     allowAct: { type: Boolean, default: false },
+    actors: {
+      type: [
+        new Schema<TrustedIssuerActor>(
+          { subject: { type: String, required: true }, nheIdentifier: { type: String, required: true } },
+          { _id: false },
+        ),
+      ],
+      default: [],
+    },
     enabled: { type: Boolean, default: true },
+    signals: {
+      type: new Schema<TrustedIssuerSignals>(
+        {
+          enabled: { type: Boolean, required: true },
+          clientId: { type: String, required: true },
+          clientSecretSealed: { type: String },
+          pollIntervalSeconds: { type: Number, default: ISSUER_SIGNALS_POLL_DEFAULT_SECONDS },
+        },
+        { _id: false },
+      ),
+      required: false,
+    },
     description: { type: String },
   },
   { timestamps: true, collection: 'trusted_issuers', versionKey: false },

@@ -4,8 +4,8 @@
  * with requested_token_type urn:ietf:params:oauth:token-type:id-jag). Each entry is one audience (that server's
  * issuer) with the resources there (the MCP Enterprise-Managed Authorization extension requires the identity provider
  * to keep a table of valid (audience, resource) pairs), the clients of this tenant that may ask and their client_id at
- * that server (the draft's client ID mapping: client ids are not global), the most scope an ID-JAG may carry and its
- * lifetime. Nothing is issued for an audience without an enabled entry. Deciding which other organisations receive
+ * that server (the draft's client ID mapping: client ids are not global), the agents (NHE identifiers) that may obtain
+ * one for the person they act for with their delegation token, the most scope an ID-JAG may carry and its lifetime. Nothing is issued for an audience without an enabled entry. Deciding which other organisations receive
  * assertions about this tenant's users is a tenant-level decision: the tenant scopes (auth.tenants.list to read,
  * auth.tenants.update to change).
  */
@@ -15,6 +15,7 @@ import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, objectIdParam, page, pageQuery, scopeString, tenantParams } from '../openapi/schemas';
 import { idOr404, loadTenant, pageOf, type RouteDeps } from './deps';
+import { nheIdentifier } from './nhe-registrations';
 import { isTenantUrl } from './outbound-urls';
 
 /**
@@ -75,6 +76,15 @@ const clients = z
   .refine((a) => new Set(a.map((c) => c.clientId)).size === a.length, 'must not repeat a clientId')
   .describe('The clients of this tenant that may ask for ID-JAGs for this audience, each with its client_id there');
 
+const agents = z
+  .array(nheIdentifier)
+  .max(100)
+  .refine((a) => new Set(a).size === a.length, 'must not repeat a value')
+  .describe(
+    'The agents (NHE identifiers of this tenant) that may obtain ID-JAGs for this audience, presenting their delegation ' +
+      'token as the subject token through one of the listed clients; the ID-JAG then carries the delegation (act, agent). Empty: no agent may',
+  );
+
 const scopes = z
   .array(scopeString)
   .max(100)
@@ -95,6 +105,7 @@ const createBody = z
     audience: audienceValue,
     resources: resources.default([]),
     clients: clients.default([]),
+    agents: agents.default([]),
     scopes: scopes.default([]),
     lifetimeSeconds: lifetimeSeconds.default(300),
     enabled: z.boolean().default(true),
@@ -107,6 +118,7 @@ const patchBody = z
   .object({
     resources: resources.optional(),
     clients: clients.optional(),
+    agents: agents.optional(),
     scopes: scopes.optional(),
     lifetimeSeconds: lifetimeSeconds.optional(),
     enabled: z.boolean().optional().describe('Nothing is issued for a disabled audience, from the next request on'),
@@ -120,6 +132,7 @@ export const idJagAudienceSchema = z
     audience: z.string(),
     resources: z.array(z.string()),
     clients: z.array(z.object({ clientId: z.string(), clientIdAtAudience: z.string() })),
+    agents: z.array(z.string()).describe('NHE identifiers of the agents that may obtain ID-JAGs for this audience'),
     scopes: z.array(z.string()),
     lifetimeSeconds: z.number().int(),
     enabled: z.boolean(),
@@ -137,6 +150,7 @@ function view(doc: Stored) {
     audience: doc.audience,
     resources: doc.resources,
     clients: doc.clients.map((c) => ({ clientId: c.clientId, clientIdAtAudience: c.clientIdAtAudience })),
+    agents: doc.agents ?? [],
     scopes: doc.scopes,
     lifetimeSeconds: doc.lifetimeSeconds,
     enabled: doc.enabled,
@@ -248,6 +262,7 @@ export function idJagAudienceRoutes(deps: RouteDeps): RouteDef[] {
           idJagAudienceId: id,
           audience: body.audience,
           clientIds: body.clients.map((c) => c.clientId),
+          agents: body.agents,
         });
         // The token endpoint is the tenant's provider: it is rebuilt with the new table.
         invalidate('tenant', String(tenantId));

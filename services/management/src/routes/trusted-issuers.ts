@@ -6,11 +6,20 @@
  * is a tenant-level decision: the tenant scopes (auth.tenants.list to read, auth.tenants.update to change).
  */
 import { z } from 'zod';
-import { ISSUER_SUBJECT_MAPPINGS, type TrustedIssuerDoc } from '@idp/db';
+import {
+  ISSUER_SIGNALS_POLL_DEFAULT_SECONDS,
+  ISSUER_SIGNALS_POLL_MAX_SECONDS,
+  ISSUER_SIGNALS_POLL_MIN_SECONDS,
+  ISSUER_SUBJECT_MAPPINGS,
+  trustedIssuerSecretAad,
+  type TrustedIssuerDoc,
+  type TrustedIssuerSignals,
+} from '@idp/db';
 import { isDuplicateKeyError, problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
 import { isTenantUrl, TENANT_URL_RULE } from './outbound-urls';
+import { nheIdentifier } from './nhe-registrations';
 import { idOr404, loadTenant, pageOf, type RouteDeps } from './deps';
 
 /**
@@ -105,6 +114,66 @@ const allowAct = z
 
 const description = z.string().min(1).max(256);
 
+/** At most this many agents per issuer. */
+const MAX_ACTORS = 100;
+
+/**
+ * Its agents this tenant accepts (with allowAct): an assertion's `act.sub` (RFC 8693 section 4.1, the current actor,
+ * in the issuer's words) mapped to one of this tenant's NHEs, whose delegation token it then gets.
+ */
+const actors = z
+  .array(
+    z
+      .object({
+        subject: z
+          .string()
+          .min(1)
+          .max(1024)
+          .describe('The assertion’s act.sub, exactly as the issuer writes it (e.g. nhe:orders-agent)'),
+        nheIdentifier: nheIdentifier.describe('Identifier of one of this tenant’s NHEs'),
+      })
+      .strict(),
+  )
+  .max(MAX_ACTORS)
+  .refine((a) => new Set(a.map((x) => x.subject)).size === a.length, 'must not repeat a subject')
+  .describe(
+    'Its agents accepted here (with allowAct): act.sub mapped to an NHE of this tenant; an act.sub not listed is refused',
+  );
+
+/**
+ * Revocation across organisations: this tenant polls (RFC 8936) the issuer's OpenID Shared Signals transmitter, and
+ * the issuer's revocations become this tenant's kill-switch entries for the tokens minted from its assertions.
+ */
+const signalsBody = z
+  .object({
+    enabled: z.boolean().default(true).describe('Poll the issuer’s transmitter (off: the subscription is kept, idle)'),
+    clientId: z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+      .describe(
+        'This tenant’s client at the issuer: client_credentials with the scope ssf.manage on its SSF audience (urn:idp:ssf)',
+      ),
+    clientSecret: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe('Write-only; stored sealed. Required the first time; left out on an update, the stored one is kept'),
+    pollIntervalSeconds: z
+      .number()
+      .int()
+      .min(ISSUER_SIGNALS_POLL_MIN_SECONDS)
+      .max(ISSUER_SIGNALS_POLL_MAX_SECONDS)
+      .default(ISSUER_SIGNALS_POLL_DEFAULT_SECONDS)
+      .describe('Seconds between polls: the issuer’s part of the revocation bound'),
+  })
+  .strict()
+  .describe(
+    'Subscribe to the issuer’s Shared Signals (SSF 1.0, RFC 8936 poll): its revocations revoke the tokens this tenant minted from its assertions',
+  );
+
 const createBody = z
   .object({
     issuer: issuerValue,
@@ -116,7 +185,9 @@ const createBody = z
     maxLifetimeSeconds: maxLifetimeSeconds.default(300),
     allowReuse: allowReuse.default(false),
     allowAct: allowAct.default(false),
+    actors: actors.default([]),
     enabled: z.boolean().default(true),
+    signals: signalsBody.optional(),
     description: description.optional(),
   })
   .strict();
@@ -132,7 +203,12 @@ const patchBody = z
     maxLifetimeSeconds: maxLifetimeSeconds.optional(),
     allowReuse: allowReuse.optional(),
     allowAct: allowAct.optional(),
+    actors: actors.optional().describe('Replaced whole'),
     enabled: z.boolean().optional().describe('A disabled issuer’s assertions are refused, from the next request on'),
+    signals: signalsBody
+      .nullable()
+      .optional()
+      .describe('Replaced whole (a clientSecret left out is kept); null ends the subscription'),
     description: description.nullable().optional().describe('null removes it'),
   })
   .strict();
@@ -149,7 +225,17 @@ export const trustedIssuerSchema = z
     maxLifetimeSeconds: z.number().int(),
     allowReuse: z.boolean(),
     allowAct: z.boolean(),
+    actors: z.array(z.object({ subject: z.string(), nheIdentifier: z.string() })),
     enabled: z.boolean(),
+    signals: z
+      .object({
+        enabled: z.boolean(),
+        clientId: z.string(),
+        clientSecretSet: z.boolean().describe('Whether a client secret is stored (it is never returned)'),
+        pollIntervalSeconds: z.number().int(),
+      })
+      .optional()
+      .describe('The subscription to the issuer’s Shared Signals transmitter, when there is one'),
     description: z.string().optional(),
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -170,7 +256,18 @@ function view(doc: Stored) {
     maxLifetimeSeconds: doc.maxLifetimeSeconds,
     allowReuse: doc.allowReuse,
     allowAct: doc.allowAct,
+    actors: doc.actors.map((a) => ({ subject: a.subject, nheIdentifier: a.nheIdentifier })),
     enabled: doc.enabled,
+    ...(doc.signals
+      ? {
+          signals: {
+            enabled: doc.signals.enabled,
+            clientId: doc.signals.clientId,
+            clientSecretSet: Boolean(doc.signals.clientSecretSealed),
+            pollIntervalSeconds: doc.signals.pollIntervalSeconds,
+          },
+        }
+      : {}),
     ...(doc.description ? { description: doc.description } : {}),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
@@ -183,6 +280,32 @@ const params = tenantParams.extend({ issuerId: objectIdParam }).strict();
 
 export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
   const { models } = deps;
+  const kek = deps.keyStore.kek;
+
+  /**
+   * The stored subscription: the secret sealed with the key-encryption key, bound to the tenant and the issuer; a
+   * secret left out keeps the stored one. Shared Signals discovery starts from the issuer identifier (SSF 1.0
+   * section 7.2.1), so it must be a URL this service may reach.
+   */
+  function storedSignals(
+    tenantId: number,
+    issuer: string,
+    input: z.infer<typeof signalsBody>,
+    before: TrustedIssuerSignals | undefined,
+  ): TrustedIssuerSignals {
+    const invalid: Array<{ name: string; reason: string }> = [];
+    if (!isTenantUrl(issuer, { query: false }))
+      invalid.push({ name: 'body.signals', reason: `Shared Signals discovery: the issuer ${TENANT_URL_RULE}` });
+    const { clientSecret, ...rest } = input;
+    // A secret kept across a change of client would be another client's.
+    const kept = before && before.clientId === rest.clientId ? before.clientSecretSealed : undefined;
+    const clientSecretSealed = clientSecret
+      ? kek.encrypt(clientSecret, trustedIssuerSecretAad(tenantId, issuer))
+      : kept;
+    if (!clientSecretSealed) invalid.push({ name: 'body.signals.clientSecret', reason: 'required' });
+    if (invalid.length) throw problems.validation('the Shared Signals subscription is not complete', invalid);
+    return { ...rest, ...(clientSecretSealed ? { clientSecretSealed } : {}) };
+  }
 
   const find = async (tenantId: number, id: string) => {
     const doc = await models.TrustedIssuer.findOne({ tenantId, _id: idOr404(id, 'trusted issuer') }).lean<Stored>();
@@ -228,6 +351,20 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
     if (invalid.length) throw problems.validation('the trusted issuer configuration is not consistent', invalid);
   }
 
+  /** Every mapped NHE must be one of this tenant's (a mapping to nobody would only ever refuse). */
+  async function checkActors(tenantId: number, list: Array<{ nheIdentifier: string }> | undefined) {
+    if (!list?.length) return;
+    const wanted = [...new Set(list.map((a) => a.nheIdentifier))];
+    const found = await models.Nhe.find({ tenantId, identifier: { $in: wanted } }, { identifier: 1 }).lean();
+    const known = new Set(found.map((n) => n.identifier));
+    const invalid = list.flatMap((a, i) =>
+      known.has(a.nheIdentifier)
+        ? []
+        : [{ name: `body.actors.${i}.nheIdentifier`, reason: 'the tenant has no NHE with this identifier' }],
+    );
+    if (invalid.length) throw problems.validation('an agent is mapped to an NHE this tenant does not have', invalid);
+  }
+
   return [
     defineRoute({
       method: 'post',
@@ -245,9 +382,15 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, body, req, audit, invalidate }) => {
         await loadTenant(models, tenantId);
         await checkTrust(tenantId, body);
+        await checkActors(tenantId, body.actors);
+        const { signals, ...fields } = body;
         let created;
         try {
-          created = await models.TrustedIssuer.create({ ...body, tenantId });
+          created = await models.TrustedIssuer.create({
+            ...fields,
+            ...(signals ? { signals: storedSignals(tenantId, body.issuer, signals, undefined) } : {}),
+            tenantId,
+          });
         } catch (err) {
           if (isDuplicateKeyError(err)) throw problems.conflict('this issuer is already trusted by the tenant');
           throw err;
@@ -305,7 +448,7 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 200: { description: 'The updated issuer', schema: trustedIssuerSchema } },
       handler: async ({ tenantId, params: p, body, audit, invalidate }) => {
         const existing = await find(tenantId, p.issuerId);
-        const { description: desc, upstreamProvider: provider, ...rest } = body;
+        const { description: desc, upstreamProvider: provider, signals, ...rest } = body;
         const mapping = body.subjectMapping ?? existing.subjectMapping;
         // Switching to a mapping that names no provider forgets the one the record had.
         const keptProvider = mapping === 'linked_identity' ? existing.upstreamProvider : undefined;
@@ -315,12 +458,15 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
           { issuer: existing.issuer, subjectMapping: mapping, upstreamProvider: merged },
           provider !== undefined || body.subjectMapping !== undefined,
         );
+        await checkActors(tenantId, body.actors);
         const set: Record<string, unknown> = { ...rest };
         const unset: Record<string, 1> = {};
         if (desc) set.description = desc;
         else if (desc === null) unset.description = 1;
         if (merged) set.upstreamProvider = merged;
         else if (existing.upstreamProvider) unset.upstreamProvider = 1;
+        if (signals) set.signals = storedSignals(tenantId, existing.issuer, signals, existing.signals);
+        else if (signals === null) unset.signals = 1;
         const update: Record<string, unknown> = { $set: set };
         if (Object.keys(unset).length) update.$unset = unset;
         const doc = await models.TrustedIssuer.findOneAndUpdate({ tenantId, _id: existing._id }, update, {

@@ -8,9 +8,17 @@
  * The client gate is the link itself: the NHE's registration naming the client is the administrator's decision that
  * this client is that agent (a client record's own config.nhe governs it as a token-exchange client only). The
  * client's own maxTokenLifetime, when its record has one, still caps the lifetime.
+ *
+ * Cross-domain agents (the JWT bearer grant, RFC 7523, with an assertion whose `act` names another organisation's
+ * agent): the NHE is not the client's link but the one the trusted issuer's record maps `act.sub` to (input
+ * nheIdentifier), and the same link is the client gate: that NHE's agentClients must name the redeeming client (the
+ * client org A's agent authenticates with here). The person's consent is the assertion's scope (the enterprise IdP
+ * asked for it); the decision, the mint and the audit are the same, and the audit record says where the delegation
+ * came from (crossDomain: the issuer, the assertion's jti, sub and act.sub).
  */
 import {
   agentClientFacts,
+  agentClientMatches,
   agentLinkOf,
   decideDelegation,
   loadDelegationFacts,
@@ -52,38 +60,32 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     deps.onDecision({ outcome: 'rejected', error: error.error, stage, reason: error.message }, input, nheIdentifier);
     throw error;
   };
-  const link = await agentLinkOf(deps.models, input.tenantId, input.clientId);
-  if (link.kind === 'none')
-    reject(oauthErrors.accessDenied('this client no longer embodies an NHE; start the authorization again'), 'client');
-  if (link.kind === 'ambiguous')
-    reject(
-      oauthErrors.accessDenied(
-        `this client is named by more than one NHE (${link.identifiers.join(', ')}); an administrator must fix the registrations`,
-      ),
-      'client',
-    );
-  const linked = (link as Extract<typeof link, { kind: 'agent' }>).nhe;
+  const identifier =
+    input.nheIdentifier !== undefined ? await mappedAgent(deps, input, reject) : await linkedAgent(deps, input, reject);
 
   const loaded = await loadDelegationFacts(deps.models, {
     tenantId: input.tenantId,
     clientId: input.clientId,
     userId: input.userId,
-    nheIdentifier: linked.identifier,
+    nheIdentifier: identifier,
     resource: input.resource,
     requestedScopes: input.scopes,
     consentedScopes: input.consentedScopes,
     agentClient: true,
   });
   if (!loaded) return reject(oauthErrors.invalidClient('tenant not found'), 'client');
-  // The link is the client gate; the user consented to this agent on the consent page (always shown to it).
-  const facts: DelegationFacts = agentClientFacts(loaded, linked.identifier, input.clientNumericId);
+  // The link is the client gate; the user consented to this agent on the consent page (always shown to it), or, for
+  // another organisation's agent, at that organisation's IdP (the assertion's scope).
+  const facts: DelegationFacts = agentClientFacts(loaded, identifier, input.clientNumericId);
   const decision = decideDelegation(facts);
   if (decision.outcome === 'denied') {
-    deps.onDecision(decision, input, linked.identifier);
+    deps.onDecision(decision, input, identifier);
     const description =
-      decision.gate === 'actor-proof-required'
-        ? 'this NHE must prove who it is with a signed actor token: use the token exchange with an actor JWT, not an agent client'
-        : decision.description;
+      decision.gate !== 'actor-proof-required'
+        ? decision.description
+        : input.crossDomain
+          ? "this NHE must prove who it is with a signed actor token: another organisation's assertion names it without that proof"
+          : 'this NHE must prove who it is with a signed actor token: use the token exchange with an actor JWT, not an agent client';
     throw new OAuthError(
       decision.error,
       description,
@@ -130,6 +132,7 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     decision,
     gty: input.grantType,
     jkt: input.jkt,
+    ...(input.crossDomain ? { crossDomain: { direction: 'redeemed' as const, ...input.crossDomain } } : {}),
   };
   const signed = signNheToken(mint);
   try {
@@ -144,4 +147,46 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
     expires_in: decision.ttl,
     scope: decision.scopes.join(' '),
   };
+}
+
+type Reject = (error: OAuthError, stage: 'client', nheIdentifier?: string) => never;
+
+/** An authorization code's or device code's client: the one NHE whose agentClients names it. */
+async function linkedAgent(deps: AgentTokenDeps, input: ForwardedAgentToken, reject: Reject): Promise<string> {
+  const link = await agentLinkOf(deps.models, input.tenantId, input.clientId);
+  if (link.kind === 'none')
+    return reject(
+      oauthErrors.accessDenied('this client no longer embodies an NHE; start the authorization again'),
+      'client',
+    );
+  if (link.kind === 'ambiguous')
+    return reject(
+      oauthErrors.accessDenied(
+        `this client is named by more than one NHE (${link.identifiers.join(', ')}); an administrator must fix the registrations`,
+      ),
+      'client',
+    );
+  return link.nhe.identifier;
+}
+
+/**
+ * A cross-domain agent: the NHE the trusted issuer's record maps the assertion's act.sub to. That NHE's agentClients
+ * must name the redeeming client: a B administrator registers org A's agent as an NHE and names, as its agent client,
+ * the client that agent authenticates with here; any other client presenting the assertion is refused. An NHE no
+ * longer registered is left to the decision (nhe-not-found).
+ */
+async function mappedAgent(deps: AgentTokenDeps, input: ForwardedAgentToken, reject: Reject): Promise<string> {
+  const identifier = input.nheIdentifier!;
+  const nhe = await deps.models.Nhe.findOne({ tenantId: input.tenantId, identifier }, { agentClients: 1 }).lean<{
+    agentClients?: string[];
+  }>();
+  if (nhe && !(nhe.agentClients ?? []).some((entry) => agentClientMatches(entry, input.clientId)))
+    return reject(
+      oauthErrors.accessDenied(
+        `this client may not act for the NHE ${identifier}: the NHE's registration does not name it among its agent clients`,
+      ),
+      'client',
+      identifier,
+    );
+  return identifier;
 }

@@ -1,8 +1,9 @@
 /**
  * Minting and auditing an NHE delegation token: the one path every delegation token takes, whichever flow
- * produced it (token exchange, domain/exchange.ts; an agent client's authorization code or device code,
- * domain/agent-token.ts). The token carries the spec's claims; the issuance is published and JetStream's ack
- * awaited before the token leaves (no durable audit record, no token).
+ * produced it (token exchange, domain/exchange.ts; an agent client's authorization code or device code, or another
+ * organisation's assertion whose act names one of this tenant's NHEs, domain/agent-token.ts). The token carries the
+ * spec's claims; the issuance is published and JetStream's ack awaited before the token leaves (no durable audit
+ * record, no token).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -36,6 +37,8 @@ export interface NheTokenInput {
   actor?: ActorAuthentication | undefined;
   /** A handed-on delegation token (a delegation chain): its act is nested in the new one, its exp bounds the new one. */
   parent?: { jti: string; act: unknown; actors: ChainActor[]; exp: number } | undefined;
+  /** Minted from another organisation's assertion (JWT bearer grant): kept in the audit record, never in the token. */
+  crossDomain?: NheTokenIssued['crossDomain'];
 }
 
 export interface SignedNheToken {
@@ -121,6 +124,7 @@ export async function auditIssuance(
             ],
           }
         : {}),
+      ...(t.crossDomain ? { crossDomain: t.crossDomain } : {}),
     });
   } catch (err) {
     // No durable audit record, no token (DESIGN.md).

@@ -30,6 +30,17 @@ const time = (d: Date) =>
 const scopeList = (scopes: string[]) =>
   scopes.length ? scopes.map((s) => `<code>${escape(s)}</code>`).join(', ') : '<span class="muted">none</span>';
 
+/**
+ * What a token is: an access through a client for a resource, or an identity assertion (ID-JAG) the agent obtained for
+ * another organisation's authorization server, to be exchanged there for access to its resource.
+ */
+function what(t: { clientId: string; resourceServer: string; assertionFor?: string }, strong = true): string {
+  const b = (v: string) => (strong ? `<strong>${escape(v)}</strong>` : escape(v));
+  return t.assertionFor !== undefined
+    ? `identity assertion for ${b(t.assertionFor)} (${escape(t.resourceServer)}), through ${b(t.clientId)}`
+    : `through ${b(t.clientId)} for ${b(t.resourceServer)}`;
+}
+
 function linkText(l: LedgerLink): string {
   if (l.kind === 'consent')
     return `You allowed its application <strong>${escape(l.clientId)}</strong> (${scopeList(l.scopes)}).`;
@@ -48,7 +59,7 @@ function agentSection(a: LedgerAgent, i: number, o: LedgerPageOptions): string {
     ? `<ul aria-label="Tokens of ${escape(a.identifier)}">${a.tokens
         .map(
           (t) =>
-            `<li data-jti="${escape(t.jti)}">${t.revoked ? '<strong>Revoked</strong>: ' : ''}through <strong>${escape(t.clientId)}</strong> for <strong>${escape(t.resourceServer)}</strong>: ${scopeList(t.scopes)}; expires ${time(t.expiresAt)} (${escape(formatLifetime((t.expiresAt.getTime() - o.now.getTime()) / 1000))} left)</li>`,
+            `<li data-jti="${escape(t.jti)}">${t.revoked ? '<strong>Revoked</strong>: ' : ''}${what(t)}: ${scopeList(t.scopes)}; expires ${time(t.expiresAt)} (${escape(formatLifetime((t.expiresAt.getTime() - o.now.getTime()) / 1000))} left)</li>`,
         )
         .join('')}</ul>`
     : '<p class="muted">No live token.</p>';
@@ -83,7 +94,7 @@ export function renderLedgerPage(o: LedgerPageOptions): string {
     ? `<ol id="audit" aria-label="Tokens issued for you, newest first">${ledger.audit
         .map(
           (r) =>
-            `<li>${time(r.issuedAt)}: <strong>${escape(r.nheIdentifier)}</strong> through ${escape(r.clientId)} for ${escape(r.resourceServer)}: ${scopeList(r.scopes)}, ${escape(formatLifetime(r.ttl))}, from ${escape(r.sourceIp)}</li>`,
+            `<li>${time(r.issuedAt)}: <strong>${escape(r.nheIdentifier)}</strong> ${what(r, false)}: ${scopeList(r.scopes)}, ${escape(formatLifetime(r.ttl))}, from ${escape(r.sourceIp)}</li>`,
         )
         .join('')}</ol>`
     : '<p class="muted" id="audit-empty">No token was issued for you yet.</p>';

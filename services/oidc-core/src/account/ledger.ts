@@ -11,7 +11,10 @@
  *
  * Live tokens are the token-audit rows of the user (the record of every NHE token issued) whose lifetime has not
  * run out, each marked revoked when a kill-switch entry in force matches it (the same deny-list rule as
- * introspection and the resource-server SDK).
+ * introspection and the resource-server SDK). An identity assertion (ID-JAG) an agent obtained for another
+ * organisation's authorization server is such a row too (crossDomain `issued`, its `peer` that server): it is listed as
+ * an assertion for that server, and the agent's kill-switch entry covers it (the entry goes out through the tenant's
+ * Shared Signals transmitter, so the other organisation can end what it issued from it).
  */
 import type { AgentOptOutDoc, DelegationPolicyDoc, Models, NheDoc, TokenAuditDoc, UserDoc } from '@idp/db';
 import { toObjectId } from '@idp/db';
@@ -37,6 +40,8 @@ export interface LedgerToken {
   issuedAt: Date;
   expiresAt: Date;
   revoked: boolean;
+  /** An identity assertion (ID-JAG) for another organisation's authorization server (`peer`, its issuer). */
+  assertionFor?: string;
 }
 
 export interface LedgerAgent {
@@ -60,6 +65,8 @@ export interface LedgerAuditRow {
   scopes: string[];
   ttl: number;
   sourceIp: string;
+  /** An identity assertion (ID-JAG) for another organisation's authorization server (`peer`, its issuer). */
+  assertionFor?: string;
 }
 
 export interface Ledger {
@@ -232,6 +239,7 @@ export async function loadLedger(
       issuedAt: r.issuedAt,
       expiresAt,
       revoked,
+      ...assertionOf(r),
     });
   }
   for (const a of agents.values()) a.tokens.sort((x, y) => y.issuedAt.getTime() - x.issuedAt.getTime());
@@ -247,8 +255,14 @@ export async function loadLedger(
       scopes: r.scopes,
       ttl: r.ttl,
       sourceIp: r.sourceIp,
+      ...assertionOf(r),
     })),
   };
+}
+
+/** An ID-JAG this tenant issued (crossDomain `issued`): the authorization server it is for. */
+function assertionOf(r: TokenAuditDoc): { assertionFor?: string } {
+  return r.crossDomain?.direction === 'issued' ? { assertionFor: r.crossDomain.peer } : {};
 }
 
 /** The agent clients of an NHE among the user's remembered grants: the consents "revoke" forgets. */

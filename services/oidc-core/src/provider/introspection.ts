@@ -142,7 +142,7 @@ async function clientEnabled(c: Checks, clientId: unknown): Promise<boolean> {
   return client?.enabled === true;
 }
 
-async function userEnabled(c: Checks, sub: string): Promise<boolean> {
+async function userEnabled(c: Pick<Checks, 'tenantId' | 'models'>, sub: string): Promise<boolean> {
   const _id = toObjectId(sub);
   if (!_id) return false;
   const user = await c.models.User.findOne({ tenantId: c.tenantId, _id }, { enabled: 1 }).lean();
@@ -213,9 +213,13 @@ async function activeAccessToken(payload: JWTPayload, c: Checks): Promise<Record
 /**
  * An NHE delegation token minted by the sidecar: the kill switch decides. A handed-on token (re-delegated by an agent:
  * more than one actor in its act chain) is active only while every NHE of its act chain is enabled, no entry names any
- * of them, and its depth is within the tenant's maxChainDepth now.
+ * of them, and its depth is within the tenant's maxChainDepth now. Also the liveness rule of a delegation token
+ * presented as the subject token of an agent's ID-JAG (grants/id-jag-subject.ts), on an already verified payload.
  */
-async function activeNheToken(payload: JWTPayload, c: Checks): Promise<Record<string, unknown> | undefined> {
+export async function activeNheToken(
+  payload: JWTPayload,
+  c: Pick<Checks, 'tenantId' | 'models' | 'store'>,
+): Promise<Record<string, unknown> | undefined> {
   const chain = actorChainOf(payload.act, MAX_CHAIN_DEPTH_LIMIT);
   if (!chain || typeof payload.azp !== 'number') return undefined;
   const { tenantId, models } = c;

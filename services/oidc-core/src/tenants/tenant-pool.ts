@@ -15,6 +15,7 @@ import {
 } from '../provider/internals';
 import { registerTokenExchange, type TokenExchangeForwarder } from '../provider/grants/token-exchange';
 import { registerJwtBearerGrant } from '../provider/grants/jwt-bearer';
+import type { IdJagAuditForwarder } from '../provider/grants/sidecar-forwarder';
 import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
@@ -161,16 +162,20 @@ export class TenantPool {
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, {
       fapi2: isFapi2Tenant(tenant),
-      idJag: { models, tenantId, signing: keys.signing, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet },
+      idJag: {
+        models,
+        tenantId,
+        signing: keys.signing,
+        publicJwks: keys.publicJwks as import('jose').JSONWebKeySet,
+        // An agent's ID-JAG is audited by the sidecar, on the delegation tokens' JetStream path.
+        recordIssuance: (this.options.forwardTokenExchange as { idJagIssued?: IdJagAuditForwarder }).idJagIssued,
+      },
     });
-    registerJwtBearerGrant(provider, { models, tenantId, policy: this.options.upstreamPolicy ?? {} });
-    // Agent clients: their tokens come from the sidecar too (its second call, beside the exchange).
-    registerAgentClientTokens(
-      provider,
-      tenantId,
-      models,
-      (this.options.forwardTokenExchange as { agentToken?: AgentTokenForwarder }).agentToken,
-    );
+    // Agent clients' tokens come from the sidecar too (its second call, beside the exchange); so do those of another
+    // organisation's agents redeemed at the JWT bearer grant.
+    const agentToken = (this.options.forwardTokenExchange as { agentToken?: AgentTokenForwarder }).agentToken;
+    registerJwtBearerGrant(provider, { models, tenantId, policy: this.options.upstreamPolicy ?? {}, agentToken });
+    registerAgentClientTokens(provider, tenantId, models, agentToken);
     registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);

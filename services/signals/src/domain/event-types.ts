@@ -75,10 +75,14 @@ const REASON_TEXT: Record<string, string> = {
   'token.revoked': 'The token was revoked',
   'user.agent.revoked': "The delegating user revoked the agent's access on their agents page",
   'user.agent.blocked': 'The delegating user blocked the agent for themselves on their agents page',
+  'issuer.revoked':
+    'The trusted issuer (another organisation) revoked the assertion, agent or user the token was minted from',
 };
 
 /** Reasons of the delegating user's own actions (oidc-core's delegation ledger page). */
 const USER_REASONS = new Set(['user.agent.revoked', 'user.agent.blocked']);
+/** Reasons no person of this tenant initiated: one token revoked, a trusted issuer's revocation carried over. */
+const SYSTEM_REASONS = new Set(['token.revoked', 'issuer.revoked']);
 
 /**
  * The deny-list selector as the vendor event carries it. A token is revoked when it matches every member present:
@@ -114,7 +118,8 @@ export function sessionRevokedEvent(entry: RevocationEntry): Record<string, unkn
   const text = REASON_TEXT[entry.reason] ?? `Revoked (${entry.reason})`;
   return {
     event_timestamp: numericDate(entry.revokedAt),
-    initiating_entity: entry.reason === 'token.revoked' ? 'system' : USER_REASONS.has(entry.reason) ? 'user' : 'admin',
+    // issuer.revoked: this tenant's signals service acted on another organisation's Shared Signals, no one here.
+    initiating_entity: SYSTEM_REASONS.has(entry.reason) ? 'system' : USER_REASONS.has(entry.reason) ? 'user' : 'admin',
     reason_admin: { en: text },
   };
 }

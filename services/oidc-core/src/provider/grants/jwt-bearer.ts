@@ -16,6 +16,9 @@
  * grant (`unauthorized_client`) and a resource nobody registered (`invalid_target`). No refresh token is issued
  * (RFC 7521 section 4.1: the client presents a new assertion). An assertion is single use unless the issuer's record
  * allows reuse until it expires.
+ *
+ * An assertion with `act` (another organisation's agent acting for the person) becomes this tenant's own delegation
+ * token when the issuer's record allows act and maps the actor to one of its NHEs (grants/assertion-actor.ts).
  */
 import {
   createLocalJWKSet,
@@ -34,6 +37,8 @@ import { GRANT_TYPE_JWT_BEARER, MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/t
 import { outsideTenantSlot } from '../../tenants/request-scope';
 import { resourceServerInfo } from '../resource-servers';
 import { userinfoAudience } from '../userinfo-audience';
+import type { AgentTokenForwarder } from '../agent-clients';
+import { mappedActor, redeemForActor } from './assertion-actor';
 
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 export const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
@@ -73,6 +78,8 @@ export interface JwtBearerDeps {
   tenantId: number;
   /** The platform's outbound policy for what tenants configure (UPSTREAM_ALLOW_*). */
   policy: OutboundPolicy;
+  /** The nhe-delegation sidecar's agent-token call: an assertion's agent gets this tenant's delegation token. */
+  agentToken?: AgentTokenForwarder | undefined;
 }
 
 interface Verified {
@@ -196,8 +203,9 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
     const p = v.payload;
     if (v.idJag && p.client_id !== client.clientId)
       throw invalidGrant('the ID-JAG was issued to another client (client_id)');
-    if (p.act !== undefined)
-      throw invalidGrant('a delegation (act) in an assertion is not redeemed by this authorization server yet');
+    // A delegation (act) only for an agent the issuer's record maps to one of this tenant's NHEs (verifyAssertion has
+    // refused act from an issuer that may not assert it).
+    const actor = p.act !== undefined ? mappedActor(v.issuer, p.act) : undefined;
 
     // The resource: an ID-JAG's own (and a request resource must be that one); otherwise the request's.
     const requestedResource = typeof params.resource === 'string' ? params.resource : undefined;
@@ -227,7 +235,8 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
     // An ID-JAG's scope is in this server's words (the issuer cut it for this resource): only those, none when it
     // names none. RFC 7523 defines no scope claim, and a plain assertion's (another server's access token, as in
     // identity chaining) is in its issuer's words: RBAC here decides, as for any other grant.
-    const allowed = v.idJag ? new Set(typeof p.scope === 'string' ? p.scope.split(' ') : []) : undefined;
+    // A delegation's scope is the person's consent to the agent, in this server's words, whichever the profile.
+    const allowed = v.idJag || actor ? new Set(typeof p.scope === 'string' ? p.scope.split(' ') : []) : undefined;
     const scope = requested.filter((s) => registered.includes(s) && (!allowed || allowed.has(s)));
     if (typeof params.scope === 'string' && allowed && requested.some((s) => !allowed.has(s)) && !scope.length)
       throw new errors.InvalidScope('the assertion allows none of the requested scopes', params.scope);
@@ -238,6 +247,20 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
       if (!jti) throw invalidGrant('the assertion has no jti, and its issuer does not allow reuse');
       const fresh = await replay.remember(`${v.issuer.issuer} ${jti}`, new Date((p.exp! + SKEW_SECONDS) * 1000));
       if (!fresh) throw invalidGrant('the assertion was already used');
+    }
+
+    if (actor) {
+      await redeemForActor(ctx, deps.agentToken, deps.tenantId, {
+        actor,
+        issuer: v.issuer.issuer,
+        assertionJti: typeof p.jti === 'string' ? p.jti : undefined,
+        assertionSubject: String(p.sub),
+        userId: accountId,
+        resource,
+        scopes: scope,
+        consentedScopes: allowed ? registered.filter((s) => allowed.has(s)) : [],
+      });
+      return;
     }
 
     const { Grant, AccessToken, ResourceServer } = ctx.oidc.provider;

@@ -1,6 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import type { Logger } from '@idp/logger';
 import type { ForwardedAgentToken } from '@idp/delegation';
+import type { NheTokenIssued } from '@idp/events';
 import type { AgentTokenForwarder } from '../agent-clients';
 import type { TokenExchangeForwarder, TokenExchangeResponse } from './token-exchange';
 
@@ -8,6 +9,9 @@ const UNAVAILABLE = {
   status: 503,
   body: { error: 'temporarily_unavailable', error_description: 'token exchange is unavailable, retry later' },
 };
+
+/** Records an agent's ID-JAG issuance: 200 once JetStream stored it; anything else means no ID-JAG. */
+export type IdJagAuditForwarder = (event: NheTokenIssued) => Promise<TokenExchangeResponse>;
 
 /** Largest sidecar answer accepted (a token response or an error is a few KB). */
 const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -21,7 +25,7 @@ export function sidecarForwarder(
   secret: string,
   logger: Logger,
   timeoutMs = 10_000,
-): TokenExchangeForwarder & { agentToken: AgentTokenForwarder } {
+): TokenExchangeForwarder & { agentToken: AgentTokenForwarder; idJagIssued: IdJagAuditForwarder } {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
   const exchange = sidecarCall<Parameters<TokenExchangeForwarder>[0]>(
     url,
@@ -34,6 +38,9 @@ export function sidecarForwarder(
   // The sidecar's second call: an agent client's token, minted and audited like an exchange's.
   return Object.assign(exchange, {
     agentToken: sidecarCall<ForwardedAgentToken>(url, '/internal/agent-token', secret, logger, agent, timeoutMs),
+    // Its third: the audit record of an ID-JAG issued for an agent (grants/id-jag-issuer.ts), published by the sidecar
+    // on the delegation tokens' JetStream path.
+    idJagIssued: sidecarCall<NheTokenIssued>(url, '/internal/id-jag-issued', secret, logger, agent, timeoutMs),
   });
 }
 
