@@ -32,6 +32,8 @@ interface Form {
   audiences: string;
   subjectMapping: Mapping;
   upstreamProvider: string;
+  subjectClaim: string;
+  jitProvisioning: boolean;
   maxLifetimeSeconds: string;
   allowReuse: boolean;
   allowAct: boolean;
@@ -56,6 +58,8 @@ const EMPTY: Form = {
   audiences: '',
   subjectMapping: 'linked_identity',
   upstreamProvider: '',
+  subjectClaim: '',
+  jitProvisioning: false,
   maxLifetimeSeconds: '300',
   allowReuse: false,
   allowAct: false,
@@ -92,6 +96,8 @@ function formOf(i: Issuer): Form {
     audiences: i.audiences.join(' '),
     subjectMapping: i.subjectMapping,
     upstreamProvider: i.upstreamProvider ?? '',
+    subjectClaim: i.subjectClaim ?? '',
+    jitProvisioning: i.jitProvisioning,
     maxLifetimeSeconds: String(i.maxLifetimeSeconds),
     allowReuse: i.allowReuse,
     allowAct: i.allowAct,
@@ -114,6 +120,7 @@ function settingsBody(f: Form) {
     algorithms: f.algorithms,
     audiences: splitList(f.audiences),
     subjectMapping: f.subjectMapping,
+    jitProvisioning: f.subjectMapping !== 'user_id' && f.jitProvisioning,
     maxLifetimeSeconds: Number(f.maxLifetimeSeconds),
     allowReuse: f.allowReuse,
     allowAct: f.allowAct,
@@ -139,6 +146,8 @@ const SHOWN_FIELDS = [
   'body.audiences',
   'body.subjectMapping',
   'body.upstreamProvider',
+  'body.subjectClaim',
+  'body.jitProvisioning',
   'body.maxLifetimeSeconds',
   'body.allowReuse',
   'body.allowAct',
@@ -217,7 +226,12 @@ export function TrustedIssuersScreen() {
                   {i.description ? <p className="hint">{i.description}</p> : null}
                 </td>
                 <td>
-                  {i.subjectMapping === 'linked_identity' ? `linked to ${i.upstreamProvider ?? '?'}` : 'local user id'}
+                  {i.subjectMapping === 'linked_identity'
+                    ? `linked to ${i.upstreamProvider ?? '?'}`
+                    : i.subjectMapping === 'username_claim'
+                      ? `username from ${i.subjectClaim ?? '?'}`
+                      : 'local user id'}
+                  {i.jitProvisioning ? ', creates users' : ''}
                   {i.allowAct ? `, act allowed (${i.actors.length} agent${i.actors.length === 1 ? '' : 's'})` : ''}
                   {i.allowReuse ? ', reusable' : ''}
                   {i.signals
@@ -322,6 +336,7 @@ function IssuerForm(props: {
   const problem = save.problem;
   const set = (patch: Partial<Form>) => setF((old) => ({ ...old, ...patch }));
   const linked = f.subjectMapping === 'linked_identity';
+  const byClaim = f.subjectMapping === 'username_claim';
   const onSubmit = async () => {
     const i = await save.run(() =>
       existing
@@ -331,6 +346,7 @@ function IssuerForm(props: {
               body: {
                 ...settingsBody(f),
                 upstreamProvider: linked && f.upstreamProvider ? f.upstreamProvider : null,
+                subjectClaim: byClaim && f.subjectClaim ? f.subjectClaim : null,
                 description: f.description || null,
                 signals: f.signals ? signalsBody(f) : null,
               },
@@ -343,6 +359,7 @@ function IssuerForm(props: {
                 issuer: f.issuer,
                 ...settingsBody(f),
                 ...(linked && f.upstreamProvider ? { upstreamProvider: f.upstreamProvider } : {}),
+                ...(byClaim && f.subjectClaim ? { subjectClaim: f.subjectClaim } : {}),
                 ...(f.description ? { description: f.description } : {}),
                 ...(f.signals ? { signals: signalsBody(f) } : {}),
               },
@@ -426,9 +443,13 @@ function IssuerForm(props: {
             id={id}
             aria-describedby={describedBy}
             value={f.subjectMapping}
-            onChange={(e) => set({ subjectMapping: e.target.value === 'user_id' ? 'user_id' : 'linked_identity' })}
+            onChange={(e) => {
+              const v = e.target.value;
+              set({ subjectMapping: v === 'user_id' || v === 'username_claim' ? v : 'linked_identity' });
+            }}
           >
             <option value="linked_identity">Linked identity (account links of an upstream provider)</option>
+            <option value="username_claim">Username claim (the issuer is authoritative for usernames)</option>
             <option value="user_id">Local user id (an issuer of this same deployment)</option>
           </select>
         )}
@@ -456,6 +477,27 @@ function IssuerForm(props: {
             </select>
           )}
         </Field>
+      ) : null}
+      {byClaim ? (
+        <TextField
+          label="Username claim"
+          name="body.subjectClaim"
+          problem={problem}
+          value={f.subjectClaim}
+          onChange={(v) => set({ subjectClaim: v })}
+          required
+          hint="The assertion claim whose value is the local username, e.g. preferred_username. Only for an issuer that decides this tenant's usernames."
+        />
+      ) : null}
+      {f.subjectMapping !== 'user_id' ? (
+        <CheckField
+          label="Create users just in time"
+          name="body.jitProvisioning"
+          problem={problem}
+          checked={f.jitProvisioning}
+          onChange={(v) => set({ jitProvisioning: v })}
+          hint="A subject that maps to nobody becomes a new user without a password (linked to the upstream provider, or with the claimed username). Off: such assertions are refused."
+        />
       ) : null}
       <TextField
         label="Max assertion lifetime (seconds)"

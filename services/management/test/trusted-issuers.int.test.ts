@@ -131,6 +131,36 @@ it('linked_identity needs an upstream provider of this tenant; user_id names non
   expect((await h.call('delete', `${issuers(A)}/${ok.body.id}`, adminA)).status).toBe(204);
 });
 
+it('username_claim needs its claim; just-in-time provisioning is off by default and refused for user_id', async () => {
+  const post = (body: object) =>
+    h.call('post', issuers(A), adminA, { issuer: 'https://names.example', jwksUri: partner.jwksUri, ...body });
+  const noClaim = await post({ subjectMapping: 'username_claim' });
+  expect(noClaim.status).toBe(400);
+  expect(invalidNames(noClaim)).toContain('body.subjectClaim');
+  const claimElsewhere = await post({ subjectMapping: 'user_id', subjectClaim: 'preferred_username' });
+  expect(invalidNames(claimElsewhere)).toContain('body.subjectClaim');
+  const jitForIds = await post({ subjectMapping: 'user_id', jitProvisioning: true });
+  expect(invalidNames(jitForIds)).toContain('body.jitProvisioning');
+  const badClaim = await post({ subjectMapping: 'username_claim', subjectClaim: 'has space' });
+  expect(invalidNames(badClaim)).toContain('body.subjectClaim');
+
+  const ok = await post({ subjectMapping: 'username_claim', subjectClaim: 'preferred_username' });
+  expect(ok.status).toBe(201);
+  expect(ok.body).toMatchObject({ subjectClaim: 'preferred_username', jitProvisioning: false });
+  const on = await h.call('patch', `${issuers(A)}/${ok.body.id}`, adminA, { jitProvisioning: true });
+  expect(on.body).toMatchObject({ subjectMapping: 'username_claim', jitProvisioning: true });
+  // Switching to user_id forgets the claim, and refuses while provisioning is on.
+  const refused = await h.call('patch', `${issuers(A)}/${ok.body.id}`, adminA, { subjectMapping: 'user_id' });
+  expect(invalidNames(refused)).toContain('body.jitProvisioning');
+  const switched = await h.call('patch', `${issuers(A)}/${ok.body.id}`, adminA, {
+    subjectMapping: 'user_id',
+    jitProvisioning: false,
+  });
+  expect(switched.status).toBe(200);
+  expect(switched.body.subjectClaim).toBeUndefined();
+  expect((await h.call('delete', `${issuers(A)}/${ok.body.id}`, adminA)).status).toBe(204);
+});
+
 it('is the tenant’s own: another tenant gets 404 and an empty list, and changes nothing', async () => {
   expect((await h.call('get', `${issuers(B)}/${partnerId}`, adminB)).status).toBe(404);
   expect((await h.call('patch', `${issuers(B)}/${partnerId}`, adminB, { enabled: false })).status).toBe(404);

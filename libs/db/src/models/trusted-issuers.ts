@@ -7,7 +7,7 @@ import { Schema } from 'mongoose';
  * issuer says is trusted beyond what this record allows: its keys, its algorithms, the audiences it may name, how its
  * subjects become local users.
  */
-export const ISSUER_SUBJECT_MAPPINGS = ['linked_identity', 'user_id'] as const;
+export const ISSUER_SUBJECT_MAPPINGS = ['linked_identity', 'user_id', 'username_claim'] as const;
 export type IssuerSubjectMapping = (typeof ISSUER_SUBJECT_MAPPINGS)[number];
 
 /** Default, least and greatest seconds between polls of a trusted issuer's Shared Signals transmitter. */
@@ -54,11 +54,19 @@ export interface TrustedIssuerDoc {
   audiences: string[];
   /**
    * How the assertion's `sub` becomes a local user: `linked_identity`, the user linked to (upstreamProvider, sub)
-   * by upstream sign-in; `user_id`, the local user id itself (an issuer of this same deployment).
+   * by upstream sign-in; `user_id`, the local user id itself (an issuer of this same deployment); `username_claim`,
+   * the local user whose username is the value of the claim `subjectClaim` (the issuer is authoritative for them).
    */
   subjectMapping: IssuerSubjectMapping;
   /** linked_identity: the upstream provider's alias whose links name this issuer's subjects. */
   upstreamProvider?: string;
+  /** username_claim: the assertion's claim that holds the local username (e.g. `preferred_username`). */
+  subjectClaim?: string;
+  /**
+   * Just-in-time provisioning: a subject that maps to nobody becomes a new user (linked_identity: an account linked to
+   * the upstream provider, as its sign-in would make; username_claim: a user with that username). Off by default.
+   */
+  jitProvisioning: boolean;
   /** Assertions live at most this long (exp - iat, and exp - now); longer ones are refused. */
   maxLifetimeSeconds: number;
   /** An assertion may be redeemed again until it expires (the ID-JAG draft allows it; the MCP extension does not). */
@@ -88,6 +96,8 @@ export const trustedIssuerSchema = new Schema<TrustedIssuerDoc>(
     audiences: { type: [String], default: [] },
     subjectMapping: { type: String, enum: ISSUER_SUBJECT_MAPPINGS, default: 'linked_identity' },
     upstreamProvider: { type: String },
+    subjectClaim: { type: String },
+    jitProvisioning: { type: Boolean, default: false },
     maxLifetimeSeconds: { type: Number, default: 300 },
     allowReuse: { type: Boolean, default: false },
     allowAct: { type: Boolean, default: false },

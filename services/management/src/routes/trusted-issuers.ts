@@ -87,7 +87,18 @@ const algorithms = z
 const subjectMapping = z
   .enum(ISSUER_SUBJECT_MAPPINGS)
   .describe(
-    'How the assertion `sub` becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself',
+    'How the assertion becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself; username_claim, the user whose username is the value of the claim subjectClaim',
+  );
+
+const subjectClaim = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/, 'a claim name: letters, digits and _ . : -')
+  .describe('username_claim: the assertion claim holding the local username (the issuer must be authoritative for it)');
+
+const jitProvisioning = z
+  .boolean()
+  .describe(
+    'A subject that maps to nobody becomes a new user (linked_identity: linked to the upstream provider; username_claim: that username); user_id cannot create users',
   );
 
 const upstreamProvider = z
@@ -182,6 +193,8 @@ const createBody = z
     audiences: audiences.default([]),
     subjectMapping: subjectMapping.default('linked_identity'),
     upstreamProvider: upstreamProvider.optional(),
+    subjectClaim: subjectClaim.optional(),
+    jitProvisioning: jitProvisioning.default(false),
     maxLifetimeSeconds: maxLifetimeSeconds.default(300),
     allowReuse: allowReuse.default(false),
     allowAct: allowAct.default(false),
@@ -200,6 +213,8 @@ const patchBody = z
     audiences: audiences.optional(),
     subjectMapping: subjectMapping.optional(),
     upstreamProvider: upstreamProvider.nullable().optional().describe('null removes it'),
+    subjectClaim: subjectClaim.nullable().optional().describe('null removes it'),
+    jitProvisioning: jitProvisioning.optional(),
     maxLifetimeSeconds: maxLifetimeSeconds.optional(),
     allowReuse: allowReuse.optional(),
     allowAct: allowAct.optional(),
@@ -222,6 +237,8 @@ export const trustedIssuerSchema = z
     audiences: z.array(z.string()),
     subjectMapping: z.enum(ISSUER_SUBJECT_MAPPINGS),
     upstreamProvider: z.string().optional(),
+    subjectClaim: z.string().optional(),
+    jitProvisioning: z.boolean(),
     maxLifetimeSeconds: z.number().int(),
     allowReuse: z.boolean(),
     allowAct: z.boolean(),
@@ -253,6 +270,8 @@ function view(doc: Stored) {
     audiences: doc.audiences,
     subjectMapping: doc.subjectMapping,
     ...(doc.upstreamProvider ? { upstreamProvider: doc.upstreamProvider } : {}),
+    ...(doc.subjectClaim ? { subjectClaim: doc.subjectClaim } : {}),
+    jitProvisioning: doc.jitProvisioning,
     maxLifetimeSeconds: doc.maxLifetimeSeconds,
     allowReuse: doc.allowReuse,
     allowAct: doc.allowAct,
@@ -321,7 +340,13 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
    */
   async function checkTrust(
     tenantId: number,
-    t: { issuer: string; subjectMapping: TrustedIssuerDoc['subjectMapping']; upstreamProvider?: string | undefined },
+    t: {
+      issuer: string;
+      subjectMapping: TrustedIssuerDoc['subjectMapping'];
+      upstreamProvider?: string | undefined;
+      subjectClaim?: string | undefined;
+      jitProvisioning?: boolean | undefined;
+    },
     providerChanged = true,
   ) {
     const invalid: Array<{ name: string; reason: string }> = [];
@@ -348,6 +373,13 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
     } else if (t.upstreamProvider) {
       invalid.push({ name: 'body.upstreamProvider', reason: `${t.subjectMapping} names no upstream provider` });
     }
+    if (t.subjectMapping === 'username_claim' && !t.subjectClaim)
+      invalid.push({ name: 'body.subjectClaim', reason: 'username_claim needs the claim that holds the username' });
+    if (t.subjectMapping !== 'username_claim' && t.subjectClaim)
+      invalid.push({ name: 'body.subjectClaim', reason: `${t.subjectMapping} reads no username claim` });
+    // A local user id is this deployment's to hand out: an issuer naming one that does not exist names nobody.
+    if (t.subjectMapping === 'user_id' && t.jitProvisioning)
+      invalid.push({ name: 'body.jitProvisioning', reason: 'user_id cannot create users' });
     if (invalid.length) throw problems.validation('the trusted issuer configuration is not consistent', invalid);
   }
 
@@ -448,14 +480,22 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 200: { description: 'The updated issuer', schema: trustedIssuerSchema } },
       handler: async ({ tenantId, params: p, body, audit, invalidate }) => {
         const existing = await find(tenantId, p.issuerId);
-        const { description: desc, upstreamProvider: provider, signals, ...rest } = body;
+        const { description: desc, upstreamProvider: provider, subjectClaim: claim, signals, ...rest } = body;
         const mapping = body.subjectMapping ?? existing.subjectMapping;
-        // Switching to a mapping that names no provider forgets the one the record had.
+        // Switching to a mapping that names no provider (or no claim) forgets the one the record had.
         const keptProvider = mapping === 'linked_identity' ? existing.upstreamProvider : undefined;
         const merged = provider === null ? undefined : (provider ?? keptProvider);
+        const keptClaim = mapping === 'username_claim' ? existing.subjectClaim : undefined;
+        const mergedClaim = claim === null ? undefined : (claim ?? keptClaim);
         await checkTrust(
           tenantId,
-          { issuer: existing.issuer, subjectMapping: mapping, upstreamProvider: merged },
+          {
+            issuer: existing.issuer,
+            subjectMapping: mapping,
+            upstreamProvider: merged,
+            subjectClaim: mergedClaim,
+            jitProvisioning: body.jitProvisioning ?? existing.jitProvisioning,
+          },
           provider !== undefined || body.subjectMapping !== undefined,
         );
         await checkActors(tenantId, body.actors);
@@ -465,6 +505,8 @@ export function trustedIssuerRoutes(deps: RouteDeps): RouteDef[] {
         else if (desc === null) unset.description = 1;
         if (merged) set.upstreamProvider = merged;
         else if (existing.upstreamProvider) unset.upstreamProvider = 1;
+        if (mergedClaim) set.subjectClaim = mergedClaim;
+        else if (existing.subjectClaim) unset.subjectClaim = 1;
         if (signals) set.signals = storedSignals(tenantId, existing.issuer, signals, existing.signals);
         else if (signals === null) unset.signals = 1;
         const update: Record<string, unknown> = { $set: set };

@@ -134,8 +134,8 @@ export async function createAccount(
   models: Models,
   tenantId: number,
   provider: UpstreamProviderDoc,
-  a: UpstreamAssertion,
-  mapped: MappedProfile,
+  a: Pick<UpstreamAssertion, 'issuer' | 'subject'>,
+  mapped: Pick<MappedProfile, 'username'>,
 ): Promise<string> {
   // The link first, under the account id it will have: the link's unique (tenant, provider, subject) index decides
   // which of two concurrent first sign-ins makes the account; the other signs in to it.
@@ -169,7 +169,7 @@ async function winnersAccount(
   models: Models,
   tenantId: number,
   provider: UpstreamProviderDoc,
-  a: UpstreamAssertion,
+  a: Pick<UpstreamAssertion, 'subject'>,
 ): Promise<string> {
   for (let i = 0; i < 20; i++) {
     const link = await models.UpstreamLink.findOne({ tenantId, provider: provider.alias, subject: a.subject }).lean();

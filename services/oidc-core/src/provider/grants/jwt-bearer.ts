@@ -39,6 +39,7 @@ import { resourceServerInfo } from '../resource-servers';
 import { userinfoAudience } from '../userinfo-audience';
 import type { AgentTokenForwarder } from '../agent-clients';
 import { mappedActor, redeemForActor } from './assertion-actor';
+import { subjectUser } from './assertion-subject';
 
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 export const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
@@ -153,39 +154,6 @@ async function verifyAssertion(ctx: KoaContextWithOIDC, deps: JwtBearerDeps, ass
   return { payload: payload as Verified['payload'], issuer, idJag };
 }
 
-/** The local user the assertion's subject is, enabled, or invalid_grant. */
-async function subjectUser(deps: JwtBearerDeps, v: Verified): Promise<string> {
-  const sub = String(v.payload.sub);
-  let userId: string | undefined;
-  if (v.issuer.subjectMapping === 'user_id') {
-    userId = /^[0-9a-f]{24}$/.test(sub) ? sub : undefined;
-  } else if (v.issuer.upstreamProvider) {
-    // Only a link this very issuer's sign-in made (or an administrator made for it): another provider's subjects are
-    // not this issuer's to name, and a disabled provider links nobody.
-    const provider = await deps.models.UpstreamProvider.exists({
-      tenantId: deps.tenantId,
-      alias: v.issuer.upstreamProvider,
-      enabled: true,
-    });
-    const link = provider
-      ? await deps.models.UpstreamLink.findOne({
-          tenantId: deps.tenantId,
-          provider: v.issuer.upstreamProvider,
-          subject: sub,
-          issuer: v.issuer.issuer,
-        }).lean()
-      : null;
-    userId = link?.userId;
-  }
-  const user = userId
-    ? await deps.models.User.findOne({ tenantId: deps.tenantId, _id: userId }, { enabled: 1 }).lean()
-    : null;
-  // RFC 7523 section 3.1 and the chaining draft: an unidentifiable subject is refused; so is a disabled one.
-  if (!user) throw invalidGrant('the assertion names no user of this tenant');
-  if (!user.enabled) throw invalidGrant('the user is disabled');
-  return String(user._id);
-}
-
 export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps): void {
   const resourceInfo = resourceServerInfo(deps.models, deps.tenantId);
   const replay = singleUseStore(deps.models, deps.tenantId, 'JwtBearerAssertion');
@@ -226,7 +194,7 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
       throw new errors.InvalidTarget('an assertion from another issuer cannot obtain tokens for this audience');
     const info = await resourceInfo(ctx, resource);
 
-    const accountId = await subjectUser(deps, v);
+    const accountId = await subjectUser(deps, v.issuer, v.payload);
 
     // Scopes: the requested ones (all of the resource's when none), cut to what the assertion allows; RBAC then cuts
     // the signed scope to what the user holds (resource-servers.ts).
