@@ -37,6 +37,7 @@ function agentsOf(html: string) {
       about: text(/<p class="muted">([\s\S]*?)<\/p>/.exec(body)?.[1] ?? ''),
       why: list(/^Why /),
       tokens: list(/^Tokens of /),
+      revoked: list(/^Revoked tokens of /),
       html: body,
     };
   });
@@ -52,6 +53,7 @@ function show(html: string): void {
     for (const w of a.why) console.log(`  why:   ${w}`);
     if (!a.tokens.length) console.log('  token: none live');
     for (const t of a.tokens) console.log(`  token: ${t}`);
+    for (const t of a.revoked) console.log(`  token: ${t}`);
   }
 }
 

@@ -107,7 +107,7 @@ it('the ID-JAG is audited, listed in the ledger, and revoked with the agent thro
   const answer = await browser.submit(revoke);
   expect(answer.status).toBe(303);
   const after = await (await browser.request(new URL(answer.headers.get('location')!, ledgerUrl).href)).text();
-  expect(after).toContain(`data-jti="${jti}"><strong>Revoked</strong>: identity assertion for`);
+  expect(after).toContain(`data-jti="${jti}" data-revoked="true">Revoked: identity assertion for`);
 
   // The subscribed receiver gets the revocation naming the person and the agent.
   const sets: string[] = [];

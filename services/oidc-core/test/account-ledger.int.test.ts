@@ -274,7 +274,11 @@ describe('the page', () => {
     for (const identifier of ['orders-agent', 'report-bot', 'consent-bot'])
       expect(page).toContain(`data-nhe="${identifier}"`);
     expect(page).toMatch(/names your group <strong>finance<\/strong>/);
-    expect(page).toMatch(/You allowed its application <strong>agent-app<\/strong>/);
+    // Applications and APIs by their registered names, the identifier beside them.
+    expect(page).toMatch(/You allowed its application <strong>Agent App<\/strong> \(agent-app\)/);
+    // A way back to the applications she uses (the origin of the registered redirect URI), and a way out.
+    expect(page).toContain('<a href="http://127.0.0.1:8409" rel="noreferrer">Agent App</a>');
+    expect(page).toMatch(new RegExp(`<a href="/auth/${T}/session/end" id="sign-out">Sign out</a>`));
     // Her live tokens, none of bob's; bob's agent is not hers.
     for (const t of [nhe.aliceOrders, nhe.aliceReport]) expect(page).toContain(`data-jti="${jtiOf(t)}"`);
     for (const t of [nhe.bobOrders, nhe.bobHelper]) expect(page).not.toContain(jtiOf(t));
@@ -377,7 +381,14 @@ describe('revoke, block, unblock', () => {
     expect(entry).toMatchObject({ nheIdentifier: 'orders-agent', subject: ids.alice, reason: 'user.agent.revoked' });
     const page = (await users.alice.browser.go(res.location!)).text;
     expect(page).toMatch(/<p role="status" id="done">orders-agent: Its access was revoked/);
-    expect(page).toMatch(new RegExp(`data-jti="${jtiOf(nhe.aliceOrders)}"><strong>Revoked</strong>`));
+    // Listed apart from the live tokens, without a countdown.
+    expect(page).toMatch(new RegExp(`data-jti="${jtiOf(nhe.aliceOrders)}" data-revoked="true">Revoked: `));
+    const orders = /<section[^>]*data-nhe="orders-agent">([\s\S]*?)<\/section>/.exec(page)?.[1] ?? '';
+    const live = /<ul aria-label="Tokens of orders-agent">([\s\S]*?)<\/ul>/.exec(orders)?.[1] ?? '';
+    expect(live).not.toContain(jtiOf(nhe.aliceOrders));
+    // Nothing left to revoke: the button is gone, the page says so.
+    expect(orders).not.toContain('Revoke its access now');
+    expect(orders).toContain('Nothing to revoke');
   });
 
   it("revoking an agent client's agent forgets the remembered consent", async () => {

@@ -21,6 +21,7 @@ import { toObjectId } from '@idp/db';
 import { agentClientMatches } from '@idp/delegation';
 import { DenyList, type RevocationStore } from '@idp/events';
 import { NHE_MAX_TTL_SECONDS } from '@idp/tokens';
+import { ACCOUNT_CLIENT_ID } from './account-client';
 
 /** At most this many audit rows and remembered grants are read for one page. */
 export const LEDGER_AUDIT_ROWS = 50;
@@ -73,6 +74,23 @@ export interface Ledger {
   username: string;
   agents: LedgerAgent[];
   audit: LedgerAuditRow[];
+  /** Display names of the clients (by client_id) and APIs (by identifier) the ledger names, where registered. */
+  names: { clients: Record<string, string>; resources: Record<string, string> };
+  /** The applications the user consented to, each with the origin of its first registered redirect URI: a way back. */
+  applications: Array<{ clientId: string; name: string; url: string }>;
+}
+
+/** The origin of a registered redirect URI a browser can open (http or https), else undefined. */
+function homeOf(redirectUris: string[] | undefined): string | undefined {
+  for (const uri of redirectUris ?? []) {
+    try {
+      const u = new URL(uri);
+      if (u.protocol === 'https:' || u.protocol === 'http:') return u.origin;
+    } catch {
+      // A stored value that is not a URL leads nowhere.
+    }
+  }
+  return undefined;
 }
 
 export interface RememberedGrant {
@@ -244,8 +262,35 @@ export async function loadLedger(
   }
   for (const a of agents.values()) a.tokens.sort((x, y) => y.issuedAt.getTime() - x.issuedAt.getTime());
 
+  // People know their applications and APIs by name, not by client_id or URL.
+  const clientIds = new Set<string>([...recent, ...audit].map((r) => r.clientId));
+  for (const g of grants) clientIds.add(g.clientId);
+  const resourceIds = new Set<string>([...recent, ...audit].map((r) => r.resourceServer));
+  const [clients, resources] = await Promise.all([
+    models.Client.find(
+      { tenantId, clientId: { $in: [...clientIds] } },
+      { clientId: 1, name: 1, redirectUris: 1 },
+    ).lean(),
+    models.ResourceServer.find({ tenantId, identifier: { $in: [...resourceIds] } }, { identifier: 1, name: 1 }).lean(),
+  ]);
+  const names = {
+    clients: Object.fromEntries(clients.filter((c) => c.name).map((c) => [c.clientId, c.name])),
+    resources: Object.fromEntries(resources.filter((r) => r.name).map((r) => [r.identifier, r.name])),
+  };
+
+  const granted = new Set(grants.map((g) => g.clientId));
+  const applications = clients
+    .filter((c) => granted.has(c.clientId) && c.clientId !== ACCOUNT_CLIENT_ID)
+    .flatMap((c) => {
+      const url = homeOf(c.redirectUris);
+      return url ? [{ clientId: c.clientId, name: c.name || c.clientId, url }] : [];
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+
   return {
     username: user.username,
+    names,
+    applications,
     agents: [...agents.values()].sort((x, y) => x.identifier.localeCompare(y.identifier)),
     audit: audit.map((r) => ({
       issuedAt: r.issuedAt,
