@@ -41,7 +41,8 @@ const SCREENS: ScreenDef[] = [
   { id: 'audit', title: 'Token audit', render: () => <AuditScreen /> },
 ];
 
-const routeOf = () => window.location.hash.replace(/^#\/?/, '').split('?')[0] || '';
+/** The screen of the hash route: `#/clients/orders-app` is the clients screen (its detail route is the rest). */
+const routeOf = () => window.location.hash.replace(/^#\/?/, '').split('?')[0]?.split('/')[0] ?? '';
 
 export function App() {
   const [config, setConfig] = useState<ConsoleConfig | undefined>();

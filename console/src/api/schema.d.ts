@@ -957,6 +957,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin/tenants/{tenantId}/non-human-entities/token-audit/histogram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tokens issued per time bucket and per NHE
+         * @description Counts the NHE tokens issued in a window of one hour to seven days (default: the last 24 hours), per bucket (default: one hour) and per NHE identifier, with the same filters as the list. At most 50000 tokens are counted; past that `truncated` is true.
+         *
+         *     Requires the scope `auth.nhe.audit.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["getTokenAuditHistogram"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin/tenants/{tenantId}/resource-servers": {
         parameters: {
             query?: never;
@@ -1375,6 +1399,58 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's remembered consents (grants)
+         * @description Requires the scope `auth.users.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listUserGrants"];
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw every consent of a user
+         * @description Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["revokeAllUserGrants"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw one of a user's consents
+         * @description The next authorization of that application asks the user again; refresh tokens and opaque access tokens issued under the grant stop working, and the delegation tokens of the user's agents through that application are revoked.
+         *
+         *     Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["revokeUserGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin/tenants/{tenantId}/users/{userId}/password": {
         parameters: {
             query?: never;
@@ -1391,6 +1467,30 @@ export interface paths {
          */
         put: operations["setUserPassword"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a one-time password reset link for a user
+         * @description The answer holds the link once; give it to the person out of band. It works once, until it expires, and ends the user's sign-in sessions when used. A new link replaces the user's older ones.
+         *
+         *     Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        post: operations["createPasswordResetLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1424,6 +1524,58 @@ export interface paths {
          *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
          */
         delete: operations["unassignRoleUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's sign-in sessions
+         * @description Requires the scope `auth.users.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listUserSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign a user out everywhere (ends every session)
+         * @description Ends every sign-in session of the user at this provider. Tokens already issued stay valid until they expire unless the grants are withdrawn as well (DELETE .../grants).
+         *
+         *     Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["endAllUserSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of a user's sessions (signs the user out of it)
+         * @description Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["endUserSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1913,6 +2065,8 @@ export interface components {
             nextCursor: string | null;
         };
         IdJagAudience: {
+            /** @description NHE identifiers of the agents that may obtain ID-JAGs for this audience */
+            agents: string[];
             audience: string;
             clients: {
                 clientId: string;
@@ -2086,6 +2240,14 @@ export interface components {
             items: components["schemas"]["Nhe"][];
             nextCursor: string | null;
         };
+        PasswordResetLink: {
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The link's path under the public origin */
+            path: string;
+            /** @description The whole link, when the public origin is configured */
+            url?: string;
+        };
         /** @description RFC 9457 problem details */
         Problem: {
             detail?: string;
@@ -2244,6 +2406,30 @@ export interface components {
             /** @description More issuances exist than were returned */
             truncated: boolean;
         };
+        TokenAuditHistogram: {
+            bucketSeconds: number;
+            /**
+             * Format: date-time
+             * @description Start of the first bucket (the window start rounded down to a bucket boundary)
+             */
+            from: string;
+            /** @description One series per NHE that was issued a token in the window, most tokens first */
+            series: {
+                /** @description Tokens issued in each bucket, oldest bucket first */
+                counts: number[];
+                nheIdentifier: string;
+                total: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description End of the last bucket (the window end rounded up to a bucket boundary)
+             */
+            to: string;
+            /** @description Tokens counted in the window */
+            total: number;
+            /** @description More than 50000 tokens were issued in the window: the counts cover the 50000 issued first only */
+            truncated: boolean;
+        };
         TokenAuditPage: {
             items: components["schemas"]["TokenAuditRecord"][];
             nextCursor: string | null;
@@ -2276,6 +2462,8 @@ export interface components {
             /** @description The token crossed an organisation boundary: issued, an identity assertion (ID-JAG) this tenant issued for the authorization server peer; redeemed, minted from an assertion of the trusted issuer peer, with that assertion's jti, sub and act.sub */
             crossDomain?: {
                 actor?: string;
+                /** @description redeemed: every actor of the assertion's act chain at its issuer, outermost (actor) first */
+                actors?: string[];
                 assertionJti?: string;
                 /** @enum {string} */
                 direction: "issued" | "redeemed";
@@ -2310,6 +2498,10 @@ export interface components {
             secret: string;
         };
         TrustedIssuer: {
+            actors: {
+                nheIdentifier: string;
+                subject: string;
+            }[];
             algorithms: string[];
             allowAct: boolean;
             allowReuse: boolean;
@@ -2320,10 +2512,20 @@ export interface components {
             enabled: boolean;
             id: string;
             issuer: string;
+            jitProvisioning: boolean;
             jwksUri: string;
             maxLifetimeSeconds: number;
+            /** @description The subscription to the issuer’s Shared Signals transmitter, when there is one */
+            signals?: {
+                clientId: string;
+                /** @description Whether a client secret is stored (it is never returned) */
+                clientSecretSet: boolean;
+                enabled: boolean;
+                pollIntervalSeconds: number;
+            };
+            subjectClaim?: string;
             /** @enum {string} */
-            subjectMapping: "linked_identity" | "user_id";
+            subjectMapping: "linked_identity" | "user_id" | "username_claim";
             /** Format: date-time */
             updatedAt: string;
             upstreamProvider?: string;
@@ -2471,9 +2673,40 @@ export interface components {
             updatedAt: string;
             username: string;
         };
+        UserGrant: {
+            clientId: string;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            /** @description The grant's id */
+            id: string;
+            /** @description API scopes consented to, per resource */
+            resources: {
+                resource: string;
+                scopes: string[];
+            }[];
+            /** @description OpenID scopes consented to */
+            scopes: string[];
+        };
         UserPage: {
             items: components["schemas"]["User"][];
             nextCursor: string | null;
+        };
+        UserSession: {
+            acr?: string;
+            amr?: string[];
+            /** @description The applications this session signed the user in to (client ids) */
+            clients: string[];
+            /** Format: date-time */
+            expiresAt?: string;
+            /** @description The session's id (not its cookie value) */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the user last authenticated in this session
+             */
+            signedInAt?: string;
         };
         WorkloadIssuer: {
             /** Format: date-time */
@@ -5485,6 +5718,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The agents (NHE identifiers of this tenant) that may obtain ID-JAGs for this audience, presenting their delegation token as the subject token through one of the listed clients; the ID-JAG then carries the delegation (act, agent). Empty: no agent may
+                     * @default []
+                     */
+                    agents?: string[];
                     /** @description The other authorization server's issuer identifier, the ID-JAG `aud` (RFC 8414 section 2); immutable */
                     audience: string;
                     /**
@@ -5757,6 +5995,8 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description The agents (NHE identifiers of this tenant) that may obtain ID-JAGs for this audience, presenting their delegation token as the subject token through one of the listed clients; the ID-JAG then carries the delegation (act, agent). Empty: no agent may */
+                    agents?: string[];
                     /** @description The clients of this tenant that may ask for ID-JAGs for this audience, each with its client_id there */
                     clients?: {
                         /** @description A client of this tenant that authenticates */
@@ -7727,6 +7967,86 @@ export interface operations {
             };
         };
     };
+    getTokenAuditHistogram: {
+        parameters: {
+            query?: {
+                /** @description Width of a bucket in seconds (default one hour); buckets are aligned to multiples of it since the epoch */
+                bucketSeconds?: number;
+                clientId?: string;
+                /** @description Start of the window (RFC 3339, UTC); default: `to` minus 24 hours */
+                from?: string;
+                nheIdentifier?: string;
+                resourceServer?: string;
+                /** @description End of the window (RFC 3339, UTC); default: now */
+                to?: string;
+                userId?: string;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenAuditHistogram"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listResourceServers: {
         parameters: {
             query?: {
@@ -9002,6 +9322,16 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * @description Its agents accepted here (with allowAct): act.sub mapped to an NHE of this tenant; an act.sub not listed is refused
+                     * @default []
+                     */
+                    actors?: {
+                        /** @description Identifier of one of this tenant’s NHEs */
+                        nheIdentifier: string;
+                        /** @description The assertion’s act.sub, exactly as the issuer writes it (e.g. nhe:orders-agent) */
+                        subject: string;
+                    }[];
+                    /**
                      * @description JWS algorithms accepted on its assertions (asymmetric only)
                      * @default [
                      *       "RS256",
@@ -9029,6 +9359,11 @@ export interface operations {
                     enabled?: boolean;
                     /** @description The `iss` of its assertions, exactly (RFC 7523 section 3 item 1); immutable */
                     issuer: string;
+                    /**
+                     * @description A subject that maps to nobody becomes a new user (linked_identity: linked to the upstream provider; username_claim: that username); user_id cannot create users
+                     * @default false
+                     */
+                    jitProvisioning?: boolean;
                     /** @description URL of its JWK Set (fetched through the SSRF-safe outbound client, cached) */
                     jwksUri: string;
                     /**
@@ -9036,12 +9371,31 @@ export interface operations {
                      * @default 300
                      */
                     maxLifetimeSeconds?: number;
+                    /** @description Subscribe to the issuer’s Shared Signals (SSF 1.0, RFC 8936 poll): its revocations revoke the tokens this tenant minted from its assertions */
+                    signals?: {
+                        /** @description This tenant’s client at the issuer: client_credentials with the scope ssf.manage on its SSF audience (urn:idp:ssf) */
+                        clientId: string;
+                        /** @description Write-only; stored sealed. Required the first time; left out on an update, the stored one is kept */
+                        clientSecret?: string;
+                        /**
+                         * @description Poll the issuer’s transmitter (off: the receiver stops and deletes its stream at the issuer; the settings are kept)
+                         * @default true
+                         */
+                        enabled?: boolean;
+                        /**
+                         * @description Seconds between polls: the issuer’s part of the revocation bound
+                         * @default 5
+                         */
+                        pollIntervalSeconds?: number;
+                    };
+                    /** @description username_claim: the assertion claim holding the local username (the issuer must be authoritative for it) */
+                    subjectClaim?: string;
                     /**
-                     * @description How the assertion `sub` becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself
+                     * @description How the assertion becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself; username_claim, the user whose username is the value of the claim subjectClaim
                      * @default linked_identity
                      * @enum {string}
                      */
-                    subjectMapping?: "linked_identity" | "user_id";
+                    subjectMapping?: "linked_identity" | "user_id" | "username_claim";
                     /** @description linked_identity: alias of the upstream provider whose account links name this issuer’s subjects */
                     upstreamProvider?: string;
                 };
@@ -9286,6 +9640,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Replaced whole */
+                    actors?: {
+                        /** @description Identifier of one of this tenant’s NHEs */
+                        nheIdentifier: string;
+                        /** @description The assertion’s act.sub, exactly as the issuer writes it (e.g. nhe:orders-agent) */
+                        subject: string;
+                    }[];
                     /** @description JWS algorithms accepted on its assertions (asymmetric only) */
                     algorithms?: ("RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA")[];
                     /** @description Its assertions may carry `act` (a delegation, RFC 8693 section 4.1); otherwise such an assertion is refused */
@@ -9298,15 +9659,36 @@ export interface operations {
                     description?: string | null;
                     /** @description A disabled issuer’s assertions are refused, from the next request on */
                     enabled?: boolean;
+                    /** @description A subject that maps to nobody becomes a new user (linked_identity: linked to the upstream provider; username_claim: that username); user_id cannot create users */
+                    jitProvisioning?: boolean;
                     /** @description URL of its JWK Set (fetched through the SSRF-safe outbound client, cached) */
                     jwksUri?: string;
                     /** @description Assertions live at most this long (exp - iat, and exp - now); longer ones are refused */
                     maxLifetimeSeconds?: number;
+                    /** @description Replaced whole (a clientSecret left out is kept); null ends the subscription */
+                    signals?: {
+                        /** @description This tenant’s client at the issuer: client_credentials with the scope ssf.manage on its SSF audience (urn:idp:ssf) */
+                        clientId: string;
+                        /** @description Write-only; stored sealed. Required the first time; left out on an update, the stored one is kept */
+                        clientSecret?: string;
+                        /**
+                         * @description Poll the issuer’s transmitter (off: the receiver stops and deletes its stream at the issuer; the settings are kept)
+                         * @default true
+                         */
+                        enabled?: boolean;
+                        /**
+                         * @description Seconds between polls: the issuer’s part of the revocation bound
+                         * @default 5
+                         */
+                        pollIntervalSeconds?: number;
+                    } | null;
+                    /** @description null removes it */
+                    subjectClaim?: string | null;
                     /**
-                     * @description How the assertion `sub` becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself
+                     * @description How the assertion becomes a local user: linked_identity, the user linked to (upstreamProvider, sub) by upstream sign-in; user_id, the local user id itself; username_claim, the user whose username is the value of the claim subjectClaim
                      * @enum {string}
                      */
-                    subjectMapping?: "linked_identity" | "user_id";
+                    subjectMapping?: "linked_identity" | "user_id" | "username_claim";
                     /** @description null removes it */
                     upstreamProvider?: string | null;
                 };
@@ -10465,6 +10847,237 @@ export interface operations {
             };
         };
     };
+    listUserGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["UserGrant"][];
+                    };
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeAllUserGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many grants were withdrawn */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: number;
+                    };
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency could not confirm the change (`service-unavailable`); retrying the request is safe */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeUserGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grantId: string;
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency could not confirm the change (`service-unavailable`); retrying the request is safe */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     setUserPassword: {
         parameters: {
             query?: never;
@@ -10489,6 +11102,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the link works (seconds; 300 to 604800, default 28800)
+                     * @default 28800
+                     */
+                    ttlSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The link (shown once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetLink"];
+                };
             };
             /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
             400: {
@@ -10640,6 +11351,219 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Not assigned */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["UserSession"][];
+                    };
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    endAllUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ended: number;
+                    };
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    endUserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -8,6 +8,7 @@ import { problems } from '@idp/errors';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
 import { idOr404, pageOf, type RouteDeps } from './deps';
+import { tokenAuditHistogramRoutes } from './token-audit-histogram';
 
 export const auditSchema = z
   .object({
@@ -54,6 +55,10 @@ export const auditSchema = z
         assertionJti: z.string().optional(),
         subject: z.string().optional(),
         actor: z.string().optional(),
+        actors: z
+          .array(z.string())
+          .optional()
+          .describe("redeemed: every actor of the assertion's act chain at its issuer, outermost (actor) first"),
       })
       .optional()
       .describe(
@@ -170,6 +175,8 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
         body: { count: await models.TokenAudit.countDocuments(filterOf(tenantId, query)) },
       }),
     }),
+    // Before `/:auditId`: the fixed sub-path is matched first.
+    ...tokenAuditHistogramRoutes(deps, BASE, TAG),
     defineRoute({
       method: 'get',
       path: `${BASE}/:auditId`,
