@@ -26,6 +26,8 @@ export interface HarnessOptions {
   oidcEnv?: Record<string, string>;
   /** Extra environment of the nhe-delegation sidecar (e.g. ACTOR_JWKS_ALLOW_LOOPBACK for key sets served by the test). */
   sidecarEnv?: Record<string, string>;
+  /** Extra environment of the signals service (e.g. UPSTREAM_ALLOW_LOOPBACK for a trusted issuer's transmitter on loopback). */
+  signalsEnv?: Record<string, string>;
   /** Public origin, router port and TLS of the topology (an https run as `npm start` makes it); default plain http on a free port. */
   publicBaseUrl?: string;
   routerPort?: number;
@@ -45,10 +47,11 @@ export async function startHarness(label: string, options: HarnessOptions = {}):
       stdio: process.env.E2E_LOGS ? 'inherit' : 'ignore',
       logLevel: process.env.E2E_LOGS ? 'info' : 'warn',
       extraEnv:
-        options.oidcEnv || options.sidecarEnv
+        options.oidcEnv || options.sidecarEnv || options.signalsEnv
           ? {
               ...(options.oidcEnv ? { 'oidc-core': options.oidcEnv } : {}),
               ...(options.sidecarEnv ? { 'nhe-delegation': options.sidecarEnv } : {}),
+              ...(options.signalsEnv ? { signals: options.signalsEnv } : {}),
             }
           : undefined,
       publicBaseUrl: options.publicBaseUrl,

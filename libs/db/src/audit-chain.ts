@@ -58,6 +58,8 @@ export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: str
             row.crossDomain.assertionJti ?? null,
             row.crossDomain.subject ?? null,
             row.crossDomain.actor ?? null,
+            // Only when present: rows written before it hash as they always did.
+            ...(row.crossDomain.actors !== undefined ? [row.crossDomain.actors] : []),
           ],
         ]
       : []),

@@ -63,6 +63,8 @@ export const forwardedAgentTokenSchema = z
         assertionJti: z.string().min(1).max(256).optional(),
         subject: z.string().min(1).max(1024),
         actor: z.string().min(1).max(1024),
+        /** Every actor of the assertion's act chain, outermost (actor) first. */
+        actors: z.array(z.string().min(1).max(1024)).min(1).max(16).optional(),
       })
       .strict()
       .optional(),

@@ -65,6 +65,8 @@ export const nheTokenIssuedSchema = z
         assertionJti: z.string().min(1).max(256).optional(),
         subject: z.string().min(1).max(1024).optional(),
         actor: z.string().min(1).max(1024).optional(),
+        /** redeemed: every actor of the assertion's act chain at its issuer, outermost (actor) first. */
+        actors: z.array(z.string().min(1).max(1024)).min(1).max(16).optional(),
       })
       .strict()
       .optional(),

@@ -137,6 +137,47 @@ describe('an agent client gets NHE delegation tokens', () => {
     ]);
   });
 
+  it("introspection: the agent client's token is active (the NHE's link is its client gate), and inactive once the link is gone", async () => {
+    const { models } = app.db;
+    const auditor = await createClient(models, PEPPER, {
+      tenantId: T,
+      clientId: 'orders-introspector',
+      name: 'Orders introspector',
+      grantTypes: ['client_credentials'],
+    });
+    await models.ResourceServer.updateOne(
+      { tenantId: T, identifier: ORDERS },
+      { $addToSet: { introspectionClientIds: 'orders-introspector' } },
+    );
+    const token = ok(await authCodeFlow(app, agent, { scope: 'openid orders:read', resource: ORDERS })).access_token!;
+    const introspect = async () => {
+      const res = await fetch(`${app.baseUrl}/auth/${T}/token/introspection`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${auditor.clientId}:${auditor.clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ token }),
+      });
+      return (await res.json()) as Record<string, unknown>;
+    };
+    // The client's own record has delegation off: the agent link alone lets its tokens live.
+    expect(await introspect()).toMatchObject({
+      active: true,
+      client_id: 'mcp-agent',
+      act: { sub: 'nhe:orders-agent' },
+    });
+    await models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { agentClients: [] } });
+    try {
+      expect(await introspect()).toEqual({ active: false });
+    } finally {
+      await models.Nhe.updateOne(
+        { tenantId: T, identifier: 'orders-agent' },
+        { $set: { agentClients: ['mcp-agent'] } },
+      );
+    }
+  });
+
   it('the decision narrows as token exchange does: a scope the user does not hold is removed (orders:refund)', async () => {
     await app.db.models.DelegationPolicy.updateOne(
       { tenantId: T, nheId: app.tenant.nhe.id },

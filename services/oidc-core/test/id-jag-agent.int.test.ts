@@ -15,7 +15,19 @@
  *   access now" covers it, its kill-switch entry reaches a Shared Signals receiver, and the revoked delegation token
  *   obtains no further ID-JAG.
  */
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
+import { randomUUID } from 'node:crypto';
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+} from 'jose';
 import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { TokenAuditDoc } from '@idp/db';
@@ -370,6 +382,84 @@ describe('refusals', () => {
     expect([payload.act, payload.agent]).toEqual([undefined, undefined]);
     expect(sidecar.issued.length).toBe(before);
   });
+
+  it('an agent client presenting its ID token: the person path is not for it (its delegation token is)', async () => {
+    const { models } = app.db;
+    const asPerson = () =>
+      idJag(alice.idToken, { extra: { subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' } });
+    // demo-app embodies orders-agent (an agent client): alice's ID token for it no longer gets an ID-JAG.
+    await models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $set: { agentClients: ['demo-app'] } });
+    try {
+      await refused(asPerson(), 'invalid_grant', /present its delegation token as the subject_token/);
+    } finally {
+      await models.Nhe.updateOne({ tenantId: T, identifier: 'orders-agent' }, { $unset: { agentClients: 1 } });
+    }
+    expect((await asPerson()).status).toBe(200);
+  });
+
+  it('a DPoP-bound delegation token (cnf.jkt): only with a DPoP proof made with its key (RFC 9449 section 7)', async () => {
+    const htu = `${app.baseUrl}/auth/${T}/oidc/token`;
+    const keyPair = async () => {
+      const { publicKey, privateKey } = await generateKeyPair('ES256');
+      const jwk = await exportJWK(publicKey);
+      const proof = () =>
+        new SignJWT({ htm: 'POST', htu })
+          .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+          .setIssuedAt()
+          .setJti(randomUUID())
+          .sign(privateKey);
+      return { proof, jkt: await calculateJwkThumbprint(jwk) };
+    };
+    const tokenRequest = async (form: Record<string, string>, dpop?: string) => {
+      const c = app.tenant.client;
+      const res = await fetch(htu, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64')}`,
+          ...(dpop ? { dpop } : {}),
+        },
+        body: new URLSearchParams(form),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const holder = await keyPair();
+    const minted = await tokenRequest(
+      {
+        grant_type: TE,
+        subject_token: alice.access,
+        subject_token_type: ACCESS_TOKEN,
+        actor_token: 'orders-agent',
+        actor_token_type: 'urn:vendor:token-type:nhe-id',
+        resource: ORDERS,
+        scope: 'orders:read',
+      },
+      await holder.proof(),
+    );
+    expect(minted.status).toBe(200);
+    const bound = String(minted.body.access_token);
+    expect(decodeJwt(bound).cnf).toEqual({ jkt: holder.jkt });
+    const ask = (dpop?: string) =>
+      tokenRequest(
+        {
+          grant_type: TE,
+          requested_token_type: ID_JAG,
+          subject_token: bound,
+          subject_token_type: ACCESS_TOKEN,
+          audience: PARTNER,
+          resource: MCP,
+        },
+        dpop,
+      );
+    const before = sidecar.issued.length;
+    for (const dpop of [undefined, await (await keyPair()).proof()]) {
+      const res = await ask(dpop);
+      expect([res.status, res.body.error, res.body.access_token]).toEqual([400, 'invalid_dpop_proof', undefined]);
+    }
+    expect(sidecar.issued.length).toBe(before);
+    const ok = await ask(await holder.proof());
+    expect([ok.status, ok.body.issued_token_type]).toEqual([200, ID_JAG]);
+  });
 });
 
 describe("the person's ledger", () => {
@@ -379,12 +469,12 @@ describe("the person's ledger", () => {
     const agent = /<section[^>]*data-nhe="orders-agent">([\s\S]*?)<\/section>/.exec(text)?.[1] ?? '';
     expect(agent).toMatch(
       new RegExp(
-        `<li data-jti="${issued.jti}">identity assertion for <strong>${PARTNER}</strong> \\(${MCP}\\), through <strong>demo-app</strong>`,
+        `<li data-jti="${issued.jti}">identity assertion for <strong>${PARTNER}</strong> \\(${MCP}\\), through <strong>Demo App</strong> <span class="muted">\\(demo-app\\)</span>`,
       ),
     );
     const audit = /<ol id="audit"[^>]*>([\s\S]*?)<\/ol>/.exec(text)?.[1] ?? '';
     expect(audit).toContain(
-      `<strong>orders-agent</strong> identity assertion for ${PARTNER} (${MCP}), through demo-app`,
+      `<strong>orders-agent</strong> identity assertion for ${PARTNER} (${MCP}), through Demo App <span class="muted">(demo-app)</span>`,
     );
 
     // What a subscribed receiver holds for the person and the agent: nothing yet.
@@ -401,7 +491,7 @@ describe("the person's ledger", () => {
     const delivered = await eventually(forAgent, 10_000, 20);
     expect(delivered.issuedBefore).toBeGreaterThanOrEqual(issued.iat);
     const page = (await ledgerOf(alice.browser)).text;
-    expect(page).toMatch(new RegExp(`data-jti="${issued.jti}"><strong>Revoked</strong>: identity assertion for`));
+    expect(page).toMatch(new RegExp(`data-jti="${issued.jti}" data-revoked="true">Revoked: identity assertion for`));
     // The revoked delegation token obtains no further ID-JAG.
     const again = await idJag(ordersToken);
     expect([again.status, again.body.error]).toEqual([400, 'invalid_grant']);

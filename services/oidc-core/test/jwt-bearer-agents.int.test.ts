@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import {
+  calculateJwkThumbprint,
   createRemoteJWKSet,
   decodeJwt,
   exportJWK,
@@ -43,6 +44,8 @@ let issuerUrl = '';
 let agentClient: { clientId: string; clientSecret: string; numericId: number };
 /** A client of this tenant the NHE does not name. */
 let otherClient: { clientId: string; clientSecret: string };
+/** Another of the NHE's agent clients, registered with dpop_bound_access_tokens. */
+let dpopClient: { clientId: string; clientSecret: string; numericId: number };
 let nheId = '';
 
 beforeAll(async () => {
@@ -84,6 +87,14 @@ beforeAll(async () => {
     createClient(models, PEPPER, { tenantId: T, clientId, name: clientId, grantTypes: [GRANT], redirectUris: [] });
   agentClient = await make('org-a-orders-agent');
   otherClient = await make('org-b-web-app');
+  dpopClient = await createClient(models, PEPPER, {
+    tenantId: T,
+    clientId: 'org-a-orders-agent-dpop',
+    name: 'org-a-orders-agent-dpop',
+    grantTypes: [GRANT],
+    redirectUris: [],
+    requireDpop: true,
+  });
   const nhe = await models.Nhe.create({
     tenantId: T,
     identifier: B_AGENT,
@@ -91,7 +102,7 @@ beforeAll(async () => {
     allowedScopes: ['orders:read', 'orders:write'],
     maxTokenLifetime: 300,
     operator: 'Org A',
-    agentClients: [agentClient.clientId],
+    agentClients: [agentClient.clientId, dpopClient.clientId],
   });
   nheId = String(nhe._id);
   await models.DelegationPolicy.create({
@@ -133,12 +144,14 @@ async function redeem(
   jwt: string,
   body: Record<string, string> = {},
   client: { clientId: string; clientSecret: string } = agentClient,
+  dpop?: string,
 ) {
   const res = await fetch(`${issuerUrl}/oidc/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: basicAuth(client.clientId, client.clientSecret),
+      ...(dpop ? { dpop } : {}),
     },
     body: new URLSearchParams({ grant_type: GRANT, assertion: jwt, ...body }),
   });
@@ -192,6 +205,8 @@ it("an ID-JAG with a mapped actor becomes this tenant's delegation token for its
       assertionJti: decodeJwt(jwt).jti,
       subject: app.tenant.user.id,
       actor: A_AGENT,
+      // The whole chain, outermost first: org A may revoke its inner agent too.
+      actors: [A_AGENT, 'nhe:upstream-helper'],
     },
   });
   // The audit writer's row for it (its own mapping and hash chain), as the person's ledger and the management API read it.
@@ -315,4 +330,64 @@ describe('refusals', () => {
       'access_denied',
       /no delegation policy/,
     ));
+});
+
+describe('DPoP (RFC 9449)', () => {
+  /** A proof for this token endpoint, made with a fresh key; its thumbprint. */
+  async function proof(o: { htu?: string } = {}) {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const jws = await new SignJWT({ htm: 'POST', htu: o.htu ?? `${issuerUrl}/oidc/token` })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .sign(privateKey);
+    return { jws, jkt: await calculateJwkThumbprint(jwk) };
+  }
+
+  it('a proof binds the delegation token to its key (cnf.jkt, token_type DPoP), audited with the key', async () => {
+    const before = sidecar.issued.length;
+    const p = await proof();
+    const res = await redeem(await idJag(), {}, agentClient, p.jws);
+    expect(res.status).toBe(200);
+    expect(res.body.token_type).toBe('DPoP');
+    const at = await verified(String(res.body.access_token));
+    expect(at.cnf).toEqual({ jkt: p.jkt });
+    expect(sidecar.issued.length).toBe(before + 1);
+    expect(sidecar.issued.at(-1)).toMatchObject({ jti: at.jti, dpopJkt: p.jkt });
+  });
+
+  it('a client with dpop_bound_access_tokens gets no unbound delegation token; with a proof, a bound one', async () => {
+    const before = sidecar.issued.length;
+    const jwt = await idJag({ client_id: dpopClient.clientId });
+    const refused = await redeem(jwt, {}, dpopClient);
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: 'invalid_dpop_proof' });
+    expect(sidecar.issued.length).toBe(before);
+    // The refusal did not use the assertion up.
+    const p = await proof();
+    const res = await redeem(jwt, {}, dpopClient, p.jws);
+    expect(res.status).toBe(200);
+    expect((await verified(String(res.body.access_token))).cnf).toEqual({ jkt: p.jkt });
+  });
+
+  it('a proof for another URL, or the same proof twice, is refused', async () => {
+    const other = await proof({ htu: 'https://elsewhere.example/token' });
+    const wrong = await redeem(await idJag(), {}, agentClient, other.jws);
+    expect({ status: wrong.status, error: wrong.body.error }).toEqual({ status: 400, error: 'invalid_dpop_proof' });
+    const p = await proof();
+    expect((await redeem(await idJag(), {}, agentClient, p.jws)).status).toBe(200);
+    const replayed = await redeem(await idJag(), {}, agentClient, p.jws);
+    expect({ status: replayed.status, error: replayed.body.error }).toEqual({
+      status: 400,
+      error: 'invalid_dpop_proof',
+    });
+  });
+});
+
+it('an assertion with act must carry iat (a revocation at its issuer is bounded by it)', async () => {
+  const before = sidecar.issued.length;
+  const res = await redeem(await idJag({ iat: undefined }, 'JWT'), { resource: ORDERS });
+  expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
+  expect(String(res.body.error_description)).toMatch(/act must carry iat/);
+  expect(sidecar.issued.length).toBe(before);
 });

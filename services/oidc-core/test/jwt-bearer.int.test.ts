@@ -9,7 +9,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import {
+  calculateJwkThumbprint,
+  decodeJwt,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 import { basicAuth, createClient } from '@idp/testing';
 import { startPagesApp, PEPPER, type PagesApp } from './pages-app';
 
@@ -96,12 +104,13 @@ const idJag = (claims: JWTPayload = {}) =>
     claims: { client_id: rp.clientId, resource: app.tenant.resource, scope: 'orders:read', ...claims },
   });
 
-async function redeem(jwt: string, body: Record<string, string> = {}, client = rp) {
+async function redeem(jwt: string, body: Record<string, string> = {}, client = rp, dpop?: string) {
   const res = await fetch(`${issuerUrl}/oidc/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: basicAuth(client.clientId, client.clientSecret),
+      ...(dpop ? { dpop } : {}),
     },
     body: new URLSearchParams({ grant_type: GRANT, assertion: jwt, ...body }),
   });
@@ -301,5 +310,46 @@ describe('refusals', () => {
   it('a client that may not use the grant gets unauthorized_client', async () => {
     const res = await redeem(await idJag({ client_id: app.tenant.client.clientId }), {}, app.tenant.client);
     expect(res).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
+  });
+});
+
+describe('DPoP (RFC 9449)', () => {
+  async function proof() {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const jws = await new SignJWT({ htm: 'POST', htu: `${issuerUrl}/oidc/token` })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .sign(privateKey);
+    return { jws, jkt: await calculateJwkThumbprint(jwk) };
+  }
+
+  it('a proof binds the access token to its key (cnf.jkt, token_type DPoP)', async () => {
+    const p = await proof();
+    const res = await redeem(await idJag(), {}, rp, p.jws);
+    expect(res.status).toBe(200);
+    expect(res.body.token_type).toBe('DPoP');
+    expect(decodeJwt(String(res.body.access_token)).cnf).toEqual({ jkt: p.jkt });
+  });
+
+  it('a client with dpop_bound_access_tokens gets no unbound token (invalid_dpop_proof); a bad proof is refused', async () => {
+    const bound = await createClient(app.db.models, PEPPER, {
+      tenantId: app.tenant.tenantId,
+      clientId: 'mcp-client-dpop',
+      name: 'mcp-client-dpop',
+      grantTypes: [GRANT],
+      redirectUris: [],
+      requireDpop: true,
+    });
+    const jwt = await idJag({ client_id: bound.clientId });
+    const refused = await redeem(jwt, {}, bound);
+    expect([refused.status, refused.body.error]).toEqual([400, 'invalid_dpop_proof']);
+    const garbage = await redeem(jwt, {}, bound, 'not-a-proof');
+    expect([garbage.status, garbage.body.error]).toEqual([400, 'invalid_dpop_proof']);
+    const p = await proof();
+    const res = await redeem(jwt, {}, bound, p.jws);
+    expect(res.status).toBe(200);
+    expect(decodeJwt(String(res.body.access_token)).cnf).toEqual({ jkt: p.jkt });
   });
 });

@@ -18,6 +18,12 @@ export const configSchema = z.object({
   SSF_RECONCILE_INTERVAL_SECONDS: intEnv(30, 1, 3600),
   /** Streams one receiver (client) may hold in its tenant. */
   SSF_MAX_STREAMS_PER_CLIENT: intEnv(5, 1, 100),
+  /**
+   * Seconds a poll stream lives without any request of its receiver (a poll, a read, an update), then is deleted with
+   * its events (SSF 1.0 section 8.1.1 `inactivity_timeout`, reported in the stream configuration): a receiver that
+   * crashed without deleting its stream frees its slot (SSF_MAX_STREAMS_PER_CLIENT).
+   */
+  SSF_STREAM_INACTIVITY_TIMEOUT_SECONDS: intEnv(900, 1, 30 * 24 * 3600),
   /** Events a poll returns at most (the receiver's maxEvents is capped to this). */
   SSF_POLL_MAX_EVENTS: intEnv(100, 1, 1000),
   /** Seconds a long poll (returnImmediately false) waits for events before answering an empty set. */

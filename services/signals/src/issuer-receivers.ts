@@ -22,7 +22,12 @@
  */
 import type { Connection } from 'mongoose';
 import type { Models, TrustedIssuerDoc } from '@idp/db';
-import { trustedIssuerSecretAad } from '@idp/db';
+import {
+  ISSUER_SIGNALS_POLL_DEFAULT_SECONDS,
+  ISSUER_SIGNALS_POLL_MAX_SECONDS,
+  ISSUER_SIGNALS_POLL_MIN_SECONDS,
+  trustedIssuerSecretAad,
+} from '@idp/db';
 import { isDuplicateKeyError } from '@idp/errors';
 import { publishRevocation, REVOCATION_COLLECTION, subscribeInvalidations, type RevocationStore } from '@idp/events';
 import type { Logger } from '@idp/logger';
@@ -41,6 +46,7 @@ import {
   isAlive,
   redeemedRowsFilter,
   selectorWindowEnd,
+  unevaluable,
   type IssuerScope,
   type RedeemedTokenRow,
 } from './domain/issuer-revocation';
@@ -69,6 +75,8 @@ export interface IssuerBridgeStatus {
   streamId: string | undefined;
   lastSuccessAt: number | undefined;
   lastError: string | undefined;
+  /** The last attempt (stream creation, poll) failed: no revocation of this issuer arrives until one succeeds. */
+  failing: boolean;
   openSelectors: number;
 }
 
@@ -87,6 +95,8 @@ interface BridgeState {
   open: Map<string, { selector: RevocationSelector; until: number }>;
   /** Mapping runs one at a time per issuer (the SET hook and the periodic match). */
   queue: Promise<unknown>;
+  /** A periodic match is in progress: the next interval skips rather than queueing another behind it. */
+  matching: boolean;
 }
 
 interface Bridge extends BridgeState {
@@ -100,6 +110,28 @@ interface Bridge extends BridgeState {
 const STOP_WAITS_FOR_START_MS = 3000;
 
 type StoredIssuer = TrustedIssuerDoc & { _id: unknown };
+
+/** What a bridge needs of a stored `signals` member, or why it has none (hand-written or older documents included). */
+type SignalsSettings =
+  { clientId: string; clientSecretSealed: string; pollIntervalSeconds: number } | { invalid: string };
+
+/**
+ * The `signals` member as the bridge uses it: `.lean()` fills no nested defaults, so a document written by hand, restored
+ * or from an older version may lack members or hold other types; the poll interval defaults and is clamped.
+ */
+export function signalsSettingsOf(doc: Pick<TrustedIssuerDoc, 'signals'>): SignalsSettings {
+  const s = doc.signals as Partial<Record<string, unknown>> | undefined;
+  if (typeof s?.clientId !== 'string' || !s.clientId) return { invalid: 'no clientId' };
+  if (typeof s.clientSecretSealed !== 'string' || !s.clientSecretSealed) return { invalid: 'no client secret' };
+  const asked = typeof s.pollIntervalSeconds === 'number' && Number.isFinite(s.pollIntervalSeconds);
+  const pollIntervalSeconds = asked
+    ? Math.min(
+        ISSUER_SIGNALS_POLL_MAX_SECONDS,
+        Math.max(ISSUER_SIGNALS_POLL_MIN_SECONDS, s.pollIntervalSeconds as number),
+      )
+    : ISSUER_SIGNALS_POLL_DEFAULT_SECONDS;
+  return { clientId: s.clientId, clientSecretSealed: s.clientSecretSealed, pollIntervalSeconds };
+}
 
 export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers {
   const { models, logger } = deps;
@@ -159,6 +191,13 @@ export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers
 
   /** The SET hook: map now (a failure leaves the SET for redelivery), then keep the selector while its window is open. */
   async function onSelector(bridge: BridgeState, selector: RevocationSelector): Promise<void> {
+    if (unevaluable(selector)) {
+      logger.info(
+        { tenantId: bridge.scope.tenantId, issuer: bridge.scope.issuer, entryId: selector.id, reason: selector.reason },
+        "a trusted issuer's revocation names only one of its clients, which this tenant cannot map: ignored",
+      );
+      return;
+    }
     const { matched, created } = await enqueue(bridge, () => revokeMatching(bridge.scope, selector));
     logger.info(
       {
@@ -172,7 +211,7 @@ export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers
       },
       "trusted issuer's revocation applied to the tokens minted from its assertions",
     );
-    const until = selectorWindowEnd(bridge.scope, selector);
+    const until = selectorWindowEnd(bridge.scope, selector, now());
     if (until <= now()) return;
     if (!bridge.open.has(selector.id) && bridge.open.size >= MAX_OPEN_SELECTORS) {
       const oldest = bridge.open.keys().next().value;
@@ -188,31 +227,45 @@ export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers
 
   /** Every poll interval: the selectors still open, against tokens minted (or audited) since. */
   async function matchOpen(bridge: BridgeState): Promise<void> {
-    for (const [id, { selector, until }] of bridge.open) {
-      if (stopped()) return;
-      if (until <= now()) {
-        bridge.open.delete(id);
-        continue;
+    // A pass slower than the interval: the next one waits for the interval after it (passes never pile up).
+    if (bridge.matching) return;
+    bridge.matching = true;
+    try {
+      for (const [id, { selector, until }] of bridge.open) {
+        if (stopped()) return;
+        if (until <= now()) {
+          bridge.open.delete(id);
+          continue;
+        }
+        const { created } = await enqueue(bridge, () => revokeMatching(bridge.scope, selector));
+        if (created)
+          logger.info(
+            { tenantId: bridge.scope.tenantId, issuer: bridge.scope.issuer, entryId: id, created },
+            "trusted issuer's revocation applied to tokens minted after it from assertions issued before it",
+          );
       }
-      const { created } = await enqueue(bridge, () => revokeMatching(bridge.scope, selector));
-      if (created)
-        logger.info(
-          { tenantId: bridge.scope.tenantId, issuer: bridge.scope.issuer, entryId: id, created },
-          "trusted issuer's revocation applied to tokens minted after it from assertions issued before it",
-        );
+    } finally {
+      bridge.matching = false;
     }
   }
 
   function fingerprintOf(doc: StoredIssuer): string {
-    const s = doc.signals!;
-    return JSON.stringify([doc.tenantId, doc.issuer, s.clientId, s.clientSecretSealed, s.pollIntervalSeconds]);
+    const s = signalsSettingsOf(doc);
+    return JSON.stringify([doc.tenantId, doc.issuer, s]);
   }
 
   function startBridge(doc: StoredIssuer): Bridge | undefined {
-    const s = doc.signals!;
+    const s = signalsSettingsOf(doc);
+    if ('invalid' in s) {
+      logger.error(
+        { tenantId: doc.tenantId, issuer: doc.issuer, problem: s.invalid },
+        "a trusted issuer's Shared Signals settings are incomplete: not subscribed",
+      );
+      return undefined;
+    }
     let clientSecret: string;
     try {
-      clientSecret = deps.kek.decrypt(s.clientSecretSealed!, trustedIssuerSecretAad(doc.tenantId, doc.issuer));
+      clientSecret = deps.kek.decrypt(s.clientSecretSealed, trustedIssuerSecretAad(doc.tenantId, doc.issuer));
     } catch (err) {
       logger.error(
         { tenantId: doc.tenantId, issuer: doc.issuer, err: (err as Error).message },
@@ -226,7 +279,13 @@ export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers
       assertionLifetimeSeconds: doc.maxLifetimeSeconds,
     };
     const intervalMs = s.pollIntervalSeconds * 1000;
-    const state: BridgeState = { fingerprint: fingerprintOf(doc), scope, open: new Map(), queue: Promise.resolve() };
+    const state: BridgeState = {
+      fingerprint: fingerprintOf(doc),
+      scope,
+      open: new Map(),
+      queue: Promise.resolve(),
+      matching: false,
+    };
     const receiver = createSsfPollReceiver({
       issuer: doc.issuer,
       clientCredentials: { clientId: s.clientId, clientSecret },
@@ -294,8 +353,16 @@ export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers
     }
     for (const [key, doc] of wanted) {
       if (stopped() || bridges.has(key)) continue;
-      const bridge = startBridge(doc);
-      if (bridge) bridges.set(key, bridge);
+      // One document that cannot start (hand-written, restored, older) never keeps the others from starting.
+      try {
+        const bridge = startBridge(doc);
+        if (bridge) bridges.set(key, bridge);
+      } catch (err) {
+        logger.error(
+          { tenantId: doc.tenantId, issuer: doc.issuer, err: (err as Error).message },
+          "a trusted issuer's Shared Signals subscription could not start; the next reload tries again",
+        );
+      }
     }
   }
   /** One reload at a time; a request during one runs once more after it. */
@@ -340,6 +407,7 @@ export function startIssuerReceivers(deps: IssuerReceiversDeps): IssuerReceivers
           streamId: s.streamId,
           lastSuccessAt: s.lastSuccessAt,
           lastError: s.lastError,
+          failing: s.lastError !== undefined,
           openSelectors: b.open.size,
         };
       }),

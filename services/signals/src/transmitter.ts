@@ -3,6 +3,7 @@ import { connectNats, REVOCATION_COLLECTION, revocationStore } from '@idp/events
 import { listen } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
+import { Gauge } from 'prom-client';
 import { createApp } from './app';
 import type { Config } from './config';
 import { cachedSigningKeys } from './domain/set-signer';
@@ -13,7 +14,7 @@ import { PollWaiters } from './poll';
 import { startPushWorker } from './push-worker';
 import { ensureRevocationFeed, handleRevocationMessages, reconcile, runRevocationConsumer } from './revocation-feed';
 import { retryUntilDeadline } from './startup-retry';
-import { collections, ensureIndexes } from './store/collections';
+import { collections, deleteInactiveStreams, ensureIndexes } from './store/collections';
 import { tenantLookup } from './tenants';
 
 export interface Transmitter {
@@ -62,7 +63,7 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
     allowLoopback: config.SSF_PUSH_ALLOW_LOOPBACK,
     allowPrivateNetworks: config.SSF_PUSH_ALLOW_PRIVATE_NETWORKS,
   };
-  const { app, onWritten, onPush } = createApp({
+  const { app, registry, onWritten, onPush } = createApp({
     logger,
     trustProxy: config.TRUST_PROXY,
     readiness: [
@@ -77,6 +78,7 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
     store,
     pushPolicy,
     maxStreamsPerClient: config.SSF_MAX_STREAMS_PER_CLIENT,
+    inactivityTimeoutSeconds: config.SSF_STREAM_INACTIVITY_TIMEOUT_SECONDS,
     pollMaxEvents: config.SSF_POLL_MAX_EVENTS,
     pollWaitMs: config.SSF_POLL_WAIT_SECONDS * 1000,
     waiters,
@@ -113,6 +115,18 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
   await reconcileOnce();
   const reconciler = setInterval(() => void reconcileOnce(), config.SSF_RECONCILE_INTERVAL_SECONDS * 1000);
   reconciler.unref();
+  // SSF 1.0 inactivity_timeout: a crashed receiver's poll stream is deleted, so its slot is free again.
+  const inactivity = config.SSF_STREAM_INACTIVITY_TIMEOUT_SECONDS;
+  const sweepInactive = async () => {
+    try {
+      const deleted = await deleteInactiveStreams(c, inactivity);
+      if (deleted) logger.info({ deleted, inactivityTimeoutSeconds: inactivity }, 'inactive poll streams deleted');
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'deleting inactive streams failed; next pass retries');
+    }
+  };
+  const sweeper = setInterval(() => void sweepInactive(), Math.min(60, Math.max(1, inactivity / 4)) * 1000);
+  sweeper.unref();
 
   const issuers = startIssuerReceivers({
     models: db.models,
@@ -131,10 +145,25 @@ export async function startTransmitter(config: Config, logger: Logger): Promise<
     reloadIntervalMs: config.SSF_ISSUER_RELOAD_SECONDS * 1000,
   });
 
+  // A subscription that keeps failing (the issuer unreachable, its stream limit reached) receives no revocation: say so.
+  new Gauge({
+    name: 'signals_issuer_subscriptions',
+    help: "Trusted issuers' Shared Signals subscriptions by state (ok: last poll succeeded; failing: last attempt failed)",
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const all = issuers.status();
+      const failing = all.filter((s) => s.failing).length;
+      this.set({ state: 'ok' }, all.length - failing);
+      this.set({ state: 'failing' }, failing);
+    },
+  });
+
   let stopped: Promise<void> | undefined;
   const stopAll = async () => {
     stop.abort();
     clearInterval(reconciler);
+    clearInterval(sweeper);
     await issuers.stop();
     await server.close();
     await Promise.all([consumerLoop, push.done]);

@@ -266,6 +266,12 @@ describe("A's revocations become B's kill-switch entries for the matching tokens
       { tenantId: B, jti: 'b-alice-report', crossDomain: fromA('nhe:report-bot', 'alice', 'idjag-3') },
       { tenantId: B, jti: 'b-bob-report', crossDomain: fromA('nhe:report-bot', 'bob', 'idjag-4') },
       { tenantId: B, jti: 'b-carol-helper', crossDomain: fromA('nhe:helper', 'carol', 'idjag-5') },
+      // A nested chain at A: its ID-JAG's act is {sub: nhe:dispatcher, act: {sub: nhe:planner}} (outermost first).
+      {
+        tenantId: B,
+        jti: 'b-erin-dispatcher',
+        crossDomain: { ...fromA('nhe:dispatcher', 'erin', 'idjag-6'), actors: ['nhe:dispatcher', 'nhe:planner'] },
+      },
       // The same agent name at another issuer B trusts.
       {
         tenantId: B,
@@ -326,6 +332,33 @@ describe("A's revocations become B's kill-switch entries for the matching tokens
     expect(await bridgedJtis()).toEqual(['b-alice-orders', 'b-alice-report', 'b-bob-orders', 'b-carol-helper']);
   });
 
+  it('an inner agent of a nested chain disabled at A: the B token minted from that chain (any actor matches)', async () => {
+    await timeUntilBridged(
+      () => h.revoke({ tenantId: A, nheIdentifier: 'planner', reason: 'nhe.disabled' }),
+      ['b-erin-dispatcher'],
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await bridgedJtis()).toEqual([
+      'b-alice-orders',
+      'b-alice-report',
+      'b-bob-orders',
+      'b-carol-helper',
+      'b-erin-dispatcher',
+    ]);
+  });
+
+  it("an entry naming only one of A's clients (B cannot map them) revokes nothing at B", async () => {
+    const before = await bridgedJtis();
+    await audit([{ tenantId: B, jti: 'b-frank-orders2', crossDomain: fromA('nhe:orders2', 'frank', 'idjag-7') }]);
+    await h.revoke({ tenantId: A, clientNumericId: 42, reason: 'client.deleted' });
+    // Delivered in order: once the next entry is applied at B, the client-only one has been handled.
+    await timeUntilBridged(
+      () => h.revoke({ tenantId: A, jti: 'idjag-7', reason: 'token.revoked' }),
+      ['b-frank-orders2'],
+    );
+    expect(await bridgedJtis()).toEqual([...before, 'b-frank-orders2'].sort());
+  });
+
   it('a token B mints after the event from an assertion A issued before it is revoked too (the selector stays open)', async () => {
     await audit([{ tenantId: B, jti: 'b-late-orders', crossDomain: fromA('nhe:orders-agent', 'dave', 'idjag-late') }]);
     const t0 = Date.now();
@@ -380,4 +413,61 @@ describe("A's revocations become B's kill-switch entries for the matching tokens
     await eventually(() => h.transmitter.issuers.status().length === 0);
     expect(await h.db.connection.collection('ssf_streams').countDocuments({ _id: streamId as never })).toBe(0);
   });
+});
+
+it("one hand-written trusted issuer document (no poll interval, or no client) keeps no other tenant's subscription from starting", async () => {
+  const raw = h.db.models.TrustedIssuer.collection;
+  // C's record, as written by hand or restored from an older version: signals without pollIntervalSeconds.
+  await raw.updateOne(
+    { tenantId: C, issuer: issuerOf(A) },
+    {
+      $set: {
+        signals: {
+          enabled: true,
+          clientId: BRIDGE_CLIENT,
+          clientSecretSealed: h.keyStore.kek.encrypt(BRIDGE_SECRET, trustedIssuerSecretAad(C, issuerOf(A))),
+        },
+      },
+    },
+  );
+  // Another, with no client at all.
+  await raw.insertOne({
+    tenantId: C,
+    issuer: OTHER_PEER,
+    jwksUri: `${OTHER_PEER}/jwks`,
+    signals: { enabled: true, clientSecretSealed: 'sealed' },
+  });
+  // B's record read after them (a new document): it must start all the same.
+  const b = await h.db.models.TrustedIssuer.findOneAndDelete({ tenantId: B, issuer: issuerOf(A) }).lean();
+  await h.db.models.TrustedIssuer.create({
+    ...b,
+    _id: undefined,
+    signals: { ...b!.signals!, enabled: true },
+  });
+  await publishInvalidation(h.publisher.nc, { tenantId: B, kind: 'tenant', id: String(B) });
+  const running = await eventually(() => {
+    const all = h.transmitter.issuers.status();
+    return all.length === 2 && all.every((s) => s.lastSuccessAt !== undefined) ? all : undefined;
+  }, 15_000);
+  expect(running.map((s) => s.tenantId).sort()).toEqual([B, C]);
+  expect(running.every((s) => !s.failing)).toBe(true);
+  // C's stream polls at the default interval: its stream at A exists and is B's client's.
+  const cStream = running.find((s) => s.tenantId === C)!.streamId;
+  expect(await h.db.connection.collection('ssf_streams').countDocuments({ _id: cStream as never })).toBe(1);
+
+  const metrics = async () => (await fetch(`${h.base()}/metrics`)).text();
+  expect(await metrics()).toMatch(/signals_issuer_subscriptions\{state="ok"[^}]*\} 2/);
+
+  // C's secret at A no longer valid: its subscription is failing, and says so (status and metric).
+  await h.db.models.TrustedIssuer.updateOne(
+    { tenantId: C, issuer: issuerOf(A) },
+    {
+      $set: {
+        'signals.clientSecretSealed': h.keyStore.kek.encrypt('wrong', trustedIssuerSecretAad(C, issuerOf(A))),
+      },
+    },
+  );
+  await publishInvalidation(h.publisher.nc, { tenantId: C, kind: 'tenant', id: String(C) });
+  await eventually(() => h.transmitter.issuers.status().find((s) => s.tenantId === C && s.failing), 15_000);
+  expect(await metrics()).toMatch(/signals_issuer_subscriptions\{state="failing"[^}]*\} 1/);
 });

@@ -152,6 +152,8 @@ describe('stream management', () => {
       events_delivered: [CAEP_SESSION_REVOKED],
       delivery: { method: DELIVERY_POLL, endpoint_url: `${issuer(A)}/ssf/poll/${id}` },
       min_verification_interval: 15,
+      // SSF 1.0 section 8.1.1: a poll stream no request of its receiver touches for this long is deleted.
+      inactivity_timeout: 900,
       description: 'orders api',
     });
     const read = await api().get(`/auth/${A}/ssf/streams`).query({ stream_id: id }).auth(rx1, { type: 'bearer' });

@@ -364,6 +364,10 @@ export interface GroupDoc {
   tenantId: number;
   name: string;
   roleIds: string[];
+  /** `scim`: provisioned by the tenant's directory through SCIM 2.0 (RFC 7643), which owns its name and members. */
+  managedBy?: 'scim';
+  /** The directory's identifier of the group (RFC 7643 section 3.1 `externalId`). */
+  externalId?: string;
 }
 
 export const groupSchema = new Schema<GroupDoc>(
@@ -371,6 +375,8 @@ export const groupSchema = new Schema<GroupDoc>(
     tenantId: { type: Number, required: true },
     name: { type: String, required: true },
     roleIds: { type: [String], default: [] },
+    managedBy: { type: String },
+    externalId: { type: String },
   },
   { timestamps: true, collection: 'groups', versionKey: false },
 );
@@ -409,6 +415,15 @@ export interface UserDoc {
     asserted: number;
     conditions?: unknown;
   }>;
+  /** `scim`: provisioned by the tenant's directory through SCIM 2.0 (RFC 7643), which owns its profile and `active`. */
+  managedBy?: 'scim';
+  /** The directory's identifier of the person (RFC 7643 section 3.1 `externalId`). */
+  externalId?: string;
+  /**
+   * The SCIM attributes the directory sent that have no place of their own (RFC 7643 section 4.1 core and 4.3
+   * enterprise extension: name, emails, title, manager, ...), kept so a GET returns what was written.
+   */
+  scim?: Record<string, unknown>;
 }
 
 export const userSchema = new Schema<UserDoc>(
@@ -434,6 +449,9 @@ export const userSchema = new Schema<UserDoc>(
     federatedIdentities: { type: [Schema.Types.Mixed], default: undefined },
     customClaims: { type: Schema.Types.Mixed },
     ga4ghVisas: { type: [Schema.Types.Mixed], default: undefined },
+    managedBy: { type: String },
+    externalId: { type: String },
+    scim: { type: Schema.Types.Mixed },
   },
   { timestamps: true, collection: 'users', versionKey: false, minimize: false },
 );
@@ -703,6 +721,11 @@ export interface CrossDomainAudit {
   subject?: string;
   /** redeemed: the assertion's act.sub at its issuer (the agent there). */
   actor?: string;
+  /**
+   * redeemed: every actor of the assertion's act chain at its issuer (RFC 8693 section 4.1 nested act), outermost
+   * (`actor`) first: a revocation of an inner agent there reaches the token. Absent on rows written before.
+   */
+  actors?: string[];
 }
 
 export interface TokenAuditDoc {
@@ -779,6 +802,7 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
           assertionJti: { type: String },
           subject: { type: String },
           actor: { type: String },
+          actors: { type: [String], default: undefined },
         },
         { _id: false },
       ),
@@ -804,6 +828,9 @@ tokenAuditSchema.index({ chainKey: 1 }, { unique: true, sparse: true });
 tokenAuditSchema.index({ tenantId: 1, seq: 1 });
 // Delegation chains: the tokens exchanged from a token.
 tokenAuditSchema.index({ tenantId: 1, parentJti: 1 });
+// Revocation across organisations (services/signals): the tokens minted from one trusted issuer's assertions. A plain
+// index (FerretDB has no partialFilterExpression): rows without crossDomain are indexed under a null peer.
+tokenAuditSchema.index({ tenantId: 1, 'crossDomain.peer': 1, issuedAt: -1 });
 
 /**
  * A deleted tenant, kept for good: its id is never handed out again (a new tenant with the same id would read the

@@ -157,7 +157,12 @@ const actors = z
  */
 const signalsBody = z
   .object({
-    enabled: z.boolean().default(true).describe('Poll the issuer’s transmitter (off: the subscription is kept, idle)'),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Poll the issuer’s transmitter (off: the receiver stops and deletes its stream at the issuer; the settings are kept)',
+      ),
     clientId: z
       .string()
       .min(1)

@@ -3,7 +3,7 @@ import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { toObjectId, type Models } from '@idp/db';
 import { DenyList, REVOCATION_COLLECTION, revocationStore, type RevocationStore } from '@idp/events';
-import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT } from '@idp/delegation';
+import { actorChainOf, agentClientMatches, MAX_CHAIN_DEPTH_LIMIT } from '@idp/delegation';
 import { verifyJwtAccessToken } from '@idp/resource-server';
 import { CLAIM_GRANT_ID, CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID } from '@idp/tokens';
 import { storedClientConfigOf, storedSettingsOf } from '../domain/stored-docs';
@@ -214,7 +214,7 @@ async function activeAccessToken(payload: JWTPayload, c: Checks): Promise<Record
  * An NHE delegation token minted by the sidecar: the kill switch decides. A handed-on token (re-delegated by an agent:
  * more than one actor in its act chain) is active only while every NHE of its act chain is enabled, no entry names any
  * of them, and its depth is within the tenant's maxChainDepth now. Also the liveness rule of a delegation token
- * presented as the subject token of an agent's ID-JAG (grants/id-jag-subject.ts), on an already verified payload.
+ * presented as the subject token of an agent's ID-JAG (grants/id-jag-agent.ts), on an already verified payload.
  */
 export async function activeNheToken(
   payload: JWTPayload,
@@ -226,21 +226,34 @@ export async function activeNheToken(
   const identifiers = chain.map((a) => a.identifier);
   const nheIdentifier = identifiers[0]!;
   const [nhes, client, tenant, entries, user] = await Promise.all([
-    models.Nhe.find({ tenantId, identifier: { $in: identifiers } }, { identifier: 1, enabled: 1 }).lean<
-      Array<{ identifier: string; enabled: boolean }>
-    >(),
-    models.Client.findOne({ tenantId, numericId: payload.azp }, { clientId: 1, enabled: 1, config: 1 }).lean(),
+    models.Nhe.find(
+      { tenantId, identifier: { $in: identifiers } },
+      { identifier: 1, enabled: 1, agentClients: 1 },
+    ).lean<Array<{ identifier: string; enabled: boolean; agentClients?: string[] }>>(),
+    // azp 0: a client identified by a metadata document, which has no record (its client_id is the document's URL).
+    payload.azp === 0
+      ? null
+      : models.Client.findOne({ tenantId, numericId: payload.azp }, { clientId: 1, enabled: 1, config: 1 }).lean(),
     models.Tenant.findById(tenantId, { settings: 1 }).lean(),
     c.store.active(new Date(), tenantId),
     userEnabled(c, payload.sub!),
   ]);
-  if (!user || !client?.enabled || !storedClientConfigOf(client).nhe?.delegationEnabled) return undefined;
+  if (!user) return undefined;
+  if (client && !client.enabled) return undefined;
+  const clientId = client?.clientId ?? (typeof payload.client_id === 'string' ? payload.client_id : undefined);
+  if (clientId === undefined) return undefined;
+  // The client gate the token was minted under: a token-exchange client with delegation on, or an agent client the
+  // outermost NHE's registration names (agent clients are that NHE; their own record's delegation switch governs them
+  // only as token-exchange clients: nhe-delegation agent-token.ts).
+  const outermost = nhes.find((n) => n.identifier === nheIdentifier);
+  const agentClient = (outermost?.agentClients ?? []).some((e) => agentClientMatches(e, clientId));
+  if (!agentClient && !(client && storedClientConfigOf(client).nhe?.delegationEnabled)) return undefined;
   const nheSettings = tenant ? storedSettingsOf(tenant).nhe : undefined;
   if (!nheSettings?.enabled) return undefined;
   if (!identifiers.every((id) => nhes.some((n) => n.identifier === id && n.enabled))) return undefined;
   if (chain.length > 1 && chain.length > (nheSettings.maxChainDepth ?? 1)) return undefined;
   // Tokens minted since RFC 9068's client_id was added carry it: it must name the azp's client.
-  if (payload.client_id !== undefined && payload.client_id !== client.clientId) return undefined;
+  if (payload.client_id !== undefined && payload.client_id !== clientId) return undefined;
   const denyList = new DenyList();
   for (const e of entries) if (e.tenantId === tenantId) denyList.add(e);
   if (
@@ -255,5 +268,5 @@ export async function activeNheToken(
     })
   )
     return undefined;
-  return { ...payload, active: true, client_id: client.clientId, token_type: tokenType(payload) };
+  return { ...payload, active: true, client_id: clientId, token_type: tokenType(payload) };
 }

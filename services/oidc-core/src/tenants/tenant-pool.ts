@@ -165,6 +165,7 @@ export class TenantPool {
       idJag: {
         models,
         tenantId,
+        fapi2: isFapi2Tenant(tenant),
         signing: keys.signing,
         publicJwks: keys.publicJwks as import('jose').JSONWebKeySet,
         // An agent's ID-JAG is audited by the sidecar, on the delegation tokens' JetStream path.
@@ -174,7 +175,13 @@ export class TenantPool {
     // Agent clients' tokens come from the sidecar too (its second call, beside the exchange); so do those of another
     // organisation's agents redeemed at the JWT bearer grant.
     const agentToken = (this.options.forwardTokenExchange as { agentToken?: AgentTokenForwarder }).agentToken;
-    registerJwtBearerGrant(provider, { models, tenantId, policy: this.options.upstreamPolicy ?? {}, agentToken });
+    registerJwtBearerGrant(provider, {
+      models,
+      tenantId,
+      policy: this.options.upstreamPolicy ?? {},
+      agentToken,
+      fapi2: isFapi2Tenant(tenant),
+    });
     registerAgentClientTokens(provider, tenantId, models, agentToken);
     registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));

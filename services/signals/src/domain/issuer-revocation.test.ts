@@ -5,6 +5,7 @@ import {
   latestIssuedAt,
   redeemedRowsFilter,
   selectorWindowEnd,
+  unevaluable,
   type IssuerScope,
 } from './issuer-revocation';
 
@@ -23,8 +24,9 @@ describe('redeemedRowsFilter', () => {
       tenantId: 7,
       'crossDomain.direction': 'redeemed',
       'crossDomain.peer': scope.issuer,
-      'crossDomain.actor': 'nhe:orders-agent',
       'crossDomain.subject': 'alice',
+      // Any actor of the assertion's chain (rows before actors existed: the outermost actor).
+      $or: [{ 'crossDomain.actors': 'nhe:orders-agent' }, { 'crossDomain.actor': 'nhe:orders-agent' }],
     });
     expect(f).not.toHaveProperty(['crossDomain.assertionJti']);
   });
@@ -54,8 +56,20 @@ describe('redeemedRowsFilter', () => {
 describe('windows and entries', () => {
   it('keeps a selector open one assertion lifetime after issuedBefore, a one-token selector until the entry ends', () => {
     expect(latestIssuedAt(scope, { id: 'e', issuedBefore: T, until: T + 960 })).toBe((T + 361) * 1000);
-    expect(selectorWindowEnd(scope, { id: 'e', issuedBefore: T, until: T + 960 })).toBe((T + 361) * 1000);
-    expect(selectorWindowEnd(scope, { id: 'e', jti: 'j', until: T + 960 })).toBe((T + 960) * 1000);
+    expect(selectorWindowEnd(scope, { id: 'e', issuedBefore: T, until: T + 960 }, NOW)).toBe((T + 361) * 1000);
+    expect(selectorWindowEnd(scope, { id: 'e', jti: 'j', until: T + 300 }, NOW)).toBe((T + 300) * 1000);
+  });
+
+  it("never re-checks longer than one assertion lifetime (+ skew) from now, whatever the issuer's until says", () => {
+    const cap = NOW + 360_000;
+    expect(selectorWindowEnd(scope, { id: 'e', jti: 'j', until: T + 10 ** 9 }, NOW)).toBe(cap);
+    expect(selectorWindowEnd(scope, { id: 'e', issuedBefore: T + 10 ** 9, until: T + 10 ** 9 }, NOW)).toBe(cap);
+  });
+
+  it("ignores an entry whose only member is the issuer's client (azp), which this tenant cannot map", () => {
+    expect(unevaluable({ id: 'e', azp: 12, issuedBefore: T, until: T + 960 })).toBe(true);
+    expect(unevaluable({ id: 'e', azp: 12, sub: 'alice', issuedBefore: T, until: T + 960 })).toBe(false);
+    expect(unevaluable({ id: 'e', issuedBefore: T, until: T + 960 })).toBe(false);
   });
 
   it('one entry per (tenant, issuer, issuer entry, token): stable, and distinct for another issuer or tenant', () => {

@@ -7,12 +7,15 @@
  * actor}` (the assertion's jti, sub and act.sub). The issuer's selector names its own tokens by members that combine
  * with AND (SSF 1.0 section 3.3, complex subject; the deny list's rule):
  *
- * - `nhe` (the `nhe` member, `iss_sub` with sub `nhe:<id>`): the agent there, matched against `crossDomain.actor`;
+ * - `nhe` (the `nhe` member, `iss_sub` with sub `nhe:<id>`): an agent there, matched against every actor of the
+ *   assertion's chain (`crossDomain.actors`, outermost first; `crossDomain.actor` on rows written before), as the
+ *   issuer's own deny list matches an agent anywhere in a token's chain;
  * - `sub` (the `user` member): the person there, matched against `crossDomain.subject`;
  * - `jti` (the `token` member, `jwt_id`): one of its tokens, matched against `crossDomain.assertionJti`;
- * - `azp` (the `application` member): a client of the issuer, which this tenant does not record; left out, so the
- *   entry revokes more, never less (SSF subject matching: a member the receiver cannot evaluate is not a reason to
- *   keep a token);
+ * - `azp` (the `application` member): a client of the issuer, which this tenant does not record and cannot map. Beside
+ *   another member it is left out (the entry revokes more, never less); as the only member (the issuer deleted or
+ *   disabled one of its clients) the entry is ignored and logged (`unevaluable`): revoking every token minted from
+ *   the issuer's assertions would turn routine administration there into an outage here;
  * - no member at all (delegation switched off at the issuer): every token minted from its assertions.
  *
  * An entry without `jti` revokes the issuer's tokens issued at or before `issuedBefore`. The assertion's own `iat` is
@@ -20,7 +23,11 @@
  * `maxLifetimeSeconds` after `issuedBefore` may come from an assertion issued before it (an assertion lives at most
  * that long). Those are revoked too (fail closed for one assertion lifetime: after a re-enable at the issuer, tokens
  * minted here within that window are refused as well). One-token entries (`jti`) have no time bound: that assertion
- * is revoked whenever it is redeemed.
+ * is revoked whenever it is redeemed. The issuer's assertions with `act` carry `iat` (the JWT bearer grant requires
+ * it for them), so an assertion issued before `issuedBefore` is redeemed within that window.
+ *
+ * Whatever the issuer says (`until`), a selector is re-checked at most one assertion lifetime (+ the skew) after it
+ * arrived (`selectorWindowEnd`): no token is minted here from an assertion issued before it after that.
  *
  * Each matching token becomes one kill-switch entry of this tenant naming its jti, with the reason `issuer.revoked`
  * and an id derived from (issuer, the issuer's entry, the token), so an event delivered again (a redelivery, a new
@@ -65,7 +72,11 @@ export function redeemedRowsFilter(scope: IssuerScope, selector: RevocationSelec
     tenantId: scope.tenantId,
     'crossDomain.direction': 'redeemed' as const,
     'crossDomain.peer': scope.issuer,
-    ...(selector.nhe !== undefined ? { 'crossDomain.actor': `nhe:${selector.nhe}` } : {}),
+    ...(selector.nhe !== undefined
+      ? {
+          $or: [{ 'crossDomain.actors': `nhe:${selector.nhe}` }, { 'crossDomain.actor': `nhe:${selector.nhe}` }],
+        }
+      : {}),
     ...(selector.sub !== undefined ? { 'crossDomain.subject': selector.sub } : {}),
     ...(selector.jti !== undefined ? { 'crossDomain.assertionJti': selector.jti } : {}),
     issuedAt,
@@ -87,11 +98,22 @@ export const isAlive = (row: RedeemedTokenRow, now: number) => row.issuedAt.getT
 
 /**
  * Until when (epoch ms) tokens minted here can still fall under the selector: one-token entries until the issuer's
- * entry ends (the assertion has expired by then); the others one assertion lifetime after `issuedBefore`.
+ * entry ends (the assertion has expired by then); the others one assertion lifetime after `issuedBefore`. Never
+ * later than one assertion lifetime (+ the skew) after `now`, whatever the issuer's `until` or `issuedBefore` say:
+ * an assertion redeemed later was issued after the selector arrived.
  */
-export function selectorWindowEnd(scope: IssuerScope, selector: RevocationSelector): number {
-  return latestIssuedAt(scope, selector) ?? selector.until * 1000;
+export function selectorWindowEnd(scope: IssuerScope, selector: RevocationSelector, now: number): number {
+  const cap = now + (scope.assertionLifetimeSeconds + ISSUER_CLOCK_SKEW_SECONDS) * 1000;
+  const end = latestIssuedAt(scope, selector) ?? selector.until * 1000;
+  return Number.isFinite(end) ? Math.min(end, cap) : cap;
 }
+
+/**
+ * A selector whose only member is the issuer's client (`azp`): this tenant does not know the issuer's clients, so it
+ * cannot tell which tokens came through that one; such an entry revokes nothing here (logged by the caller).
+ */
+export const unevaluable = (selector: RevocationSelector): boolean =>
+  selector.azp !== undefined && selector.nhe === undefined && selector.sub === undefined && selector.jti === undefined;
 
 /** The id of this tenant's entry for one token and one entry of the issuer (stable across redeliveries). */
 export function bridgedEntryId(scope: IssuerScope, selectorId: string, jti: string): string {

@@ -30,6 +30,11 @@ export interface StreamRecord {
   pushFailures?: number;
   leaseUntil?: Date;
   lastVerificationAt?: Date;
+  /**
+   * The receiver's last request about this stream (a poll, a read, an update; SSF 1.0 section 8.1.1's eligible
+   * activity); absent on streams created before it (their createdAt counts).
+   */
+  activeAt?: Date;
 }
 
 const uri = z.string().min(1).max(512);
@@ -99,6 +104,8 @@ export interface StreamUrls {
   issuer: string;
   /** Where this stream's receiver polls: `{issuer}/ssf/poll/{stream_id}`. */
   pollUrl: (streamId: string) => string;
+  /** Seconds a poll stream lives without its receiver's activity (SSF 1.0 section 8.1.1 `inactivity_timeout`). */
+  inactivityTimeoutSeconds?: number;
 }
 
 /** The configuration as SSF answers it. The push authorization header is never read back (it is a secret). */
@@ -115,6 +122,10 @@ export function streamJson(s: StreamRecord, urls: StreamUrls): Record<string, un
         ? { method: DELIVERY_PUSH, endpoint_url: s.delivery.endpointUrl }
         : { method: DELIVERY_POLL, endpoint_url: urls.pollUrl(s._id) },
     min_verification_interval: MIN_VERIFICATION_INTERVAL_SECONDS,
+    // Only poll streams expire: a push stream's receiver is reached by the transmitter and may never call back.
+    ...(s.delivery.method === DELIVERY_POLL && urls.inactivityTimeoutSeconds !== undefined
+      ? { inactivity_timeout: urls.inactivityTimeoutSeconds }
+      : {}),
     ...(s.description !== undefined ? { description: s.description } : {}),
   };
 }

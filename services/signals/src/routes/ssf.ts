@@ -40,6 +40,8 @@ export interface SsfRouteDeps extends ReceiverAuthDeps {
   tenantExists: (tenantId: number) => Promise<boolean>;
   pushPolicy: OutboundPolicy;
   maxStreamsPerClient: number;
+  /** Seconds a poll stream lives without its receiver's activity, then is deleted (transmitter.ts sweeps). */
+  inactivityTimeoutSeconds?: number;
   pollMaxEvents: number;
   pollWaitMs: number;
   waiters: PollWaiters;
@@ -77,6 +79,7 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
   const urls = (req: Request, tenantId: number) => ({
     issuer: issuer(tenantId),
     pollUrl: (id: string) => `${base(req, tenantId)}/ssf/poll/${id}`,
+    ...(deps.inactivityTimeoutSeconds !== undefined ? { inactivityTimeoutSeconds: deps.inactivityTimeoutSeconds } : {}),
   });
 
   const tenantParam = (req: Request): number => {
@@ -128,7 +131,12 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
   const ownStream = async (req: Request, streamId: unknown): Promise<StreamRecord> => {
     if (typeof streamId !== 'string' || !streamId) throw invalid('stream_id is required');
     const { tenantId, clientId } = receiverOf(req);
-    const stream = await deps.c.streams.findOne({ _id: streamId, tenantId, clientId });
+    // Any request of the receiver about its stream is activity (SSF 1.0 section 8.1.1): the inactivity timeout restarts.
+    const stream = await deps.c.streams.findOneAndUpdate(
+      { _id: streamId, tenantId, clientId },
+      { $set: { activeAt: new Date() } },
+      { returnDocument: 'after' },
+    );
     if (!stream) throw notFound();
     return stream;
   };
@@ -175,6 +183,7 @@ export function ssfRoutes(deps: SsfRouteDeps): Router {
         status: 'enabled',
         createdAt: now,
         updatedAt: now,
+        activeAt: now,
       };
       await deps.c.streams.insertOne(stream);
       await backfill(stream);

@@ -11,6 +11,7 @@
  *   acknowledged event is never delivered again.
  */
 import type { Collection, Connection } from 'mongoose';
+import { DELIVERY_POLL } from '../domain/event-types';
 import type { StreamRecord } from '../domain/stream-config';
 
 export const STREAMS_COLLECTION = 'ssf_streams';
@@ -54,4 +55,34 @@ export async function ensureIndexes(c: Collections): Promise<void> {
   await c.events.createIndex({ streamId: 1, jti: 1 });
   await c.events.createIndex({ streamId: 1, txn: 1 });
   await c.events.createIndex({ expiresAt: 1 });
+}
+
+/**
+ * Deletes the poll streams whose receiver has not asked about them (poll, read, update) for `timeoutSeconds`, and their
+ * events (SSF 1.0 section 8.1.1 `inactivity_timeout`: the transmitter may delete such a stream). Returns how many.
+ */
+export async function deleteInactiveStreams(c: Collections, timeoutSeconds: number, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - timeoutSeconds * 1000);
+  const stale = await c.streams
+    .find(
+      {
+        'delivery.method': DELIVERY_POLL,
+        $or: [{ activeAt: { $lt: cutoff } }, { activeAt: { $exists: false }, createdAt: { $lt: cutoff } }],
+      },
+      { projection: { _id: 1 } },
+    )
+    .limit(1000)
+    .toArray();
+  if (!stale.length) return 0;
+  const ids = stale.map((s) => s._id);
+  // Again with the cutoff: a poll that arrived meanwhile keeps its stream.
+  const { deletedCount } = await c.streams.deleteMany({
+    _id: { $in: ids },
+    $or: [{ activeAt: { $lt: cutoff } }, { activeAt: { $exists: false }, createdAt: { $lt: cutoff } }],
+  });
+  const left = new Set(
+    (await c.streams.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((s) => s._id),
+  );
+  await c.events.deleteMany({ streamId: { $in: ids.filter((id) => !left.has(id)) } });
+  return deletedCount;
 }

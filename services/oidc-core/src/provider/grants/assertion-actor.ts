@@ -19,15 +19,31 @@ import { GRANT_TYPE_JWT_BEARER } from '@idp/tokens';
 import type { AgentTokenForwarder } from '../agent-clients';
 import { clientAddress } from '../client-address';
 import { CLIENT_PROPS } from '../client-metadata';
-
-const invalidGrant = (description: string) =>
-  Object.assign(new errors.InvalidGrant(description), { error_description: description });
+import { invalidGrant, isObject } from './grant-errors';
 
 /** The assertion's current actor and the NHE of this tenant the issuer's record maps it to. */
 export interface MappedActor {
   /** The assertion's `act.sub`, as the issuer wrote it. */
   subject: string;
   nheIdentifier: string;
+  /** Every actor of the assertion's act chain (RFC 8693 section 4.1 nested act), outermost (`subject`) first. */
+  chain: string[];
+}
+
+/** How deep an assertion's act chain is read (deeper members are not recorded). */
+const MAX_ASSERTED_CHAIN = 16;
+
+/** The `sub` of every nested `act`, outermost first, up to MAX_ASSERTED_CHAIN; a member without a string sub ends it. */
+function assertedChain(act: Record<string, unknown>): string[] {
+  const chain: string[] = [];
+  let hop: unknown = act;
+  while (isObject(hop) && chain.length < MAX_ASSERTED_CHAIN) {
+    const sub = hop.sub;
+    if (typeof sub !== 'string' || !sub || sub.length > 1024) break;
+    chain.push(sub);
+    hop = hop.act;
+  }
+  return chain;
 }
 
 /**
@@ -35,14 +51,13 @@ export interface MappedActor {
  * (RFC 8693 section 4.1), and the issuer's record must map that `sub` (the issuer's own words, matched exactly).
  */
 export function mappedActor(issuer: TrustedIssuerDoc, act: unknown): MappedActor {
-  if (typeof act !== 'object' || act === null || Array.isArray(act))
-    throw invalidGrant('the assertion act must be a JSON object (RFC 8693 section 4.1)');
-  const sub = (act as Record<string, unknown>).sub;
+  if (!isObject(act)) throw invalidGrant('the assertion act must be a JSON object (RFC 8693 section 4.1)');
+  const sub = act.sub;
   if (typeof sub !== 'string' || !sub || sub.length > 1024)
     throw invalidGrant('the assertion act names no actor (sub)');
   const entry = issuer.actors.find((a) => a.subject === sub);
   if (!entry) throw invalidGrant(`the actor ${sub.slice(0, 128)} is not an agent this tenant accepts from its issuer`);
-  return { subject: sub, nheIdentifier: entry.nheIdentifier };
+  return { subject: sub, nheIdentifier: entry.nheIdentifier, chain: assertedChain(act) };
 }
 
 export interface ActorRedemption {
@@ -58,6 +73,8 @@ export interface ActorRedemption {
   scopes: string[];
   /** The assertion's scope, cut to the resource's: the person's consent. */
   consentedScopes: string[];
+  /** The thumbprint of the request's verified DPoP proof key (grants/dpop-proof.ts): the token is bound to it. */
+  jkt?: string | undefined;
 }
 
 /** Asks the sidecar for the delegation token and answers with it, or with the sidecar's error. */
@@ -90,11 +107,14 @@ export async function redeemForActor(
     grantType: GRANT_TYPE_JWT_BEARER,
     sourceIp: clientAddress(ctx),
     nheIdentifier: r.actor.nheIdentifier,
+    ...(r.jkt ? { jkt: r.jkt } : {}),
     crossDomain: {
       peer: r.issuer,
       ...(r.assertionJti ? { assertionJti: r.assertionJti } : {}),
       subject: r.assertionSubject,
       actor: r.actor.subject,
+      // The whole chain: the issuer may revoke an inner agent of it (domain/issuer-revocation.ts in signals).
+      actors: r.actor.chain,
     },
   };
   const result = await forward(forwarded);

@@ -15,7 +15,7 @@
  * client enabled, delegation still allowed by the tenant and the client, no kill-switch entry revoking it).
  */
 import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Client, KoaContextWithOIDC } from 'oidc-provider';
 import type { Models } from '@idp/db';
 import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT, type ChainActor } from '@idp/delegation';
 import { REVOCATION_COLLECTION, revocationStore, type NheTokenIssued, type RevocationStore } from '@idp/events';
@@ -24,6 +24,7 @@ import { CLAIM_NHE_DELEGATION, CLAIM_TENANT_ID } from '@idp/tokens';
 import { clientAddress } from '../client-address';
 import { CLIENT_PROPS } from '../client-metadata';
 import { activeNheToken } from '../introspection';
+import { invalidGrant, isObject } from './grant-errors';
 import type { IdJagAuditForwarder } from './sidecar-forwarder';
 
 export const TOKEN_TYPE_ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -51,12 +52,9 @@ export interface DelegationSubject {
   chain: ChainActor[];
   jti: string;
   exp: number;
+  /** The key the token is bound to (`cnf.jkt`, RFC 9449 section 6): only a proof made with it may present it. */
+  jkt?: string;
 }
-
-const invalidGrant = (description: string) =>
-  Object.assign(new errors.InvalidGrant(description), { error_description: description });
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 type SubjectVerifier = (token: string, issuer: string, client: Client) => Promise<DelegationSubject>;
 
@@ -130,6 +128,7 @@ function delegationSubjectVerifier(deps: DelegationSubjectDeps): SubjectVerifier
       chain,
       jti: payload.jti,
       exp: payload.exp,
+      ...(isObject(payload.cnf) && typeof payload.cnf.jkt === 'string' ? { jkt: payload.cnf.jkt } : {}),
     };
   };
 }

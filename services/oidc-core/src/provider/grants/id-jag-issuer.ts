@@ -11,18 +11,22 @@
  * an enabled user. Errors follow RFC 8693 section 2.2.2 (`invalid_target` for an audience or resource not allowed).
  *
  * An agent (NHE) obtains one for the person it acts for by presenting its delegation token as the subject token
- * (grants/id-jag-subject.ts); the entry must also list the agent (`agents`). The ID-JAG then carries the delegation
+ * (grants/id-jag-agent.ts); the entry must also list the agent (`agents`). The ID-JAG then carries the delegation
  * token's `act` unchanged (RFC 8693 section 4.1: nested chains survive) and its `agent`, `sub` being the person, and
  * lives no longer than the delegation token. It is recorded like a delegation token (the sidecar publishes its
  * `nhe.token.issued` event, crossDomain `issued`, and JetStream acknowledges it) before it leaves: no durable audit
- * record, no ID-JAG.
+ * record, no ID-JAG. A DPoP-bound delegation token (`cnf.jkt`) is exchanged only with a DPoP proof made with its key
+ * (RFC 9449 section 7, as the sidecar's rule for delegation subject tokens). A client that embodies an NHE (an agent
+ * client) may not use the person's ID-token path: it would skip the agent's own gates, the kill switch and the audit.
  */
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { IdJagAudienceDoc, Models } from '@idp/db';
+import { agentLinkOf } from '@idp/delegation';
 import type { RevocationStore } from '@idp/events';
 import type { PrivateJwk } from '@idp/tokens';
+import { tokenEndpointProof } from './dpop-proof';
 import { delegationSubjectOf, recordAgentIssuance, TOKEN_TYPE_ACCESS_TOKEN } from './id-jag-agent';
 import type { IdJagAuditForwarder } from './sidecar-forwarder';
 
@@ -40,6 +44,8 @@ export interface IdJagIssuerDeps {
   recordIssuance?: IdJagAuditForwarder | undefined;
   /** Deny-list store of the kill switch; default: the `nhe_revocations` collection of the models' connection. */
   revocations?: RevocationStore;
+  /** The tenant is under FAPI 2.0: DPoP proofs with FAPI2_SIGNING_ALGS only. */
+  fapi2?: boolean | undefined;
 }
 
 const NOT_RECORDED = {
@@ -81,6 +87,16 @@ export async function issueIdJag(
 
   const issuer = ctx.oidc.provider.issuer;
   const delegation = asAgent ? await delegationSubjectOf(deps, params.subject_token, issuer, client) : undefined;
+  // An agent client acts as its NHE: it presents its delegation token (the agent's gates, the kill switch, the
+  // person's ledger and the audit apply), never the ID token it also received.
+  if (!asAgent && (await agentLinkOf(deps.models, deps.tenantId, client.clientId)).kind !== 'none')
+    throw invalid(
+      errors.InvalidGrant,
+      `this client is an agent's: present its delegation token as the subject_token (${TOKEN_TYPE_ACCESS_TOKEN}), not an ID token`,
+    );
+  // A proof sent is checked (and must be made with the delegation token's key when that token is DPoP-bound); the
+  // identity assertion itself is a bearer JWT the other server's client authentication protects.
+  await tokenEndpointProof(ctx, deps, { jkt: delegation?.jkt });
   const idToken = asAgent ? {} : await personOf(deps, params.subject_token, issuer, client.clientId);
   const accountId = delegation ? delegation.userId : String(idToken.sub);
 

@@ -18,7 +18,13 @@
  * allows reuse until it expires.
  *
  * An assertion with `act` (another organisation's agent acting for the person) becomes this tenant's own delegation
- * token when the issuer's record allows act and maps the actor to one of its NHEs (grants/assertion-actor.ts).
+ * token when the issuer's record allows act and maps the actor to one of its NHEs (grants/assertion-actor.ts). Such an
+ * assertion must carry `iat` (a revocation at the issuer reaches the tokens minted here from assertions it issued
+ * before: services/signals domain/issuer-revocation.ts bounds that window by the assertion's lifetime since `iat`).
+ *
+ * DPoP (RFC 9449): a proof sent with the request binds the token to its key (`cnf.jkt`), delegation token or not; a
+ * client with dpop_bound_access_tokens, or any client of a FAPI 2.0 tenant, gets no token without one
+ * (grants/dpop-proof.ts: node-oidc-provider checks proofs only in its built-in grants).
  */
 import {
   createLocalJWKSet,
@@ -40,6 +46,8 @@ import { userinfoAudience } from '../userinfo-audience';
 import type { AgentTokenForwarder } from '../agent-clients';
 import { mappedActor, redeemForActor } from './assertion-actor';
 import { subjectUser } from './assertion-subject';
+import { tokenEndpointProof } from './dpop-proof';
+import { invalidGrant } from './grant-errors';
 
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 export const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';
@@ -50,10 +58,6 @@ const ASYMMETRIC = /^(RS|PS|ES)(256|384|512)$|^EdDSA$/;
 /** Clock skew allowed on exp, nbf and iat. */
 const SKEW_SECONDS = 30;
 const KEY_SET_TTL_MS = 5 * 60_000;
-
-/** invalid_grant with the reason as its error_description (node-oidc-provider's would say only "grant request is invalid"). */
-const invalidGrant = (description: string) =>
-  Object.assign(new errors.InvalidGrant(description), { error_description: description });
 
 /** Key sets by URL, fetched through the SSRF-safe outbound client and kept a few minutes. */
 const keySets = new LRUCache<string, Promise<JSONWebKeySet>>({ max: 1000, ttl: KEY_SET_TTL_MS });
@@ -81,6 +85,8 @@ export interface JwtBearerDeps {
   policy: OutboundPolicy;
   /** The nhe-delegation sidecar's agent-token call: an assertion's agent gets this tenant's delegation token. */
   agentToken?: AgentTokenForwarder | undefined;
+  /** The tenant is under FAPI 2.0 (provider/fapi2.ts): every token DPoP-bound, proofs with FAPI2_SIGNING_ALGS. */
+  fapi2?: boolean | undefined;
 }
 
 interface Verified {
@@ -151,6 +157,10 @@ async function verifyAssertion(ctx: KoaContextWithOIDC, deps: JwtBearerDeps, ass
     throw invalidGrant('the assertion scope must be a space-separated string');
   if (payload.act !== undefined && !issuer.allowAct)
     throw invalidGrant('this issuer may not assert a delegation (act)');
+  // Without iat, an assertion issued before a revocation at its issuer could be redeemed after the window in which
+  // that revocation is matched against the tokens minted here (services/signals domain/issuer-revocation.ts).
+  if (payload.act !== undefined && typeof payload.iat !== 'number')
+    throw invalidGrant('an assertion with act must carry iat');
   return { payload: payload as Verified['payload'], issuer, idJag };
 }
 
@@ -167,6 +177,8 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
     const params = ctx.oidc.params as Record<string, unknown>;
     const assertion = typeof params.assertion === 'string' ? params.assertion : '';
     if (!assertion) throw new errors.InvalidRequest('missing required parameter: assertion');
+    // The proof first (it may refuse): a refused request never uses up the assertion.
+    const jkt = await tokenEndpointProof(ctx, deps, { required: client.dpopBoundAccessTokens === true || deps.fapi2 });
     const v = await verifyAssertion(ctx, deps, assertion);
     const p = v.payload;
     if (v.idJag && p.client_id !== client.clientId)
@@ -227,6 +239,7 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
         resource,
         scopes: scope,
         consentedScopes: allowed ? registered.filter((s) => allowed.has(s)) : [],
+        jkt,
       });
       return;
     }
@@ -244,6 +257,8 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerDeps):
       scope: scope.join(' ') || undefined,
       resourceServer: new ResourceServer(resource, info),
     });
+    // RFC 9449 section 5: bound to the proof's key, as node-oidc-provider's own grants bind theirs.
+    if (jkt) token.setThumbprint('jkt', jkt);
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
     ctx.body = {

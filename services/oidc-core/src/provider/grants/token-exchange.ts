@@ -49,6 +49,13 @@ export function registerTokenExchange(
       const value = (ctx.oidc.params as Record<string, unknown> | undefined)?.[name];
       if (typeof value === 'string') params[name] = value;
     }
+    const proof = ctx.get('DPoP');
+    // A client configured to require DPoP (dpop_bound_access_tokens) gets no unbound token from this grant either;
+    // the provider checks that only in its built-in grants.
+    // A FAPI 2.0 tenant's clients are all DPoP-bound (provider/fapi2.ts); said again here, since this grant is ours.
+    // Before the identity-assertion branch: such a client sends a proof there too.
+    if (!proof && (client.dpopBoundAccessTokens || options.fapi2))
+      throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
     // An identity assertion for another authorization server is this provider's to issue (grants/id-jag-issuer.ts);
     // every delegation stays with the sidecar.
     // Only for a tenant that issues them (its ID-JAG audience table has an entry); otherwise the request goes where it
@@ -61,12 +68,6 @@ export function registerTokenExchange(
       await issueIdJag(ctx, options.idJag, params);
       return;
     }
-    const proof = ctx.get('DPoP');
-    // A client configured to require DPoP (dpop_bound_access_tokens) gets no unbound token from this grant either;
-    // the provider checks that only in its built-in grants.
-    // A FAPI 2.0 tenant's clients are all DPoP-bound (provider/fapi2.ts); said again here, since this grant is ours.
-    if (!proof && (client.dpopBoundAccessTokens || options.fapi2))
-      throw new errors.InvalidDpopProof('DPoP proof JWT not provided; this client requires DPoP');
     if (proof && options.fapi2 && !(FAPI2_SIGNING_ALGS as readonly string[]).includes(proofAlgorithm(proof) ?? '')) {
       throw new errors.InvalidDpopProof(`DPoP proof must be signed with ${FAPI2_SIGNING_ALGS.join(', ')} (FAPI 2.0)`);
     }
