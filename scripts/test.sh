@@ -2,7 +2,7 @@
 # The whole test suite: tools, type-check, build (e2e runs the built services), then unit, integration and e2e.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/tools.sh ferretdb nats-server helm chromium python-interop py-mcp keycloak simplesamlphp
+bash scripts/tools.sh ferretdb nats-server helm chromium python-interop py-mcp py-scim keycloak simplesamlphp
 # The upstream identity providers of the upstream sign-in tests (scripts/counterparts.sh: Keycloak, SimpleSAMLphp),
 # started now so that Keycloak's start (20-40 s) overlaps the type-check and lint, and stopped on exit (also when
 # this script is killed: OWNER_PID). The jest run below gets their URLs.

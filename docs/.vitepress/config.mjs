@@ -64,6 +64,7 @@ export default defineConfig({
           { text: 'Admin walkthrough (curl)', link: '/docs/operators/admin-walkthrough' },
           { text: 'Upstream sign-in (OIDC, SAML)', link: '/docs/operators/upstream-sign-in' },
           { text: 'Trusted issuers (RFC 7523, ID-JAG)', link: '/docs/operators/trusted-issuers' },
+          { text: 'Directory provisioning (SCIM 2.0)', link: '/docs/operators/scim' },
           {
             text: 'Services: configuration, state and replicas',
             collapsed: true,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 export interface RouteTable {
   aliasPrefix: string;
-  routes: Array<{ prefix: string; service: string }>;
+  /** `component`: a part of the service the chart can leave out of the ingress on its own (scim: management.scim.enabled). */
+  routes: Array<{ prefix: string; service: string; component?: string }>;
 }
 
 /**

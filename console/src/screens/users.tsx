@@ -135,7 +135,20 @@ export function UsersScreen() {
             render: (u) => <a href={detailHref('users', u.id)}>{u.username}</a>,
           },
           { header: 'Id', render: (u) => <code>{u.id}</code> },
-          { header: 'Status', sortValue: (u) => Number(u.enabled), render: (u) => <StatusBadge on={u.enabled} /> },
+          {
+            header: 'Status',
+            sortValue: (u) => Number(u.enabled),
+            render: (u) => (
+              <>
+                <StatusBadge on={u.enabled} />
+                {u.managedBy === 'scim' ? (
+                  <span className="badge" data-managed-by="scim" title="Provisioned by the directory (SCIM)">
+                    Directory
+                  </span>
+                ) : null}
+              </>
+            ),
+          },
           { header: 'Roles', render: (u) => u.roleIds.map(roleName).join(', ') || '—' },
           {
             header: 'TOTP',
@@ -514,6 +527,13 @@ function UserDetail(props: { userId: string; onChanged: () => void; onDeleted: (
               limits={limits('username')}
               value={d.username}
               required
+              // The directory owns it: a change here would be overwritten at its next sync (docs/operators/scim.md).
+              disabled={user.managedBy === 'scim'}
+              hint={
+                user.managedBy === 'scim'
+                  ? `Directory-managed (SCIM${user.externalId ? `, external id ${user.externalId}` : ''}): change it in the directory.`
+                  : undefined
+              }
               onChange={(v) => ed.set('username', v)}
             />
             {json('claims', 'Claims (name, email, …)', 'JSON object; replaces the claims.')}

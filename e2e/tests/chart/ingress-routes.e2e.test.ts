@@ -92,6 +92,9 @@ function samplePaths(): string[] {
     '/auth/7/ssfx',
     '/auth/7/8/ssf',
     '/auth/1234567890123456/ssf',
+    '/auth/admin/scim/v2/Users',
+    '/auth/7/scimx',
+    '/auth/7/scim/v2/Users/abc',
     '/auth/7/.well-known/openid-configuration',
   ]);
   for (const { prefix: raw } of table.routes) {
@@ -112,7 +115,7 @@ const stripAlias = (path: string) =>
 /** The table without the routes of a component the values turn off (the chart leaves them out). */
 const deployed = (off: string[]): RouteTable => ({
   ...table,
-  routes: table.routes.filter((r) => !off.includes(r.service)),
+  routes: table.routes.filter((r) => !off.includes(r.service) && !(r.component && off.includes(r.component))),
 });
 
 describe.each([
@@ -120,8 +123,8 @@ describe.each([
   // Standard Prefix paths cannot express {tenantId}: the per-tenant routes' component must be off.
   [
     'standard Prefix paths (alias forwarded unchanged)',
-    ['ingress.alias.stripPrefix=none', 'signals.enabled=false'],
-    ['signals'],
+    ['ingress.alias.stripPrefix=none', 'signals.enabled=false', 'management.scim.enabled=false'],
+    ['signals', 'scim'],
   ],
 ])('Ingress with %s', (_name, set, off) => {
   const objs = render(['ci/default-values.yaml'], set as string[]);
@@ -172,6 +175,17 @@ describe('Ingress options', () => {
     expect(ingressRoute(paths, '/.well-known/ssf-configuration/auth/42')?.service).toBe('signals');
     expect(ingressRoute(paths, '/auth/42/oidc/token')?.service).toBe('oidc');
     expect(ingressRoute(paths, '/auth/admin/ssf')?.service).toBe('management');
+  });
+
+  it("sends a tenant's SCIM 2.0 paths to management, and leaves them out when management.scim.enabled=false", () => {
+    const paths = ingressPaths(render(['ci/default-values.yaml']), 'id.example.com');
+    expect(ingressRoute(paths, '/auth/42/scim/v2/Users')).toEqual({
+      service: 'management',
+      upstreamPath: '/auth/42/scim/v2/Users',
+    });
+    expect(ingressRoute(paths, '/_api/auth/42/scim/v2/Groups/x')?.upstreamPath).toBe('/auth/42/scim/v2/Groups/x');
+    const off = ingressPaths(render(['ci/default-values.yaml'], ['management.scim.enabled=false']), 'id.example.com');
+    expect(ingressRoute(off, '/auth/42/scim/v2/Users')?.service).toBe('oidc');
   });
 
   it('routes no alias when the alias is off', () => {

@@ -56,6 +56,8 @@ export const MANAGEMENT_SCOPES = [
   'auth.users.list',
   'auth.users.update',
   'auth.users.delete',
+  // SCIM 2.0 provisioning (RFC 7644) at /auth/{tenantId}/scim/v2 with an access token instead of a SCIM credential.
+  'auth.scim.provision',
   'auth.groups.create',
   'auth.groups.list',
   'auth.groups.update',

@@ -143,6 +143,7 @@ beforeAll(async () => {
     oidc: { issuer: 'https://idp.fuzz.example', clientId: 'fuzz', clientSecret: 'fuzz-secret' },
   });
   const idJagAudience = await made('/id-jag-audiences', { audience: 'https://as.fuzz.example' });
+  const scimCredential = await made('/scim-credentials', { description: 'fuzz' });
   const absent = () => randomBytes(12).toString('hex');
   ids = {
     tenantId: String(T),
@@ -158,6 +159,7 @@ beforeAll(async () => {
     alias: 'fuzz',
     provider: 'fuzz',
     audienceId: idJagAudience.id!,
+    credentialId: scimCredential.id!,
     auditId: absent(),
     sessionId: absent(),
     grantId: absent(),

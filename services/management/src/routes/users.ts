@@ -82,6 +82,13 @@ export const userSchema = z
     groupIds: z.array(z.string()),
     claims: z.record(z.string(), z.unknown()),
     ...identityViewFields,
+    managedBy: z
+      .literal('scim')
+      .optional()
+      .describe(
+        "scim: provisioned by the tenant's directory (SCIM 2.0), which owns its username, profile and enabled state",
+      ),
+    externalId: z.string().optional().describe("The directory's identifier of the person (SCIM externalId)"),
     totpEnrolled: z.boolean(),
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -113,6 +120,8 @@ export function userView(doc: Row) {
     groupIds: doc.groupIds ?? [],
     claims: doc.claims ?? {},
     ...identityView(doc),
+    ...(doc.managedBy ? { managedBy: doc.managedBy } : {}),
+    ...(doc.externalId ? { externalId: doc.externalId } : {}),
     totpEnrolled: Boolean(doc.totpSecret),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
