@@ -7,6 +7,7 @@ import { TenantsScreen } from './screens/tenants';
 import { ClientsScreen } from './screens/clients';
 import { ResourceServersScreen } from './screens/resource-servers';
 import { UsersScreen } from './screens/users';
+import { ScimScreen } from './screens/scim';
 import { UpstreamProvidersScreen } from './screens/upstream-providers';
 import { TrustedIssuersScreen } from './screens/trusted-issuers';
 import { IdJagAudiencesScreen } from './screens/id-jag-audiences';
@@ -30,6 +31,7 @@ const SCREENS: ScreenDef[] = [
   { id: 'clients', title: 'Clients', render: () => <ClientsScreen /> },
   { id: 'resource-servers', title: 'Resource servers', render: () => <ResourceServersScreen /> },
   { id: 'users', title: 'Users', render: () => <UsersScreen /> },
+  { id: 'scim', title: 'Directory provisioning (SCIM)', render: () => <ScimScreen /> },
   { id: 'upstream-providers', title: 'Upstream identity providers', render: () => <UpstreamProvidersScreen /> },
   { id: 'trusted-issuers', title: 'Trusted issuers', render: () => <TrustedIssuersScreen /> },
   { id: 'id-jag-audiences', title: 'ID-JAG audiences', render: () => <IdJagAudiencesScreen /> },
@@ -147,7 +149,10 @@ function Console(props: { config: ConsoleConfig; session: Session; onSignOut: ()
   const api = useMemo(() => apiClient(session, onExpired), [session, onExpired]);
   const scopes = useMemo(() => new Set(session.scopes), [session]);
   const can = useCallback((s: string) => scopes.has(s), [scopes]);
-  const ctx: ConsoleContext = useMemo(() => ({ session, api, tenantId, can }), [session, api, tenantId, can]);
+  const ctx: ConsoleContext = useMemo(
+    () => ({ session, api, tenantId, can, ...(session.system ? { switchTenant: setTenantId } : {}) }),
+    [session, api, tenantId, can],
+  );
 
   useEffect(() => {
     const on = () => setRoute(routeOf());

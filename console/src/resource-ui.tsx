@@ -667,8 +667,8 @@ export function SaveBar(props: {
  */
 export function ConfirmButton(props: {
   scope: string;
-  /** The button: `Delete orders-app`. */
-  label: string;
+  /** The button: `Delete orders-app` (a row's button may show `Delete` and keep the name for screen readers). */
+  label: ReactNode;
   /** The question: `Delete client orders-app?` */
   question: string;
   /** What follows, in a sentence. */
@@ -677,11 +677,16 @@ export function ConfirmButton(props: {
   confirm: string;
   onConfirm: () => Promise<unknown>;
   className?: string;
+  /** For what cannot be undone on a large scale (a tenant): the confirming button works once this text is typed. */
+  typeToConfirm?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const headingId = useId();
+  const typedId = useId();
   const act = useAction();
   const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const typedOk = props.typeToConfirm === undefined || typed === props.typeToConfirm;
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -693,15 +698,41 @@ export function ConfirmButton(props: {
       <ScopedButton scope={props.scope} className={props.className ?? 'danger'} onClick={() => setOpen(true)}>
         {props.label}
       </ScopedButton>
-      <dialog ref={ref} className="confirm-dialog" aria-labelledby={headingId} onClose={() => setOpen(false)}>
+      <dialog
+        ref={ref}
+        className="confirm-dialog"
+        aria-labelledby={headingId}
+        onClose={() => {
+          setTyped('');
+          setOpen(false);
+        }}
+      >
         <h2 id={headingId}>{props.question}</h2>
-        {props.consequence ? <p>{props.consequence}</p> : null}
+        {typeof props.consequence === 'string' ? (
+          <p>{props.consequence}</p>
+        ) : props.consequence ? (
+          <div className="consequence">{props.consequence}</div>
+        ) : null}
+        {props.typeToConfirm !== undefined ? (
+          <div className="field">
+            <label htmlFor={typedId}>
+              Type <strong>{props.typeToConfirm}</strong> to confirm
+            </label>
+            <input
+              id={typedId}
+              value={typed}
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(e) => setTyped(e.target.value)}
+            />
+          </div>
+        ) : null}
         <ProblemBox problem={act.problem} />
         <div className="actions">
           <button
             type="button"
             className="danger"
-            disabled={act.busy}
+            disabled={act.busy || !typedOk}
             onClick={() =>
               void act.run(async () => {
                 await props.onConfirm();
@@ -711,7 +742,15 @@ export function ConfirmButton(props: {
           >
             {act.busy ? 'Working…' : props.confirm}
           </button>
-          <button type="button" className="secondary" autoFocus onClick={() => setOpen(false)}>
+          <button
+            type="button"
+            className="secondary"
+            autoFocus
+            onClick={() => {
+              setTyped('');
+              setOpen(false);
+            }}
+          >
             Cancel
           </button>
         </div>
@@ -821,7 +860,10 @@ export function ResourceList<T>(props: {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [search, setSearch] = useState('');
   const [applied, setApplied] = useState('');
-  const [page, setPage] = useState<{ items: T[]; nextCursor: string | null }>({ items: [], nextCursor: null });
+  const [page, setPage] = useState<{ items: T[]; nextCursor: string | null; key?: string }>({
+    items: [],
+    nextCursor: null,
+  });
   const [sort, setSort] = useState<{ col: number; dir: 1 | -1 } | undefined>();
   const list = useAction();
   const { load } = props;
@@ -832,12 +874,14 @@ export function ResourceList<T>(props: {
     if (cursors.length > 1) setCursors([undefined]);
   }
   const cursor = cursors[cursors.length - 1];
+  // The page on screen belongs to one query: until the answer to the current one is in, the list says it is loading.
+  const key = JSON.stringify([cursor ?? null, size, applied, cursors.length]);
   useEffect(() => {
     let live = true;
     void list
       .run(() => load({ cursor, limit: size, search: applied }))
       .then((p) => {
-        if (p && live) setPage(p);
+        if (p && live) setPage({ ...p, key });
       });
     return () => {
       live = false;
@@ -854,6 +898,20 @@ export function ResourceList<T>(props: {
     });
   }, [page.items, sort, props.columns]);
   const pageNo = cursors.length;
+  const loading = list.busy || (page.key !== key && !list.problem);
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const [overflowing, setOverflowing] = useState(false);
+  useEffect(() => {
+    // A narrow screen (a phone) scrolls the table sideways: say so, rather than hide columns without a hint.
+    const el = wrapRef.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const check = () => setOverflowing(el.scrollWidth > el.clientWidth + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
   return (
     <div className="resource-list">
       <form
@@ -899,7 +957,19 @@ export function ResourceList<T>(props: {
         </span>
       </form>
       <ProblemBox problem={list.problem} />
-      <div className="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
+      {overflowing ? (
+        <p className="hint scroll-cue" data-testid="scroll-cue">
+          <span aria-hidden="true">⇆ </span>
+          {props.columns.length} columns: scroll the table sideways to see them all.
+        </p>
+      ) : null}
+      <div
+        ref={wrapRef}
+        className={overflowing ? 'table-wrap overflowing' : 'table-wrap'}
+        tabIndex={0}
+        role="region"
+        aria-label={props.label}
+      >
         <table>
           <thead>
             <tr>
@@ -928,7 +998,7 @@ export function ResourceList<T>(props: {
             </tr>
           </thead>
           <tbody>
-            {rows.length === 0 && !list.busy ? (
+            {rows.length === 0 && !loading ? (
               <tr>
                 <td colSpan={props.columns.length}>
                   {applied ? `Nothing matches “${applied}”.` : (props.empty ?? 'None yet.')}
@@ -946,16 +1016,16 @@ export function ResourceList<T>(props: {
         </table>
       </div>
       <nav className="pager" aria-label={`Pages of ${props.label.toLowerCase()}`}>
-        <button type="button" disabled={pageNo === 1 || list.busy} onClick={() => setCursors((c) => c.slice(0, -1))}>
+        <button type="button" disabled={pageNo === 1 || loading} onClick={() => setCursors((c) => c.slice(0, -1))}>
           Previous page
         </button>
         <span aria-live="polite">
           Page {pageNo}
-          {list.busy ? ' (loading…)' : `, ${rows.length} shown`}
+          {loading ? ' (loading…)' : `, ${rows.length} shown`}
         </span>
         <button
           type="button"
-          disabled={!page.nextCursor || list.busy}
+          disabled={!page.nextCursor || loading}
           onClick={() => {
             const next = page.nextCursor;
             if (next) setCursors((c) => [...c, next]);

@@ -9,6 +9,8 @@ export interface ConsoleContext {
   /** The tenant being worked on (a system admin can switch; a tenant admin has only their own). */
   tenantId: number;
   can: (scope: string) => boolean;
+  /** Switches the console to another tenant (system administrators; absent where the tenant is fixed). */
+  switchTenant?: (tenantId: number) => void;
 }
 
 export const Ctx = createContext<ConsoleContext | null>(null);

@@ -27,14 +27,14 @@ export const WINDOWS = [
 type WindowId = (typeof WINDOWS)[number]['id'];
 
 /** Distinct on white at 3:1 or more (WCAG 1.4.11), and told apart by the legend and the table, not by colour alone. */
-const PALETTE = ['#0b57d0', '#b45309', '#137333', '#a50e0e', '#6d28d9', '#0e7490', '#be185d'];
-const OTHER_COLOUR = '#4b5563';
+export const PALETTE = ['#0b57d0', '#b45309', '#137333', '#a50e0e', '#6d28d9', '#0e7490', '#be185d'];
+export const OTHER_COLOUR = '#4b5563';
 const SHOWN_SERIES = PALETTE.length;
 
-const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
-const dayHhmm = (ms: number) => new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
+export const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+export const dayHhmm = (ms: number) => new Date(ms).toISOString().slice(5, 16).replace('T', ' ');
 /** ISO 8601 date and minute, as the rest of the console shows times (UTC). */
-const isoMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+export const isoMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
 interface Series {
   name: string;
@@ -234,10 +234,6 @@ export function IssuanceChart(props: { filters: ChartFilters; refreshKey: number
           </div>
         </details>
       ) : null}
-      <p className="hint">
-        Refusals are not charted: a refused delegation is counted in the delegation service&apos;s metrics
-        (nhe_token_exchange_decisions_total) and written to its log, but not stored per tenant.
-      </p>
     </section>
   );
 }

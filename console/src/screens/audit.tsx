@@ -11,6 +11,7 @@ import type { ChartFilters } from './audit-chart';
 
 /** The chart and its library load with this screen only, not with the console's first page. */
 const IssuanceChart = lazy(() => import('./audit-chart').then((m) => ({ default: m.IssuanceChart })));
+const RefusalsChart = lazy(() => import('./audit-refusals-chart').then((m) => ({ default: m.RefusalsChart })));
 
 type Row = Schemas['TokenAuditRecord'];
 interface Filters {
@@ -465,6 +466,13 @@ export function AuditScreen() {
       ) : null}
       <Suspense fallback={<p className="card">Loading the chart…</p>}>
         <IssuanceChart filters={chartFilters} refreshKey={chartKey} />
+      </Suspense>
+      <Suspense fallback={<p className="card">Loading the refusals chart…</p>}>
+        <RefusalsChart
+          {...(applied.nheIdentifier ? { nheIdentifier: applied.nheIdentifier } : {})}
+          otherFilters={[applied.userId, applied.clientId, applied.resourceServer].some(Boolean)}
+          refreshKey={chartKey}
+        />
       </Suspense>
       <h2 id="audit-rows-title">Issued tokens</h2>
       {overflowing ? (

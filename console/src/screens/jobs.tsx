@@ -5,7 +5,8 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { call, type Schemas } from '../api';
-import { Busy, CheckField, fmtDate, ProblemView, ScopedButton, TextField, useAction, useConsole } from '../ui';
+import { ConfirmButton, ProblemBox } from '../resource-ui';
+import { Busy, CheckField, fmtDate, ScopedButton, TextField, useAction, useConsole } from '../ui';
 
 type Job = Schemas['Job'];
 type Run = NonNullable<Schemas['JobRun']>;
@@ -29,7 +30,7 @@ export function JobsScreen() {
   return (
     <section aria-labelledby="screen-heading">
       <p>Scheduled jobs of the deployment. Times are UTC; a schedule is a five-field cron expression.</p>
-      <ProblemView problem={load.problem} />
+      <ProblemBox problem={load.problem} />
       {jobs === undefined ? <Busy busy={load.busy} label="Loading jobs…" /> : null}
       {jobs?.map((job) => (
         <JobCard
@@ -187,14 +188,24 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
           type="number"
           hint="Rows deleted per batch, 1 to 100000; empty: the default 1000."
         />
-        <ProblemView problem={save.problem} shownFields={shown} />
+        <ProblemBox problem={save.problem} shownFields={shown} />
         <div className="actions">
           <ScopedButton scope="auth.jobs.update" type="submit" busy={save.busy}>
             Save job
           </ScopedButton>
-          <ScopedButton scope="auth.jobs.run" onClick={() => void onRunNow()} busy={runNow.busy}>
-            Run now
-          </ScopedButton>
+          <ConfirmButton
+            scope="auth.jobs.run"
+            className="secondary"
+            label={runNow.busy ? 'Working…' : 'Run now'}
+            question={`Run ${job.name} now?`}
+            consequence={
+              job.name === 'nhe-audit-retention'
+                ? "It deletes, now, every tenant's token-audit rows older than that tenant's audit retention (settings.nhe.auditRetentionDays; 0 keeps them). What it deleted cannot be brought back."
+                : 'It runs now, outside its schedule.'
+            }
+            confirm="Really run it now"
+            onConfirm={onRunNow}
+          />
         </div>
         <p role="status" className="saved">
           {saved}
@@ -202,7 +213,7 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
         <p role="status" aria-live="polite" className="progress" data-testid="run-progress">
           {progress}
         </p>
-        <ProblemView problem={runNow.problem} />
+        <ProblemBox problem={runNow.problem} />
       </form>
       <h3>CronJob after this change</h3>
       <pre className="yaml" data-testid="cronjob" tabIndex={0} aria-label="The Kubernetes CronJob">

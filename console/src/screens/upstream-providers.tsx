@@ -5,18 +5,8 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { call, tp, type Problem, type Schemas } from '../api';
-import {
-  CheckField,
-  DeleteButton,
-  Field,
-  fieldError,
-  ProblemView,
-  ScopedButton,
-  splitList,
-  TextField,
-  useAction,
-  useConsole,
-} from '../ui';
+import { ConfirmButton, ProblemBox } from '../resource-ui';
+import { CheckField, Field, fieldError, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
 
 type Provider = Schemas['UpstreamProvider'];
 type Mapper = Schemas['UpstreamMapper'];
@@ -273,8 +263,8 @@ export function UpstreamProvidersScreen() {
   const current = editing ? items.find((p) => p.alias === editing) : undefined;
   return (
     <section>
-      <ProblemView problem={list.problem} />
-      <ProblemView problem={toggle.problem} />
+      <ProblemBox problem={list.problem} />
+      <ProblemBox problem={toggle.problem} />
       <p role="status">{done}</p>
       <div className="table-wrap" tabIndex={0} role="region" aria-label="Upstream identity providers">
         <table>
@@ -334,9 +324,12 @@ export function UpstreamProvidersScreen() {
                   </button>
                 </td>
                 <td>
-                  <DeleteButton
+                  <ConfirmButton
                     scope="auth.tenants.update"
-                    what={p.alias}
+                    label={`Delete ${p.alias}`}
+                    question={`Delete the upstream identity provider ${p.alias}?`}
+                    consequence="Every account link to it is deleted with it: people who sign in only through it can no longer sign in until they are linked again. This cannot be undone."
+                    confirm={`Really delete ${p.alias}`}
                     onConfirm={async () => {
                       await call(
                         api.DELETE('/auth/admin/tenants/{tenantId}/upstream-providers/{alias}', {
@@ -577,7 +570,7 @@ function ProviderForm(props: { existing?: Provider; onSaved: (p: Provider) => vo
       <MappersEditor rows={f.mappers} onChange={(mappers) => set({ mappers })} problem={problem} />
       <AmrEditor rows={f.amrMap} onChange={(amrMap) => set({ amrMap })} problem={problem} />
       <AcrEditor rows={f.acrMap} onChange={(acrMap) => set({ acrMap })} problem={problem} />
-      <ProblemView problem={problem} shownFields={SHOWN_FIELDS} />
+      <ProblemBox problem={problem} shownFields={SHOWN_FIELDS} />
       <div className="actions">
         <ScopedButton scope="auth.tenants.update" type="submit" busy={save.busy}>
           {existing ? `Save ${existing.alias}` : 'Add provider'}

@@ -590,8 +590,13 @@ describe('MongoDB roles and users', () => {
   });
 
   it('cover exactly the collections libs/db and libs/events declare', () => {
-    const schemas = readFileSync(join(repoRoot, 'libs', 'db', 'src', 'models', 'schemas.ts'), 'utf8');
-    const declared = new Set([...schemas.matchAll(/collection: '([a-z_]+)'/g)].map((m) => m[1]));
+    // Every model file of libs/db (schemas.ts and the ones beside it: upstream providers, trusted issuers, ...).
+    const modelsDir = join(repoRoot, 'libs', 'db', 'src', 'models');
+    const sources = readdirSync(modelsDir)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(modelsDir, f), 'utf8'))
+      .join('\n');
+    const declared = new Set([...sources.matchAll(/collection: '([a-z_]+)'/g)].map((m) => m[1]));
     const revocations = /REVOCATION_COLLECTION = '([a-z_]+)'/.exec(
       readFileSync(join(repoRoot, 'libs', 'events', 'src', 'revocations.ts'), 'utf8'),
     )?.[1];
@@ -624,6 +629,11 @@ describe('MongoDB roles and users', () => {
       { resource: { db: 'idp', collection: 'nhe_token_audit_anchors' }, actions: ['find'] },
       // The per-tenant chain head counter (detects rows deleted from the newest end).
       { resource: { db: 'idp', collection: 'counters' }, actions: ['find', 'insert', 'update'] },
+      // The decision log's refusals: hourly counters and the ids counted (released again when a count fails).
+      ...['nhe_token_refusal_counters', 'nhe_token_refusal_events'].map((collection) => ({
+        resource: { db: 'idp', collection },
+        actions: ['find', 'insert', 'update', 'remove', 'createCollection', 'createIndex'],
+      })),
     ]);
     const job = byKind(objectsOf('default-values.yaml'), 'Job').find(
       (j) => component(j) === 'mongo-users',

@@ -1,7 +1,8 @@
 /**
  * The console's Token audit screen in Debian's Chromium (playwright-core) against the whole topology: real NHE token
- * exchanges (RFC 8693) in the harness's seeded tenant by two users for two agents, then the screen charts the tokens
- * issued per hour and per agent (the SVG bars and the table of the same counts), names the user, the client and the
+ * exchanges (RFC 8693) in the harness's seeded tenant by two users for two agents, and refused ones (a scope beyond the
+ * agent's, a disabled agent), then the screen charts the tokens issued per hour and per agent and the refusals per hour
+ * by error code (the SVG bars and the tables of the same counts), names the user, the client and the
  * resource server beside their ids, filters by username (an unknown one says so), refuses a time that is not ISO 8601
  * UTC at its field, passes axe (no serious or critical violation, at desktop and phone width) and is captured at
  * 1280x800 and 390x844 into test-output/browser/audit-chart-*.png.
@@ -31,6 +32,7 @@ let systemToken: string;
 const ADMIN = { username: 'audit-admin', password: 'the audit administrator password 1' };
 const BOB = { username: 'bob-audit', password: 'bob reads orders too 1' };
 const SECOND_AGENT = 'billing-agent';
+const RETIRED_AGENT = 'retired-agent';
 const jtis: string[] = [];
 
 async function api(method: string, path: string, body?: unknown) {
@@ -67,6 +69,28 @@ async function exchange(subjectToken: string, agent: string): Promise<string> {
   expect(res.status).toBe(200);
   const token = ((await res.json()) as { access_token: string }).access_token;
   return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti;
+}
+
+/** A refused exchange of alice's token for `agent`: the OAuth error code answered. */
+async function refusedExchange(subjectToken: string, agent: string, scope: string): Promise<string> {
+  const res = await fetch(`${base}/auth/${h.tenant.tenantId}/oidc/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret),
+    },
+    body: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: subjectToken,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      actor_token: agent,
+      actor_token_type: 'urn:vendor:token-type:nhe-id',
+      resource: h.tenant.resource,
+      scope,
+    }),
+  });
+  expect(res.status).toBe(400);
+  return ((await res.json()) as { error: string }).error;
 }
 
 beforeAll(async () => {
@@ -132,6 +156,25 @@ beforeAll(async () => {
     })
   ).access_token;
   jtis.push(await exchange(bobToken, h.tenant.nhe.identifier));
+  // Refusals: billing-agent asked for a scope beyond its own (twice), and an agent registered disabled (once).
+  const retired = await api('POST', `/tenants/${t}/non-human-entities`, {
+    identifier: RETIRED_AGENT,
+    type: 'llm-assistive',
+    allowedScopes: ['orders:read'],
+    operator: 'Billing Operations',
+    enabled: false,
+  });
+  expect(retired.status).toBe(201);
+  for (let i = 0; i < 2; i++) expect(await refusedExchange(alice, SECOND_AGENT, 'orders:write')).toBe('invalid_scope');
+  expect(await refusedExchange(alice, RETIRED_AGENT, 'orders:read')).toBe('invalid_grant');
+  // The refusals are counted asynchronously too (fire-and-forget to JetStream, then the audit writer).
+  const refusals = async () =>
+    (await h.db.models.TokenRefusalCounter.find({ tenantId: t }, { count: 1 }).lean()).reduce((n, c) => n + c.count, 0);
+  for (let i = 0; i < 80; i++) {
+    if ((await refusals()) >= 3) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  expect(await refusals()).toBe(3);
   // The audit writer is asynchronous (JetStream): wait until every row is stored.
   for (let i = 0; i < 80; i++) {
     if ((await h.db.models.TokenAudit.countDocuments({ tenantId: t })) >= jtis.length) break;
@@ -220,6 +263,31 @@ test('the audit screen charts the real exchanges per agent, names the user, filt
   await caption.filter({ hasText: '6 tokens issued to 2 agents, last hour (per 5 minutes, UTC)' }).waitFor();
   await chart.getByLabel('Chart window').selectOption('24h');
   await caption.filter({ hasText: 'last 24 hours' }).waitFor();
+
+  // The refusals: per hour by error code, the caption, the SVG's bars and the table agree.
+  const refusalsChart = page.getByTestId('refusals-chart');
+  await refusalsChart
+    .getByTestId('refusals-caption')
+    .filter({ hasText: '3 refusals with 2 error codes, last 24 hours (per hour, UTC).' })
+    .waitFor({ timeout: 60_000 });
+  await refusalsChart.locator('svg.recharts-surface').first().waitFor();
+  expect(await refusalsChart.locator('g.recharts-bar').count()).toBe(2);
+  expect((await refusalsChart.locator('.recharts-legend-item-text').allTextContents()).sort()).toEqual([
+    'invalid_grant',
+    'invalid_scope',
+  ]);
+  await refusalsChart.getByText('The refusals as a table').click();
+  const refusalTable = refusalsChart.getByTestId('refusals-table');
+  const codes = await refusalTable.locator('thead th[data-error]').allTextContents();
+  const refusalTotals = await refusalTable.locator('tfoot td[data-series-total]').allTextContents();
+  expect(Object.fromEntries(codes.map((c, i) => [c, Number(refusalTotals[i])]))).toEqual({
+    invalid_scope: 2,
+    invalid_grant: 1,
+  });
+  expect(await refusalTable.locator('tfoot td[data-gates][data-error="invalid_grant"]').textContent()).toBe(
+    'nhe-disabled 1',
+  );
+  expect(await page.getByText('not stored per tenant').count()).toBe(0);
 
   // The rows: every exchange, with jti and source IP, the user's name beside its id, client and API by name.
   const rows = page.getByTestId('audit-rows');

@@ -148,7 +148,9 @@ test('a system administrator builds a delegating tenant in the console, simulate
   await create.getByLabel('Hard max token lifetime (seconds)').fill('300');
   await create.getByRole('button', { name: 'Create tenant' }).click();
   await create.locator('.field-error[data-field="body.settings.nhe.defaultMaxTokenLifetime"]').waitFor();
-  expect(await create.locator('.field-error').first().textContent()).toContain('must not exceed hardMaxTokenLifetime');
+  expect(await create.locator('.field-error').first().textContent()).toContain(
+    'Must not exceed the hard maximum token lifetime (300).',
+  );
   await checkScreen(page, 'tenants-problem');
   await create.getByLabel('Default max token lifetime (seconds)').fill('300');
   await create.getByLabel('Hard max token lifetime (seconds)').fill('900');
@@ -342,6 +344,7 @@ test('a system administrator builds a delegating tenant in the console, simulate
 
   await open(page, 'Signing keys');
   await page.getByRole('button', { name: 'Rotate ES256 key' }).click();
+  await page.getByRole('button', { name: 'Really rotate the ES256 key' }).click();
   await page.getByText(/New ES256 key .* is active/).waitFor();
   await checkScreen(page, 'keys');
 
@@ -364,6 +367,7 @@ test('a system administrator builds a delegating tenant in the console, simulate
   const stored = await api('GET', '/jobs/nhe-audit-retention', systemToken);
   expect(stored.body).toMatchObject({ schedule: '15 4 * * 1', enabled: false, customOptions: { batchSize: 250 } });
   await job.getByRole('button', { name: 'Run now' }).click();
+  await page.getByRole('button', { name: 'Really run it now' }).click();
   await job
     .getByTestId('run-progress')
     .filter({ hasText: /Run finished: succeeded, \d+ rows deleted/ })
@@ -375,7 +379,7 @@ test('a system administrator builds a delegating tenant in the console, simulate
   // Disabling an NHE, and a delete with its confirmation step.
   await open(page, 'NHE registrations');
   await page.getByRole('button', { name: 'Disable orders-assistant' }).click();
-  await page.locator('tr[data-nhe="orders-assistant"]').filter({ hasText: '(disabled)' }).waitFor();
+  await page.locator('tr[data-nhe="orders-assistant"] .badge[data-status="off"]').waitFor();
   await page.getByRole('button', { name: 'Enable orders-assistant' }).waitFor();
   await open(page, 'Users');
   await page.getByRole('button', { name: `Delete ${ALICE.username}` }).click();

@@ -1,4 +1,5 @@
 export * from './audit-event';
+export * from './refusal-event';
 export * from './jetstream';
 export * from './revocations';
 export * from './invalidation';

@@ -13,6 +13,7 @@ import {
 } from '@nats-io/jetstream';
 import type { Logger } from '@idp/logger';
 import { AUDIT_DEAD_LETTER_SUBJECT, AUDIT_STREAM, AUDIT_SUBJECT_WILDCARD, AUDIT_WRITER_DURABLE } from './audit-event';
+import { REFUSAL_SUBJECT_WILDCARD, REFUSAL_WRITER_DURABLE } from './refusal-event';
 
 export type { NatsConnection, JetStreamClient, JetStreamManager, PubAck };
 export { headers };
@@ -118,13 +119,14 @@ export interface StreamOptions {
 
 /**
  * Creates the audit stream, or updates it to these settings (idempotent). The audit-writer owns the stream: it
- * calls this at start; the chart's stream job calls it at install.
+ * calls this at start; the chart's stream job calls it at install. It carries the issuance events, the refusals of
+ * the decision log (their own subjects and consumer) and the dead letters of both.
  */
 export async function ensureAuditStream(nc: NatsConnection, options: StreamOptions): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   const config = {
     name: AUDIT_STREAM,
-    subjects: [AUDIT_SUBJECT_WILDCARD, AUDIT_DEAD_LETTER_SUBJECT],
+    subjects: [AUDIT_SUBJECT_WILDCARD, REFUSAL_SUBJECT_WILDCARD, AUDIT_DEAD_LETTER_SUBJECT],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
@@ -181,19 +183,36 @@ export async function auditConsumerLag(
  * writer owns it, like the stream: created or updated at every start, so several replicas converge on one config.
  */
 export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: number): Promise<void> {
+  await ensureWriterConsumer(jsm, AUDIT_WRITER_DURABLE, AUDIT_SUBJECT_WILDCARD, maxAckPending);
+}
+
+/**
+ * The durable pull consumer of the refusals of the decision log (`idp.audit.nhe.refused.*`): the same settings as the
+ * issuance consumer, its own durable, so a backlog of one never holds up the other.
+ */
+export async function ensureRefusalConsumer(jsm: JetStreamManager, maxAckPending: number): Promise<void> {
+  await ensureWriterConsumer(jsm, REFUSAL_WRITER_DURABLE, REFUSAL_SUBJECT_WILDCARD, maxAckPending);
+}
+
+async function ensureWriterConsumer(
+  jsm: JetStreamManager,
+  durable: string,
+  filterSubject: string,
+  maxAckPending: number,
+): Promise<void> {
   const config = {
-    durable_name: AUDIT_WRITER_DURABLE,
+    durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: AUDIT_SUBJECT_WILDCARD,
+    filter_subject: filterSubject,
     ack_wait: AUDIT_CONSUMER_BACKOFF_SECONDS[0]! * NANOS_PER_SECOND,
     max_ack_pending: maxAckPending,
     max_deliver: -1,
     backoff: AUDIT_CONSUMER_BACKOFF_SECONDS.map((s) => s * NANOS_PER_SECOND),
   };
   try {
-    await jsm.consumers.info(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
-    await jsm.consumers.update(AUDIT_STREAM, AUDIT_WRITER_DURABLE, {
+    await jsm.consumers.info(AUDIT_STREAM, durable);
+    await jsm.consumers.update(AUDIT_STREAM, durable, {
       ack_wait: config.ack_wait,
       max_ack_pending: config.max_ack_pending,
       backoff: config.backoff,

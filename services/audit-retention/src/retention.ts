@@ -30,6 +30,8 @@ export type TenantOutcome =
       capped: boolean;
       durationMs: number;
       interrupted?: boolean;
+      /** Refusal counters and counted refusal ids of the decision log deleted (or, dry run, that would be). */
+      refusalsDeleted?: number;
     }
   | {
       tenantId: number;
@@ -227,6 +229,49 @@ async function pruneTenant(
   return pruneChain(models, tenantId, cutoff, o, p);
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The decision log's refusals (hourly counters, and the ids of the refusals counted) under the same cutoff as the
+ * tenant's audit rows: a counter goes once its whole hour is before the cutoff. Deleted by `_id` in bounded batches
+ * (FerretDB's SQLite backend cannot delete more than MAX_ROWS_PER_DELETE matched rows in one command); an abort is
+ * honoured between batches. Returns the rows deleted, or false when aborted.
+ */
+export async function pruneRefusals(
+  models: Models,
+  tenantId: number,
+  cutoff: Date,
+  o: Pick<RetentionOptions, 'batchSize' | 'dryRun' | 'signal'>,
+): Promise<{ deleted: number; completed: boolean }> {
+  const targets = [
+    { model: models.TokenRefusalCounter, filter: { tenantId, hour: { $lte: new Date(cutoff.getTime() - HOUR_MS) } } },
+    { model: models.TokenRefusalEvent, filter: { tenantId, at: { $lt: cutoff } } },
+  ];
+  let deleted = 0;
+  for (const { model, filter } of targets) {
+    // The native collection: the counters' ids are ObjectIds, the counted events' are strings.
+    const collection = model.collection;
+    if (o.dryRun) {
+      deleted += await collection.countDocuments(filter);
+      continue;
+    }
+    const size = Math.min(o.batchSize, MAX_ROWS_PER_DELETE);
+    for (;;) {
+      if (o.signal?.aborted) return { deleted, completed: false };
+      const ids = (
+        await collection
+          .find(filter, { projection: { _id: 1 } })
+          .limit(size)
+          .toArray()
+      ).map((d) => d._id);
+      if (!ids.length) break;
+      deleted += (await collection.deleteMany({ tenantId, _id: { $in: ids } })).deletedCount;
+      if (ids.length < size) break;
+    }
+  }
+  return { deleted, completed: true };
+}
+
 /**
  * The nhe-audit-retention job: for every tenant with settings.nhe.enabled and auditRetentionDays > 0, deletes
  * audit rows issued before now - auditRetentionDays, oldest first, in batches, at most maxRowsPerTenant per run.
@@ -266,6 +311,7 @@ export async function runRetention(models: Models, logger: Logger, o: RetentionO
     const cutoff = new Date(o.now.getTime() - days * DAY_MS);
     const progress: TenantProgress = { deleted: 0, batches: 0 };
     let completed = true;
+    let refusalsDeleted = 0;
     try {
       if (o.dryRun)
         progress.deleted = Math.min(
@@ -273,6 +319,11 @@ export async function runRetention(models: Models, logger: Logger, o: RetentionO
           o.maxRowsPerTenant,
         );
       else completed = await pruneTenant(models, tenantId, cutoff, o, progress);
+      if (completed) {
+        const refusals = await pruneRefusals(models, tenantId, cutoff, o);
+        refusalsDeleted = refusals.deleted;
+        completed = refusals.completed;
+      }
     } catch (err) {
       const failed: TenantOutcome = {
         tenantId,
@@ -294,6 +345,7 @@ export async function runRetention(models: Models, logger: Logger, o: RetentionO
       batches: progress.batches,
       capped: progress.deleted >= o.maxRowsPerTenant,
       durationMs: Date.now() - started,
+      refusalsDeleted,
       ...(completed ? {} : { interrupted: true }),
     };
     outcomes.push(outcome);

@@ -290,4 +290,47 @@ describe('audit retention (real database)', () => {
     expect(longBefore.sort()).toEqual([...longRows].sort());
     expect((await remaining(orphan)).sort()).toEqual([...orphanRows].sort());
   });
+
+  it("prunes the decision log's refusals with the audit rows: counters whose hour ended before the cutoff, counted ids older than it", async () => {
+    const t = tenantId();
+    const other = tenantId();
+    await createTenant(t, { enabled: true, auditRetentionDays: 30 });
+    await createTenant(other, { enabled: true, auditRetentionDays: 365 });
+    const cutoff = daysAgo(30);
+    const hourOf = (d: Date) => new Date(Math.floor(d.getTime() / 3_600_000) * 3_600_000);
+    const counter = (tenant: number, hour: Date, error: string) => ({
+      tenantId: tenant,
+      hour,
+      nheIdentifier: 'orders-agent',
+      error,
+      gate: 'scope-exceeds-policy',
+      count: 3,
+      updatedAt: hour,
+    });
+    await db.models.TokenRefusalCounter.insertMany([
+      counter(t, hourOf(daysAgo(31)), 'old'), // ended a day before the cutoff
+      counter(t, new Date(hourOf(cutoff).getTime() - 3_600_000), 'ended'), // its hour ends at or before the cutoff
+      counter(t, new Date(hourOf(cutoff).getTime() + 3_600_000), 'young'), // after the cutoff
+      counter(other, hourOf(daysAgo(31)), 'other'), // another tenant, a year's retention
+    ]);
+    await db.models.TokenRefusalEvent.insertMany([
+      { _id: `r-${t}-1`, tenantId: t, at: daysAgo(31) },
+      { _id: `r-${t}-2`, tenantId: t, at: daysAgo(29) },
+      { _id: `r-${other}-1`, tenantId: other, at: daysAgo(31) },
+    ]);
+
+    const dry = pruned(await run({ dryRun: true }), t);
+    expect(dry).toMatchObject({ refusalsDeleted: 3 });
+    expect(await db.models.TokenRefusalCounter.countDocuments({ tenantId: t })).toBe(3);
+
+    const o = pruned(await run({ batchSize: 1 }), t);
+    expect(o).toMatchObject({ status: 'pruned', refusalsDeleted: 3 });
+    const left = await db.models.TokenRefusalCounter.find(
+      { tenantId: { $in: [t, other] } },
+      { error: 1, _id: 0 },
+    ).lean();
+    expect(left.map((c) => c.error).sort()).toEqual(['other', 'young']);
+    const ids = await db.models.TokenRefusalEvent.find({ tenantId: { $in: [t, other] } }, { _id: 1 }).lean();
+    expect(ids.map((e) => e._id).sort()).toEqual([`r-${other}-1`, `r-${t}-2`].sort());
+  });
 });

@@ -20,6 +20,12 @@ export function createApp(deps: { logger: Logger; readiness: ReadinessCheck[]; l
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const refusals = new Counter({
+    name: 'audit_writer_refusal_messages_total',
+    help: 'Refusal events of the decision log handled, by outcome: counted, duplicate (counted before), dead-letter, retry',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const lag = deps.lag;
   if (lag) {
     let last: Promise<ConsumerLag | undefined> | undefined;
@@ -60,5 +66,6 @@ export function createApp(deps: { logger: Logger; readiness: ReadinessCheck[]; l
     app,
     registry,
     onOutcome: (outcome: string, count: number) => count > 0 && outcomes.inc({ outcome }, count),
+    onRefusalOutcome: (outcome: string, count: number) => count > 0 && refusals.inc({ outcome }, count),
   };
 }

@@ -6,6 +6,8 @@ import {
   connectNats,
   ensureAuditConsumer,
   ensureAuditStream,
+  ensureRefusalConsumer,
+  REFUSAL_WRITER_DURABLE,
 } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
@@ -13,6 +15,7 @@ import { createApp } from './app';
 import { readConfig } from './config';
 import { runConsumerLoop } from './consumer-loop';
 import { writeBatch, type ChainTailCache } from './writer';
+import { writeRefusalBatch } from './refusal-writer';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -23,6 +26,13 @@ async function main(): Promise<void> {
     if ((err as { code?: number } | null | undefined)?.code !== 48) throw err; // 48: NamespaceExists
   });
   await db.models.TokenAudit.createIndexes();
+  // The refusal counters' unique key and the counted event ids are what make their redelivery safe.
+  for (const model of [db.models.TokenRefusalCounter, db.models.TokenRefusalEvent]) {
+    await model.createCollection().catch((err: unknown) => {
+      if ((err as { code?: number } | null | undefined)?.code !== 48) throw err;
+    });
+    await model.createIndexes();
+  }
   const nats = await connectNats(config.NATS_URL, logger, 'audit-writer');
   // The writer owns the stream and its durable consumer: created or updated here, idempotently.
   const jsm = await ensureAuditStream(nats.nc, {
@@ -31,9 +41,11 @@ async function main(): Promise<void> {
     maxAgeSeconds: config.AUDIT_STREAM_MAX_AGE_SECONDS,
   });
   await ensureAuditConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
+  await ensureRefusalConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
   const consumer = await nats.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
+  const refusalConsumer = await nats.js.consumers.get(AUDIT_STREAM, REFUSAL_WRITER_DURABLE);
 
-  const { app, onOutcome } = createApp({
+  const { app, onOutcome, onRefusalOutcome } = createApp({
     logger,
     lag: () => auditConsumerLag(jsm),
     readiness: [
@@ -51,9 +63,18 @@ async function main(): Promise<void> {
     logger,
     stop.signal,
   );
+  // The decision log's refusals: their own consumer and loop, so a backlog of either never holds up the other.
+  const refusalLoop = runConsumerLoop(
+    refusalConsumer,
+    (msgs) => writeRefusalBatch({ models: db.models, js: nats.js, logger, onOutcome: onRefusalOutcome }, msgs),
+    { batchSize: config.AUDIT_BATCH_SIZE, fetchExpiresMs: 1000 },
+    logger,
+    stop.signal,
+  );
   onShutdown(logger, async () => {
     stop.abort();
     await loop;
+    await refusalLoop;
     await server.close();
     await nats.close();
     await db.close();

@@ -141,6 +141,40 @@ export async function appendToChain(
 }
 
 /**
+ * Copies a malformed message to the dead-letter subject (acknowledged by JetStream) and terminates it, never dropping
+ * it silently; if that copy fails, the message is nak'ed to come again.
+ */
+export async function deadLetter(
+  deps: Pick<WriterDeps, 'js' | 'logger'>,
+  msg: JsMsg,
+  reason: string,
+): Promise<'dead-letter' | 'retry'> {
+  try {
+    const headers = natsHeaders();
+    headers.set('Idp-Original-Subject', msg.subject);
+    headers.set('Idp-Original-Sequence', String(msg.info.streamSequence));
+    headers.set('Idp-Reason', reason.replace(/[\r\n]/g, ' '));
+    await deps.js.publish(AUDIT_DEAD_LETTER_SUBJECT, msg.data, {
+      headers,
+      msgID: `dead-letter:${msg.info.stream}:${msg.info.streamSequence}`,
+    });
+    msg.term('malformed audit event');
+    deps.logger.warn(
+      { subject: msg.subject, seq: msg.info.streamSequence, reason },
+      'malformed audit event moved to dead-letter subject',
+    );
+    return 'dead-letter';
+  } catch (err) {
+    deps.logger.error(
+      { err: (err as Error).message },
+      'could not dead-letter a malformed message; it will be redelivered',
+    );
+    msg.nak(nakDelayMs(msg.info.deliveryCount));
+    return 'retry';
+  }
+}
+
+/**
  * Writes one batch: valid events are appended to their tenants' chains (a duplicate jti counts as written, so
  * redelivery and several writer replicas are safe); each message is acked only after its row is stored with write
  * concern majority. Malformed messages are copied to the dead-letter subject (acknowledged by JetStream) and then
@@ -157,29 +191,7 @@ export async function writeBatch(deps: WriterDeps, msgs: JsMsg[]): Promise<void>
       byTenant.set(parsed.event.tenantId, list);
       continue;
     }
-    try {
-      const headers = natsHeaders();
-      headers.set('Idp-Original-Subject', msg.subject);
-      headers.set('Idp-Original-Sequence', String(msg.info.streamSequence));
-      headers.set('Idp-Reason', parsed.reason.replace(/[\r\n]/g, ' '));
-      await deps.js.publish(AUDIT_DEAD_LETTER_SUBJECT, msg.data, {
-        headers,
-        msgID: `dead-letter:${msg.info.stream}:${msg.info.streamSequence}`,
-      });
-      msg.term('malformed audit event');
-      deps.logger.warn(
-        { subject: msg.subject, seq: msg.info.streamSequence, reason: parsed.reason },
-        'malformed audit event moved to dead-letter subject',
-      );
-      deps.onOutcome?.('dead-letter', 1);
-    } catch (err) {
-      deps.logger.error(
-        { err: (err as Error).message },
-        'could not dead-letter a malformed message; it will be redelivered',
-      );
-      msg.nak(nakDelayMs(msg.info.deliveryCount));
-      deps.onOutcome?.('retry', 1);
-    }
+    deps.onOutcome?.(await deadLetter(deps, msg, parsed.reason), 1);
   }
 
   await Promise.all(

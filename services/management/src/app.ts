@@ -26,6 +26,8 @@ import { upstreamProviderRoutes } from './routes/upstream-providers';
 import { upstreamLinkRoutes } from './routes/upstream-links';
 import { userRoutes } from './routes/users';
 import { userSessionRoutes } from './routes/user-sessions';
+import { scimCredentialRoutes } from './routes/scim-credentials';
+import { SCIM_PATH, scimRouter } from './scim/router';
 import { passwordResetRoutes } from './routes/password-resets';
 import { auditChainRoutes } from './routes/audit-chain';
 import { jobRoutes } from './routes/jobs';
@@ -84,6 +86,7 @@ export function managementRoutes(
       ...upstreamProviderRoutes(d),
       ...upstreamLinkRoutes(d),
       ...userSessionRoutes(d),
+      ...scimCredentialRoutes(d),
       ...passwordResetRoutes(d),
       ...delegationPolicyRoutes(d),
       ...tokenAuditRoutes(d),
@@ -123,18 +126,31 @@ export function createApp(deps: AppDeps) {
     () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION })),
   );
 
+  // DPoP proofs are remembered where the sidecar's token endpoint remembers them: one store for every replica.
+  const accessToken = authenticate({
+    ...deps.bearer,
+    replayStore: deps.bearer.replayStore ?? ((tenantId) => dpopProofReplayStore(deps.models, tenantId)),
+  });
   const admin: Router = buildRouter(routes, closedPaths, {
     logger: deps.logger,
-    // DPoP proofs are remembered where the sidecar's token endpoint remembers them: one store for every replica.
-    authenticate: authenticate({
-      ...deps.bearer,
-      replayStore: deps.bearer.replayStore ?? ((tenantId) => dpopProofReplayStore(deps.models, tenantId)),
-    }),
+    authenticate: accessToken,
     tenantExists: async (tenantId) => (await deps.models.Tenant.exists({ _id: tenantId })) !== null,
     ...(deps.publishInvalidation ? { publishInvalidation: deps.publishInvalidation } : {}),
   });
   if (deps.console) app.use(['/auth/admin/console', '/_api/auth/admin/console'], consoleRouter(deps.console));
   app.use(['/auth/admin', '/_api/auth/admin'], admin);
+  // Each tenant's SCIM 2.0 service provider (RFC 7644), below the tenant's issuer path (charts/idp/files/routes.json).
+  app.use(
+    [SCIM_PATH, `/_api${SCIM_PATH}`],
+    scimRouter({
+      models: deps.models,
+      logger: deps.logger,
+      publicBaseUrl: deps.bearer.publicBaseUrl,
+      accessToken,
+      ...(deps.revoke ? { revoke: deps.revoke } : {}),
+      ...(deps.publishInvalidation ? { publishInvalidation: deps.publishInvalidation } : {}),
+    }),
+  );
   app.use(problemNotFound);
   app.use(problemErrorHandler(deps.logger));
   return {

@@ -120,6 +120,32 @@ test('a tenant created through the API gets the console client: public, first pa
   expect(client?.secretDigest).toBeUndefined();
 });
 
+test('a tenant with only its console client is deleted, the console client with it; another client still blocks', async () => {
+  const app = appWith(dir);
+  const token = await systemToken();
+  const made = await request(app)
+    .post('/auth/admin/tenants')
+    .set('authorization', `Bearer ${token}`)
+    .send({ name: 'gone-soon' });
+  const id = made.body.id as number;
+  await db.models.Client.create({
+    tenantId: id,
+    clientId: 'left-behind',
+    numericId: 900_000 + id,
+    name: 'Left behind',
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code'],
+    responseTypes: ['code'],
+    redirectUris: ['https://app.example/cb'],
+  });
+  const blocked = await request(app).delete(`/auth/admin/tenants/${id}`).set('authorization', `Bearer ${token}`);
+  expect(blocked.status).toBe(409);
+  await db.models.Client.deleteOne({ tenantId: id, clientId: 'left-behind' });
+  const deleted = await request(app).delete(`/auth/admin/tenants/${id}`).set('authorization', `Bearer ${token}`);
+  expect(deleted.status).toBe(204);
+  expect(await db.models.Client.countDocuments({ tenantId: id })).toBe(0);
+});
+
 test("at start: tenants without it get it, a changed origin is followed, a tenant's own client of that id is left alone", async () => {
   const lacking = system + 1;
   const own = system + 2;

@@ -155,8 +155,10 @@ export async function startHarness(
     publishInvalidation?: (e: Harness['invalidations'][number]) => Promise<void>;
     revoke?: (input: RevocationInput) => Promise<void>;
   } = {},
+  /** A database another harness opened (the delegation stack's), used as is and left open and in place on close. */
+  shared?: { db: Awaited<ReturnType<typeof openTestDatabase>> },
 ): Promise<Harness> {
-  const db = await openTestDatabase(label);
+  const db = shared?.db ?? (await openTestDatabase(label));
   const keyStore = new KeyStore(db.models, new KeyEncryptionKey('k'.repeat(40)));
   const a = randomInt(10_000, 500_000_000);
   const tenants = { a, b: a + 1, system: a + 2 };
@@ -240,6 +242,7 @@ export async function startHarness(
       return res;
     },
     async close() {
+      if (shared) return;
       await db.connection.dropDatabase();
       await db.close();
     },

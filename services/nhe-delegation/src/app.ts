@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { createHttpApp, oauthErrorHandler, oauthNotFound, type ReadinessCheck } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { Counter } from 'prom-client';
-import { TOKEN_TYPE_JWT } from '@idp/delegation';
+import { TOKEN_TYPE_JWT, type DenialGate } from '@idp/delegation';
 import { actorDirectory, type ActorDirectory, type JwksFetcher } from './domain/actor-directory';
 import type { ExchangeDeps } from './domain/exchange';
 import { safeJwksFetcher } from './domain/jwks-fetch';
@@ -12,6 +12,8 @@ import { EXCHANGE_PATH, isExchangeRequest, tokenExchangeHandler } from './routes
 import { AGENT_TOKEN_PATH, agentTokenHandler, isAgentTokenRequest } from './routes/agent-token';
 import type { AgentTokenDeps } from './domain/agent-token';
 import { ID_JAG_ISSUED_PATH, idJagIssuedHandler, isIdJagIssuedRequest } from './routes/id-jag-issued';
+import type { NheTokenRefused } from '@idp/events';
+import { refusalPublisher } from './domain/refusal-publisher';
 
 export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' | 'actors'> {
   /** NHE keys and workload issuers (main.ts passes one it invalidates); default: over `models`, fetching with `fetchJwks`. */
@@ -21,7 +23,22 @@ export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' 
   logger: Logger;
   sidecarSecret: string;
   readiness: ReadinessCheck[];
+  /**
+   * Publishes a refusal of the decision log to JetStream (main.ts: the audit stream, `idp.audit.nhe.refused.<tenant>`);
+   * called fire-and-forget, never awaited by a token response. Absent: refusals are only counted and logged.
+   */
+  publishRefusal?: (event: NheTokenRefused) => Promise<void>;
+  /** Refusal publishes in flight at once before new ones are dropped (default 256). */
+  refusalMaxInFlight?: number;
 }
+
+/** Gates of the decision that refuse before the named NHE is looked up: its name is then still the caller's string. */
+const GATES_BEFORE_NHE_LOOKUP: ReadonlySet<DenialGate> = new Set<DenialGate>([
+  'tenant-disabled',
+  'client-disabled',
+  'user-inactive',
+  'nhe-not-found',
+]);
 
 /** At most 128 characters of a caller's string, marked when cut. */
 export function bounded(value: unknown): unknown {
@@ -48,6 +65,20 @@ export function createApp(deps: AppDeps) {
     labelNames: ['layer'],
     registers: [registry],
   });
+  const dropped = new Counter({
+    name: 'nhe_refusal_events_dropped_total',
+    help: 'Refusals of the decision log not published to JetStream (best effort): queue-full (too many publishes in flight) or publish-failed',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const publishRefusal = deps.publishRefusal;
+  const refused = publishRefusal
+    ? refusalPublisher({
+        publish: publishRefusal,
+        maxInFlight: deps.refusalMaxInFlight ?? 256,
+        onDropped: (reason) => dropped.inc({ reason }),
+      })
+    : () => undefined;
   const logger = deps.logger;
   const onDecision: ExchangeDeps['onDecision'] = (decision, input, actor) => {
     // Never the tokens: only the NHE identifier (an nhe-id actor_token is a name, not a credential; an actor JWT is
@@ -83,7 +114,27 @@ export function createApp(deps: AppDeps) {
         };
         logger.info({ ...fields(), decision: record }, 'delegation granted');
       }
-    } else if (decision.outcome === 'denied') {
+      return;
+    }
+    // Only an NHE the request authenticated, or a named one the decision found in the registry, is counted by name:
+    // an unchecked caller's string would let a client invent counter keys.
+    const named =
+      !actor &&
+      decision.outcome === 'denied' &&
+      !GATES_BEFORE_NHE_LOOKUP.has(decision.gate) &&
+      input.params.actor_token_type !== TOKEN_TYPE_JWT
+        ? input.params.actor_token
+        : undefined;
+    refused({
+      tenantId: input.tenantId,
+      outcome: decision.outcome,
+      error: decision.error,
+      gate: decision.outcome === 'denied' ? decision.gate : decision.stage,
+      flow: 'token-exchange',
+      clientId: input.clientId,
+      ...(actor ? { nheIdentifier: actor.nheIdentifier } : named ? { nheIdentifier: named } : {}),
+    });
+    if (decision.outcome === 'denied') {
       decisions.inc({ outcome: 'denied', error: decision.error, gate: decision.gate });
       logger.info({ ...fields(), decision }, 'delegation denied');
     } else {
@@ -136,7 +187,18 @@ export function createApp(deps: AppDeps) {
         },
         'agent client delegation granted',
       );
-    } else if (decision.outcome === 'denied') {
+      return;
+    }
+    refused({
+      tenantId: input.tenantId,
+      outcome: decision.outcome,
+      error: decision.error,
+      gate: decision.outcome === 'denied' ? decision.gate : decision.stage,
+      flow: 'agent-token',
+      clientId: input.clientId,
+      ...(nheIdentifier ? { nheIdentifier } : {}),
+    });
+    if (decision.outcome === 'denied') {
       decisions.inc({ outcome: 'denied', error: decision.error, gate: decision.gate });
       logger.info({ ...fields, decision }, 'agent client delegation denied');
     } else {

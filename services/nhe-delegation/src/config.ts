@@ -16,6 +16,11 @@ export const configSchema = z.object({
   SIDECAR_SECRET: secretEnv(32),
   /** Milliseconds to wait for JetStream's ack of the audit event before answering 503. */
   AUDIT_PUBLISH_TIMEOUT_MS: intEnv(3000, 100, 60_000),
+  /**
+   * Refusals of the decision log published to JetStream at once (fire-and-forget, never awaited by a response);
+   * past it new ones are dropped and counted in nhe_refusal_events_dropped_total. 0 publishes none.
+   */
+  REFUSAL_EVENTS_MAX_IN_FLIGHT: intEnv(256, 0, 10_000),
   /** Seconds tenant keys are cached in memory. */
   KEY_CACHE_TTL_SECONDS: intEnv(30, 0, 3600),
   /** Milliseconds the delegation facts are cached (dropped at once by NATS invalidations and revocations); 0 = off. */

@@ -7,7 +7,9 @@ import {
   jetStreamSingleUseStore,
   onNatsStatus,
   publishAndAwaitAck,
+  refusalSubject,
   REVOCATION_COLLECTION,
+  type NheTokenRefused,
   revocationStore,
   subscribeInvalidations,
   subscribeRevocations,
@@ -134,6 +136,21 @@ async function main(): Promise<void> {
         config.AUDIT_PUBLISH_TIMEOUT_MS,
       );
     },
+    // The decision log's refusals: fire-and-forget on the audit stream (app.ts bounds what is in flight).
+    ...(config.REFUSAL_EVENTS_MAX_IN_FLIGHT > 0
+      ? {
+          publishRefusal: async (event: NheTokenRefused) => {
+            await publishAndAwaitAck(
+              nats.js,
+              refusalSubject(event.tenantId),
+              event,
+              event.id,
+              config.AUDIT_PUBLISH_TIMEOUT_MS,
+            );
+          },
+          refusalMaxInFlight: config.REFUSAL_EVENTS_MAX_IN_FLIGHT,
+        }
+      : {}),
     readiness: [
       { name: 'mongodb', check: db.ping },
       { name: 'nats', check: nats.ping },

@@ -12,6 +12,7 @@ import {
   ensureSingleUseStream,
   jetStreamSingleUseStore,
   publishAndAwaitAck,
+  refusalSubject,
 } from '@idp/events';
 import { listen, type Listening } from '@idp/http';
 import { createLogger } from '@idp/logger';
@@ -88,6 +89,10 @@ export async function startStack(
       keysFor: cachedKeys(keyStore, 30_000),
       publishIssued: async (event) => {
         await publishAndAwaitAck(js, auditSubject(event.tenantId), event, event.jti, 1500);
+      },
+      // The decision log's refusals, fire-and-forget as main.ts publishes them.
+      publishRefusal: async (event) => {
+        await publishAndAwaitAck(ownJs, refusalSubject(event.tenantId), event, event.id, 1500);
       },
       readiness: [],
       ...(options.fetchJwks ? { fetchJwks: options.fetchJwks } : {}),

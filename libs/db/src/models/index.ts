@@ -44,6 +44,8 @@ import {
   type TenantDoc,
   type TokenAuditDoc,
   type UserDoc,
+  scimCredentialSchema,
+  type ScimCredentialDoc,
 } from './schemas';
 import { leanDefaults } from './lean-defaults';
 import {
@@ -56,6 +58,12 @@ import { samlRequestCacheSchema, type SamlRequestCacheDoc } from './saml-request
 import { trustedIssuerSchema, type TrustedIssuerDoc } from './trusted-issuers';
 import { idJagAudienceSchema, type IdJagAudienceDoc } from './id-jag-audiences';
 import { passwordResetSchema, type PasswordResetDoc } from './password-resets';
+import {
+  tokenRefusalCounterSchema,
+  tokenRefusalEventSchema,
+  type TokenRefusalCounterDoc,
+  type TokenRefusalEventDoc,
+} from './token-refusals';
 
 export * from './schemas';
 export * from './upstream-providers';
@@ -63,6 +71,7 @@ export * from './saml-request-cache';
 export * from './trusted-issuers';
 export * from './id-jag-audiences';
 export * from './password-resets';
+export * from './token-refusals';
 
 export interface Models {
   Tenant: Model<TenantDoc>;
@@ -93,6 +102,9 @@ export interface Models {
   TrustedIssuer: Model<TrustedIssuerDoc>;
   IdJagAudience: Model<IdJagAudienceDoc>;
   PasswordReset: Model<PasswordResetDoc>;
+  TokenRefusalCounter: Model<TokenRefusalCounterDoc>;
+  TokenRefusalEvent: Model<TokenRefusalEventDoc>;
+  ScimCredential: Model<ScimCredentialDoc>;
 }
 
 // Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
@@ -125,6 +137,9 @@ const SCHEMAS: Array<import('mongoose').Schema> = [
   trustedIssuerSchema,
   idJagAudienceSchema,
   passwordResetSchema,
+  tokenRefusalCounterSchema,
+  tokenRefusalEventSchema,
+  scimCredentialSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).
 for (const schema of SCHEMAS) schema.plugin(leanDefaults);
@@ -162,5 +177,8 @@ export function createModels(connection: Connection): Models {
     TrustedIssuer: m('TrustedIssuer', trustedIssuerSchema),
     IdJagAudience: m('IdJagAudience', idJagAudienceSchema),
     PasswordReset: m('PasswordReset', passwordResetSchema),
+    TokenRefusalCounter: m('TokenRefusalCounter', tokenRefusalCounterSchema),
+    TokenRefusalEvent: m('TokenRefusalEvent', tokenRefusalEventSchema),
+    ScimCredential: m('ScimCredential', scimCredentialSchema),
   };
 }

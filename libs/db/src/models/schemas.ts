@@ -1064,3 +1064,36 @@ export const initialAccessTokenUseSchema = new Schema<InitialAccessTokenUseDoc>(
 );
 initialAccessTokenUseSchema.index({ tenantId: 1, tokenId: 1 });
 initialAccessTokenUseSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
+/**
+ * A bearer credential of a tenant's SCIM 2.0 service provider (RFC 7644 section 2: the protocol leaves
+ * authentication to the deployment; directories such as Entra ID and Okta send a long-lived `Authorization: Bearer`
+ * token). The secret is shown once when created; only its SHA-256 digest is kept. A revoked credential is kept (with
+ * `revokedAt`) so the console and audit can still name it, and is never accepted again.
+ */
+export interface ScimCredentialDoc {
+  tenantId: number;
+  /** Public identifier (shown in lists and logs, never the secret). */
+  credentialId: string;
+  /** Hex SHA-256 of the secret. */
+  digest: string;
+  description?: string;
+  createdAt: Date;
+  lastUsedAt?: Date;
+  revokedAt?: Date;
+}
+
+export const scimCredentialSchema = new Schema<ScimCredentialDoc>(
+  {
+    tenantId: { type: Number, required: true },
+    credentialId: { type: String, required: true },
+    digest: { type: String, required: true },
+    description: { type: String },
+    createdAt: { type: Date, required: true },
+    lastUsedAt: { type: Date },
+    revokedAt: { type: Date },
+  },
+  { collection: 'scim_credentials', versionKey: false },
+);
+scimCredentialSchema.index({ tenantId: 1, credentialId: 1 }, { unique: true });
+scimCredentialSchema.index({ digest: 1 }, { unique: true });

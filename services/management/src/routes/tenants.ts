@@ -19,7 +19,7 @@ import {
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
-import { ensureConsoleClient } from '../console/console-client';
+import { CONSOLE_CLIENT_ID, ensureConsoleClient } from '../console/console-client';
 import { isoDate, tenantParams } from '../openapi/schemas';
 import { loadTenant, type RouteDeps, type StoredTenant } from './deps';
 
@@ -527,7 +527,7 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       operationId: 'deleteTenant',
       summary: 'Delete an empty tenant',
       description:
-        "Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant's last auditRetentionDays.",
+        "Only a tenant without clients (besides the admin console's built-in one, which goes with it), users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant's last auditRetentionDays.",
       tag: TAG,
       access: 'system',
       scope: 'auth.tenants.delete',
@@ -537,11 +537,15 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       handler: async ({ tenantId, audit, invalidate }) => {
         const tenant = await loadTenant(models, tenantId);
         if (tenant.system) throw problems.conflict('the system tenant cannot be deleted');
-        const counts = await Promise.all(
-          [models.Client, models.User, models.Group, models.Role, models.ResourceServer, models.Nhe].map((m) =>
-            (m as typeof models.Client).countDocuments({ tenantId }),
-          ),
-        );
+        // The admin console's built-in client is the tenant's own, made with it: it goes with it, like its keys.
+        const counts = await Promise.all([
+          models.Client.countDocuments({ tenantId, clientId: { $ne: CONSOLE_CLIENT_ID } }),
+          models.User.countDocuments({ tenantId }),
+          models.Group.countDocuments({ tenantId }),
+          models.Role.countDocuments({ tenantId }),
+          models.ResourceServer.countDocuments({ tenantId }),
+          models.Nhe.countDocuments({ tenantId }),
+        ]);
         if (counts.some((n) => n > 0))
           throw problems.conflict(
             'the tenant still has clients, users, groups, roles, resource servers or NHEs: delete them first',
@@ -553,11 +557,13 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
           { $set: { name: tenant.name, auditRetentionDays, deletedAt: new Date() } },
           { upsert: true },
         );
+        await models.Client.deleteMany({ tenantId, clientId: CONSOLE_CLIENT_ID });
         await models.SigningKey.deleteMany({ tenantId });
         await models.WorkloadIssuer.deleteMany({ tenantId });
         await models.TrustedIssuer.deleteMany({ tenantId });
         await models.IdJagAudience.deleteMany({ tenantId });
         await models.PasswordReset.deleteMany({ tenantId });
+        await models.ScimCredential.deleteMany({ tenantId });
         await models.UpstreamProvider.deleteMany({ tenantId });
         await models.Tenant.deleteOne({ _id: tenantId });
         audit({ deletedTenantId: tenantId });

@@ -7,8 +7,7 @@
  * implement the date operators of $group, and a bounded read answers the same question on every one of them. The read
  * stops after MAX_ROWS rows and says so (`truncated`), so a busy tenant's week costs a bounded amount of work.
  *
- * Refusals are not charted: a denied delegation decision is counted in a Prometheus counter and written to the
- * delegation service's log, never stored per tenant, so there is nothing here to count them from.
+ * Refusals are charted from their own hourly counters (token-refusal-histogram.ts).
  */
 import { z } from 'zod';
 import { problems } from '@idp/errors';

@@ -9,6 +9,7 @@ import { defineRoute, type RouteDef } from '../openapi/route';
 import { countSchema, isoDate, objectIdParam, page, pageQuery, tenantParams } from '../openapi/schemas';
 import { idOr404, pageOf, type RouteDeps } from './deps';
 import { tokenAuditHistogramRoutes } from './token-audit-histogram';
+import { tokenRefusalHistogramRoutes } from './token-refusal-histogram';
 
 export const auditSchema = z
   .object({
@@ -177,6 +178,7 @@ export function tokenAuditRoutes(deps: RouteDeps): RouteDef[] {
     }),
     // Before `/:auditId`: the fixed sub-path is matched first.
     ...tokenAuditHistogramRoutes(deps, BASE, TAG),
+    ...tokenRefusalHistogramRoutes(deps, BASE, TAG),
     defineRoute({
       method: 'get',
       path: `${BASE}/:auditId`,
