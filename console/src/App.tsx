@@ -15,6 +15,7 @@ import { GroupsScreen, RolesScreen } from './screens/groups-roles';
 import { NhesScreen } from './screens/nhes';
 import { SimulatorScreen } from './screens/simulator';
 import { KeysScreen } from './screens/keys';
+import { SsfStreamsScreen } from './screens/ssf-streams';
 import { AuditScreen } from './screens/audit';
 
 interface ScreenDef {
@@ -40,6 +41,7 @@ const SCREENS: ScreenDef[] = [
   { id: 'nhes', title: 'NHE registrations', render: () => <NhesScreen /> },
   { id: 'simulator', title: 'Delegation simulator', render: () => <SimulatorScreen /> },
   { id: 'keys', title: 'Signing keys', render: () => <KeysScreen /> },
+  { id: 'ssf-streams', title: 'Shared Signals streams', render: () => <SsfStreamsScreen /> },
   { id: 'audit', title: 'Token audit', render: () => <AuditScreen /> },
 ];
 

@@ -185,7 +185,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an empty tenant
-         * @description Only a tenant without clients, users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant's last auditRetentionDays.
+         * @description Only a tenant without clients (besides the admin console's built-in one, which goes with it), users, groups, roles, resource servers and NHEs can be deleted (409 otherwise); the system tenant never. Its signing keys go with it. Its id is never reused, and its token audit rows stay until the retention job removes them by the tenant's last auditRetentionDays.
          *
          *     Requires the scope `auth.tenants.delete`.
          *
@@ -1297,6 +1297,64 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/ssf-streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's Shared Signals streams
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listSsfStreams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/ssf-streams/{streamId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Shared Signals stream
+         * @description Requires the scope `auth.tenants.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["getSsfStream"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Shared Signals stream and its events
+         * @description Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["deleteSsfStream"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause, resume or disable a Shared Signals stream
+         * @description SSF 1.0 section 8.1.2: paused, the transmitter holds the events for the receiver; disabled, it drops them. The receiver sees the new status at its status endpoint. A disabled stream is enabled again only by its receiver (409 here).
+         *
+         *     Requires the scope `auth.tenants.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        patch: operations["updateSsfStreamStatus"];
         trace?: never;
     };
     "/auth/admin/tenants/{tenantId}/trusted-issuers": {
@@ -2473,6 +2531,30 @@ export interface components {
         };
         SigningKeyList: {
             items: components["schemas"]["SigningKey"][];
+        };
+        SsfStream: {
+            /** @description The receiver: the client that created the stream */
+            clientId: string;
+            /** Format: date-time */
+            createdAt?: string;
+            /** @enum {string} */
+            delivery: "push" | "poll" | "unknown";
+            description?: string;
+            /** @description Push: where the events go */
+            endpointUrl?: string;
+            eventsRequested: string[];
+            id: string;
+            /**
+             * Format: date-time
+             * @description The receiver's last request about the stream (poll streams)
+             */
+            lastActivityAt?: string;
+            /** @description Events not yet acknowledged or delivered */
+            pendingEvents: number;
+            pushFailures?: number;
+            reason?: string;
+            /** @description enabled, paused or disabled (SSF 1.0 section 8.1.2) */
+            status: string;
         };
         Tenant: {
             /** Format: date-time */
@@ -9763,6 +9845,324 @@ export interface operations {
             };
             /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body larger than 64 kB (`payload-too-large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body is not application/json (`unsupported-media-type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSsfStreams: {
+        parameters: {
+            query?: {
+                /** @description Only this receiver’s streams */
+                clientId?: string;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The streams (at most 500) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["SsfStream"][];
+                    };
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSsfStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                streamId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsfStream"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSsfStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                streamId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSsfStreamStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                streamId: string;
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why (shown to the receiver) */
+                    reason?: string;
+                    /** @enum {string} */
+                    status: "enabled" | "paused" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description The stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsfStream"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

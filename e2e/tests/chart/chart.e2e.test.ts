@@ -589,6 +589,21 @@ describe('MongoDB roles and users', () => {
         for (const a of p.actions) expect([role.name, a, allowed.has(a)]).toEqual([role.name, a, true]);
   });
 
+  it("give management index creation on every collection of libs/db (its start syncs every model's indexes)", () => {
+    const modelsDir = join(repoRoot, 'libs', 'db', 'src', 'models');
+    const declared = new Set(
+      readdirSync(modelsDir)
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .flatMap((f) =>
+          [...readFileSync(join(modelsDir, f), 'utf8').matchAll(/collection: '([a-z_]+)'/g)].map((m) => m[1]!),
+        ),
+    );
+    const indexed = new Set(
+      roles.roles.management!.privileges.filter((p) => p.actions.includes('createIndex')).flatMap((p) => p.collections),
+    );
+    expect([...declared].filter((c) => !indexed.has(c))).toEqual([]);
+  });
+
   it('cover exactly the collections libs/db and libs/events declare', () => {
     // Every model file of libs/db (schemas.ts and the ones beside it: upstream providers, trusted issuers, ...).
     const modelsDir = join(repoRoot, 'libs', 'db', 'src', 'models');

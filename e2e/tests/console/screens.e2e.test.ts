@@ -309,12 +309,20 @@ test('the main screens pass axe and are captured for the documentation', async (
     ['Token audit', 'audit'],
     ['Jobs', 'jobs'],
     ['Upstream identity providers', 'upstream-providers'],
+    ['Trusted issuers', 'trusted-issuers'],
+    ['ID-JAG audiences', 'id-jag-audiences'],
+    ['Shared Signals streams', 'ssf-streams'],
+    ['Directory provisioning (SCIM)', 'scim'],
   ] as const) {
     await open(title);
-    const ready = { jobs: 'article[data-job="nhe-audit-retention"]', 'upstream-providers': 'main table' } as Record<
-      string,
-      string
-    >;
+    const ready = {
+      jobs: 'article[data-job="nhe-audit-retention"]',
+      'upstream-providers': 'main table',
+      'trusted-issuers': 'main form',
+      'id-jag-audiences': 'main form',
+      'ssf-streams': 'main table',
+      scim: 'main table',
+    } as Record<string, string>;
     await page
       .locator(ready[name] ?? 'main tbody tr')
       .first()

@@ -119,6 +119,39 @@ test("the person's session is listed; ending it signs the browser out, and sign-
   expect((await manage('GET', `/users/${'0'.repeat(24)}/sessions`)).status).toBe(404);
 });
 
+/** Signs in with offline_access and consent in a new browser: the refresh token, and a way to use it. */
+async function refreshable(): Promise<{ token: string; refresh: () => Promise<Response> }> {
+  const end = await signIn(new FormAgent(), h.tenant.user.password, {
+    scope: 'openid offline_access',
+    prompt: 'consent',
+  });
+  const code = new URL(end.url).searchParams.get('code')!;
+  const auth = basicAuth(h.tenant.client.clientId, h.tenant.client.clientSecret);
+  const form = { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' };
+  const tokens = (await (
+    await fetch(`${issuer}/oidc/token`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: h.tenant.client.redirectUri,
+        code_verifier: verifier,
+      }),
+    })
+  ).json()) as { refresh_token?: string };
+  expect(tokens.refresh_token).toBeTruthy();
+  return {
+    token: tokens.refresh_token!,
+    refresh: () =>
+      fetch(`${issuer}/oidc/token`, {
+        method: 'POST',
+        headers: form,
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }),
+      }),
+  };
+}
+
 test('withdrawing a consent removes the grant and its refresh token stops working', async () => {
   const browser = new FormAgent();
   const end = await signIn(browser, h.tenant.user.password, { scope: 'openid offline_access', prompt: 'consent' });
@@ -178,6 +211,8 @@ test('a one-time reset link: the person chooses a new password, is signed out, s
   const signedIn = new FormAgent();
   await signIn(signedIn);
   expect(await stillSignedIn(signedIn)).toBe(true);
+  // A refresh token obtained with the old password.
+  const before = await refreshable();
 
   const made = await manage<{ path: string; expiresAt: string }>('POST', `/users/${h.tenant.user.id}/password-reset`, {
     ttlSeconds: 600,
@@ -206,8 +241,11 @@ test('a one-time reset link: the person chooses a new password, is signed out, s
   // Used up: the same link, by the form or by the page, is refused.
   expect((await person.submit(form!, { password: newPassword, confirm: newPassword })).status).toBe(400);
   expect((await person.request(link)).status).toBe(400);
-  // Signed out everywhere; the old password no longer works, the new one does.
+  // Signed out everywhere, and the refresh token got with the old password is gone; the old password no longer
+  // works, the new one does.
   expect(await stillSignedIn(signedIn)).toBe(false);
+  const refused = await before.refresh();
+  expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
   const old = await signIn(new FormAgent());
   expect(old.url.startsWith(h.tenant.client.redirectUri)).toBe(false);
   expect(new URL((await signIn(new FormAgent(), newPassword)).url).searchParams.get('code')).toBeTruthy();
@@ -228,8 +266,12 @@ test('a reset link of another tenant, a made-up one, or one for a disabled user 
   const refused = await manage<{ title: string }>('POST', `/users/${h.tenant.user.id}/password-reset`, {});
   expect(refused.status).toBe(400);
   expect((await manage('PATCH', `/users/${h.tenant.user.id}`, { enabled: true })).status).toBe(200);
-  // A newer link replaces the older one.
-  const again = await manage<{ path: string }>('POST', `/users/${h.tenant.user.id}/password-reset`, {});
+  // Disabling the user ended the link: enabling again does not revive it.
   expect((await fetch(`${issuer}/account/password-reset?token=${token}`)).status).toBe(400);
+  // A newer link replaces the older one.
+  const first = await manage<{ path: string }>('POST', `/users/${h.tenant.user.id}/password-reset`, {});
+  expect((await fetch(`${h.topology.baseUrl}${first.body.path}`)).status).toBe(200);
+  const again = await manage<{ path: string }>('POST', `/users/${h.tenant.user.id}/password-reset`, {});
+  expect((await fetch(`${h.topology.baseUrl}${first.body.path}`)).status).toBe(400);
   expect((await fetch(`${h.topology.baseUrl}${again.body.path}`)).status).toBe(200);
 });

@@ -21,7 +21,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 export async function accountPayloads(
   models: Models,
   tenantId: number,
-  model: 'Session' | 'Grant',
+  model: 'Session' | 'Grant' | 'RefreshToken',
   accountId: string,
   limit = 500,
 ): Promise<AccountPayload[]> {
@@ -51,6 +51,24 @@ export async function accountPayloads(
     });
   }
   return out;
+}
+
+/**
+ * Ends what a stolen password could have obtained for an account: its sign-in sessions and its refresh tokens (the
+ * provider's Session and RefreshToken payloads). Access tokens run out by their short lifetime; consents stay.
+ * Returns how many of each ended.
+ */
+export async function endAccountSignIns(
+  models: Models,
+  tenantId: number,
+  accountId: string,
+): Promise<{ sessions: number; refreshTokens: number }> {
+  const sessions = await endAccountSessions(models, tenantId, accountId);
+  const tokens = await accountPayloads(models, tenantId, 'RefreshToken', accountId, 10_000);
+  const refreshTokens = tokens.length
+    ? (await models.OidcPayload.deleteMany({ tenantId, _id: { $in: tokens.map((t) => t.docId) } })).deletedCount
+    : 0;
+  return { sessions, refreshTokens };
 }
 
 /** Ends every sign-in session of an account (the provider's Session payloads); returns how many. */

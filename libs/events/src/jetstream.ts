@@ -13,7 +13,7 @@ import {
 } from '@nats-io/jetstream';
 import type { Logger } from '@idp/logger';
 import { AUDIT_DEAD_LETTER_SUBJECT, AUDIT_STREAM, AUDIT_SUBJECT_WILDCARD, AUDIT_WRITER_DURABLE } from './audit-event';
-import { REFUSAL_SUBJECT_WILDCARD, REFUSAL_WRITER_DURABLE } from './refusal-event';
+import { REFUSAL_STREAM, REFUSAL_SUBJECT_WILDCARD, REFUSAL_WRITER_DURABLE } from './refusal-event';
 
 export type { NatsConnection, JetStreamClient, JetStreamManager, PubAck };
 export { headers };
@@ -123,21 +123,59 @@ export interface StreamOptions {
  * the decision log (their own subjects and consumer) and the dead letters of both.
  */
 export async function ensureAuditStream(nc: NatsConnection, options: StreamOptions): Promise<JetStreamManager> {
-  const jsm = await jetstreamManager(nc);
-  const config = {
+  return ensureStream(nc, {
     name: AUDIT_STREAM,
-    subjects: [AUDIT_SUBJECT_WILDCARD, REFUSAL_SUBJECT_WILDCARD, AUDIT_DEAD_LETTER_SUBJECT],
+    subjects: [AUDIT_SUBJECT_WILDCARD, AUDIT_DEAD_LETTER_SUBJECT],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     num_replicas: options.replicas,
     duplicate_window: options.duplicateWindowSeconds * NANOS_PER_SECOND,
     max_age: options.maxAgeSeconds * NANOS_PER_SECOND,
-  };
+  });
+}
+
+/** Most bytes the refusal stream keeps (its oldest messages go first beyond it). */
+export const REFUSAL_STREAM_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The decision log's refusal stream (`idp.audit.nhe.refused.*`): its own limits (at most REFUSAL_STREAM_MAX_BYTES,
+ * the audit stream's age), discarding the oldest, so refusals can never fill the issuance audit stream.
+ */
+export async function ensureRefusalStream(nc: NatsConnection, options: StreamOptions): Promise<JetStreamManager> {
+  return ensureStream(nc, {
+    name: REFUSAL_STREAM,
+    subjects: [REFUSAL_SUBJECT_WILDCARD],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: options.replicas,
+    duplicate_window: options.duplicateWindowSeconds * NANOS_PER_SECOND,
+    max_age: options.maxAgeSeconds * NANOS_PER_SECOND,
+    max_bytes: REFUSAL_STREAM_MAX_BYTES,
+  });
+}
+
+/** Creates the stream, or updates the config of one that exists (several replicas converge on one config). */
+async function ensureStream(
+  nc: NatsConnection,
+  config: {
+    name: string;
+    subjects: string[];
+    storage: StorageType;
+    retention: RetentionPolicy;
+    discard: DiscardPolicy;
+    num_replicas: number;
+    duplicate_window: number;
+    max_age: number;
+    max_bytes?: number;
+  },
+): Promise<JetStreamManager> {
+  const jsm = await jetstreamManager(nc);
+  const { storage: _storage, ...updatable } = config;
   try {
-    await jsm.streams.info(AUDIT_STREAM);
-    const { storage: _storage, ...updatable } = config;
-    await jsm.streams.update(AUDIT_STREAM, updatable);
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, updatable);
   } catch (err) {
     if (
       (err as { name?: string }).name !== 'StreamNotFoundError' &&
@@ -149,8 +187,7 @@ export async function ensureAuditStream(nc: NatsConnection, options: StreamOptio
     } catch (addErr) {
       // Another replica created it between our info and add.
       if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
-      const { storage: _s, ...updatable } = config;
-      await jsm.streams.update(AUDIT_STREAM, updatable);
+      await jsm.streams.update(config.name, updatable);
     }
   }
   return jsm;
@@ -183,19 +220,20 @@ export async function auditConsumerLag(
  * writer owns it, like the stream: created or updated at every start, so several replicas converge on one config.
  */
 export async function ensureAuditConsumer(jsm: JetStreamManager, maxAckPending: number): Promise<void> {
-  await ensureWriterConsumer(jsm, AUDIT_WRITER_DURABLE, AUDIT_SUBJECT_WILDCARD, maxAckPending);
+  await ensureWriterConsumer(jsm, AUDIT_STREAM, AUDIT_WRITER_DURABLE, AUDIT_SUBJECT_WILDCARD, maxAckPending);
 }
 
 /**
- * The durable pull consumer of the refusals of the decision log (`idp.audit.nhe.refused.*`): the same settings as the
- * issuance consumer, its own durable, so a backlog of one never holds up the other.
+ * The durable pull consumer of the refusals of the decision log (`idp.audit.nhe.refused.*`, on the refusal stream):
+ * the same settings as the issuance consumer, its own durable, so a backlog of one never holds up the other.
  */
 export async function ensureRefusalConsumer(jsm: JetStreamManager, maxAckPending: number): Promise<void> {
-  await ensureWriterConsumer(jsm, REFUSAL_WRITER_DURABLE, REFUSAL_SUBJECT_WILDCARD, maxAckPending);
+  await ensureWriterConsumer(jsm, REFUSAL_STREAM, REFUSAL_WRITER_DURABLE, REFUSAL_SUBJECT_WILDCARD, maxAckPending);
 }
 
 async function ensureWriterConsumer(
   jsm: JetStreamManager,
+  stream: string,
   durable: string,
   filterSubject: string,
   maxAckPending: number,
@@ -211,8 +249,8 @@ async function ensureWriterConsumer(
     backoff: AUDIT_CONSUMER_BACKOFF_SECONDS.map((s) => s * NANOS_PER_SECOND),
   };
   try {
-    await jsm.consumers.info(AUDIT_STREAM, durable);
-    await jsm.consumers.update(AUDIT_STREAM, durable, {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, {
       ack_wait: config.ack_wait,
       max_ack_pending: config.max_ack_pending,
       backoff: config.backoff,
@@ -225,7 +263,7 @@ async function ensureWriterConsumer(
     )
       throw err;
     try {
-      await jsm.consumers.add(AUDIT_STREAM, config);
+      await jsm.consumers.add(stream, config);
     } catch (addErr) {
       // Another replica created it between our info and add: that is the config we wanted.
       if (!/already (exists|in use)/i.test(String((addErr as Error).message))) throw addErr;

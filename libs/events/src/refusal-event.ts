@@ -12,6 +12,12 @@ export const REFUSAL_SUBJECT_PREFIX = 'idp.audit.nhe.refused';
 export const REFUSAL_SUBJECT_WILDCARD = `${REFUSAL_SUBJECT_PREFIX}.*`;
 /** The audit-writer's durable consumer of refusals (separate from the issuance consumer, whose lag it leaves alone). */
 export const REFUSAL_WRITER_DURABLE = 'audit-writer-refusals';
+/**
+ * Refusals travel in a stream of their own, bounded in bytes and age, discarding the oldest: a client that makes
+ * refused requests as fast as it can fills this one and loses counts, never the issuance audit stream that every
+ * token waits on.
+ */
+export const REFUSAL_STREAM = 'IDP_REFUSALS';
 
 export const refusalSubject = (tenantId: number) => `${REFUSAL_SUBJECT_PREFIX}.${tenantId}`;
 

@@ -7,6 +7,8 @@ import {
   ensureAuditConsumer,
   ensureAuditStream,
   ensureRefusalConsumer,
+  ensureRefusalStream,
+  REFUSAL_STREAM,
   REFUSAL_WRITER_DURABLE,
 } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
@@ -41,9 +43,14 @@ async function main(): Promise<void> {
     maxAgeSeconds: config.AUDIT_STREAM_MAX_AGE_SECONDS,
   });
   await ensureAuditConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
+  await ensureRefusalStream(nats.nc, {
+    replicas: config.AUDIT_STREAM_REPLICAS,
+    duplicateWindowSeconds: config.AUDIT_DUPLICATE_WINDOW_SECONDS,
+    maxAgeSeconds: config.AUDIT_STREAM_MAX_AGE_SECONDS,
+  });
   await ensureRefusalConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
   const consumer = await nats.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
-  const refusalConsumer = await nats.js.consumers.get(AUDIT_STREAM, REFUSAL_WRITER_DURABLE);
+  const refusalConsumer = await nats.js.consumers.get(REFUSAL_STREAM, REFUSAL_WRITER_DURABLE);
 
   const { app, onOutcome, onRefusalOutcome } = createApp({
     logger,

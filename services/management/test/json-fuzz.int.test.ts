@@ -162,6 +162,7 @@ beforeAll(async () => {
     credentialId: scimCredential.id!,
     auditId: absent(),
     sessionId: absent(),
+    streamId: absent(),
     grantId: absent(),
     runId: absent(),
     name: 'nhe-audit-retention',

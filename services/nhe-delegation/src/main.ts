@@ -136,7 +136,7 @@ async function main(): Promise<void> {
         config.AUDIT_PUBLISH_TIMEOUT_MS,
       );
     },
-    // The decision log's refusals: fire-and-forget on the audit stream (app.ts bounds what is in flight).
+    // The decision log's refusals: fire-and-forget on their own bounded stream (IDP_REFUSALS) (app.ts bounds what is in flight).
     ...(config.REFUSAL_EVENTS_MAX_IN_FLIGHT > 0
       ? {
           publishRefusal: async (event: NheTokenRefused) => {

@@ -10,6 +10,9 @@ import { jetstream } from '@nats-io/jetstream';
 import {
   AUDIT_STREAM,
   ensureRefusalConsumer,
+  ensureRefusalStream,
+  REFUSAL_STREAM,
+  REFUSAL_STREAM_MAX_BYTES,
   REFUSAL_WRITER_DURABLE,
   refusalHour,
   refusalSubject,
@@ -43,8 +46,9 @@ beforeAll(async () => {
   s = await startStack('refusals');
   t = await s.seed(T);
   other = await s.seed(OTHER);
+  await ensureRefusalStream(s.nc, { replicas: 1, duplicateWindowSeconds: 120, maxAgeSeconds: 3600 });
   await ensureRefusalConsumer(s.jsm, 100);
-  const consumer = await jetstream(s.nc).consumers.get(AUDIT_STREAM, REFUSAL_WRITER_DURABLE);
+  const consumer = await jetstream(s.nc).consumers.get(REFUSAL_STREAM, REFUSAL_WRITER_DURABLE);
   const js = jetstream(s.nc);
   loop = runConsumerLoop(
     consumer,
@@ -115,10 +119,20 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
 }
 /** Every refusal message handled and acknowledged (none pending, none awaiting its ack). */
 const settled = async () => {
-  const info = await s.jsm.consumers.info(AUDIT_STREAM, REFUSAL_WRITER_DURABLE);
+  const info = await s.jsm.consumers.info(REFUSAL_STREAM, REFUSAL_WRITER_DURABLE);
   return info.num_pending === 0 && info.num_ack_pending === 0;
 };
 const total = async (tenantId: number) => (await counters(tenantId)).reduce((n, c) => n + c.count, 0);
+
+it('refusals travel in their own bounded stream, never in the issuance audit stream every token waits on', async () => {
+  const refusals = await s.jsm.streams.info(REFUSAL_STREAM);
+  expect(refusals.config).toMatchObject({
+    subjects: ['idp.audit.nhe.refused.*'],
+    max_bytes: REFUSAL_STREAM_MAX_BYTES,
+    discard: 'old',
+  });
+  expect((await s.jsm.streams.info(AUDIT_STREAM)).config.subjects).not.toContain('idp.audit.nhe.refused.*');
+});
 
 it('counts real refusals per hour, NHE, error code and gate; a granted exchange is not counted', async () => {
   const hour = refusalHour(new Date());

@@ -91,14 +91,15 @@ export function userSessionRoutes(deps: RouteDeps): RouteDef[] {
 
   /** Withdraws one grant: the consent, the tokens stored under it, and the delegation tokens it let a client obtain. */
   async function endGrant(tenantId: number, userId: string, grant: { docId: string; id: string; clientId: string }) {
-    await models.OidcPayload.deleteOne({ _id: grant.docId, tenantId });
-    // node-oidc-provider's revokeByGrantId: refresh tokens, opaque access tokens, codes issued under the grant.
-    await models.OidcPayload.deleteMany({ tenantId, grantId: grant.id });
+    // The kill switch first: if it cannot be confirmed (503), nothing is deleted yet and a retry does both.
     const client = grant.clientId
       ? await models.Client.findOne({ tenantId, clientId: grant.clientId }, { numericId: 1 }).lean()
       : null;
     if (client && deps.revoke)
       await deps.revoke({ tenantId, subject: userId, clientNumericId: client.numericId, reason: 'user.grant.revoked' });
+    await models.OidcPayload.deleteOne({ _id: grant.docId, tenantId });
+    // node-oidc-provider's revokeByGrantId: refresh tokens, opaque access tokens, codes issued under the grant.
+    await models.OidcPayload.deleteMany({ tenantId, grantId: grant.id });
   }
 
   return [

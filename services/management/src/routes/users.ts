@@ -271,7 +271,11 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         if (!doc) throw problems.notFound('user not found');
         audit({ userId: params.userId, fields: Object.keys(body) });
         invalidate('user', params.userId);
-        if (body.enabled === false) await revokeUser(tenantId, params.userId, 'user.disabled');
+        if (body.enabled === false) {
+          await revokeUser(tenantId, params.userId, 'user.disabled');
+          // A reset link made before must not outlive the decision: enabling the user again does not revive it.
+          await models.PasswordReset.deleteMany({ tenantId, userId: params.userId });
+        }
         return { status: 200, body: userView(doc) };
       },
     }),

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import express, { Router, type Request, type Response } from 'express';
-import { endAccountSessions, type Models } from '@idp/db';
+import { endAccountSignIns, type Models } from '@idp/db';
 import type { Logger } from '@idp/logger';
 import { hashPassword } from '@idp/tokens';
 import type { TenantContext } from '../tenants/tenant-pool';
@@ -145,9 +145,17 @@ export function passwordResetRoutes(deps: { models: Models; logger?: Logger }): 
         { tenantId, _id: found.reset.userId },
         { $set: { passwordHash: await hashPassword(password) } },
       );
-      // Whoever knew the old password is signed out everywhere (the provider's sessions of this account).
-      const ended = await endAccountSessions(models, tenantId, found.reset.userId);
-      deps.logger?.info({ tenantId, userId: found.reset.userId, sessionsEnded: ended }, 'password reset used');
+      // Whoever knew the old password is signed out everywhere, and loses the refresh tokens it got.
+      const ended = await endAccountSignIns(models, tenantId, found.reset.userId);
+      deps.logger?.info(
+        {
+          tenantId,
+          userId: found.reset.userId,
+          sessionsEnded: ended.sessions,
+          refreshTokensEnded: ended.refreshTokens,
+        },
+        'password reset used',
+      );
       send(res, 200, done(tenant.name, found.username));
     })().catch(next);
   });
