@@ -5,9 +5,13 @@
  * interactions), and the refusals: another tenant's or a revoked credential, malformed filters and patches (SCIM
  * errors, never a 500), writes that would reach another tenant or a local administrator.
  */
+import express from 'express';
 import request, { type Response } from 'supertest';
 import { userPermissions } from '@idp/db';
+import { createLogger } from '@idp/logger';
 import { MANAGEMENT_SCOPES } from '@idp/tokens';
+import { credentialDigest } from '../src/scim/auth';
+import { SCIM_PATH, scimRouter } from '../src/scim/router';
 import { startHarness, type Harness } from './harness';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -102,9 +106,13 @@ describe('credentials and authentication', () => {
     expect((await h.call('delete', `/auth/admin/tenants/${A}/scim-credentials/${issued.id}`, adminA)).status).toBe(204);
   });
 
-  it('needs every user scope to create a credential', async () => {
+  it('needs every user and group scope to create a credential', async () => {
     const narrow = await h.token(A, ['auth.users.create']);
     expect((await h.call('post', `/auth/admin/tenants/${A}/scim-credentials`, narrow, {})).status).toBe(403);
+    const usersOnly = await h.token(A, ['auth.users.create', 'auth.users.update', 'auth.users.delete']);
+    const refused = await h.call('post', `/auth/admin/tenants/${A}/scim-credentials`, usersOnly, {});
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).toContain('auth.groups.create');
   });
 
   it("refuses no credential, another tenant's credential and a token without the SCIM scope", async () => {
@@ -552,5 +560,266 @@ describe('refusals', () => {
     });
     expect(adopt.status).toBe(200);
     expect(await h.db.models.User.findById(plain._id).lean()).toMatchObject({ managedBy: 'scim', externalId: 'dir-1' });
+  });
+});
+
+describe('no privilege escalation through SCIM', () => {
+  const HELPDESK = [
+    'auth.users.create',
+    'auth.users.update',
+    'auth.users.delete',
+    'auth.groups.create',
+    'auth.groups.update',
+    'auth.groups.delete',
+  ];
+  it('a credential never reaches a user or group holding management scopes its creator lacked', async () => {
+    const helpdesk = await createCredential(A, await h.token(A, HELPDESK));
+    const stored = await h.db.models.ScimCredential.findOne({ tenantId: A, credentialId: helpdesk.id }).lean();
+    expect(stored?.scopes).toEqual([...HELPDESK].sort());
+    const role = await h.db.models.Role.create({
+      tenantId: A,
+      name: 'idp-admins-role',
+      resourceServer: 'urn:idp:management',
+      permissions: ['auth.roles.update', 'auth.clients.update'],
+    });
+    // The console admin bound the directory's group "IdP-Admins" to an administrator role.
+    const gid = (await scim('post', `${base(A)}/Groups`, credA, { schemas: [GROUP], displayName: 'IdP-Admins' })).body
+      .id as string;
+    await h.db.models.Group.updateOne({ tenantId: A, _id: gid }, { $set: { roleIds: [String(role._id)] } });
+
+    // The helpdesk's credential creates a user with a password (it may) ...
+    const mine = await scim('post', `${base(A)}/Users`, helpdesk.secret, newUser('sneaky', { password: 'Passw0rd!!' }));
+    expect(mine.status).toBe(201);
+    const uid = mine.body.id as string;
+    // ... but cannot put it into the administrators' group, change that group or delete it.
+    const add = await scim('patch', `${base(A)}/Groups/${gid}`, helpdesk.secret, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: uid }] }],
+    });
+    expect(add.status).toBe(403);
+    expect(add.body.detail).toContain('auth.roles.update');
+    const put = await scim('put', `${base(A)}/Groups/${gid}`, helpdesk.secret, {
+      schemas: [GROUP],
+      displayName: 'IdP-Admins',
+      members: [{ value: uid }],
+    });
+    expect(put.status).toBe(403);
+    expect((await scim('delete', `${base(A)}/Groups/${gid}`, helpdesk.secret)).status).toBe(403);
+    expect([...(await userPermissions(h.db.models, A, uid, 'urn:idp:management'))]).toEqual([]);
+
+    // A directory-managed administrator: its password, representation and existence are out of the helpdesk's reach.
+    const admin = (await scim('post', `${base(A)}/Users`, credA, newUser('dir.admin'))).body.id as string;
+    const joined = await scim('patch', `${base(A)}/Groups/${gid}`, credA, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: admin }] }],
+    });
+    expect(joined.status).toBe(200);
+    const pw = await scim('patch', `${base(A)}/Users/${admin}`, helpdesk.secret, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'password', value: 'Takeover!!1' }],
+    });
+    expect(pw.status).toBe(403);
+    expect((await scim('put', `${base(A)}/Users/${admin}`, helpdesk.secret, newUser('dir.admin'))).status).toBe(403);
+    expect((await scim('delete', `${base(A)}/Users/${admin}`, helpdesk.secret)).status).toBe(403);
+
+    // An access token acts with its own scopes: auth.scim.provision alone reaches no administrator.
+    const provisionOnly = await h.token(A, ['auth.scim.provision']);
+    const viaToken = await scim('patch', `${base(A)}/Groups/${gid}`, provisionOnly, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: uid }] }],
+    });
+    expect(viaToken.status).toBe(403);
+    const allScopes = await h.token(A, [...MANAGEMENT_SCOPES]);
+    expect((await scim('get', `${base(A)}/Groups/${gid}`, allScopes)).status).toBe(200);
+
+    // A credential stored before credentials kept scopes holds the three user scopes only.
+    const legacySecret = 'scim_legacy-credential-without-scopes-000000000';
+    await h.db.models.ScimCredential.create({
+      tenantId: A,
+      credentialId: 'legacy1',
+      digest: credentialDigest(legacySecret),
+      createdAt: new Date(),
+    });
+    const legacy = await scim('patch', `${base(A)}/Groups/${gid}`, legacySecret, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: uid }] }],
+    });
+    expect(legacy.status).toBe(403);
+    const plain = await scim('patch', `${base(A)}/Users/${uid}`, legacySecret, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Still plain' }],
+    });
+    expect(plain.status).toBe(200);
+    expect([...(await userPermissions(h.db.models, A, uid, 'urn:idp:management'))]).toEqual([]);
+  });
+});
+
+describe('filter parser limits', () => {
+  it('refuses control characters and deep nesting at once with 400 invalidFilter', async () => {
+    const started = Date.now();
+    const redos = `userName eq "${'\n'.repeat(40)}`;
+    const get = await scim('get', `${base(A)}/Users?filter=${encodeURIComponent(redos)}`, credA);
+    expect([get.status, scimType(get)]).toEqual([400, 'invalidFilter']);
+    const search = await scim('post', `${base(A)}/Groups/.search`, credA, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      filter: `displayName eq "${'\n'.repeat(40)}`,
+    });
+    expect([search.status, scimType(search)]).toEqual([400, 'invalidFilter']);
+    const nested = `${'not ('.repeat(300)}userName eq "a"${')'.repeat(300)}`;
+    const deep = await scim('get', `${base(A)}/Users?filter=${encodeURIComponent(nested)}`, credA);
+    expect([deep.status, scimType(deep)]).toEqual([400, 'invalidFilter']);
+    const u = (await scim('post', `${base(A)}/Users`, credA, newUser('path.ctl'))).body.id as string;
+    const path = await scim('patch', `${base(A)}/Users/${u}`, credA, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: `emails[type eq "${'\n'.repeat(40)}`, value: 'x' }],
+    });
+    expect([path.status, scimType(path)]).toEqual([400, 'invalidPath']);
+    // A filter a directory sends, a little nested, still works.
+    const ok = await scim(
+      'get',
+      `${base(A)}/Users?filter=${encodeURIComponent('not (userName eq "x") and (emails[type eq "work"] or active eq true)')}`,
+      credA,
+    );
+    expect(ok.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('groups larger than a representation', () => {
+  it('PATCH changes only the members it names; replacing all of them is tooMany', async () => {
+    const capped = express();
+    capped.use(
+      SCIM_PATH,
+      scimRouter({
+        models: h.db.models,
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        publicBaseUrl: 'https://idp.test',
+        accessToken: (_req, _res, next) => next(Object.assign(new Error('no'), { status: 401 })),
+        maxGroupMembers: 3,
+      }),
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++)
+      ids.push((await scim('post', `${base(A)}/Users`, credA, newUser(`big.member${i}`))).body.id as string);
+    const gid = (
+      await scim('post', `${base(A)}/Groups`, credA, {
+        schemas: [GROUP],
+        displayName: 'All employees',
+        members: ids.slice(0, 5).map((value) => ({ value })),
+      })
+    ).body.id as string;
+    const patch = (body: unknown) =>
+      request(capped)
+        .patch(`${base(A)}/Groups/${gid}`)
+        .set('authorization', `Bearer ${credA}`)
+        .set('content-type', 'application/scim+json')
+        .send(JSON.stringify(body));
+    const membersNow = async () =>
+      (await h.db.models.User.find({ tenantId: A, groupIds: gid }, { _id: 1 }).lean()).map((u) => String(u._id)).sort();
+
+    const add = await patch({
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: ids[5] }] }],
+    });
+    expect(add.status).toBe(200);
+    expect(await membersNow()).toEqual([...ids].sort());
+    // ids[4] is past the three members a representation carries: still removed by value, and only it.
+    const remove = await patch({
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: `members[value eq "${ids[4]}"]` }],
+    });
+    expect(remove.status).toBe(200);
+    expect(await membersNow()).toEqual(ids.filter((_, i) => i !== 4).sort());
+    const replace = await patch({
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'members', value: [{ value: ids[0] }] }],
+    });
+    expect([replace.status, (replace.body as { scimType?: string }).scimType]).toEqual([400, 'tooMany']);
+    expect(await membersNow()).toEqual(ids.filter((_, i) => i !== 4).sort());
+  });
+
+  it('lists groups without members unless attributes asks for them, then at most 10 per page', async () => {
+    const u = (await scim('post', `${base(A)}/Users`, credA, newUser('list.member'))).body.id as string;
+    for (let i = 0; i < 12; i++)
+      await scim('post', `${base(A)}/Groups`, credA, {
+        schemas: [GROUP],
+        displayName: `listed ${i}`,
+        members: [{ value: u }],
+      });
+    const filter = encodeURIComponent('displayName sw "listed "');
+    const plain = await scim('get', `${base(A)}/Groups?filter=${filter}&count=50`, credA);
+    expect(plain.body.totalResults).toBe(12);
+    expect((plain.body.Resources as unknown[]).length).toBe(12);
+    expect((plain.body.Resources as Array<{ members?: unknown }>).every((g) => g.members === undefined)).toBe(true);
+    const asked = await scim(
+      'get',
+      `${base(A)}/Groups?filter=${filter}&count=50&attributes=displayName,members`,
+      credA,
+    );
+    expect(asked.body.totalResults).toBe(12);
+    expect(asked.body.itemsPerPage).toBe(10);
+    expect((asked.body.Resources as Array<{ members?: Array<{ value: string }> }>)[0]?.members).toEqual([
+      expect.objectContaining({ value: u }),
+    ]);
+  });
+});
+
+describe('user writes', () => {
+  it('drops email_verified when the email changes, keeps it otherwise', async () => {
+    const u = (await scim('post', `${base(A)}/Users`, credA, newUser('verified.user'))).body.id as string;
+    await h.db.models.User.updateOne({ _id: u }, { $set: { 'claims.email_verified': true } });
+    await scim('patch', `${base(A)}/Users/${u}`, credA, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Same Mail' }],
+    });
+    expect((await h.db.models.User.findById(u).lean())?.claims).toMatchObject({ email_verified: true });
+    await scim('patch', `${base(A)}/Users/${u}`, credA, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails', value: [{ value: 'someone.else@example.com', primary: true }] }],
+    });
+    const claims = (await h.db.models.User.findById(u).lean())?.claims as Record<string, unknown>;
+    expect(claims.email).toBe('someone.else@example.com');
+    expect(claims.email_verified).toBeUndefined();
+  });
+
+  it('a PUT without active keeps a deactivated user deactivated', async () => {
+    const u = (await scim('post', `${base(A)}/Users`, credA, newUser('stays.off'))).body.id as string;
+    await scim('patch', `${base(A)}/Users/${u}`, credA, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    const body: Record<string, unknown> = newUser('stays.off');
+    delete body.active;
+    const put = await scim('put', `${base(A)}/Users/${u}`, credA, body);
+    expect(put.status).toBe(200);
+    expect(put.body.active).toBe(false);
+    expect((await h.db.models.User.findById(u).lean())?.enabled).toBe(false);
+  });
+
+  it('a password set ends sessions, grants and refresh tokens', async () => {
+    const u = (await scim('post', `${base(A)}/Users`, credA, newUser('new.password'))).body.id as string;
+    const exp = new Date(Date.now() + 3_600_000);
+    const row = (model: string, id: string, payload: Record<string, unknown>, grantId?: string) => ({
+      _id: `${A}:${model}:${id}`,
+      tenantId: A,
+      model,
+      payload: JSON.stringify(payload),
+      expiresAt: exp,
+      ...(grantId ? { grantId } : {}),
+    });
+    await h.db.models.OidcPayload.insertMany([
+      row('Session', 'pw-s1', { accountId: u, loginTs: 1 }),
+      row('Grant', 'pw-g1', { accountId: u, clientId: 'app' }),
+      row('RefreshToken', 'pw-r1', { accountId: u, grantId: 'pw-g1' }, 'pw-g1'),
+    ]);
+    const res = await scim('patch', `${base(A)}/Users/${u}`, credA, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'password', value: 'N3w-password!' }],
+    });
+    expect(res.status).toBe(200);
+    const left = await h.db.models.OidcPayload.countDocuments({
+      _id: { $in: [`${A}:Session:pw-s1`, `${A}:Grant:pw-g1`, `${A}:RefreshToken:pw-r1`] },
+    });
+    expect(left).toBe(0);
   });
 });

@@ -1078,6 +1078,11 @@ export interface ScimCredentialDoc {
   /** Hex SHA-256 of the secret. */
   digest: string;
   description?: string;
+  /**
+   * The management scopes its creator held when it was made: the credential never reaches a user or group holding
+   * more. A credential stored without them holds only auth.users.create/update/delete.
+   */
+  scopes?: string[];
   createdAt: Date;
   lastUsedAt?: Date;
   revokedAt?: Date;
@@ -1089,6 +1094,7 @@ export const scimCredentialSchema = new Schema<ScimCredentialDoc>(
     credentialId: { type: String, required: true },
     digest: { type: String, required: true },
     description: { type: String },
+    scopes: { type: [String], default: undefined },
     createdAt: { type: Date, required: true },
     lastUsedAt: { type: Date },
     revokedAt: { type: Date },

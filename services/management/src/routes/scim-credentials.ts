@@ -15,6 +15,15 @@ import { loadTenant, type RouteDeps } from './deps';
 
 const TAG = 'SCIM';
 const BASE = '/tenants/:tenantId/scim-credentials';
+/** What a SCIM credential can do: create, change and delete users and groups. */
+const CREDENTIAL_SCOPES = [
+  'auth.users.create',
+  'auth.users.update',
+  'auth.users.delete',
+  'auth.groups.create',
+  'auth.groups.update',
+  'auth.groups.delete',
+];
 /** At most this many credentials (revoked ones included) per tenant: enough for a rotation with overlap. */
 const MAX_CREDENTIALS = 50;
 
@@ -64,8 +73,10 @@ export function scimCredentialRoutes(deps: RouteDeps): RouteDef[] {
       responses: { 201: { description: 'The credential and its secret, shown once', schema: issuedSchema } },
       errors: [409],
       handler: async ({ tenantId, body, caller, audit }) => {
-        // The credential can create, change and delete users: only a caller who may do all three hands one out.
-        assertCallerHolds(caller, ['auth.users.create', 'auth.users.update', 'auth.users.delete'], 'a SCIM credential');
+        // The credential can create, change and delete users and groups: only a caller who may do all of that hands
+        // one out. It keeps the caller's management scopes and never reaches a user or group holding more (no
+        // privilege escalation, auth/escalation.ts; enforced by scim/router.ts).
+        assertCallerHolds(caller, CREDENTIAL_SCOPES, 'a SCIM credential');
         await loadTenant(models, tenantId);
         if ((await models.ScimCredential.countDocuments({ tenantId })) >= MAX_CREDENTIALS)
           throw problems.conflict(`at most ${MAX_CREDENTIALS} SCIM credentials per tenant: delete revoked ones first`);
@@ -74,6 +85,8 @@ export function scimCredentialRoutes(deps: RouteDeps): RouteDef[] {
           tenantId,
           credentialId: randomBytes(9).toString('base64url'),
           digest: credentialDigest(secret),
+          // The caller's token scopes: what assertCallerHolds compares with in the management API.
+          scopes: [...caller.scopes].sort(),
           ...(body.description ? { description: body.description } : {}),
           createdAt: new Date(),
         });

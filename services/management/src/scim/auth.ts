@@ -20,6 +20,23 @@ export interface ScimPrincipal {
   kind: 'credential' | 'access-token';
   /** The credential id, or the token's client id. */
   id: string;
+  /**
+   * The management scopes it acts with: the credential's creator's (stored with it), or the access token's own. A SCIM
+   * write never reaches a user or group holding a management scope outside these (router.ts).
+   */
+  scopes: ReadonlySet<string>;
+}
+
+/** What a credential stored before credentials carried their creator's scopes holds. */
+export const LEGACY_CREDENTIAL_SCOPES = ['auth.users.create', 'auth.users.update', 'auth.users.delete'];
+
+/** 403 naming the management scopes `scopes` holds that the principal does not (auth/escalation.ts, for SCIM). */
+export function assertPrincipalHolds(principal: ScimPrincipal, scopes: Iterable<string>, what: string): void {
+  const missing = [...new Set(scopes)].filter((s) => !principal.scopes.has(s)).sort();
+  if (missing.length)
+    throw scimErrors.forbidden(
+      `${what} holds management scopes this SCIM credential or token does not; missing: ${missing.join(' ')}`,
+    );
 }
 
 export const principalOf = (req: Request): ScimPrincipal =>
@@ -50,6 +67,7 @@ export function scimAuthenticate(models: Models, accessToken: RequestHandler): R
           (req as unknown as { scimPrincipal: ScimPrincipal }).scimPrincipal = {
             kind: 'credential',
             id: doc.credentialId,
+            scopes: new Set(doc.scopes ?? LEGACY_CREDENTIAL_SCOPES),
           };
           next();
         })
@@ -79,6 +97,7 @@ export function scimAuthenticate(models: Models, accessToken: RequestHandler): R
       (req as unknown as { scimPrincipal: ScimPrincipal }).scimPrincipal = {
         kind: 'access-token',
         id: caller.clientId,
+        scopes: caller.scopes,
       };
       next();
     });

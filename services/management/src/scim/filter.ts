@@ -48,7 +48,22 @@ function normalise(attrPath: string, schema: string): string {
   return lower.startsWith(prefix) ? lower.slice(prefix.length) : lower;
 }
 
+/**
+ * Control characters (C0 but tab, DEL, C1) and the Unicode line separators. RFC 7644 section 3.4.2.2's grammar is text
+ * of the JSON string values of RFC 7159; no directory sends a raw line break in a filter. Refused before parsing:
+ * scim2-parse-filter's tokenizer matches a newline inside a quoted string in two ways, so an unterminated string of
+ * newlines backtracks exponentially and would stop the whole service.
+ */
+// eslint-disable-next-line no-control-regex
+const NOT_TEXT = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+/** Nesting (parentheses, `not`, value paths, and/or chains) a directory never needs; deeper is a 400, not a store error. */
+export const MAX_FILTER_DEPTH = 10;
+
+/** Whether text holds more than printable text plus space and tab (filters and PATCH paths). */
+export const hasControlCharacters = (text: string) => NOT_TEXT.test(text);
+
 export function parseFilter(text: string): Filter {
+  if (hasControlCharacters(text)) throw scimErrors.invalidFilter('the filter contains control characters');
   try {
     return parse(text);
   } catch (err) {
@@ -90,18 +105,27 @@ function compare(op: string, t: Target, value: unknown): Query {
   }
 }
 
-function translate(f: Filter, attributes: Record<string, Target | undefined>, schema: string, prefix = ''): Query {
+function translate(
+  f: Filter,
+  attributes: Record<string, Target | undefined>,
+  schema: string,
+  prefix = '',
+  depth = 0,
+): Query {
+  if (depth > MAX_FILTER_DEPTH)
+    throw scimErrors.invalidFilter(`the filter is nested more than ${MAX_FILTER_DEPTH} levels deep`);
+  const next = (x: Filter, p = prefix) => translate(x, attributes, schema, p, depth + 1);
   switch (f.op) {
     case 'and':
-      return { $and: f.filters.map((x) => translate(x, attributes, schema, prefix)) };
+      return { $and: f.filters.map((x) => next(x)) };
     case 'or':
-      return { $or: f.filters.map((x) => translate(x, attributes, schema, prefix)) };
+      return { $or: f.filters.map((x) => next(x)) };
     case 'not':
-      return { $nor: [translate(f.filter, attributes, schema, prefix)] };
+      return { $nor: [next(f.filter)] };
     case '[]': {
       // emails[type eq "work" and value co "@example.com"]: each inner attribute is a sub-attribute of the outer one.
       const outer = normalise(f.attrPath, schema);
-      return translate(f.valFilter, attributes, schema, `${outer}.`);
+      return next(f.valFilter, `${outer}.`);
     }
     case 'pr': {
       const t = attributes[prefix + normalise(f.attrPath, schema)];

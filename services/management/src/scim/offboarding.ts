@@ -80,6 +80,14 @@ export async function offboard(
     }
     revocationPublished = true;
   }
+  return { reason, revocationPublished, ...(await endStoredAccess(models, tenantId, userId)) };
+}
+
+/**
+ * The provider's stored state for the account (step 2 above), without the kill switch: also what a password set
+ * through SCIM ends, so that whoever held the old password keeps no session, refresh token or grant.
+ */
+export async function endStoredAccess(models: Models, tenantId: number, userId: string) {
   const sessions = await payloadsOf(models, tenantId, ['Session'], userId);
   const grants = await payloadsOf(models, tenantId, ['Grant'], userId);
   const grantIds = grants.map((g) => g._id.slice(`${tenantId}:Grant:`.length));
@@ -91,8 +99,6 @@ export async function offboard(
   if (grantIds.length)
     underGrants = (await models.OidcPayload.deleteMany({ tenantId, grantId: { $in: grantIds } })).deletedCount;
   return {
-    reason,
-    revocationPublished,
     sessionsEnded: sessions.length,
     grantsEnded: grants.length,
     tokensDeleted: tokens.length + underGrants,

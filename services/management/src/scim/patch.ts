@@ -18,6 +18,7 @@ import {
   type ScimResource,
 } from 'scim-patch';
 import { ScimError, scimErrors } from './errors';
+import { hasControlCharacters } from './filter';
 import { ENTERPRISE_SCHEMA } from './user-resource';
 
 export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -60,6 +61,9 @@ export function patchOperations(body: unknown): ScimPatchOperation[] {
     const path = pathKey ? o[pathKey] : undefined;
     if (path !== undefined && (typeof path !== 'string' || path.length === 0 || path.length > 512))
       throw scimErrors.invalidPath('path must be a non-empty string');
+    // scim-patch parses value filters in paths with the same tokenizer as filter.ts: the same refusal first.
+    if (typeof path === 'string' && hasControlCharacters(path))
+      throw scimErrors.invalidPath('path contains control characters');
     const value = valueKey ? o[valueKey] : undefined;
     out.push(
       ...expand({ op: op.toLowerCase(), ...(path === undefined ? {} : { path }), ...(valueKey ? { value } : {}) }),

@@ -14,12 +14,12 @@ import type { InvalidationKindName, RevocationInput } from '@idp/events';
 import { jsonBody } from '@idp/http';
 import type { Logger } from '@idp/logger';
 import { DUMMY_PASSWORD_HASH, hashPassword } from '@idp/tokens';
-import { userManagementScopes } from '../auth/escalation';
-import { scimAuthenticate, principalOf } from './auth';
+import { groupManagementScopes, userManagementScopes } from '../auth/escalation';
+import { assertPrincipalHolds, scimAuthenticate, principalOf } from './auth';
 import { listResponse, MAX_RESULTS, resourceTypes, schemas, serviceProviderConfig } from './discovery';
 import { ScimError, scimErrorHandler, scimErrors } from './errors';
 import { groupFilterQuery, GROUP_SCHEMA, userFilterQuery } from './filter';
-import { offboard, type OffboardingResult } from './offboarding';
+import { endStoredAccess, offboard, type OffboardingResult } from './offboarding';
 import { applyPatch, patchOperations } from './patch';
 import { claimsOf, userResource, userWriteOf, versionOf, type StoredUser, type UserWrite } from './user-resource';
 
@@ -31,7 +31,12 @@ export interface ScimDeps {
   accessToken: RequestHandler;
   revoke?: (input: RevocationInput) => Promise<void>;
   publishInvalidation?: (event: { tenantId: number; kind: InvalidationKindName; id?: string }) => Promise<void> | void;
+  /** The most members a group representation carries (default 10,000); membership changes are never limited by it. */
+  maxGroupMembers?: number;
 }
+
+/** A list response carries members only when `attributes` asks for them, and then for at most this many groups. */
+const LIST_GROUPS_WITH_MEMBERS = 10;
 
 export const SCIM_PATH = '/auth/:tenantId/scim/v2';
 const CONTENT_TYPE = 'application/scim+json';
@@ -150,12 +155,16 @@ function project(resource: Record<string, unknown>, q: Pick<ListQuery, 'attribut
 
 export function scimRouter(deps: ScimDeps): Router {
   const { models } = deps;
+  const maxGroupMembers = deps.maxGroupMembers ?? 10_000;
   const router = Router({ mergeParams: true });
   const baseOf = (tenantId: number) => `${deps.publicBaseUrl.replace(/\/+$/, '')}/auth/${tenantId}/scim/v2`;
   const tenantOf = (req: Request) => Number(req.params.tenantId);
   const audit = (req: Request, action: string, details: Record<string, unknown>) => {
     const principal = principalOf(req);
-    deps.logger.info({ action, tenantId: tenantOf(req), scim: principal, ...details }, 'scim write');
+    deps.logger.info(
+      { action, tenantId: tenantOf(req), scim: { kind: principal.kind, id: principal.id }, ...details },
+      'scim write',
+    );
   };
   const invalidate = async (tenantId: number, kind: InvalidationKindName, id: string) => {
     try {
@@ -231,13 +240,15 @@ export function scimRouter(deps: ScimDeps): Router {
    * accounts) is refused for users who hold management scopes: a directory credential must not be able to lock out,
    * rename or set the password of the tenant's administrators unless they are directory-managed already.
    */
-  const assertMayWrite = async (tenantId: number, doc: StoredUser) => {
-    if (doc.managedBy === 'scim') return;
-    const scopes = await userManagementScopes(models, tenantId, String(doc._id));
-    if ([...scopes].length)
+  const assertMayWrite = async (req: Request, tenantId: number, doc: StoredUser) => {
+    const scopes = [...(await userManagementScopes(models, tenantId, String(doc._id)))];
+    if (doc.managedBy !== 'scim' && scopes.length)
       throw scimErrors.forbidden(
         'this user holds management scopes and is not directory-managed: change it in the console',
       );
+    // No privilege escalation (auth/escalation.ts): a directory-managed user whose groups grant management scopes is
+    // written only by a credential or token holding them all, as the management API requires of its callers.
+    assertPrincipalHolds(principalOf(req), scopes, 'this user');
   };
   const storedFields = async (write: UserWrite, existingClaims: Record<string, unknown>) => ({
     username: write.username,
@@ -256,7 +267,7 @@ export function scimRouter(deps: ScimDeps): Router {
     action: string,
   ) => {
     const tenantId = tenantOf(req);
-    await assertMayWrite(tenantId, existing);
+    await assertMayWrite(req, tenantId, existing);
     await assertUnique(tenantId, write, existing._id);
     const set = await storedFields(write, existing.claims ?? {});
     const res = await models.User.updateOne(
@@ -266,14 +277,19 @@ export function scimRouter(deps: ScimDeps): Router {
     if (!res.matchedCount) throw scimErrors.notFound('user not found');
     const userId = String(existing._id);
     let offboarded: OffboardingResult | undefined;
+    let accessEnded: Awaited<ReturnType<typeof endStoredAccess>> | undefined;
     if (!write.enabled && (existing.enabled || activeSent))
       offboarded = await offboard(deps, tenantId, userId, 'user.deprovisioned');
+    // A new password signs the person out everywhere, as the management API's password reset promises: whoever had
+    // the old one keeps no session, grant or refresh token.
+    else if (write.password) accessEnded = await endStoredAccess(models, tenantId, userId);
     audit(req, action, {
       userId,
       username: write.username,
       ...(existing.enabled !== write.enabled ? { active: write.enabled } : {}),
       passwordSet: Boolean(write.password),
       ...(offboarded ? { offboarding: offboarded } : {}),
+      ...(accessEnded ? { accessEnded } : {}),
     });
     await invalidate(tenantId, 'user', userId);
     return findUser(tenantId, userId);
@@ -352,7 +368,12 @@ export function scimRouter(deps: ScimDeps): Router {
       const existing = await findUser(tenantId, String(req.params.id));
       checkIfMatch(req, existing.updatedAt);
       const write = userWriteOf(req.body);
-      const activeSent = Object.keys(req.body as object).some((k) => k.toLowerCase() === 'active');
+      const activeSent = Object.keys(req.body as object).some(
+        (k) => k.toLowerCase() === 'active' && (req.body as Record<string, unknown>)[k] !== null,
+      );
+      // RFC 7644 section 3.5.1: a PUT that leaves out `active` keeps it; default true only on creation (POST), so a
+      // PUT never re-enables a user the directory or an administrator disabled.
+      if (!activeSent) write.enabled = existing.enabled;
       const doc = await saveUser(req, existing, write, activeSent, 'scim.user.replaced');
       const out = await userOut(tenantId, doc);
       send(res, 200, out, { ETag: (out.meta as { version: string }).version });
@@ -390,7 +411,7 @@ export function scimRouter(deps: ScimDeps): Router {
       const tenantId = tenantOf(req);
       const existing = await findUser(tenantId, String(req.params.id));
       checkIfMatch(req, existing.updatedAt);
-      await assertMayWrite(tenantId, existing);
+      await assertMayWrite(req, tenantId, existing);
       const userId = String(existing._id);
       // Offboard first: if the kill switch cannot be confirmed (503) nothing is deleted, and the retry does both.
       const offboarded = await offboard(deps, tenantId, userId, 'user.deleted');
@@ -417,7 +438,7 @@ export function scimRouter(deps: ScimDeps): Router {
     const members = withMembers
       ? await models.User.find({ tenantId, groupIds: id }, { _id: 1 })
           .sort({ _id: 1 })
-          .limit(10_000)
+          .limit(maxGroupMembers)
           .lean<StoredUser[]>()
       : [];
     return {
@@ -495,11 +516,24 @@ export function scimRouter(deps: ScimDeps): Router {
   };
   /** Sets the group's members to `ids`: the users' groupIds are the membership (RBAC reads them). */
   const setMembers = async (tenantId: number, groupId: string, ids: string[]) => {
-    const current = (await models.User.find({ tenantId, groupIds: groupId }, { _id: 1 }).lean<StoredUser[]>()).map(
-      (u) => String(u._id),
+    const current = new Set(
+      (await models.User.find({ tenantId, groupIds: groupId }, { _id: 1 }).lean<StoredUser[]>()).map((u) =>
+        String(u._id),
+      ),
     );
-    const added = ids.filter((i) => !current.includes(i));
-    const removed = current.filter((i) => !ids.includes(i));
+    const wanted = new Set(ids);
+    return changeMembers(
+      tenantId,
+      groupId,
+      ids.filter((i) => !current.has(i)),
+      [...current].filter((i) => !wanted.has(i)),
+    );
+  };
+  /**
+   * Adds and removes members one by one ($addToSet / $pull on each user): a PATCH changes only the members its
+   * operations name, so members past what a representation carries (maxGroupMembers) are never dropped.
+   */
+  const changeMembers = async (tenantId: number, groupId: string, added: string[], removed: string[]) => {
     if (added.length)
       await models.User.updateMany(
         { tenantId, _id: { $in: added.map((a) => toObjectId(a)) } },
@@ -518,11 +552,25 @@ export function scimRouter(deps: ScimDeps): Router {
     if (g.managedBy !== 'scim')
       throw scimErrors.forbidden('this group is not directory-managed: change it in the console');
   };
-  const saveGroup = async (req: Request, g: StoredGroup, w: GroupWrite, action: string) => {
-    const tenantId = tenantOf(req);
+  /**
+   * No privilege escalation (auth/escalation.ts, as the management API's group routes): a group whose roles grant
+   * management scopes is changed or deleted, and gains or loses members, only through a credential or token holding
+   * them all.
+   */
+  const assertMayChangeGroup = async (req: Request, tenantId: number, g: StoredGroup) => {
     assertGroupWritable(g);
+    assertPrincipalHolds(principalOf(req), await groupManagementScopes(models, tenantId, String(g._id)), 'this group');
+  };
+  /** The member changes of a PATCH: the difference between the members it was applied to and its result. */
+  interface MemberDelta {
+    added: string[];
+    removed: string[];
+  }
+  const saveGroup = async (req: Request, g: StoredGroup, w: GroupWrite, action: string, delta?: MemberDelta) => {
+    const tenantId = tenantOf(req);
+    await assertMayChangeGroup(req, tenantId, g);
     await assertGroupUnique(tenantId, w, g._id);
-    await assertMembers(tenantId, w.members);
+    await assertMembers(tenantId, delta ? delta.added : w.members);
     await models.Group.updateOne(
       { tenantId, _id: g._id },
       {
@@ -531,7 +579,9 @@ export function scimRouter(deps: ScimDeps): Router {
       },
     );
     const id = String(g._id);
-    const changes = await setMembers(tenantId, id, w.members);
+    const changes = delta
+      ? await changeMembers(tenantId, id, delta.added, delta.removed)
+      : await setMembers(tenantId, id, w.members);
     // The group's version moves with its members too (they are stored on the users).
     await models.Group.updateOne({ tenantId, _id: g._id }, { $set: { updatedAt: new Date() } }, { timestamps: false });
     audit(req, action, { groupId: id, displayName: w.displayName, members: changes });
@@ -580,15 +630,20 @@ export function scimRouter(deps: ScimDeps): Router {
       } else filter = { tenantId, ...f.query };
     }
     const total = await models.Group.countDocuments(filter);
-    const rows = q.count
+    // A list carries members only when `attributes` names them (RFC 7643 section 7: members is "returned: default",
+    // and RFC 7644 section 3.4.2.5 lets `attributes` override the default set); Entra ID and Okta read members per
+    // group. Then a page is at most LIST_GROUPS_WITH_MEMBERS groups (RFC 7644 section 3.4.2.4: fewer than `count`
+    // may be returned; itemsPerPage says how many).
+    const excluded = (q.excludedAttributes ?? []).some((a) => a.toLowerCase() === 'members');
+    const wanted = Boolean(q.attributes?.some((a) => a.toLowerCase().startsWith('members')));
+    const count = wanted && !excluded ? Math.min(q.count, LIST_GROUPS_WITH_MEMBERS) : q.count;
+    const rows = count
       ? await models.Group.find(filter)
           .sort({ _id: 1 })
           .skip(q.startIndex - 1)
-          .limit(q.count)
+          .limit(count)
           .lean<StoredGroup[]>()
       : [];
-    const excluded = (q.excludedAttributes ?? []).some((a) => a.toLowerCase() === 'members');
-    const wanted = !q.attributes || q.attributes.some((a) => a.toLowerCase().startsWith('members'));
     const resources = await Promise.all(
       rows.map(async (g) => project(await groupOut(tenantId, g, wanted && !excluded), q)),
     );
@@ -633,10 +688,53 @@ export function scimRouter(deps: ScimDeps): Router {
       const ops = patchOperations(req.body);
       const g = await findGroup(tenantId, String(req.params.id));
       checkIfMatch(req, g.updatedAt);
-      assertGroupWritable(g);
+      await assertMayChangeGroup(req, tenantId, g);
       const current = await groupOut(tenantId, g);
+      const id = String(g._id);
+      const shown = new Set((current.members ?? []).map((m) => m.value));
+      const total = await models.User.countDocuments({ tenantId, groupIds: id });
+      if (total > shown.size) {
+        // More members than a representation carries: operations that need the whole list (replace the members,
+        // remove them all) are refused rather than applied to part of it (RFC 7644 section 3.12, tooMany). Adding
+        // members and removing named ones (`members[value eq "…"]`) work at any size.
+        const needsAll = ops.some((o) => {
+          const path = o.path?.toLowerCase();
+          if (path === undefined)
+            return Object.keys((o.value ?? {}) as object).some((k) => k.toLowerCase() === 'members');
+          return path === 'members' && o.op.toLowerCase() !== 'add';
+        });
+        if (needsAll)
+          throw scimErrors.tooMany(
+            `the group has more than ${maxGroupMembers} members: add members, or remove them by value`,
+          );
+        // Members named in value filters are included so that removing one past the representation finds it.
+        const named = ops.flatMap((o) =>
+          [...(o.path ?? '').matchAll(/value\s+eq\s+"([0-9a-fA-F]{24})"/gi)].map((m) => m[1]!),
+        );
+        const oids = named.map((n) => toObjectId(n)).filter((o) => o !== undefined);
+        if (oids.length) {
+          const extra = await models.User.find({ tenantId, groupIds: id, _id: { $in: oids } }, { _id: 1 }).lean<
+            StoredUser[]
+          >();
+          const base = baseOf(tenantId);
+          const more = extra
+            .map((u) => String(u._id))
+            .filter((u) => !shown.has(u))
+            .map((u) => ({ value: u, $ref: `${base}/Users/${u}`, type: 'User' }));
+          if (more.length) {
+            current.members = [...(current.members ?? []), ...more];
+            for (const m of more) shown.add(m.value);
+          }
+        }
+      }
       const patched = applyPatch(current as never, ops) as unknown as Record<string, unknown>;
-      const saved = await saveGroup(req, g, groupWriteOf(patched), 'scim.group.patched');
+      const w = groupWriteOf(patched);
+      const result = new Set(w.members);
+      const delta = {
+        added: w.members.filter((m) => !shown.has(m)),
+        removed: [...shown].filter((m) => !result.has(m)),
+      };
+      const saved = await saveGroup(req, g, w, 'scim.group.patched', delta);
       const out = await groupOut(tenantId, saved);
       send(res, 200, out, { ETag: out.meta.version });
     }),
@@ -648,7 +746,7 @@ export function scimRouter(deps: ScimDeps): Router {
       const tenantId = tenantOf(req);
       const g = await findGroup(tenantId, String(req.params.id));
       checkIfMatch(req, g.updatedAt);
-      assertGroupWritable(g);
+      await assertMayChangeGroup(req, tenantId, g);
       const id = String(g._id);
       const members = await setMembers(tenantId, id, []);
       await models.Group.deleteOne({ tenantId, _id: g._id });

@@ -178,6 +178,11 @@ export function claimsOf(existing: Record<string, unknown>, scim: Record<string,
   set('locale', str(scim.locale));
   set('zoneinfo', str(scim.timezone));
   set('profile', str(scim.profileUrl));
+  // OIDC Core section 5.1: email_verified / phone_number_verified speak of the address the claim holds now. SCIM
+  // (RFC 7643) asserts no verification, so a changed or removed address is unverified: an older `true` would let a
+  // relying party that links accounts by verified email trust an address nobody verified.
+  if (out.email !== existing.email) delete out.email_verified;
+  if (out.phone_number !== existing.phone_number) delete out.phone_number_verified;
   return out;
 }
 
