@@ -4,3 +4,4 @@ export * from './jetstream';
 export * from './revocations';
 export * from './invalidation';
 export * from './single-use';
+export * from './startup-retry';

@@ -10,6 +10,7 @@ import {
   ensureRefusalStream,
   REFUSAL_STREAM,
   REFUSAL_WRITER_DURABLE,
+  retryUntilDeadline,
 } from '@idp/events';
 import { listen, onShutdown } from '@idp/http';
 import { createLogger } from '@idp/logger';
@@ -36,21 +37,32 @@ async function main(): Promise<void> {
     await model.createIndexes();
   }
   const nats = await connectNats(config.NATS_URL, logger, 'audit-writer');
-  // The writer owns the stream and its durable consumer: created or updated here, idempotently.
-  const jsm = await ensureAuditStream(nats.nc, {
+  // The writer owns the streams and their durable consumers: created or updated here, idempotently. A replicated
+  // JetStream that is electing a leader (a node restarting beside this one) answers "timeout" for a while: the steps
+  // are tried again until the deadline rather than failing the process (startup-retry.ts).
+  const streams = {
     replicas: config.AUDIT_STREAM_REPLICAS,
     duplicateWindowSeconds: config.AUDIT_DUPLICATE_WINDOW_SECONDS,
     maxAgeSeconds: config.AUDIT_STREAM_MAX_AGE_SECONDS,
-  });
-  await ensureAuditConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
-  await ensureRefusalStream(nats.nc, {
-    replicas: config.AUDIT_STREAM_REPLICAS,
-    duplicateWindowSeconds: config.AUDIT_DUPLICATE_WINDOW_SECONDS,
-    maxAgeSeconds: config.AUDIT_STREAM_MAX_AGE_SECONDS,
-  });
-  await ensureRefusalConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
-  const consumer = await nats.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE);
-  const refusalConsumer = await nats.js.consumers.get(REFUSAL_STREAM, REFUSAL_WRITER_DURABLE);
+  };
+  const { jsm, consumer, refusalConsumer } = await retryUntilDeadline(
+    async () => {
+      const jsm = await ensureAuditStream(nats.nc, streams);
+      await ensureAuditConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
+      await ensureRefusalStream(nats.nc, streams);
+      await ensureRefusalConsumer(jsm, config.AUDIT_MAX_ACK_PENDING);
+      return {
+        jsm,
+        consumer: await nats.js.consumers.get(AUDIT_STREAM, AUDIT_WRITER_DURABLE),
+        refusalConsumer: await nats.js.consumers.get(REFUSAL_STREAM, REFUSAL_WRITER_DURABLE),
+      };
+    },
+    {
+      deadlineMs: 60_000,
+      onRetry: (err, attempt, pauseMs) =>
+        logger.warn({ attempt, pauseMs, err: (err as Error).message }, 'JetStream not ready: trying again'),
+    },
+  );
 
   const { app, onOutcome, onRefusalOutcome } = createApp({
     logger,
