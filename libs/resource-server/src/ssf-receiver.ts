@@ -504,13 +504,15 @@ export function createSsfPollReceiver(o: SsfPollReceiverOptions): SsfPollReceive
     const r = await request('POST', s.pollUrl, { auth: true, body, ...(wait ? { extraTimeoutMs: 30_000 } : {}) });
     if (r.status === 404) stream = undefined; // deleted by someone: a new stream (with every revocation in force) on the next attempt
     if (r.status !== 200 || !isObject(r.body) || !isObject(r.body.sets)) throw failure(`POST ${s.pollUrl}`, r);
+    // The transmitter answered: the failure streak ends here, before the SETs are applied (applying awaits the
+    // onRevocation hook, and a revocation must never be visible while the status still reports the outage).
+    lastSuccessAt = now();
+    consecutiveFailures = 0;
+    lastError = undefined;
     for (const jti of ack) acks.delete(jti);
     for (const jti of errs.keys()) setErrs.delete(jti);
     const sets = Object.entries(r.body.sets);
     for (const [jti, set] of sets) await apply(jti, set, s);
-    lastSuccessAt = now();
-    consecutiveFailures = 0;
-    lastError = undefined;
     denyList.sweep();
     return { received: sets.length, moreAvailable: r.body.moreAvailable === true };
   }
