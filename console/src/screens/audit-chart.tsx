@@ -36,6 +36,47 @@ export const dayHhmm = (ms: number) => new Date(ms).toISOString().slice(5, 16).r
 /** ISO 8601 date and minute, as the rest of the console shows times (UTC). */
 export const isoMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
+/**
+ * The stacked bars of a histogram (one bar per bucket, one layer per series), for sighted readers only: the caption
+ * and the table beside it say the same to assistive technology. Shared by the issuance and refusal charts.
+ */
+export function StackedBarPlot(props: {
+  rows: ReadonlyArray<Record<string, number>>;
+  series: ReadonlyArray<{ name: string; colour: string }>;
+  tick: (ms: number) => string;
+  height: number;
+  stackId: string;
+}) {
+  return (
+    <div className="audit-chart-plot" aria-hidden="true">
+      <ResponsiveContainer width="100%" height={props.height}>
+        <BarChart
+          data={[...props.rows]}
+          margin={{ top: 8, right: 8, bottom: 8, left: 0 }}
+          accessibilityLayer={false}
+          barCategoryGap={1}
+        >
+          <CartesianGrid strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="t" tickFormatter={props.tick} minTickGap={24} fontSize={12} />
+          <YAxis allowDecimals={false} width={40} fontSize={12} />
+          <Tooltip labelFormatter={(t) => `${isoMinute(Number(t))} UTC`} isAnimationActive={false} />
+          <Legend />
+          {props.series.map((s, j) => (
+            <Bar
+              key={s.name}
+              name={s.name}
+              dataKey={`s${j}`}
+              stackId={props.stackId}
+              fill={s.colour}
+              isAnimationActive={false}
+            />
+          ))}
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
 interface Series {
   name: string;
   counts: number[];
@@ -157,32 +198,7 @@ export function IssuanceChart(props: { filters: ChartFilters; refreshKey: number
         ) : null}
         {data && data.total > 0 ? (
           // The SVG repeats the caption and the table below for sighted readers; assistive technology reads those.
-          <div className="audit-chart-plot" aria-hidden="true">
-            <ResponsiveContainer width="100%" height={280}>
-              <BarChart
-                data={rows}
-                margin={{ top: 8, right: 8, bottom: 8, left: 0 }}
-                accessibilityLayer={false}
-                barCategoryGap={1}
-              >
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="t" tickFormatter={tick} minTickGap={24} fontSize={12} />
-                <YAxis allowDecimals={false} width={40} fontSize={12} />
-                <Tooltip labelFormatter={(t) => `${isoMinute(Number(t))} UTC`} isAnimationActive={false} />
-                <Legend />
-                {series.map((s, j) => (
-                  <Bar
-                    key={s.name}
-                    name={s.name}
-                    dataKey={`s${j}`}
-                    stackId="nhe"
-                    fill={s.colour}
-                    isAnimationActive={false}
-                  />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
-          </div>
+          <StackedBarPlot rows={rows} series={series} tick={tick} height={280} stackId="nhe" />
         ) : null}
       </figure>
       {data && data.total > 0 ? (

@@ -4,10 +4,9 @@
  * same counts for screen readers and for reading the numbers exactly. Times are UTC, as everywhere in the console.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { call, tp, type Schemas } from '../api';
 import { ProblemView, useAction, useConsole } from '../ui';
-import { dayHhmm, hhmm, isoMinute, OTHER_COLOUR, PALETTE } from './audit-chart';
+import { dayHhmm, hhmm, isoMinute, OTHER_COLOUR, PALETTE, StackedBarPlot } from './audit-chart';
 
 type Histogram = Schemas['TokenRefusalHistogram'];
 
@@ -134,32 +133,7 @@ export function RefusalsChart(props: { nheIdentifier?: string; otherFilters: boo
         ) : null}
         {data && data.total > 0 ? (
           // The SVG repeats the caption and the table below for sighted readers; assistive technology reads those.
-          <div className="audit-chart-plot" aria-hidden="true">
-            <ResponsiveContainer width="100%" height={240}>
-              <BarChart
-                data={rows}
-                margin={{ top: 8, right: 8, bottom: 8, left: 0 }}
-                accessibilityLayer={false}
-                barCategoryGap={1}
-              >
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="t" tickFormatter={tick} minTickGap={24} fontSize={12} />
-                <YAxis allowDecimals={false} width={40} fontSize={12} />
-                <Tooltip labelFormatter={(t) => `${isoMinute(Number(t))} UTC`} isAnimationActive={false} />
-                <Legend />
-                {series.map((s, j) => (
-                  <Bar
-                    key={s.name}
-                    name={s.name}
-                    dataKey={`s${j}`}
-                    stackId="error"
-                    fill={s.colour}
-                    isAnimationActive={false}
-                  />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
-          </div>
+          <StackedBarPlot rows={rows} series={series} tick={tick} height={240} stackId="error" />
         ) : null}
       </figure>
       {data && data.total > 0 ? (
