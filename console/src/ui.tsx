@@ -142,9 +142,13 @@ export function CheckField(props: {
   );
 }
 
-/** A button for an operation that needs `scope`: disabled, with the scope named, when the token lacks it. */
+/**
+ * A button for an operation that needs `scope` (and every one of `alsoScopes`, where the API checks more than the
+ * route's scope): disabled, with the missing scopes named, when the token lacks any.
+ */
 export function ScopedButton(props: {
   scope: string;
+  alsoScopes?: readonly string[];
   children: ReactNode;
   onClick?: () => void;
   type?: 'button' | 'submit';
@@ -152,7 +156,8 @@ export function ScopedButton(props: {
   className?: string;
 }) {
   const { can } = useConsole();
-  const allowed = can(props.scope);
+  const missing = [...new Set([props.scope, ...(props.alsoScopes ?? [])])].filter((s) => !can(s));
+  const allowed = missing.length === 0;
   const noteId = useId();
   return (
     <span className="scoped">
@@ -168,7 +173,13 @@ export function ScopedButton(props: {
       </button>
       {allowed ? null : (
         <span className="needs-scope" id={noteId}>
-          needs scope <code>{props.scope}</code>
+          needs scope{missing.length > 1 ? 's' : ''}{' '}
+          {missing.map((m, i) => (
+            <span key={m}>
+              {i ? ', ' : ''}
+              <code>{m}</code>
+            </span>
+          ))}
         </span>
       )}
     </span>

@@ -65,6 +65,7 @@ export default defineConfig({
           { text: 'Upstream sign-in (OIDC, SAML)', link: '/docs/operators/upstream-sign-in' },
           { text: 'Trusted issuers (RFC 7523, ID-JAG)', link: '/docs/operators/trusted-issuers' },
           { text: 'Directory provisioning (SCIM 2.0)', link: '/docs/operators/scim' },
+          { text: 'Passkeys (WebAuthn)', link: '/docs/operators/passkeys' },
           {
             text: 'Services: configuration, state and replicas',
             collapsed: true,
@@ -79,6 +80,7 @@ export default defineConfig({
           { text: 'Signing users in (and FAPI 2.0)', link: '/docs/developers/sign-in' },
           { text: 'Signing users out', link: '/docs/developers/logout' },
           { text: 'Delegation to agents', link: '/docs/developers/delegation' },
+          { text: 'Human approval (CIBA)', link: '/docs/developers/human-approval' },
           { text: 'Resource-server SDK', link: '/docs/developers/sdk' },
           { text: 'SDK guide', link: '/libs/resource-server/README' },
           { text: 'SDK changelog', link: '/libs/resource-server/CHANGELOG' },

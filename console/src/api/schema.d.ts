@@ -195,8 +195,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update a tenant's name or settings
-         * @description Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued. A change of settings.security.profile applies to the next request of each client (the tenant's provider is rebuilt); access tokens already issued stay valid until they expire.
+         * Update a tenant's name, enabled or settings
+         * @description enabled false disables the whole tenant (system-tenant administrators only; see Tenant.enabled). Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued. A change of settings.security.profile applies to the next request of each client (the tenant's provider is rebuilt); access tokens already issued stay valid until they expire.
          *
          *     Requires the scope `auth.tenants.update`.
          *
@@ -1607,6 +1607,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's passkeys
+         * @description Requires the scope `auth.users.list`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        get: operations["listUserPasskeys"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove all of a user's passkeys and recovery codes
+         * @description The recovery for a person who lost their devices: none of their passkeys or recovery codes signs in any more. Give them a password reset link or (passkey-only tenants) an enrolment link to enrol again.
+         *
+         *     Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["deleteUserPasskeys"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/passkeys/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of a user's passkeys
+         * @description Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        delete: operations["deleteUserPasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin/tenants/{tenantId}/users/{userId}/passkeys/enrolment-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a one-time passkey enrolment link for a user
+         * @description The answer holds the link once; give it to the person out of band. Opening it lets them register a passkey without signing in (an account without a password on a passkey-only tenant); it works once, for a week at most. A new link replaces the user's older ones. 409 when the tenant has passkeys off.
+         *
+         *     Requires the scope `auth.users.update`.
+         *
+         *     A token reaches its own tenant only (other tenant ids are 404); system-tenant tokens reach every tenant.
+         */
+        post: operations["createPasskeyEnrolmentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin/tenants/{tenantId}/users/{userId}/password": {
         parameters: {
             query?: never;
@@ -1935,6 +2011,9 @@ export interface components {
             valid: boolean;
         };
         Client: {
+            backchannelClientNotificationEndpoint?: string;
+            /** @enum {string} */
+            backchannelTokenDeliveryMode?: "poll" | "ping";
             clientId: string;
             config: {
                 customizeUserInfoClaims?: string;
@@ -1992,6 +2071,9 @@ export interface components {
             clientSecret: string;
         };
         ClientWithSecret: {
+            backchannelClientNotificationEndpoint?: string;
+            /** @enum {string} */
+            backchannelTokenDeliveryMode?: "poll" | "ping";
             clientId: string;
             /** @description Shown once: store it now; only a digest is kept */
             clientSecret?: string;
@@ -2109,6 +2191,21 @@ export interface components {
                 scope: string;
             }[];
             scopes: string[];
+            /** @description Phishing-resistant delegation: the sign-in requirement in force and whether the sign-in met it (only when one applies) */
+            signIn?: {
+                /** @description The subject token's acr */
+                acr?: string;
+                /** @description Seconds since the sign-in (the subject token's auth_time) */
+                ageSeconds?: number;
+                /** @description The sign-in must be at most this many minutes old */
+                maxAgeMinutes: number;
+                met: boolean;
+                /**
+                 * @description A matching policy's own value, or the tenant's default
+                 * @enum {string}
+                 */
+                setBy: "policy" | "tenant";
+            };
             ttl: number;
             ttlSetBy: string;
             ttlTerms: {
@@ -2137,15 +2234,34 @@ export interface components {
             /** @enum {string} */
             outcome: "denied";
             scopes?: string[];
+            /** @description Phishing-resistant delegation: the sign-in requirement in force and whether the sign-in met it (only when one applies) */
+            signIn?: {
+                /** @description The subject token's acr */
+                acr?: string;
+                /** @description Seconds since the sign-in (the subject token's auth_time) */
+                ageSeconds?: number;
+                /** @description The sign-in must be at most this many minutes old */
+                maxAgeMinutes: number;
+                met: boolean;
+                /**
+                 * @description A matching policy's own value, or the tenant's default
+                 * @enum {string}
+                 */
+                setBy: "policy" | "tenant";
+            };
         };
         DelegationPolicy: {
             allowedScopes: string[];
+            /** @description Granted only with the person's approval (CIBA) */
+            approvalRequiredScopes?: string[];
             /** Format: date-time */
             createdAt: string;
             id: string;
             maxChainDepth?: number;
             maxTokenLifetime?: number;
             nheId: string;
+            /** @description Minutes; 0: not required by this policy; absent: the tenant's default */
+            phishingResistantSignInMaxAgeMinutes?: number;
             target: {
                 id: string;
                 /** @enum {string} */
@@ -2185,6 +2301,13 @@ export interface components {
                 resource: string;
                 /** @description Space-separated requested scopes */
                 scope: string;
+                /** @description The user's sign-in as the subject token would state it, for a policy or tenant that requires a recent phishing-resistant sign-in. Omitted (or a member omitted): the token states nothing, which never meets the requirement. The decision explains it (decision.signIn) */
+                signIn?: {
+                    /** @description The subject token's acr (phr, phrh: phishing-resistant) */
+                    acr?: string;
+                    /** @description Minutes since the user signed in (now minus the subject token's auth_time) */
+                    ageMinutes?: number;
+                };
                 /** @description The delegating user (the subject token's sub) */
                 userId: string;
             };
@@ -2416,6 +2539,12 @@ export interface components {
             items: components["schemas"]["Nhe"][];
             nextCursor: string | null;
         };
+        PasskeyEnrolmentLink: {
+            /** Format: date-time */
+            expiresAt: string;
+            path: string;
+            url?: string;
+        };
         PasswordResetLink: {
             /** Format: date-time */
             expiresAt: string;
@@ -2559,9 +2688,19 @@ export interface components {
         Tenant: {
             /** Format: date-time */
             createdAt: string;
+            /** @description false: the tenant is disabled. Its authorization, token, UserInfo, discovery, JWKS, device and registration endpoints and its sign-in and account pages answer 403 (access_denied, "tenant disabled"); introspection answers active false for every token (RFC 7662 section 2.2); the delegation sidecar exchanges no token; its own administrators' management tokens are refused. Revocation still works. The platform's (system-tenant) administrators keep managing it. true again restores everything; nothing is deleted. The system tenant cannot be disabled. Default true. */
+            enabled: boolean;
             id: number;
             name: string;
             settings: {
+                /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
+                backchannelAuthentication: {
+                    approvalMaxAuthAgeSeconds: number | null;
+                    enabled: boolean;
+                    maxPendingPerUser: number;
+                    pollIntervalSeconds: number;
+                    requestLifetimeSeconds: number;
+                };
                 claims: {
                     /** @enum {string} */
                     amrProfile: "rfc8176" | "projected";
@@ -2585,8 +2724,24 @@ export interface components {
                     hardMaxTokenLifetime: number;
                     maxChainDepth: number;
                     maxNhePerTenant: number;
+                    phishingResistantSignInMaxAgeMinutes: number;
                     requireActorProof: boolean;
                     requireDpop: boolean;
+                };
+                /** @description OpenID Connect Dynamic OP profile (OpenID Connect Core 1.0 section 15.2; what the OpenID Foundation Dynamic OP certification tests), off by default. enabled true adds: signed request objects by value and by reference (request, request_uri; RFC 9101; verified with the client's registered keys, asymmetric algorithms only; request_uri fetched through the same SSRF-safe, rate-bounded outbound layer as metadata documents), signed UserInfo for clients that register userinfo_signed_response_alg (ES256, RS256), the id_token and `id_token token` response types for clients that register them (discouraged by RFC 9700; never for agent clients), and for a dynamically registered confidential client the choice to register without PKCE (org.vendor.require_pkce false, its default there; public clients always use PKCE). Registration itself is settings.registration. Not available with the fapi2 security profile or to the system tenant. */
+                openidDynamicProfile: {
+                    enabled: boolean;
+                };
+                /** @description WebAuthn passkeys. `enabled` (default false): the login page offers "Sign in with a passkey" and browser autofill (conditional mediation), users enrol passkeys at {issuer}/account/passkeys. `rpId`: the WebAuthn RP ID, default the host of the tenant's public base URL; it cannot change once a passkey is enrolled. `passkeyOnly`: the login page offers only passkeys and recovery codes (accounts are set up with one-time enrolment links). `userVerification` (default required), `attestation` (default none: the acr phrh is then never issued). `confirmAgentConsent`: the consent page of an agent client asks a user who has a passkey to confirm with it. */
+                passkeys: {
+                    /** @enum {string} */
+                    attestation: "none" | "direct";
+                    confirmAgentConsent: boolean;
+                    enabled: boolean;
+                    passkeyOnly: boolean;
+                    rpId: string | null;
+                    /** @enum {string} */
+                    userVerification: "required" | "preferred";
                 };
                 /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section 4.4), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
                 registration: {
@@ -2948,6 +3103,29 @@ export interface components {
         UserPage: {
             items: components["schemas"]["User"][];
             nextCursor: string | null;
+        };
+        UserPasskey: {
+            aaguid: string;
+            /** @description Only then can a device-bound passkey reach acr phrh */
+            attestationVerified: boolean;
+            backedUp: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description WebAuthn credential ID (base64url) */
+            credentialId: string;
+            /**
+             * @description singleDevice: bound to one authenticator (amr hwk); multiDevice: may be synced (amr swk)
+             * @enum {string}
+             */
+            deviceType: "singleDevice" | "multiDevice";
+            /** Format: date-time */
+            lastUsedAt?: string;
+            name: string;
+            transports: string[];
+        };
+        UserPasskeyList: {
+            items: components["schemas"]["UserPasskey"][];
+            recoveryCodesLeft: number;
         };
         UserSession: {
             acr?: string;
@@ -3594,6 +3772,15 @@ export interface operations {
                     id?: number;
                     name: string;
                     settings?: {
+                        /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
+                        backchannelAuthentication?: {
+                            /** @description null: any sign-in */
+                            approvalMaxAuthAgeSeconds?: number | null;
+                            enabled?: boolean;
+                            maxPendingPerUser?: number;
+                            pollIntervalSeconds?: number;
+                            requestLifetimeSeconds?: number;
+                        };
                         claims?: {
                             /** @enum {string} */
                             amrProfile?: "rfc8176" | "projected";
@@ -3625,9 +3812,27 @@ export interface operations {
                             maxChainDepth?: number;
                             /** @description Only system-tenant administrators may change it (a platform quota) */
                             maxNhePerTenant?: number;
+                            /** @description Phishing-resistant delegation, the default of delegation policies without their own: token exchange needs a subject_token from a phishing-resistant sign-in (acr phr or phrh, a passkey) whose auth_time is at most this many minutes old, else access_denied. Default 0: no requirement. Applies to user and group policies (a hand-on is bounded by its parent) */
+                            phishingResistantSignInMaxAgeMinutes?: number;
                             /** @description Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE's own requireActorProof overrides it */
                             requireActorProof?: boolean;
                             requireDpop?: boolean;
+                        };
+                        /** @description OpenID Connect Dynamic OP profile (OpenID Connect Core 1.0 section 15.2; what the OpenID Foundation Dynamic OP certification tests), off by default. enabled true adds: signed request objects by value and by reference (request, request_uri; RFC 9101; verified with the client's registered keys, asymmetric algorithms only; request_uri fetched through the same SSRF-safe, rate-bounded outbound layer as metadata documents), signed UserInfo for clients that register userinfo_signed_response_alg (ES256, RS256), the id_token and `id_token token` response types for clients that register them (discouraged by RFC 9700; never for agent clients), and for a dynamically registered confidential client the choice to register without PKCE (org.vendor.require_pkce false, its default there; public clients always use PKCE). Registration itself is settings.registration. Not available with the fapi2 security profile or to the system tenant. */
+                        openidDynamicProfile?: {
+                            enabled?: boolean;
+                        };
+                        /** @description WebAuthn passkeys. `enabled` (default false): the login page offers "Sign in with a passkey" and browser autofill (conditional mediation), users enrol passkeys at {issuer}/account/passkeys. `rpId`: the WebAuthn RP ID, default the host of the tenant's public base URL; it cannot change once a passkey is enrolled. `passkeyOnly`: the login page offers only passkeys and recovery codes (accounts are set up with one-time enrolment links). `userVerification` (default required), `attestation` (default none: the acr phrh is then never issued). `confirmAgentConsent`: the consent page of an agent client asks a user who has a passkey to confirm with it. */
+                        passkeys?: {
+                            /** @enum {string} */
+                            attestation?: "none" | "direct";
+                            confirmAgentConsent?: boolean;
+                            enabled?: boolean;
+                            passkeyOnly?: boolean;
+                            /** @description null: the host of the tenant's public base URL */
+                            rpId?: string | null;
+                            /** @enum {string} */
+                            userVerification?: "required" | "preferred";
                         };
                         /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section 4.4), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
                         registration?: {
@@ -3890,8 +4095,19 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description false: the tenant is disabled. Its authorization, token, UserInfo, discovery, JWKS, device and registration endpoints and its sign-in and account pages answer 403 (access_denied, "tenant disabled"); introspection answers active false for every token (RFC 7662 section 2.2); the delegation sidecar exchanges no token; its own administrators' management tokens are refused. Revocation still works. The platform's (system-tenant) administrators keep managing it. true again restores everything; nothing is deleted. The system tenant cannot be disabled. Default true. */
+                    enabled?: boolean;
                     name?: string;
                     settings?: {
+                        /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
+                        backchannelAuthentication?: {
+                            /** @description null: any sign-in */
+                            approvalMaxAuthAgeSeconds?: number | null;
+                            enabled?: boolean;
+                            maxPendingPerUser?: number;
+                            pollIntervalSeconds?: number;
+                            requestLifetimeSeconds?: number;
+                        };
                         claims?: {
                             /** @enum {string} */
                             amrProfile?: "rfc8176" | "projected";
@@ -3923,9 +4139,27 @@ export interface operations {
                             maxChainDepth?: number;
                             /** @description Only system-tenant administrators may change it (a platform quota) */
                             maxNhePerTenant?: number;
+                            /** @description Phishing-resistant delegation, the default of delegation policies without their own: token exchange needs a subject_token from a phishing-resistant sign-in (acr phr or phrh, a passkey) whose auth_time is at most this many minutes old, else access_denied. Default 0: no requirement. Applies to user and group policies (a hand-on is bounded by its parent) */
+                            phishingResistantSignInMaxAgeMinutes?: number;
                             /** @description Token exchange needs an actor JWT (actor_token_type urn:ietf:params:oauth:token-type:jwt) proving the NHE; default false (the nhe-id actor token is enough). An NHE's own requireActorProof overrides it */
                             requireActorProof?: boolean;
                             requireDpop?: boolean;
+                        };
+                        /** @description OpenID Connect Dynamic OP profile (OpenID Connect Core 1.0 section 15.2; what the OpenID Foundation Dynamic OP certification tests), off by default. enabled true adds: signed request objects by value and by reference (request, request_uri; RFC 9101; verified with the client's registered keys, asymmetric algorithms only; request_uri fetched through the same SSRF-safe, rate-bounded outbound layer as metadata documents), signed UserInfo for clients that register userinfo_signed_response_alg (ES256, RS256), the id_token and `id_token token` response types for clients that register them (discouraged by RFC 9700; never for agent clients), and for a dynamically registered confidential client the choice to register without PKCE (org.vendor.require_pkce false, its default there; public clients always use PKCE). Registration itself is settings.registration. Not available with the fapi2 security profile or to the system tenant. */
+                        openidDynamicProfile?: {
+                            enabled?: boolean;
+                        };
+                        /** @description WebAuthn passkeys. `enabled` (default false): the login page offers "Sign in with a passkey" and browser autofill (conditional mediation), users enrol passkeys at {issuer}/account/passkeys. `rpId`: the WebAuthn RP ID, default the host of the tenant's public base URL; it cannot change once a passkey is enrolled. `passkeyOnly`: the login page offers only passkeys and recovery codes (accounts are set up with one-time enrolment links). `userVerification` (default required), `attestation` (default none: the acr phrh is then never issued). `confirmAgentConsent`: the consent page of an agent client asks a user who has a passkey to confirm with it. */
+                        passkeys?: {
+                            /** @enum {string} */
+                            attestation?: "none" | "direct";
+                            confirmAgentConsent?: boolean;
+                            enabled?: boolean;
+                            passkeyOnly?: boolean;
+                            /** @description null: the host of the tenant's public base URL */
+                            rpId?: string | null;
+                            /** @enum {string} */
+                            userVerification?: "required" | "preferred";
                         };
                         /** @description Dynamic Client Registration (RFC 7591, with RFC 7592 read/update/delete by registration access token) at {issuer}/reg. mode `off` (default): no endpoint. `initial-access-token`: a registration needs a token issued by POST /tenants/{tenantId}/initial-access-tokens. `open`: anyone who can reach the endpoint registers clients; WARNING: for development only. Registered clients get only the grant types and authentication methods listed here (never a shared secret or token exchange; client_credentials only with private_key_jwt, RFC 6749 section 4.4), RFC 8252 redirect URIs for native clients and exact https otherwise; they are marked registration "dynamic", never first-party, without delegation or roles. Not available to the system tenant. */
                         registration?: {
@@ -4043,7 +4277,7 @@ export interface operations {
             query?: {
                 clientIdPrefix?: string;
                 cursor?: string;
-                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer";
+                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer" | "urn:openid:params:grant-type:ciba";
                 limit?: number;
                 /** @description Only clients created through this API, or only dynamically registered ones */
                 registration?: "managed" | "dynamic";
@@ -4126,6 +4360,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @description A ping client's notification endpoint (https; CIBA Core section 10.2)
+                     */
+                    backchannelClientNotificationEndpoint?: string;
+                    /**
+                     * @description CIBA clients (grant type urn:openid:params:grant-type:ciba): poll (default) or ping (CIBA Core section 5; push is not supported)
+                     * @enum {string}
+                     */
+                    backchannelTokenDeliveryMode?: "poll" | "ping";
                     /** @description Generated when absent */
                     clientId?: string;
                     config?: {
@@ -4147,7 +4391,7 @@ export interface operations {
                     dpopBoundAccessTokens?: boolean;
                     enabled?: boolean;
                     firstParty?: boolean;
-                    grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer")[];
+                    grantTypes: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer" | "urn:openid:params:grant-type:ciba")[];
                     /** @enum {string} */
                     idTokenSignedResponseAlg?: "ES256" | "RS256";
                     jwks?: {
@@ -4476,6 +4720,16 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: uri
+                     * @description A ping client's notification endpoint (https; CIBA Core section 10.2)
+                     */
+                    backchannelClientNotificationEndpoint?: string;
+                    /**
+                     * @description CIBA clients (grant type urn:openid:params:grant-type:ciba): poll (default) or ping (CIBA Core section 5; push is not supported)
+                     * @enum {string}
+                     */
+                    backchannelTokenDeliveryMode?: "poll" | "ping";
                     config?: {
                         /** @description Body of a function of `input` returning the custom_claims object; null removes it */
                         customizeUserInfoClaims?: string | null;
@@ -4495,7 +4749,7 @@ export interface operations {
                     dpopBoundAccessTokens?: boolean;
                     enabled?: boolean;
                     firstParty?: boolean;
-                    grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer")[];
+                    grantTypes?: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer" | "urn:openid:params:grant-type:ciba")[];
                     /** @enum {string} */
                     idTokenSignedResponseAlg?: "ES256" | "RS256";
                     jwks?: {
@@ -4975,7 +5229,7 @@ export interface operations {
         parameters: {
             query?: {
                 clientIdPrefix?: string;
-                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer";
+                grantType?: "authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange" | "urn:ietf:params:oauth:grant-type:jwt-bearer" | "urn:openid:params:grant-type:ciba";
                 /** @description Only clients created through this API, or only dynamically registered ones */
                 registration?: "managed" | "dynamic";
             };
@@ -7285,10 +7539,14 @@ export interface operations {
             content: {
                 "application/json": {
                     allowedScopes: string[];
+                    /** @description Scopes of allowedScopes granted only with the person's approval on their own device (a backchannel authentication request, OpenID CIBA, where the tenant turned settings.backchannelAuthentication on): token exchange and agent clients' tokens leave them out (removed layer needs-approval). Absent or empty: none */
+                    approvalRequiredScopes?: string[];
                     /** @description Deepest delegation chain (actors in act) a token issued through this policy may lead to; the tenant's settings.nhe.maxChainDepth is the ceiling. Absent: 1 for a user or group target (the NHE may not hand on), 2 for an NHE target (the hand-off itself, no further). An NHE target needs at least 2 */
                     maxChainDepth?: number;
                     /** @description Seconds; at most settings.nhe.hardMaxTokenLifetime */
                     maxTokenLifetime?: number;
+                    /** @description Token exchange through this policy needs a subject_token from a phishing-resistant sign-in (acr phr or phrh, a passkey) whose auth_time is at most this many minutes old; otherwise access_denied. 0: not required by this policy, even when the tenant requires it. Absent: the tenant's settings.nhe.phishingResistantSignInMaxAgeMinutes (default 0, none). User and group targets only */
+                    phishingResistantSignInMaxAgeMinutes?: number;
                     /** @description Who may delegate to this NHE: a user, a group, or another NHE of the tenant (its id), which may then hand a delegated token on to this one */
                     target: {
                         id: string;
@@ -7550,10 +7808,14 @@ export interface operations {
             content: {
                 "application/json": {
                     allowedScopes?: string[];
+                    /** @description Scopes of allowedScopes granted only with the person's approval on their own device (a backchannel authentication request, OpenID CIBA, where the tenant turned settings.backchannelAuthentication on): token exchange and agent clients' tokens leave them out (removed layer needs-approval). Absent or empty: none */
+                    approvalRequiredScopes?: string[];
                     /** @description null removes it (the default by target type applies) */
                     maxChainDepth?: number | null;
                     /** @description null removes the policy lifetime */
                     maxTokenLifetime?: number | null;
+                    /** @description null removes it (the tenant's default applies) */
+                    phishingResistantSignInMaxAgeMinutes?: number | null;
                     /** @description Who may delegate to this NHE: a user, a group, or another NHE of the tenant (its id), which may then hand a delegated token on to this one */
                     target?: {
                         id: string;
@@ -7686,6 +7948,13 @@ export interface operations {
                     resource: string;
                     /** @description Space-separated requested scopes */
                     scope: string;
+                    /** @description The user's sign-in as the subject token would state it, for a policy or tenant that requires a recent phishing-resistant sign-in. Omitted (or a member omitted): the token states nothing, which never meets the requirement. The decision explains it (decision.signIn) */
+                    signIn?: {
+                        /** @description The subject token's acr (phr, phrh: phishing-resistant) */
+                        acr?: string;
+                        /** @description Minutes since the user signed in (now minus the subject token's auth_time) */
+                        ageMinutes?: number;
+                    };
                     /** @description The delegating user (the subject token's sub) */
                     userId: string;
                 };
@@ -12031,6 +12300,292 @@ export interface operations {
             };
             /** @description A dependency could not confirm the change (`service-unavailable`); retrying the request is safe */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUserPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys, oldest first, and how many recovery codes the user has left */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPasskeyList"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteUserPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteUserPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credentialId: string;
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPasskeyEnrolmentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link (shown once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnrolmentLink"];
+                };
+            };
+            /** @description Validation failed (`validation-error`, with `invalid_params`); also a body nested deeper than 32 levels of arrays and objects, or a body sent to an operation that takes none */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid access token, a DPoP-bound token sent as Bearer, or a missing or invalid DPoP proof (`unauthorized`, with WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer or DPoP challenge (RFC 6750, RFC 9449 section 7.1, with `algs`) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the required scope (`forbidden`, with `required_scope`), the route needs a system-tenant token, or the principal acted on holds management scopes the caller does not (granting, taking over, disabling, deleting or stripping it; `forbidden`, naming the missing scopes) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or a tenant the caller may not reach (`not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with existing state (`conflict`) or a limit reached (`limit-exceeded`, with `limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error (`internal-error`, no detail) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,6 +26,7 @@ import {
   useLimits,
   type PageQuery,
 } from '../resource-ui';
+import { bindFields, CreateForm, DeleteButton } from '../form-fields';
 import { CheckField, ScopedButton, splitList, useAction, useConsole } from '../ui';
 import { RoleAssignments } from './assignments';
 
@@ -206,20 +207,20 @@ function ClientList(props: {
 function DeleteClient(props: { clientId: string; label?: string; onDeleted: () => void }) {
   const { api, tenantId } = useConsole();
   return (
-    <ConfirmButton
+    <DeleteButton
       scope="auth.clients.delete"
-      label={props.label ?? `Delete ${props.clientId}`}
-      question={`Delete the client ${props.clientId}?`}
+      kind="client"
+      name={props.clientId}
+      label={props.label}
       consequence="It can no longer sign anyone in or get tokens, and the NHE tokens issued to it are revoked. This cannot be undone."
-      confirm={`Really delete ${props.clientId}`}
-      onConfirm={async () => {
-        await call(
+      remove={() =>
+        call(
           api.DELETE('/auth/admin/tenants/{tenantId}/clients/{clientId}', {
             params: { path: { ...tp(tenantId), clientId: props.clientId } },
           }),
-        );
-        props.onDeleted();
-      }}
+        )
+      }
+      onDeleted={props.onDeleted}
     />
   );
 }
@@ -346,6 +347,7 @@ function ClientDetail(props: {
   });
   const d = ed.draft;
   const p = ed.problem;
+  const { field, plain, check } = bindFields(ed, limits);
   const dynamic = client?.registration === 'dynamic';
   const nhe = d?.config.nhe;
   const setConfig = (c: Partial<ClientDraft['config']>) => {
@@ -379,114 +381,46 @@ function ClientDetail(props: {
               if (!ed.jsonErrors.length) void ed.save();
             }}
           >
-            <EditText
-              label="Name"
-              name="body.name"
-              problem={p}
-              limits={limits('name')}
-              value={d.name}
-              required
-              onChange={(v) => ed.set('name', v)}
-            />
-            <EditCheck
-              label="Enabled (may sign people in and get tokens)"
-              name="body.enabled"
-              problem={p}
-              checked={d.enabled}
-              onChange={(v) => ed.set('enabled', v)}
-            />
+            <EditText label="Name" {...field('name')} required />
+            <EditCheck label="Enabled (may sign people in and get tokens)" {...check('enabled')} />
             <fieldset disabled={dynamic}>
               <legend>Sign-in</legend>
-              <EditList
-                label="Redirect URIs"
-                name="body.redirectUris"
-                problem={p}
-                limits={limits('redirectUris')}
-                value={d.redirectUris}
-                onChange={(v) => ed.set('redirectUris', v)}
-              />
-              <EditList
-                label="Post-logout redirect URIs"
-                name="body.postLogoutRedirectUris"
-                problem={p}
-                limits={limits('postLogoutRedirectUris')}
-                value={d.postLogoutRedirectUris}
-                onChange={(v) => ed.set('postLogoutRedirectUris', v)}
-              />
-              <EditChoices
-                label="Grant types"
-                name="body.grantTypes"
-                problem={p}
-                options={GRANTS}
-                value={d.grantTypes}
-                onChange={(v) => ed.set('grantTypes', v)}
-              />
-              <EditCheck
-                label="First party (no consent page)"
-                name="body.firstParty"
-                problem={p}
-                checked={d.firstParty}
-                onChange={(v) => ed.set('firstParty', v)}
-              />
-              <EditCheck
-                label="Ask before signing out (logout prompt)"
-                name="body.showLogoutPrompt"
-                problem={p}
-                checked={d.showLogoutPrompt}
-                onChange={(v) => ed.set('showLogoutPrompt', v)}
-              />
+              <EditList label="Redirect URIs" {...field('redirectUris')} />
+              <EditList label="Post-logout redirect URIs" {...field('postLogoutRedirectUris')} />
+              <EditChoices label="Grant types" {...plain('grantTypes')} options={GRANTS} />
+              <EditCheck label="First party (no consent page)" {...check('firstParty')} />
+              <EditCheck label="Ask before signing out (logout prompt)" {...check('showLogoutPrompt')} />
               <EditSelect
                 label="ID token signing algorithm"
-                name="body.idTokenSignedResponseAlg"
-                problem={p}
-                value={d.idTokenSignedResponseAlg}
+                {...plain('idTokenSignedResponseAlg')}
                 options={[
                   { value: 'ES256', label: 'ES256' },
                   { value: 'RS256', label: 'RS256' },
                 ]}
-                onChange={(v) => ed.set('idTokenSignedResponseAlg', v)}
               />
             </fieldset>
             <fieldset disabled={dynamic}>
               <legend>Client authentication and proof of possession</legend>
               <EditSelect
                 label="Token endpoint authentication method"
-                name="body.tokenEndpointAuthMethod"
-                problem={p}
-                value={d.tokenEndpointAuthMethod}
+                {...plain('tokenEndpointAuthMethod')}
                 options={AUTH_METHODS}
-                onChange={(v) => ed.set('tokenEndpointAuthMethod', v)}
                 hint="Switching to a secret-based method on a client without a secret generates one, shown once."
               />
               <EditJson
                 label="Public keys (JWKS, for private_key_jwt)"
-                name="body.jwks"
-                problem={p}
-                value={d.jwks}
-                onChange={(v) => ed.set('jwks', v)}
+                {...plain('jwks')}
                 onInvalid={(why) => ed.jsonInvalid('public keys', why)}
               />
               <EditCheck
                 label="PKCE required (S256)"
-                name="body.pkceRequired"
-                problem={p}
-                checked={d.pkceRequired}
-                onChange={(v) => ed.set('pkceRequired', v)}
+                {...check('pkceRequired')}
                 hint="Always on for a public client."
               />
-              <EditCheck
-                label="DPoP-bound tokens only (RFC 9449)"
-                name="body.dpopBoundAccessTokens"
-                problem={p}
-                checked={d.dpopBoundAccessTokens}
-                onChange={(v) => ed.set('dpopBoundAccessTokens', v)}
-              />
+              <EditCheck label="DPoP-bound tokens only (RFC 9449)" {...check('dpopBoundAccessTokens')} />
               <EditCheck
                 label="Pushed authorization requests only (RFC 9126)"
-                name="body.requirePushedAuthorizationRequests"
-                problem={p}
-                checked={d.requirePushedAuthorizationRequests}
-                onChange={(v) => ed.set('requirePushedAuthorizationRequests', v)}
+                {...check('requirePushedAuthorizationRequests')}
               />
             </fieldset>
             <fieldset disabled={dynamic}>
@@ -671,15 +605,7 @@ function CreateClient(props: { onCreated: (c: Schemas['ClientWithSecret']) => vo
     }
   };
   return (
-    <form
-      className="card"
-      aria-label="Create a client"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void onCreate();
-      }}
-    >
-      <h2>Create a client</h2>
+    <CreateForm label="Create a client" onSubmit={() => void onCreate()}>
       <EditText
         limits={createLimits('name')}
         label="Name"
@@ -748,6 +674,6 @@ function CreateClient(props: { onCreated: (c: Schemas['ClientWithSecret']) => vo
         Create client
       </ScopedButton>
       <p role="status">{done}</p>
-    </form>
+    </CreateForm>
   );
 }

@@ -19,6 +19,7 @@ import {
   useLimits,
   type PageQuery,
 } from '../resource-ui';
+import { DeleteButton } from '../form-fields';
 import { Field, ScopedButton, splitList, useAction, useConsole } from '../ui';
 import { RoleAssignments, useRoles } from './assignments';
 
@@ -130,20 +131,20 @@ export function GroupsScreen() {
 function DeleteGroup(props: { group: Group; label?: string; onDeleted: () => void }) {
   const { api, tenantId } = useConsole();
   return (
-    <ConfirmButton
+    <DeleteButton
       scope="auth.groups.delete"
-      label={props.label ?? `Delete ${props.group.name}`}
-      question={`Delete the group ${props.group.name}?`}
+      kind="group"
+      name={props.group.name}
+      label={props.label}
       consequence="Its members lose the roles it gives, and the delegation policies that target it are deleted (their tokens revoked)."
-      confirm={`Really delete ${props.group.name}`}
-      onConfirm={async () => {
-        await call(
+      remove={() =>
+        call(
           api.DELETE('/auth/admin/tenants/{tenantId}/groups/{groupId}', {
             params: { path: { ...tp(tenantId), groupId: props.group.id } },
           }),
-        );
-        props.onDeleted();
-      }}
+        )
+      }
+      onDeleted={props.onDeleted}
     />
   );
 }
@@ -501,20 +502,20 @@ export function RolesScreen() {
 function DeleteRole(props: { role: Role; label?: string; onDeleted: () => void }) {
   const { api, tenantId } = useConsole();
   return (
-    <ConfirmButton
+    <DeleteButton
       scope="auth.roles.delete"
-      label={props.label ?? `Delete ${props.role.name}`}
-      question={`Delete the role ${props.role.name}?`}
+      kind="role"
+      name={props.role.name}
+      label={props.label}
       consequence="Every user, group and client holding it loses its permissions."
-      confirm={`Really delete ${props.role.name}`}
-      onConfirm={async () => {
-        await call(
+      remove={() =>
+        call(
           api.DELETE('/auth/admin/tenants/{tenantId}/roles/{roleId}', {
             params: { path: { ...tp(tenantId), roleId: props.role.id } },
           }),
-        );
-        props.onDeleted();
-      }}
+        )
+      }
+      onDeleted={props.onDeleted}
     />
   );
 }

@@ -1,44 +1,106 @@
 /**
  * The Jobs dialog (spec: the retention job "is scheduled and enabled like any other scheduled job in the admin Jobs
- * dialog"): every scheduled job, nhe-audit-retention first, with its schedule, enabled flag, customOptions.batchSize,
- * its last runs (rows deleted, batches per tenant), "Run now", and the Kubernetes CronJob as it is after a change.
+ * dialog"), on the console's list + detail pattern: the open job's page (`#/jobs/<name>`; nhe-audit-retention when
+ * none is named) with its schedule, enabled flag and customOptions.batchSize edited through the editor (a PATCH of
+ * what changed, the API's reasons at the fields), its last runs (rows deleted, batches per tenant), "Run now", and the
+ * Kubernetes CronJob as it is after a change; below, every scheduled job in a list (status, schedule, next run).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { call, type Schemas } from '../api';
-import { ConfirmButton, ProblemBox } from '../resource-ui';
-import { Busy, CheckField, fmtDate, ScopedButton, TextField, useAction, useConsole } from '../ui';
+import {
+  ConfirmButton,
+  EditCheck,
+  EditNumber,
+  EditText,
+  ProblemBox,
+  ResourceList,
+  SaveBar,
+  StatusBadge,
+  detailHref,
+  useDetailRoute,
+  useEditor,
+  useLimits,
+} from '../resource-ui';
+import { Busy, fmtDate, useAction, useConsole } from '../ui';
 
 type Job = Schemas['Job'];
 type Run = NonNullable<Schemas['JobRun']>;
 
+const FIRST = 'nhe-audit-retention';
+const byName = (a: Job, b: Job) =>
+  a.name === FIRST ? -1 : b.name === FIRST ? 1 : a.name.localeCompare(b.name, undefined, { numeric: true });
+
 export function JobsScreen() {
   const { api } = useConsole();
+  const [selected] = useDetailRoute('jobs');
   const [jobs, setJobs] = useState<Job[] | undefined>();
+  const [reloadKey, setReloadKey] = useState(0);
   const load = useAction();
   const reload = useCallback(async () => {
     const list = await load.run(() => call(api.GET('/auth/admin/jobs')));
-    if (list)
-      setJobs(
-        [...list.items].sort((a, b) =>
-          a.name === 'nhe-audit-retention' ? -1 : b.name === 'nhe-audit-retention' ? 1 : a.name.localeCompare(b.name),
-        ),
-      );
+    if (list) setJobs([...list.items].sort(byName));
   }, [api]); // eslint-disable-line react-hooks/exhaustive-deps
   useEffect(() => {
     void reload();
   }, [reload]);
+  // The jobs are few and the API has no paging for them: the list pages and sorts what it read.
+  const listPage = useCallback(() => Promise.resolve({ items: jobs ?? [], nextCursor: null }), [jobs]);
+  const open = jobs?.find((j) => j.name === (selected ?? FIRST)) ?? jobs?.[0];
   return (
     <section aria-labelledby="screen-heading">
       <p>Scheduled jobs of the deployment. Times are UTC; a schedule is a five-field cron expression.</p>
       <ProblemBox problem={load.problem} />
       {jobs === undefined ? <Busy busy={load.busy} label="Loading jobs…" /> : null}
-      {jobs?.map((job) => (
-        <JobCard
-          key={job.name}
-          job={job}
-          onChanged={(j) => setJobs((all) => all?.map((x) => (x.name === j.name ? j : x)))}
+      {selected && jobs && !jobs.some((j) => j.name === selected) ? (
+        <p className="problem" role="alert">
+          There is no job {selected}.
+        </p>
+      ) : null}
+      {open ? (
+        <JobDetail
+          key={open.name}
+          job={open}
+          onChanged={(j) => {
+            setJobs((all) => all?.map((x) => (x.name === j.name ? j : x)));
+            setReloadKey((n) => n + 1);
+          }}
         />
-      ))}
+      ) : null}
+      {jobs ? (
+        <>
+          <h2>All jobs</h2>
+          <ResourceList<Job>
+            label="Jobs"
+            load={listPage}
+            reloadKey={reloadKey}
+            rowKey={(j) => j.name}
+            rowAttrs={(j) => ({ 'data-job-row': j.name })}
+            columns={[
+              {
+                header: 'Name',
+                sortValue: (j) => j.name,
+                render: (j) => <a href={detailHref('jobs', j.name)}>{j.name}</a>,
+              },
+              { header: 'Type', sortValue: (j) => j.type, render: (j) => j.type },
+              {
+                header: 'Status',
+                sortValue: (j) => (j.enabled ? 1 : 0),
+                render: (j) => <StatusBadge on={j.enabled} />,
+              },
+              { header: 'Schedule', render: (j) => <code>{j.schedule}</code> },
+              {
+                header: 'Next run',
+                sortValue: (j) => (j.enabled ? String(j.nextRunAt ?? '') : ''),
+                render: (j) => (j.enabled ? fmtDate(j.nextRunAt) : 'never (disabled)'),
+              },
+              {
+                header: 'Backend',
+                render: (j) => (j.backend === 'kubernetes' ? 'Kubernetes CronJob' : 'in process'),
+              },
+            ]}
+          />
+        </>
+      ) : null}
     </section>
   );
 }
@@ -71,16 +133,48 @@ function cronJobYaml(job: Job): string {
   ].join('\n');
 }
 
-function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
+/** What the job's page edits: the PATCH body's schedule and enabled, and customOptions.batchSize. */
+interface JobDraft extends Record<string, unknown> {
+  schedule: string;
+  enabled: boolean;
+  batchSize: number | undefined;
+}
+
+const toDraft = (j: Job): JobDraft => ({
+  schedule: j.schedule,
+  enabled: j.enabled,
+  batchSize: typeof j.customOptions.batchSize === 'number' ? j.customOptions.batchSize : undefined,
+});
+
+const LABELS: Record<string, string> = { schedule: 'schedule', enabled: 'enabled', batchSize: 'batch size' };
+
+function JobDetail(props: { job: Job; onChanged: (j: Job) => void }) {
   const { api } = useConsole();
   const { job } = props;
-  const [schedule, setSchedule] = useState(job.schedule);
-  const [enabled, setEnabled] = useState(job.enabled);
-  const [batchSize, setBatchSize] = useState(batchSizeOf(job));
   const [runs, setRuns] = useState<Run[]>([]);
-  const [saved, setSaved] = useState('');
-  const save = useAction();
   const runNow = useAction();
+  const limits = useLimits('updateJob');
+  const ed = useEditor<Job, JobDraft>({
+    item: job,
+    toDraft,
+    what: (j) => `job ${j.name}`,
+    labels: LABELS,
+    save: (patch) => {
+      const body: { schedule?: string; enabled?: boolean; customOptions?: Record<string, unknown> } = {};
+      if (patch.schedule !== undefined) body.schedule = patch.schedule;
+      if (patch.enabled !== undefined) body.enabled = patch.enabled;
+      // customOptions is replaced whole: the other options stay as they are; a cleared batch size is the default.
+      if ('batchSize' in patch) {
+        const customOptions: Record<string, unknown> = { ...job.customOptions };
+        if (typeof patch.batchSize === 'number') customOptions.batchSize = patch.batchSize;
+        else delete customOptions.batchSize;
+        body.customOptions = customOptions;
+      }
+      return call(api.PATCH('/auth/admin/jobs/{name}', { params: { path: { name: job.name } }, body }));
+    },
+    onSaved: props.onChanged,
+  });
+  const d = ed.draft;
   const [progress, setProgress] = useState('');
 
   const loadRuns = useCallback(async () => {
@@ -94,25 +188,6 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
   useEffect(() => {
     void loadRuns();
   }, [loadRuns]);
-
-  const onSave = async () => {
-    setSaved('');
-    const customOptions: Record<string, unknown> = { ...job.customOptions };
-    if (batchSize.trim() === '') delete customOptions.batchSize;
-    else customOptions.batchSize = Number(batchSize);
-    const updated = await save.run(() =>
-      call(
-        api.PATCH('/auth/admin/jobs/{name}', {
-          params: { path: { name: job.name } },
-          body: { schedule, enabled, customOptions },
-        }),
-      ),
-    );
-    if (updated) {
-      props.onChanged(updated);
-      setSaved(`Saved at ${fmtDate(updated.updatedAt)}.`);
-    }
-  };
 
   const onRunNow = async () => {
     const before = new Set(runs.map((r) => r.id));
@@ -157,64 +232,63 @@ function JobCard(props: { job: Job; onChanged: (j: Job) => void }) {
         <dt>Next run</dt>
         <dd data-testid="next-run">{job.enabled ? fmtDate(job.nextRunAt) : 'never (disabled)'}</dd>
       </dl>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void onSave();
-        }}
-      >
-        <TextField
-          label="Schedule (cron, UTC)"
-          name="body.schedule"
-          problem={save.problem}
-          value={schedule}
-          onChange={setSchedule}
-          hint="Five fields: minute hour day-of-month month day-of-week, e.g. 30 3 * * * (daily at 03:30 UTC)."
-        />
-        <CheckField
-          label="Enabled"
-          name="body.enabled"
-          problem={save.problem}
-          checked={enabled}
-          onChange={setEnabled}
-          hint="Disabled: the CronJob is suspended and no scheduled run starts; Run now still works."
-        />
-        <TextField
-          label="Batch size (customOptions.batchSize)"
-          name="body.customOptions"
-          problem={save.problem}
-          value={batchSize}
-          onChange={setBatchSize}
-          type="number"
-          hint="Rows deleted per batch, 1 to 100000; empty: the default 1000."
-        />
-        <ProblemBox problem={save.problem} shownFields={shown} />
-        <div className="actions">
-          <ScopedButton scope="auth.jobs.update" type="submit" busy={save.busy}>
-            Save job
-          </ScopedButton>
-          <ConfirmButton
-            scope="auth.jobs.run"
-            className="secondary"
-            label={runNow.busy ? 'Working…' : 'Run now'}
-            question={`Run ${job.name} now?`}
-            consequence={
-              job.name === 'nhe-audit-retention'
-                ? "It deletes, now, every tenant's token-audit rows older than that tenant's audit retention (settings.nhe.auditRetentionDays; 0 keeps them). What it deleted cannot be brought back."
-                : 'It runs now, outside its schedule.'
-            }
-            confirm="Really run it now"
-            onConfirm={onRunNow}
+      {d ? (
+        <form
+          aria-label={`Settings of ${job.name}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void ed.save();
+          }}
+        >
+          <EditText
+            label="Schedule (cron, UTC)"
+            name="body.schedule"
+            problem={ed.problem}
+            limits={limits('schedule')}
+            value={d.schedule}
+            onChange={(v) => ed.set('schedule', v)}
+            hint="Five fields: minute hour day-of-month month day-of-week, e.g. 30 3 * * * (daily at 03:30 UTC)."
           />
-        </div>
-        <p role="status" className="saved">
-          {saved}
-        </p>
-        <p role="status" aria-live="polite" className="progress" data-testid="run-progress">
-          {progress}
-        </p>
-        <ProblemBox problem={runNow.problem} />
-      </form>
+          <EditCheck
+            label="Enabled"
+            name="body.enabled"
+            problem={ed.problem}
+            checked={d.enabled}
+            onChange={(v) => ed.set('enabled', v)}
+            hint="Disabled: the CronJob is suspended and no scheduled run starts; Run now still works."
+          />
+          <EditNumber
+            label="Batch size (customOptions.batchSize)"
+            name="body.customOptions"
+            problem={ed.problem}
+            limits={{ min: 1, max: 100_000 }}
+            value={d.batchSize}
+            onChange={(v) => ed.set('batchSize', v)}
+            hint="Rows deleted per batch; empty: the default 1000."
+          />
+          <ProblemBox problem={ed.problem} shownFields={shown} />
+          <SaveBar scope="auth.jobs.update" editor={ed} what="job" />
+        </form>
+      ) : null}
+      <div className="actions">
+        <ConfirmButton
+          scope="auth.jobs.run"
+          className="secondary"
+          label={runNow.busy ? 'Working…' : 'Run now'}
+          question={`Run ${job.name} now?`}
+          consequence={
+            job.name === 'nhe-audit-retention'
+              ? "It deletes, now, every tenant's token-audit rows older than that tenant's audit retention (settings.nhe.auditRetentionDays; 0 keeps them). What it deleted cannot be brought back."
+              : 'It runs now, outside its schedule.'
+          }
+          confirm="Really run it now"
+          onConfirm={onRunNow}
+        />
+      </div>
+      <p role="status" aria-live="polite" className="progress" data-testid="run-progress">
+        {progress}
+      </p>
+      <ProblemBox problem={runNow.problem} />
       <h3>CronJob after this change</h3>
       <pre className="yaml" data-testid="cronjob" tabIndex={0} aria-label="The Kubernetes CronJob">
         {cronJobYaml(job)}

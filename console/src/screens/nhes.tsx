@@ -26,6 +26,7 @@ import {
   useLimits,
   type PageQuery,
 } from '../resource-ui';
+import { bindFields, CreateForm, DeleteButton } from '../form-fields';
 import { fmtDate, ScopedButton, splitList, useAction, useConsole } from '../ui';
 
 type Nhe = Schemas['Nhe'];
@@ -196,20 +197,20 @@ function NheActions(props: { nhe: Nhe; onChanged: () => void }) {
 function DeleteNhe(props: { nhe: Nhe; label?: ReactNode; onDeleted: () => void }) {
   const { api, tenantId } = useConsole();
   return (
-    <ConfirmButton
+    <DeleteButton
       scope="auth.nhe.delete"
-      label={props.label ?? `Delete ${props.nhe.identifier}`}
-      question={`Delete the NHE ${props.nhe.identifier}?`}
+      kind="NHE"
+      name={props.nhe.identifier}
+      label={props.label}
       consequence="Its delegation policies go with it and it can no longer get tokens; tokens already issued stay valid until they expire. This cannot be undone."
-      confirm={`Really delete ${props.nhe.identifier}`}
-      onConfirm={async () => {
-        await call(
+      remove={() =>
+        call(
           api.DELETE('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}', {
             params: { path: { ...tp(tenantId), nheId: props.nhe.id } },
           }),
-        );
-        props.onDeleted();
-      }}
+        )
+      }
+      onDeleted={props.onDeleted}
     />
   );
 }
@@ -309,6 +310,7 @@ function NheDetail(props: { id: string; onChanged: () => void; onDeleted: () => 
   });
   const d = ed.draft;
   const p = ed.problem;
+  const { field, plain, check } = bindFields(ed, limits);
   const model = d?.model ?? { name: undefined, version: undefined, provider: undefined };
   const wi = d?.workloadIdentity ?? { issuer: '', subject: '' };
   return (
@@ -332,49 +334,21 @@ function NheDetail(props: { id: string; onChanged: () => void; onDeleted: () => 
             Identifier (tokens name it act.sub = nhe:{nhe.identifier}; fixed): <code>{nhe.identifier}</code>.{' '}
             <StatusBadge on={nhe.enabled} /> Registered {fmtDate(nhe.createdAt)}.
           </p>
-          <EditCheck
-            label="Enabled (a disabled NHE gets no tokens)"
-            name="body.enabled"
-            problem={p}
-            checked={d.enabled}
-            onChange={(v) => ed.set('enabled', v)}
-          />
+          <EditCheck label="Enabled (a disabled NHE gets no tokens)" {...check('enabled')} />
           <EditSelect
             label="Type"
-            name="body.type"
-            problem={p}
-            value={d.type}
+            {...plain('type')}
             options={(NHE_TYPES.includes(d.type as never) ? NHE_TYPES : [d.type, ...NHE_TYPES]).map((t) => ({
               value: t,
               label: t,
             }))}
-            onChange={(v) => ed.set('type', v)}
             hint="One of the tenant's allowed NHE types."
           />
-          <EditText
-            label="Operator"
-            name="body.operator"
-            problem={p}
-            limits={limits('operator')}
-            value={d.operator}
-            required
-            onChange={(v) => ed.set('operator', v)}
-          />
-          <EditList
-            label="Allowed scopes"
-            name="body.allowedScopes"
-            problem={p}
-            limits={limits('allowedScopes')}
-            value={d.allowedScopes}
-            onChange={(v) => ed.set('allowedScopes', v)}
-          />
+          <EditText label="Operator" {...field('operator')} required />
+          <EditList label="Allowed scopes" {...field('allowedScopes')} />
           <EditNumber
             label="Max token lifetime (seconds)"
-            name="body.maxTokenLifetime"
-            problem={p}
-            limits={limits('maxTokenLifetime')}
-            value={d.maxTokenLifetime}
-            onChange={(v) => ed.set('maxTokenLifetime', v)}
+            {...field('maxTokenLifetime')}
             hint="At most the tenant's hard maximum token lifetime."
           />
           <fieldset>
@@ -406,11 +380,7 @@ function NheDetail(props: { id: string; onChanged: () => void; onDeleted: () => 
           </fieldset>
           <EditList
             label="Agent clients (client ids or metadata document URLs)"
-            name="body.agentClients"
-            problem={p}
-            limits={limits('agentClients')}
-            value={d.agentClients}
-            onChange={(v) => ed.set('agentClients', v)}
+            {...field('agentClients')}
             hint="OAuth clients that embody this NHE: their user tokens are delegation tokens. One a line; a URL may end with *."
           />
           <fieldset>
@@ -427,13 +397,7 @@ function NheDetail(props: { id: string; onChanged: () => void; onDeleted: () => 
               ]}
               onChange={(v) => ed.set('requireActorProof', v === 'tenant' ? null : v === 'yes')}
             />
-            <EditCheck
-              label="Tokens must be DPoP-bound to one of its keys"
-              name="body.requireKeyBoundDpop"
-              problem={p}
-              checked={d.requireKeyBoundDpop}
-              onChange={(v) => ed.set('requireKeyBoundDpop', v)}
-            />
+            <EditCheck label="Tokens must be DPoP-bound to one of its keys" {...check('requireKeyBoundDpop')} />
             <EditText
               type="url"
               label="Key set URL (https; empty removes it)"
@@ -445,11 +409,8 @@ function NheDetail(props: { id: string; onChanged: () => void; onDeleted: () => 
             />
             <EditJson
               label="Keys (a JWK set)"
-              name="body.jwks"
-              problem={p}
-              value={d.jwks}
+              {...plain('jwks')}
               hint='JSON, e.g. {"keys": [...]}; empty removes them.'
-              onChange={(v) => ed.set('jwks', v)}
               onInvalid={(why) => ed.jsonInvalid('keys', why)}
             />
             <EditText
@@ -536,15 +497,7 @@ function CreateNhe(props: { onCreated: (n: Nhe) => void }) {
     }
   };
   return (
-    <form
-      className="card"
-      aria-label="Register an NHE"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void onCreate();
-      }}
-    >
-      <h2>Register an NHE</h2>
+    <CreateForm label="Register an NHE" onSubmit={() => void onCreate()}>
       <EditText
         label="Identifier"
         name="body.identifier"
@@ -597,7 +550,7 @@ function CreateNhe(props: { onCreated: (n: Nhe) => void }) {
         Register NHE
       </ScopedButton>
       <p role="status">{done}</p>
-    </form>
+    </CreateForm>
   );
 }
 
@@ -619,6 +572,7 @@ function Policies(props: { nhe: Nhe }) {
     scopes: '',
     lifetime: undefined as number | undefined,
     depth: undefined as number | undefined,
+    signInAge: undefined as number | undefined,
   });
   const [done, setDone] = useState('');
   const path = { ...tp(tenantId), nheId: props.nhe.id };
@@ -694,6 +648,7 @@ function Policies(props: { nhe: Nhe }) {
                     allowedScopes: splitList(f.scopes),
                     ...(f.lifetime !== undefined ? { maxTokenLifetime: f.lifetime } : {}),
                     ...(f.depth !== undefined ? { maxChainDepth: f.depth } : {}),
+                    ...(f.signInAge !== undefined ? { phishingResistantSignInMaxAgeMinutes: f.signInAge } : {}),
                   },
                 }),
               ),
@@ -701,7 +656,7 @@ function Policies(props: { nhe: Nhe }) {
             .then((p) => {
               if (p) {
                 setDone(`Created the policy for ${p.target.type} ${targetName(p.target)}.`);
-                setF({ target: '', scopes: '', lifetime: undefined, depth: undefined });
+                setF({ target: '', scopes: '', lifetime: undefined, depth: undefined, signInAge: undefined });
                 void load();
               }
             });
@@ -747,9 +702,24 @@ function Policies(props: { nhe: Nhe }) {
           value={f.depth}
           onChange={(v) => setF({ ...f, depth: v })}
         />
+        <EditNumber
+          label="Needs a passkey sign-in within (minutes, optional)"
+          name="body.phishingResistantSignInMaxAgeMinutes"
+          problem={create.problem}
+          limits={limits('phishingResistantSignInMaxAgeMinutes')}
+          value={f.signInAge}
+          onChange={(v) => setF({ ...f, signInAge: v })}
+          hint={SIGN_IN_AGE_HINT}
+        />
         <ProblemBox
           problem={create.problem}
-          shownFields={['body.target', 'body.allowedScopes', 'body.maxTokenLifetime', 'body.maxChainDepth']}
+          shownFields={[
+            'body.target',
+            'body.allowedScopes',
+            'body.maxTokenLifetime',
+            'body.maxChainDepth',
+            'body.phishingResistantSignInMaxAgeMinutes',
+          ]}
         />
         <ScopedButton scope="auth.nhe.policies.create" type="submit" busy={create.busy}>
           Create policy
@@ -764,13 +734,25 @@ interface PolicyDraft extends Record<string, unknown> {
   allowedScopes: string[];
   maxTokenLifetime: number | undefined;
   maxChainDepth: number | undefined;
+  phishingResistantSignInMaxAgeMinutes: number | undefined;
 }
 
 const policyDraft = (p: Policy): PolicyDraft => ({
   allowedScopes: p.allowedScopes,
   maxTokenLifetime: p.maxTokenLifetime,
   maxChainDepth: p.maxChainDepth,
+  phishingResistantSignInMaxAgeMinutes: p.phishingResistantSignInMaxAgeMinutes,
 });
+
+/** Phishing-resistant delegation: what the policy's sign-in requirement means (libs/delegation sign-in.ts). */
+const SIGN_IN_AGE_HINT =
+  "The user's token must come from a passkey sign-in (acr phr or phrh) at most this many minutes old, else the exchange is refused (access_denied). Empty: the tenant's default; 0: never required. Users and groups only.";
+
+/** The policy's sign-in requirement in words (the summary line). */
+function signInAgeText(minutes: number | undefined): string {
+  if (minutes === undefined) return '';
+  return minutes === 0 ? ', no passkey sign-in required' : `, needs a passkey sign-in within ${minutes} min`;
+}
 
 /** One policy, editable in place (its target is fixed: a new target is a new policy). */
 function PolicyItem(props: { policy: Policy; name: string; onChanged: () => void }) {
@@ -782,7 +764,12 @@ function PolicyItem(props: { policy: Policy; name: string; onChanged: () => void
     item: policy,
     toDraft: policyDraft,
     what: () => `the policy for ${props.name}`,
-    labels: { allowedScopes: 'allowed scopes', maxTokenLifetime: 'max token lifetime', maxChainDepth: 'chain depth' },
+    labels: {
+      allowedScopes: 'allowed scopes',
+      maxTokenLifetime: 'max token lifetime',
+      maxChainDepth: 'chain depth',
+      phishingResistantSignInMaxAgeMinutes: 'passkey sign-in within',
+    },
     save: (patch) =>
       call(
         api.PATCH('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}/delegation-policies/{policyId}', {
@@ -808,6 +795,7 @@ function PolicyItem(props: { policy: Policy; name: string; onChanged: () => void
           For <strong>{props.name}</strong>: {policy.allowedScopes.join(' ') || 'no scope'}
           {policy.maxTokenLifetime ? `, at most ${policy.maxTokenLifetime} s` : ''}
           {policy.maxChainDepth ? `, chain depth ${policy.maxChainDepth}` : ''}
+          {signInAgeText(policy.phishingResistantSignInMaxAgeMinutes)}
         </p>
         <EditList
           label={`Allowed scopes for ${props.name}`}
@@ -833,9 +821,23 @@ function PolicyItem(props: { policy: Policy; name: string; onChanged: () => void
           value={d.maxChainDepth}
           onChange={(v) => ed.set('maxChainDepth', v)}
         />
+        <EditNumber
+          label={`Needs a passkey sign-in within, for ${props.name} (minutes; empty: the tenant default)`}
+          name="body.phishingResistantSignInMaxAgeMinutes"
+          problem={ed.problem}
+          limits={limits('phishingResistantSignInMaxAgeMinutes')}
+          value={d.phishingResistantSignInMaxAgeMinutes}
+          onChange={(v) => ed.set('phishingResistantSignInMaxAgeMinutes', v)}
+          hint={SIGN_IN_AGE_HINT}
+        />
         <ProblemBox
           problem={ed.problem}
-          shownFields={['body.allowedScopes', 'body.maxTokenLifetime', 'body.maxChainDepth']}
+          shownFields={[
+            'body.allowedScopes',
+            'body.maxTokenLifetime',
+            'body.maxChainDepth',
+            'body.phishingResistantSignInMaxAgeMinutes',
+          ]}
         />
         <SaveBar scope="auth.nhe.policies.update" editor={ed} what={`policy for ${props.name}`} />
         <ConfirmButton

@@ -24,6 +24,7 @@ import {
   useLimits,
   type PageQuery,
 } from '../resource-ui';
+import { bindFields, CreateForm, DeleteButton } from '../form-fields';
 import { CheckField, ScopedButton, splitList, useAction, useConsole } from '../ui';
 
 type Rs = Schemas['ResourceServer'];
@@ -112,20 +113,21 @@ export function ResourceServersScreen() {
 function DeleteRs(props: { rs: Rs; label?: string; onDeleted: () => void }) {
   const { api, tenantId } = useConsole();
   return (
-    <ConfirmButton
+    <DeleteButton
       scope="auth.resource-servers.delete"
-      label={props.label ?? `Delete ${props.rs.name}`}
-      question={`Delete the resource server ${props.rs.name} (${props.rs.identifier})?`}
+      kind="resource server"
+      name={props.rs.name}
+      what={`${props.rs.name} (${props.rs.identifier})`}
+      label={props.label}
       consequence="Clients can no longer get tokens for it. This cannot be undone."
-      confirm={`Really delete ${props.rs.name}`}
-      onConfirm={async () => {
-        await call(
+      remove={() =>
+        call(
           api.DELETE('/auth/admin/tenants/{tenantId}/resource-servers/{resourceServerId}', {
             params: { path: { ...tp(tenantId), resourceServerId: props.rs.id } },
           }),
-        );
-        props.onDeleted();
-      }}
+        )
+      }
+      onDeleted={props.onDeleted}
     />
   );
 }
@@ -209,6 +211,7 @@ function RsDetail(props: { id: string; onChanged: () => void; onDeleted: () => v
   });
   const d = ed.draft;
   const p = ed.problem;
+  const { field } = bindFields(ed, limits);
   const setNhe = (n: Partial<RsDraft['config']['nhe']>) => {
     if (d) ed.set('config', { ...d.config, nhe: { ...d.config.nhe, ...n } });
   };
@@ -232,23 +235,8 @@ function RsDetail(props: { id: string; onChanged: () => void; onDeleted: () => v
           <p className="meta">
             Identifier (the token audience, fixed): <code>{rs.identifier}</code>
           </p>
-          <EditText
-            label="Name"
-            name="body.name"
-            problem={p}
-            limits={limits('name')}
-            value={d.name}
-            required
-            onChange={(v) => ed.set('name', v)}
-          />
-          <EditList
-            label="Scopes"
-            name="body.scopes"
-            problem={p}
-            limits={limits('scopes')}
-            value={d.scopes}
-            onChange={(v) => ed.set('scopes', v)}
-          />
+          <EditText label="Name" {...field('name')} required />
+          <EditList label="Scopes" {...field('scopes')} />
           <EditJson
             label="Scope descriptions (scope → what the consent page says)"
             name="body.scopeDescriptions"
@@ -293,14 +281,7 @@ function RsDetail(props: { id: string; onChanged: () => void; onDeleted: () => v
               onChange={(v) => setNhe({ allowedNheTypes: v })}
             />
           </fieldset>
-          <EditList
-            label="Clients that may introspect its tokens (client ids)"
-            name="body.introspectionClientIds"
-            problem={p}
-            limits={limits('introspectionClientIds')}
-            value={d.introspectionClientIds}
-            onChange={(v) => ed.set('introspectionClientIds', v)}
-          />
+          <EditList label="Clients that may introspect its tokens (client ids)" {...field('introspectionClientIds')} />
           <EditText
             type="url"
             label="Protected resource metadata URL (RFC 9728; empty removes it)"
@@ -365,15 +346,7 @@ function CreateRs(props: { onCreated: (rs: Rs) => void }) {
     }
   };
   return (
-    <form
-      className="card"
-      aria-label="Create a resource server"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void onCreate();
-      }}
-    >
-      <h2>Create a resource server</h2>
+    <CreateForm label="Create a resource server" onSubmit={() => void onCreate()}>
       <EditText
         limits={createLimits('name')}
         label="Name"
@@ -431,6 +404,6 @@ function CreateRs(props: { onCreated: (rs: Rs) => void }) {
         Create resource server
       </ScopedButton>
       <p role="status">{done}</p>
-    </form>
+    </CreateForm>
   );
 }

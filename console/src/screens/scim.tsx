@@ -11,6 +11,16 @@ import { fmtDate, ScopedButton, useAction, useConsole } from '../ui';
 
 type Credential = Schemas['ScimCredential'];
 
+/** What the API checks before issuing a credential (management routes/scim-credentials.ts, CREDENTIAL_SCOPES). */
+const SCIM_CREDENTIAL_SCOPES = [
+  'auth.users.create',
+  'auth.users.update',
+  'auth.users.delete',
+  'auth.groups.create',
+  'auth.groups.update',
+  'auth.groups.delete',
+] as const;
+
 export function ScimScreen() {
   const { api, tenantId } = useConsole();
   const [items, setItems] = useState<Credential[]>([]);
@@ -135,7 +145,7 @@ export function ScimScreen() {
 }
 
 function CreateCredential(props: { onCreated: (c: Schemas['IssuedScimCredential']) => void }) {
-  const { api, tenantId } = useConsole();
+  const { api, tenantId, can } = useConsole();
   const limits = useLimits('createScimCredential');
   const create = useAction();
   const [description, setDescription] = useState('');
@@ -172,9 +182,16 @@ function CreateCredential(props: { onCreated: (c: Schemas['IssuedScimCredential'
         onChange={setDescription}
       />
       <ProblemBox problem={create.problem} shownFields={['body.description']} />
-      <ScopedButton scope="auth.users.create" type="submit" busy={create.busy}>
+      {/* The API checks the caller holds every scope the credential will carry (CREDENTIAL_SCOPES). */}
+      <ScopedButton scope="auth.users.create" alsoScopes={SCIM_CREDENTIAL_SCOPES} type="submit" busy={create.busy}>
         Create SCIM credential
       </ScopedButton>
+      {SCIM_CREDENTIAL_SCOPES.every(can) ? null : (
+        <p className="hint">
+          A SCIM credential carries the scopes to create, update and delete users and groups: the API issues one only to
+          an administrator who holds all six ({SCIM_CREDENTIAL_SCOPES.join(', ')}).
+        </p>
+      )}
     </form>
   );
 }

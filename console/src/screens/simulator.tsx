@@ -17,14 +17,35 @@ interface DecisionRecord {
   error?: string;
   gate?: string;
   description?: string;
+  /** Phishing-resistant delegation: the requirement in force and the sign-in that met it or not. */
+  signIn?: { maxAgeMinutes: number; setBy: string; acr?: string; ageSeconds?: number; met: boolean };
   [k: string]: unknown;
+}
+
+/** The sign-ins the simulator offers (acr values of domain/acr.ts and the OpenID EAP ACR values). */
+const SIGN_INS = [
+  { value: '', label: 'Not stated (a token without acr)' },
+  { value: 'urn:idp:acr:pwd', label: 'Password (urn:idp:acr:pwd)' },
+  { value: 'urn:idp:acr:mfa', label: 'Password and TOTP (urn:idp:acr:mfa)' },
+  { value: 'phr', label: 'Passkey (phr, phishing-resistant)' },
+  { value: 'phrh', label: 'Hardware passkey with attestation (phrh)' },
+];
+
+/** The sign-in check in words: what was required, where from, and what the sign-in was. */
+function signInText(c: NonNullable<DecisionRecord['signIn']>): string {
+  const from = c.setBy === 'tenant' ? "the tenant's default" : 'the policy';
+  const was =
+    c.acr === undefined
+      ? 'the token states no acr'
+      : `acr ${c.acr}${c.ageSeconds !== undefined ? `, ${Math.floor(c.ageSeconds / 60)} min ago` : ', no auth_time'}`;
+  return `Needs a passkey sign-in (acr phr or phrh) within ${c.maxAgeMinutes} min (${from}); the sign-in: ${was}. ${c.met ? 'Met.' : 'Not met.'}`;
 }
 
 export function SimulatorScreen() {
   const { api, tenantId, can } = useConsole();
   const [nhes, setNhes] = useState<Schemas['Nhe'][]>([]);
   const [users, setUsers] = useState<Schemas['User'][]>([]);
-  const [f, setF] = useState({ nheId: '', userId: '', clientId: '', resource: '', scope: '' });
+  const [f, setF] = useState({ nheId: '', userId: '', clientId: '', resource: '', scope: '', acr: '', ageMinutes: '' });
   const [result, setResult] = useState<Schemas['DelegationSimulation'] | undefined>();
   const sim = useAction();
   useEffect(() => {
@@ -51,7 +72,21 @@ export function SimulatorScreen() {
       call(
         api.POST('/auth/admin/tenants/{tenantId}/non-human-entities/{nheId}/delegation-simulations', {
           params: { path: { ...tp(tenantId), nheId: f.nheId } },
-          body: { userId: f.userId, clientId: f.clientId, resource: f.resource, scope: f.scope },
+          body: {
+            userId: f.userId,
+            clientId: f.clientId,
+            resource: f.resource,
+            scope: f.scope,
+            // The user's sign-in as the subject token would state it (phishing-resistant delegation).
+            ...(f.acr || f.ageMinutes
+              ? {
+                  signIn: {
+                    ...(f.acr ? { acr: f.acr } : {}),
+                    ...(f.ageMinutes ? { ageMinutes: Number(f.ageMinutes) } : {}),
+                  },
+                }
+              : {}),
+          },
         }),
       ),
     );
@@ -117,9 +152,45 @@ export function SimulatorScreen() {
           onChange={(v) => setF({ ...f, scope: v })}
           required
         />
+        <Field label="The user's sign-in (the subject token's acr)" name="body.signIn.acr" problem={sim.problem}>
+          {({ id }) => (
+            <select id={id} value={f.acr} onChange={(e) => setF({ ...f, acr: e.target.value })}>
+              {SIGN_INS.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field
+          label="Signed in how many minutes ago (the subject token's auth_time; empty: not stated)"
+          name="body.signIn.ageMinutes"
+          problem={sim.problem}
+        >
+          {({ id }) => (
+            <input
+              id={id}
+              type="number"
+              inputMode="numeric"
+              min={0}
+              step={1}
+              value={f.ageMinutes}
+              onChange={(e) => setF({ ...f, ageMinutes: e.target.value })}
+            />
+          )}
+        </Field>
         <ProblemView
           problem={sim.problem}
-          shownFields={['body.userId', 'body.clientId', 'body.resource', 'body.scope']}
+          shownFields={[
+            'body.userId',
+            'body.clientId',
+            'body.resource',
+            'body.scope',
+            'body.signIn',
+            'body.signIn.acr',
+            'body.signIn.ageMinutes',
+          ]}
         />
         <ScopedButton scope="auth.nhe.policies.list" type="submit" busy={sim.busy}>
           Run simulation
@@ -135,6 +206,11 @@ export function SimulatorScreen() {
             <li className="layer">
               <span className="layer-name">Requested</span> {requested.join(' ') || '—'}
             </li>
+            {d.signIn ? (
+              <li className="layer sign-in" data-layer="sign-in" data-met={String(d.signIn.met)}>
+                <span className="layer-name">Sign-in</span> {signInText(d.signIn)}
+              </li>
+            ) : null}
             {(d.removed ?? []).map((r, i) => (
               <li key={`${r.layer}-${r.scope}-${i}`} className="layer narrowed" data-layer={r.layer}>
                 <span className="layer-name">{r.layer}</span> removed <code>{r.scope}</code>

@@ -1,7 +1,9 @@
 /**
- * Tenants: for system administrators the list (search by name prefix, cursor paging), each row with Open (the
- * console switches to it), NHE delegation on/off (a status badge, the action beside it) and Delete (the consequences
- * listed, confirmed by typing the tenant's name); create; and the detail page of a tenant with every setting the API
+ * Tenants: for system administrators the list (search by name prefix, cursor paging), each row with its status
+ * (Enabled / Disabled, Tenant.enabled) and Open (the console switches to it), Disable / Enable (the whole tenant:
+ * disabling lists what stops and is confirmed by typing the tenant's name), NHE delegation on/off (a status badge, the
+ * action beside it, a separate setting) and Delete (the consequences listed, confirmed by typing the tenant's name);
+ * create; and the detail page of a tenant with every setting the API
  * accepts (name, settings.nhe, settings.claims, settings.security, settings.clientIdMetadataDocuments,
  * settings.registration), saved as a PATCH of what changed, the API's limits on the inputs and its reasons at the
  * fields. A tenant administrator sees their own tenant's page only.
@@ -73,6 +75,9 @@ export function TenantsScreen() {
   const [selected, go] = useDetailRoute('tenants');
   const [reload, setReload] = useState(0);
   const bump = useCallback(() => setReload((n) => n + 1), []);
+  // The list alone (the open detail keeps its state, e.g. what it just said it did).
+  const [listReload, setListReload] = useState(0);
+  const bumpList = useCallback(() => setListReload((n) => n + 1), []);
   // A tenant administrator has only their own tenant; a system administrator opens any from the list.
   const shown = session.system && selected ? Number(selected) : tenantId;
   return (
@@ -81,6 +86,7 @@ export function TenantsScreen() {
         key={`${shown}-${reload}`}
         id={shown}
         onChanged={bump}
+        onListChanged={bumpList}
         onDeleted={() => {
           go(undefined);
           bump();
@@ -88,7 +94,7 @@ export function TenantsScreen() {
       />
       {session.system ? (
         <>
-          <TenantList reloadKey={reload} onChanged={bump} />
+          <TenantList reloadKey={`${reload}-${listReload}`} onChanged={bump} />
           <CreateTenant
             onCreated={() => {
               bump();
@@ -142,6 +148,11 @@ function TenantList(props: { reloadKey: unknown; onChanged: () => void }) {
                 {t.system ? ' (system)' : ''}
               </a>
             ),
+          },
+          {
+            header: 'Status',
+            sortValue: (t) => (t.enabled ? 1 : 0),
+            render: (t) => <StatusBadge on={t.enabled} />,
           },
           {
             header: 'NHE delegation',
@@ -208,6 +219,7 @@ function TenantActions(props: { tenant: Tenant; onChanged: () => void }) {
         {t.settings.nhe.enabled ? 'Turn NHE delegation off' : 'Turn NHE delegation on'}
         <span className="visually-hidden"> for {t.name}</span>
       </ScopedButton>
+      {t.system ? null : <TenantEnabledButton tenant={t} onChanged={props.onChanged} inRow />}
       {t.system ? null : (
         <DeleteTenant
           tenant={t}
@@ -222,6 +234,72 @@ function TenantActions(props: { tenant: Tenant; onChanged: () => void }) {
       <ProblemBox problem={toggle.problem} />
       {done ? <span role="status">{done}</span> : null}
     </div>
+  );
+}
+
+/**
+ * Disables or enables the whole tenant (Tenant.enabled; system-tenant administrators only, never the system tenant).
+ * Disabling stops every sign-in and token of the tenant, so it is confirmed by typing the tenant's name; enabling
+ * again is confirmed plainly. Either way the console then says what happened.
+ */
+function TenantEnabledButton(props: { tenant: Tenant; onChanged: (t: Tenant) => void; inRow?: boolean }) {
+  const { api, session } = useConsole();
+  const [done, setDone] = useState('');
+  const enable = useAction();
+  const t = props.tenant;
+  if (!session.system || t.system) return null;
+  const hidden = props.inRow ? <span className="visually-hidden"> {t.name}</span> : null;
+  const save = async (enabled: boolean) => {
+    const u = await call(
+      api.PATCH('/auth/admin/tenants/{tenantId}', { params: { path: tp(t.id) }, body: { enabled } }),
+    );
+    setDone(
+      u.enabled
+        ? `Tenant ${u.name} enabled: its sign-ins, tokens and delegation work again.`
+        : `Tenant ${u.name} disabled: its endpoints now refuse every request and its tokens introspect as inactive.`,
+    );
+    notify();
+    props.onChanged(u);
+  };
+  return (
+    <>
+      {t.enabled ? (
+        <ConfirmButton
+          scope="auth.tenants.update"
+          label={<>Disable tenant{hidden}</>}
+          question={`Disable the tenant ${t.name} (${t.id})?`}
+          typeToConfirm={t.name}
+          consequence={
+            <ul>
+              <li>
+                Its sign-in pages, authorization, token, UserInfo, discovery and JWKS endpoints answer 403
+                (access_denied, “tenant disabled”): nobody signs in and no client gets a token.
+              </li>
+              <li>
+                Every token it issued introspects as inactive, and the delegation sidecar exchanges none; resource
+                servers that check tokens themselves stop accepting them once their cached keys expire.
+              </li>
+              <li>Its own administrators can no longer use the management API or this console for it.</li>
+              <li>Nothing is deleted: platform administrators keep managing it and can enable it again.</li>
+            </ul>
+          }
+          confirm={`Really disable ${t.name}`}
+          onConfirm={() => save(false)}
+        />
+      ) : (
+        // Enabling again takes nothing away: no confirmation, the result said beside it.
+        <ScopedButton
+          scope="auth.tenants.update"
+          className="secondary"
+          busy={enable.busy}
+          onClick={() => void enable.run(() => save(true))}
+        >
+          Enable tenant{hidden}
+        </ScopedButton>
+      )}
+      <ProblemBox problem={enable.problem} />
+      {done ? <span role="status">{done}</span> : null}
+    </>
   );
 }
 
@@ -336,6 +414,7 @@ interface TenantDraft extends Record<string, unknown> {
       auditRetentionDays: number | undefined;
       requireActorProof: boolean;
       maxChainDepth: number | undefined;
+      phishingResistantSignInMaxAgeMinutes: number | undefined;
     };
     claims: {
       amrProfile: 'rfc8176' | 'projected';
@@ -372,6 +451,7 @@ const toDraft = (t: Tenant): TenantDraft => {
         auditRetentionDays: s.nhe.auditRetentionDays,
         requireActorProof: s.nhe.requireActorProof,
         maxChainDepth: s.nhe.maxChainDepth,
+        phishingResistantSignInMaxAgeMinutes: s.nhe.phishingResistantSignInMaxAgeMinutes,
       },
       claims: {
         amrProfile: s.claims.amrProfile,
@@ -412,6 +492,7 @@ const LABELS: Record<string, string> = {
   'settings.nhe.auditRetentionDays': 'audit retention',
   'settings.nhe.requireActorProof': 'actor proof requirement',
   'settings.nhe.maxChainDepth': 'max delegation chain depth',
+  'settings.nhe.phishingResistantSignInMaxAgeMinutes': 'passkey sign-in requirement',
   'settings.claims.amrProfile': 'amr profile',
   'settings.claims.ga4ghPassport.enabled': 'GA4GH passports',
   'settings.claims.ga4ghPassport.visaLifetimeSeconds': 'visa lifetime',
@@ -520,13 +601,22 @@ function NheSettingsFields(props: {
             onChange={(v) => set({ maxChainDepth: v })}
             hint="1: an NHE token cannot be exchanged again; 2 or more: NHEs may hand tokens on (RFC 8693 section 4.1 nested act) where policies allow it."
           />
+          <EditNumber
+            label="Delegation needs a passkey sign-in within (minutes)"
+            name="body.settings.nhe.phishingResistantSignInMaxAgeMinutes"
+            problem={p}
+            limits={limits('settings.nhe.phishingResistantSignInMaxAgeMinutes')}
+            value={n.phishingResistantSignInMaxAgeMinutes}
+            onChange={(v) => set({ phishingResistantSignInMaxAgeMinutes: v })}
+            hint="The default of delegation policies without their own: the user's token must come from a passkey sign-in (acr phr or phrh) at most this many minutes old. 0: no requirement (the default)."
+          />
         </>
       )}
     </fieldset>
   );
 }
 
-function TenantDetail(props: { id: number; onChanged: () => void; onDeleted: () => void }) {
+function TenantDetail(props: { id: number; onChanged: () => void; onListChanged: () => void; onDeleted: () => void }) {
   const heading = useFocusOnOpen<HTMLHeadingElement>();
   const { api, session, tenantId } = useConsole();
   const [tenant, setTenant] = useState<Tenant | undefined>();
@@ -569,6 +659,20 @@ function TenantDetail(props: { id: number; onChanged: () => void; onDeleted: () 
         {tenant ? ` · ${tenant.name}` : ''}
       </h2>
       <ProblemBox problem={get.problem} />
+      {tenant ? (
+        <div className="meta status-row" data-tenant-status={tenant.enabled ? 'enabled' : 'disabled'}>
+          <span>
+            Status: <StatusBadge on={tenant.enabled} />
+          </span>{' '}
+          <TenantEnabledButton
+            tenant={tenant}
+            onChanged={(u) => {
+              setTenant(u);
+              props.onListChanged();
+            }}
+          />
+        </div>
+      ) : null}
       {tenant && d && s ? (
         <form
           aria-label="Tenant settings"
@@ -895,6 +999,7 @@ const emptyCreate = (): CreateDraft => ({
     ...NHE_DEFAULTS,
     allowedNheTypes: [...NHE_TYPES],
     maxChainDepth: undefined,
+    phishingResistantSignInMaxAgeMinutes: undefined,
   },
 });
 

@@ -1,11 +1,22 @@
 /**
- * Upstream identity providers: the OpenID Connect providers and SAML 2.0 IdPs the tenant's people sign in through.
- * List, create, edit (the client secret is write-only: the API says only whether one is set), enable or disable,
- * delete; the URLs to register at the upstream provider are shown to copy.
+ * Upstream identity providers: the OpenID Connect providers and SAML 2.0 IdPs the tenant's people sign in through, on
+ * the console's list + detail pattern: the list (status badge, Enable / Disable and Delete in each row, the API's
+ * cursor paging), a provider's page (`#/upstream-providers/<alias>`: status, the URLs to register at the upstream
+ * provider to copy, every setting (the client secret is write-only: the API says only whether one is set), Delete),
+ * and the form that adds one (which then opens).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { call, tp, type Problem, type Schemas } from '../api';
-import { ConfirmButton, ProblemBox } from '../resource-ui';
+import {
+  ProblemBox,
+  ResourceList,
+  StatusBadge,
+  detailHref,
+  useDetailRoute,
+  useFocusOnOpen,
+  type PageQuery,
+} from '../resource-ui';
+import { DeleteButton } from '../form-fields';
 import { CheckField, Field, fieldError, ScopedButton, splitList, TextField, useAction, useConsole } from '../ui';
 
 type Provider = Schemas['UpstreamProvider'];
@@ -232,150 +243,220 @@ const SHOWN_FIELDS = [
 
 export function UpstreamProvidersScreen() {
   const { api, tenantId } = useConsole();
-  const [items, setItems] = useState<Provider[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const list = useAction();
-  const toggle = useAction();
-  /** The alias being edited; '' for the create form. */
-  const [editing, setEditing] = useState('');
-  /** The provider whose endpoints are shown (the one just saved, or chosen). */
-  const [shown, setShown] = useState<Provider | undefined>();
+  const [selected, go] = useDetailRoute('upstream-providers');
+  const [reload, setReload] = useState(0);
+  const bump = useCallback(() => setReload((n) => n + 1), []);
+  // The open provider is read again after a change made from its row (its own changes update it in place).
+  const [detailReload, setDetailReload] = useState(0);
   const [done, setDone] = useState('');
+  const toggle = useAction();
   const load = useCallback(
-    async (after?: string) => {
-      const page = await list.run(() =>
-        call(
-          api.GET('/auth/admin/tenants/{tenantId}/upstream-providers', {
-            params: { path: tp(tenantId), query: { limit: 100, ...(after ? { cursor: after } : {}) } },
-          }),
-        ),
-      );
-      if (page) {
-        setItems((all) => (after ? [...all, ...page.items] : page.items));
-        setCursor(page.nextCursor);
-      }
-    },
-    [api, tenantId], // eslint-disable-line react-hooks/exhaustive-deps
+    (q: PageQuery) =>
+      call(
+        api.GET('/auth/admin/tenants/{tenantId}/upstream-providers', {
+          params: { path: tp(tenantId), query: { limit: q.limit, ...(q.cursor ? { cursor: q.cursor } : {}) } },
+        }),
+      ),
+    [api, tenantId],
   );
-  useEffect(() => {
-    void load();
-  }, [load]);
-  const current = editing ? items.find((p) => p.alias === editing) : undefined;
+  const setEnabled = (p: Provider, enabled: boolean) =>
+    toggle.run(async () => {
+      const u = await call(
+        api.PATCH('/auth/admin/tenants/{tenantId}/upstream-providers/{alias}', {
+          params: { path: { ...tp(tenantId), alias: p.alias } },
+          body: { enabled },
+        }),
+      );
+      setDone(`${u.enabled ? 'Enabled' : 'Disabled'} ${u.alias}.`);
+      bump();
+      return u;
+    });
   return (
     <section>
-      <ProblemBox problem={list.problem} />
+      {selected ? (
+        <ProviderDetail
+          key={`${selected}-${detailReload}`}
+          alias={selected}
+          setEnabled={setEnabled}
+          onChanged={bump}
+          onDeleted={(alias) => {
+            setDone(`Deleted ${alias} and every account link to it.`);
+            go(undefined);
+            bump();
+          }}
+        />
+      ) : null}
       <ProblemBox problem={toggle.problem} />
       <p role="status">{done}</p>
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="Upstream identity providers">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Alias</th>
-              <th scope="col">Type</th>
-              <th scope="col">Display name</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">Email domains</th>
-              <th scope="col">Client secret</th>
-              <th scope="col">Edit</th>
-              <th scope="col">Delete</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((p) => (
-              <tr key={p.alias} data-provider={p.alias} data-enabled={p.enabled}>
-                <td>
-                  <code>{p.alias}</code>
-                </td>
-                <td>{p.type === 'oidc' ? 'OpenID Connect' : 'SAML 2.0'}</td>
-                <td>{p.displayName}</td>
-                <td>
-                  {p.enabled ? 'enabled ' : 'disabled '}
-                  <ScopedButton
-                    scope="auth.tenants.update"
-                    onClick={() =>
-                      void toggle.run(async () => {
-                        const u = await call(
-                          api.PATCH('/auth/admin/tenants/{tenantId}/upstream-providers/{alias}', {
-                            params: { path: { ...tp(tenantId), alias: p.alias } },
-                            body: { enabled: !p.enabled },
-                          }),
-                        );
-                        setDone(`${u.enabled ? 'Enabled' : 'Disabled'} ${u.alias}.`);
-                        await load();
-                      })
-                    }
-                  >
-                    {p.enabled ? `Disable ${p.alias}` : `Enable ${p.alias}`}
-                  </ScopedButton>
-                </td>
-                <td>{p.emailDomains.join(' ') || '—'}</td>
-                <td>{p.oidc ? (p.oidc.clientSecretSet ? 'secret set' : 'no secret') : '—'}</td>
-                <td>
-                  <button
-                    type="button"
-                    aria-pressed={editing === p.alias}
-                    onClick={() => {
-                      setEditing(p.alias);
-                      setShown(p);
-                      setDone('');
-                    }}
-                  >
-                    Edit {p.alias}
-                  </button>
-                </td>
-                <td>
-                  <ConfirmButton
-                    scope="auth.tenants.update"
-                    label={`Delete ${p.alias}`}
-                    question={`Delete the upstream identity provider ${p.alias}?`}
-                    consequence="Every account link to it is deleted with it: people who sign in only through it can no longer sign in until they are linked again. This cannot be undone."
-                    confirm={`Really delete ${p.alias}`}
-                    onConfirm={async () => {
-                      await call(
-                        api.DELETE('/auth/admin/tenants/{tenantId}/upstream-providers/{alias}', {
-                          params: { path: { ...tp(tenantId), alias: p.alias } },
-                        }),
-                      );
-                      if (editing === p.alias) setEditing('');
-                      if (shown?.alias === p.alias) setShown(undefined);
-                      setDone(`Deleted ${p.alias} and every account link to it.`);
-                      await load();
-                    }}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {cursor ? (
-        <button type="button" onClick={() => void load(cursor)}>
-          More providers
-        </button>
-      ) : null}
-      {shown ? <Endpoints provider={shown} /> : null}
-      {editing && current ? (
-        <ProviderForm
-          key={`edit-${current.alias}-${current.updatedAt}`}
-          existing={current}
-          onSaved={(p) => {
-            setShown(p);
-            setDone(`Saved ${p.alias}.`);
-            void load();
-          }}
-          onCancel={() => setEditing('')}
-        />
-      ) : (
-        <ProviderForm
-          key="create"
-          onSaved={(p) => {
-            setShown(p);
-            setDone(`Created ${p.alias}.`);
-            void load();
-          }}
-        />
-      )}
+      <ResourceList<Provider>
+        label="Upstream identity providers"
+        load={load}
+        reloadKey={reload}
+        rowKey={(p) => p.alias}
+        rowAttrs={(p) => ({ 'data-provider': p.alias, 'data-enabled': String(p.enabled) })}
+        empty="No upstream identity provider yet."
+        columns={[
+          {
+            header: 'Alias',
+            sortValue: (p) => p.alias,
+            render: (p) => (
+              <a href={detailHref('upstream-providers', p.alias)}>
+                <code>{p.alias}</code>
+              </a>
+            ),
+          },
+          {
+            header: 'Type',
+            sortValue: (p) => p.type,
+            render: (p) => (p.type === 'oidc' ? 'OpenID Connect' : 'SAML 2.0'),
+          },
+          { header: 'Display name', sortValue: (p) => p.displayName.toLowerCase(), render: (p) => p.displayName },
+          { header: 'Status', sortValue: (p) => (p.enabled ? 1 : 0), render: (p) => <StatusBadge on={p.enabled} /> },
+          { header: 'Email domains', render: (p) => p.emailDomains.join(' ') || '—' },
+          {
+            header: 'Client secret',
+            render: (p) => (p.oidc ? (p.oidc.clientSecretSet ? 'secret set' : 'no secret') : '—'),
+          },
+          {
+            header: 'Actions',
+            render: (p) => (
+              <div className="row-actions">
+                <ScopedButton
+                  scope="auth.tenants.update"
+                  className="secondary"
+                  onClick={() =>
+                    void setEnabled(p, !p.enabled).then(() => {
+                      if (selected === p.alias) setDetailReload((n) => n + 1);
+                    })
+                  }
+                >
+                  {p.enabled ? `Disable ${p.alias}` : `Enable ${p.alias}`}
+                </ScopedButton>
+                <DeleteProvider
+                  provider={p}
+                  onDeleted={() => {
+                    if (selected === p.alias) go(undefined);
+                    setDone(`Deleted ${p.alias} and every account link to it.`);
+                    bump();
+                  }}
+                />
+              </div>
+            ),
+          },
+        ]}
+      />
+      <ProviderForm
+        key="create"
+        onSaved={(p) => {
+          setDone(`Created ${p.alias}; it is open above.`);
+          go(p.alias);
+          bump();
+        }}
+      />
     </section>
+  );
+}
+
+function DeleteProvider(props: { provider: Provider; label?: string; onDeleted: () => void }) {
+  const { api, tenantId } = useConsole();
+  const p = props.provider;
+  return (
+    <DeleteButton
+      scope="auth.tenants.update"
+      kind="upstream identity provider"
+      name={p.alias}
+      label={props.label}
+      consequence="Every account link to it is deleted with it: people who sign in only through it can no longer sign in until they are linked again. This cannot be undone."
+      remove={() =>
+        call(
+          api.DELETE('/auth/admin/tenants/{tenantId}/upstream-providers/{alias}', {
+            params: { path: { ...tp(tenantId), alias: p.alias } },
+          }),
+        )
+      }
+      onDeleted={props.onDeleted}
+    />
+  );
+}
+
+/**
+ * One provider's page (`#/upstream-providers/<alias>`): its status with Enable / Disable, the URLs to register at the
+ * upstream provider, every setting in its form (Save sends them; the secret only when typed), and Delete.
+ */
+function ProviderDetail(props: {
+  alias: string;
+  setEnabled: (p: Provider, enabled: boolean) => Promise<Provider | undefined>;
+  onChanged: () => void;
+  onDeleted: (alias: string) => void;
+}) {
+  const heading = useFocusOnOpen<HTMLHeadingElement>();
+  const { api, tenantId } = useConsole();
+  const [provider, setProvider] = useState<Provider | undefined>();
+  const [saved, setSaved] = useState('');
+  const get = useAction();
+  useEffect(() => {
+    void get
+      .run(() =>
+        call(
+          api.GET('/auth/admin/tenants/{tenantId}/upstream-providers/{alias}', {
+            params: { path: { ...tp(tenantId), alias: props.alias } },
+          }),
+        ),
+      )
+      .then((p) => {
+        if (p) setProvider(p);
+      });
+  }, [api, tenantId, props.alias]); // eslint-disable-line react-hooks/exhaustive-deps
+  return (
+    <article className="card detail" aria-labelledby="provider-detail-heading" data-detail-provider={props.alias}>
+      <p>
+        <a href="#/upstream-providers">← All upstream providers</a>
+      </p>
+      <h2 id="provider-detail-heading" tabIndex={-1} ref={heading}>
+        Upstream provider {props.alias}
+        {provider ? ` · ${provider.displayName}` : ''}
+      </h2>
+      <ProblemBox problem={get.problem} />
+      {provider ? (
+        <>
+          <div className="meta status-row">
+            <span>
+              Status: <StatusBadge on={provider.enabled} />
+            </span>{' '}
+            <ScopedButton
+              scope="auth.tenants.update"
+              className="secondary"
+              onClick={() =>
+                void props.setEnabled(provider, !provider.enabled).then((u) => {
+                  if (u) setProvider(u);
+                })
+              }
+            >
+              {provider.enabled ? 'Disable provider' : 'Enable provider'}
+            </ScopedButton>{' '}
+            <span>{provider.type === 'oidc' ? 'OpenID Connect' : 'SAML 2.0'}</span>
+          </div>
+          <p role="status" className="saved">
+            {saved}
+          </p>
+          <Endpoints provider={provider} />
+          <ProviderForm
+            key={`edit-${provider.alias}-${provider.updatedAt}`}
+            existing={provider}
+            onSaved={(p) => {
+              setProvider(p);
+              setSaved(`Saved ${p.alias}.`);
+              props.onChanged();
+            }}
+          />
+          <DeleteProvider
+            provider={provider}
+            label="Delete this provider"
+            onDeleted={() => props.onDeleted(provider.alias)}
+          />
+        </>
+      ) : null}
+    </article>
   );
 }
 

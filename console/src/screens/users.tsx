@@ -25,8 +25,10 @@ import {
   useLimits,
   type PageQuery,
 } from '../resource-ui';
+import { bindFields, CreateForm, DeleteButton } from '../form-fields';
 import { Field, ProblemView, ScopedButton, TextField, fmtDate, useAction, useConsole } from '../ui';
 import { RoleAssignments, useRoles } from './assignments';
+import { UserPasskeys } from './user-passkeys';
 
 type User = Schemas['User'];
 export function UsersScreen() {
@@ -198,15 +200,7 @@ export function UsersScreen() {
           go(u.id);
         }}
       />
-      <form
-        className="card"
-        aria-label="Assign a role"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void onAssign();
-        }}
-      >
-        <h2>Assign a role</h2>
+      <CreateForm label="Assign a role" onSubmit={() => void onAssign()}>
         <Field label="User" name="params.userId" problem={assign.problem}>
           {({ id }) => (
             <select
@@ -245,7 +239,7 @@ export function UsersScreen() {
         <ScopedButton scope="auth.roles.assign" type="submit" busy={assign.busy}>
           Assign role
         </ScopedButton>
-      </form>
+      </CreateForm>
     </section>
   );
 }
@@ -287,20 +281,20 @@ function TotpCard(props: { qr: Qr }) {
 function DeleteUser(props: { user: User; label?: string; onDeleted: () => void }) {
   const { api, tenantId } = useConsole();
   return (
-    <ConfirmButton
+    <DeleteButton
       scope="auth.users.delete"
-      label={props.label ?? `Delete ${props.user.username}`}
-      question={`Delete the user ${props.user.username}?`}
+      kind="user"
+      name={props.user.username}
+      label={props.label}
       consequence="Their account, sessions and consents go, and the NHE tokens issued on their behalf are revoked. This cannot be undone."
-      confirm={`Really delete ${props.user.username}`}
-      onConfirm={async () => {
-        await call(
+      remove={() =>
+        call(
           api.DELETE('/auth/admin/tenants/{tenantId}/users/{userId}', {
             params: { path: { ...tp(tenantId), userId: props.user.id } },
           }),
-        );
-        props.onDeleted();
-      }}
+        )
+      }
+      onDeleted={props.onDeleted}
     />
   );
 }
@@ -333,15 +327,7 @@ function CreateUser(props: { onCreated: (u: User) => void }) {
     }
   };
   return (
-    <form
-      className="card"
-      aria-label="Create a user"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void onCreate();
-      }}
-    >
-      <h2>Create a user</h2>
+    <CreateForm label="Create a user" onSubmit={() => void onCreate()}>
       <EditText
         limits={createLimits('username')}
         label="Username"
@@ -374,7 +360,7 @@ function CreateUser(props: { onCreated: (u: User) => void }) {
         Create user
       </ScopedButton>
       <p role="status">{done}</p>
-    </form>
+    </CreateForm>
   );
 }
 
@@ -463,6 +449,7 @@ function UserDetail(props: { userId: string; onChanged: () => void; onDeleted: (
   };
   const d = ed.draft;
   const p = ed.problem;
+  const { field } = bindFields(ed, limits);
   const json = (key: keyof UserDraft & string, label: string, hint?: string) =>
     d ? (
       <EditJson
@@ -522,10 +509,7 @@ function UserDetail(props: { userId: string; onChanged: () => void; onDeleted: (
           >
             <EditText
               label="Username"
-              name="body.username"
-              problem={p}
-              limits={limits('username')}
-              value={d.username}
+              {...field('username')}
               required
               // The directory owns it: a change here would be overwritten at its next sync (docs/operators/scim.md).
               disabled={user.managedBy === 'scim'}
@@ -534,20 +518,12 @@ function UserDetail(props: { userId: string; onChanged: () => void; onDeleted: (
                   ? `Directory-managed (SCIM${user.externalId ? `, external id ${user.externalId}` : ''}): change it in the directory.`
                   : undefined
               }
-              onChange={(v) => ed.set('username', v)}
             />
             {json('claims', 'Claims (name, email, …)', 'JSON object; replaces the claims.')}
             <details>
               <summary>Federation and custom claims</summary>
               {json('customClaims', 'Custom claims (UserInfo custom_claims)')}
-              <EditList
-                label="External groups"
-                name="body.externalGroups"
-                problem={p}
-                limits={limits('externalGroups')}
-                value={d.externalGroups}
-                onChange={(v) => ed.set('externalGroups', v)}
-              />
+              <EditList label="External groups" {...field('externalGroups')} />
               <EditText
                 label="Identity provider (identity_provider claim)"
                 name="body.identityProvider"
@@ -597,6 +573,7 @@ function UserDetail(props: { userId: string; onChanged: () => void; onDeleted: (
             }}
           />
           <Sessions user={user} />
+          <UserPasskeys user={user} />
           <Consents user={user} />
           <div className="danger-zone">
             <DeleteUser user={user} label="Delete this user" onDeleted={props.onDeleted} />

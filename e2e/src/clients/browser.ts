@@ -93,11 +93,28 @@ export function outputDir(...parts: string[]): string {
 }
 
 /** Saves `name`-1280x800.png and `name`-390x844.png (full page) and restores the desktop size. */
+/**
+ * Waits until the page's height stays the same across two animation frames (at most about a second). A full-page
+ * capture taken while the page still reflows after a viewport change, or while a section is still loading, is
+ * stitched from tiles of different layouts: a tall phone capture then shows an empty band.
+ */
+async function settled(page: Page): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 30; i++) {
+    const height = await page.evaluate<number>(
+      'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(document.documentElement.scrollHeight))))',
+    );
+    if (height === last) return;
+    last = height;
+  }
+}
+
 export async function screenshots(page: Page, name: string): Promise<string[]> {
   const dir = outputDir('browser');
   const files: string[] = [];
   for (const vp of VIEWPORTS) {
     await page.setViewportSize(vp);
+    await settled(page);
     const file = join(dir, `${name}-${vp.width}x${vp.height}.png`);
     await page.screenshot({ path: file, fullPage: true });
     files.push(file);

@@ -358,7 +358,7 @@ test('a system administrator builds a delegating tenant in the console, simulate
   await job.getByLabel('Batch size (customOptions.batchSize)').fill('250');
   await job.getByLabel('Enabled').uncheck();
   await job.getByRole('button', { name: 'Save job' }).click();
-  await job.getByText('Saved at').waitFor();
+  await job.getByText('Saved job nhe-audit-retention: schedule, enabled, batch size.').waitFor();
   const yaml = (await job.getByTestId('cronjob').textContent())!;
   expect(yaml).toContain('schedule: "15 4 * * 1"');
   expect(yaml).toContain('suspend: true');

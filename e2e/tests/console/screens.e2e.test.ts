@@ -251,6 +251,47 @@ test('tenant settings are edited and read back; an initial access token is shown
   await docImage('tenants');
 });
 
+test('a tenant is disabled only after its name is typed, shows Disabled, and is enabled again', async () => {
+  await open('Tenant & settings');
+  await page.getByLabel('Name starts with').fill('doomed');
+  await page.getByRole('search', { name: 'Search tenants' }).getByRole('button', { name: 'Search' }).click();
+  const row = page.locator(`tr[data-tenant-row="${doomedId}"]`);
+  await row.waitFor();
+  expect(await row.locator('.badge').first().textContent()).toBe('Enabled');
+  await row.getByRole('link', { name: 'doomed-tenant' }).click();
+  const detail = page.locator(`article[data-detail-tenant="${doomedId}"]`);
+  const status = detail.locator('.status-row');
+  await status.getByRole('button', { name: 'Disable tenant' }).click();
+  const dialog = page.getByRole('dialog', { name: `Disable the tenant doomed-tenant (${doomedId})?` });
+  await dialog.waitFor();
+  const really = dialog.getByRole('button', { name: 'Really disable doomed-tenant' });
+  expect(await really.isDisabled()).toBe(true);
+  await dialog.getByLabel('Type doomed-tenant to confirm').fill('doomed-tenant');
+  await checkScreen('tenants-confirm-disable');
+  await really.click();
+  await status.getByText('Tenant doomed-tenant disabled:').waitFor();
+  expect(await status.locator('.badge').textContent()).toBe('Disabled');
+  expect((await api('GET', `/tenants/${doomedId}`)).body.enabled).toBe(false);
+  // The NHE delegation setting is its own, untouched, and labelled as what it is.
+  expect((await api('GET', `/tenants/${doomedId}`)).body.settings).toMatchObject({ nhe: { enabled: false } });
+  expect(await detail.locator('p.meta').textContent()).toContain('NHE delegation');
+  // Its issuer refuses while disabled.
+  // (oidc-core hears of the change over NATS, asynchronously.)
+  let discovery = 0;
+  for (
+    const end = Date.now() + 3000;
+    discovery !== 403 && Date.now() < end;
+    await new Promise((r) => setTimeout(r, 100))
+  )
+    discovery = (await fetch(`${base}/auth/${doomedId}/.well-known/openid-configuration`)).status;
+  expect(discovery).toBe(403);
+  await checkScreen('tenant-disabled');
+  await status.getByRole('button', { name: 'Enable tenant' }).click();
+  await status.getByText('Tenant doomed-tenant enabled:').waitFor();
+  expect(await status.locator('.badge').textContent()).toBe('Enabled');
+  expect((await api('GET', `/tenants/${doomedId}`)).body.enabled).toBe(true);
+});
+
 test('a tenant is deleted only after its name is typed; the console names what it takes', async () => {
   await open('Tenant & settings');
   await page.getByLabel('Name starts with').fill('doomed');

@@ -152,8 +152,10 @@ test('an administrator adds, edits, disables and deletes an OIDC provider and li
   expect(await redirect.inputValue()).toMatch(new RegExp(`/auth/${tenantId}/upstream/${ALIAS}/callback$`));
   await checkScreen(page, 'upstream-providers');
 
-  // Edit: disabled, another display name and a mapper; the secret, left empty, is kept.
-  await page.getByRole('button', { name: `Edit ${ALIAS}` }).click();
+  // Edit on the provider's page (opened by its row's link; a new provider's page opens at once): disabled, another
+  // display name and a mapper; the secret, left empty, is kept.
+  await row.getByRole('link', { name: ALIAS }).click();
+  await page.getByRole('heading', { level: 2, name: `Upstream provider ${ALIAS} · Corp SSO` }).waitFor();
   const edit = form(page, `Edit ${ALIAS}`);
   await edit.getByTestId('secret-state').filter({ hasText: 'A secret is set' }).waitFor();
   expect(await edit.getByLabel('Client secret', { exact: true }).inputValue()).toBe('');

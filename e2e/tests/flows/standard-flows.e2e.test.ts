@@ -711,7 +711,8 @@ describe('signing key rotation', () => {
     expect(jwks.keys.map((k) => k.kid)).toContain(oldKid);
     expect(jwks.keys.every((k) => k.d === undefined)).toBe(true);
     expect(jwks.keys.filter((k) => k.alg === 'ES256')).toHaveLength(2);
-    expect(jwks.keys.find((k) => k.kid === oldKid)?.key_ops).toEqual(['verify']);
+    // Published unchanged (no key_ops added at retirement): a client's cached JWK stays the same key.
+    expect(jwks.keys.find((k) => k.kid === oldKid)?.key_ops).toBeUndefined();
 
     const after = await postForm(
       `${issuerOf(a)}/oidc/token`,

@@ -63,6 +63,22 @@ export function canonicalAuditRow(row: TokenAuditDoc, seq: number, prevHash: str
           ],
         ]
       : []),
+    // A token a person approved on their own device (CIBA): the request, what they approved, when and how they had
+    // signed in. Only when present: rows without it hash as they always did.
+    ...(row.approval !== undefined
+      ? [
+          [
+            'approval',
+            row.approval.requestId,
+            new Date(row.approval.approvedAt).toISOString(),
+            row.approval.authorizationDetails ?? null,
+            row.approval.bindingMessage ?? null,
+            row.approval.authTime ? new Date(row.approval.authTime).toISOString() : null,
+            row.approval.amr ?? null,
+            row.approval.acr ?? null,
+          ],
+        ]
+      : []),
     prevHash,
   ]);
 }

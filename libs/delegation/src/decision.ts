@@ -6,6 +6,7 @@
  */
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import type { ActorAuthMethod } from '@idp/db';
+import { checkSignIn, signInRefusal, signInRequirement, type SignInCheck, type SignInFacts } from './sign-in';
 
 export interface TenantFacts {
   id: number;
@@ -19,6 +20,8 @@ export interface TenantFacts {
     requireActorProof?: boolean;
     /** settings.nhe.maxChainDepth (delegation chains); absent: 1 (no re-delegation). */
     maxChainDepth?: number;
+    /** settings.nhe.phishingResistantSignInMaxAgeMinutes (sign-in.ts): the default of policies without one; 0 or absent: none. */
+    phishingResistantSignInMaxAgeMinutes?: number;
   };
 }
 
@@ -61,6 +64,10 @@ export interface PolicyFacts {
   maxTokenLifetime?: number;
   /** Deepest chain a token through this policy may lead to; absent: 1 (user, group) or 2 (nhe). */
   maxChainDepth?: number;
+  /** A phishing-resistant sign-in within this many minutes (sign-in.ts); 0: none; absent: the tenant's default. */
+  phishingResistantSignInMaxAgeMinutes?: number;
+  /** Scopes granted only with the person's approval (CIBA, `personApproved`); absent: none. */
+  approvalRequiredScopes?: string[];
 }
 
 /** One actor of the subject token's `act` chain (a delegation chain), outermost first, with what the decision needs. */
@@ -122,6 +129,21 @@ export interface DelegationFacts {
    * user is refused (gate `user-opt-out`) until the user lifts the block. Absent: false.
    */
   userOptedOut?: boolean;
+  /**
+   * The user's sign-in as the subject token states it (acr, amr, age from auth_time), for a policy or tenant that
+   * requires a recent phishing-resistant sign-in (sign-in.ts). Absent: unknown, which never meets a requirement.
+   */
+  signIn?: SignInFacts;
+  /**
+   * The person approves this delegation on their own device (a backchannel authentication request, OpenID CIBA):
+   * the scopes a matched policy keeps for approval may be granted. Absent: false (token exchange, agent clients).
+   */
+  personApproved?: boolean;
+  /**
+   * The sign-in is not known yet and will be checked later: a backchannel authentication request before the person is
+   * asked (their approval's sign-in is checked when the token is minted). Absent: false.
+   */
+  signInLater?: boolean;
 }
 
 export type DelegationErrorCode = 'access_denied' | 'invalid_grant' | 'invalid_scope' | 'invalid_target';
@@ -137,6 +159,9 @@ export type DenialGate =
   | 'nhe-disabled'
   | 'user-opt-out'
   | 'actor-proof-required'
+  // Phishing-resistant delegation (sign-in.ts): the subject token's sign-in is not phr/phrh, or too old.
+  | 'sign-in-not-phishing-resistant'
+  | 'sign-in-too-old'
   | 'resource-not-found'
   | 'resource-rejects-delegation'
   | 'resource-rejects-nhe-type'
@@ -152,7 +177,14 @@ export type DenialGate =
   | 'chain-parent-expired';
 
 /** A layer of the scope intersection. */
-export type ScopeLayer = 'no-refresh' | 'not-registered' | 'user-permissions' | 'consent' | 'nhe-allowed-scopes';
+export type ScopeLayer =
+  | 'no-refresh'
+  | 'not-registered'
+  | 'user-permissions'
+  | 'consent'
+  | 'nhe-allowed-scopes'
+  // A matched policy grants it only with the person's approval on their own device (CIBA).
+  | 'needs-approval';
 
 /** The terms of the TTL minimum (spec, "Limits"). */
 export type TtlTerm =
@@ -198,6 +230,8 @@ export interface DelegationGranted {
   actorAuth: ActorAuthMethod;
   /** A handed-on token (a delegation chain): its depth, the limit and each hop. */
   chain?: ChainRecord;
+  /** The sign-in requirement in force and the sign-in that met it (only when one applies). */
+  signIn?: SignInCheck;
 }
 
 export interface DelegationDenied {
@@ -209,6 +243,8 @@ export interface DelegationDenied {
   scopes?: string[];
   /** A refused hand-on: the hops checked up to the refusal. */
   chain?: ChainRecord;
+  /** The sign-in requirement in force and the sign-in as stated (only when one applies). */
+  signIn?: SignInCheck;
 }
 
 export type DelegationDecision = DelegationGranted | DelegationDenied;
@@ -322,6 +358,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   // that lets the parent's NHE hand on to this one, after every hop of the parent's chain is checked again.
   let policy: { scopes: Set<string>; maxTokenLifetime?: number; ids: string[] };
   let chain: ChainRecord | undefined;
+  let signIn: SignInCheck | undefined;
   if (f.chain) {
     const checked = checkChain(f, f.chain, f.nhe, f.resourceServer.identifier);
     if (checked.outcome === 'denied') return checked;
@@ -331,8 +368,25 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     if (!matched)
       return deny('access_denied', 'no-policy', 'no delegation policy allows this user to delegate to this NHE');
     policy = matched;
+    // Phishing-resistant delegation: the user's own sign-in, as the subject token states it. A policy refusal
+    // (access_denied, the spec's code for what a delegation policy does not allow). A hand-on is not checked again:
+    // its parent was, when it was minted from the user's token.
+    const required = signInRequirement(
+      f.policies.filter((p) => matched.ids.includes(p.id)),
+      f.tenant.nhe.phishingResistantSignInMaxAgeMinutes,
+    );
+    if (required && !f.signInLater) {
+      signIn = checkSignIn(required, f.signIn);
+      if (!signIn.met) {
+        const refusal = signInRefusal(signIn);
+        return { ...deny('access_denied', refusal.gate, refusal.description), signIn };
+      }
+    }
   }
-  const withChain = (d: DelegationDenied): DelegationDenied => (chain ? { ...d, chain } : d);
+  const withChain = (d: DelegationDenied): DelegationDenied => {
+    const out = chain ? { ...d, chain } : d;
+    return signIn ? { ...out, signIn } : out;
+  };
 
   const requested = [...new Set(f.requestedScopes)];
   // A handed-on token never carries a scope its parent does not (widening is refused, not narrowed away).
@@ -358,6 +412,12 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
   const removed: DelegationGranted['removed'] = [];
   const nheScopes = new Set(f.nhe.allowedScopes);
   const registered = f.resourceServer.scopes ? new Set(f.resourceServer.scopes) : undefined;
+  // Scopes a matched policy grants only with the person's approval: left out unless the person approves (CIBA).
+  const needsApproval = new Set(
+    f.personApproved || f.chain
+      ? []
+      : f.policies.filter((p) => policy.ids.includes(p.id)).flatMap((p) => p.approvalRequiredScopes ?? []),
+  );
   const scopes = requested.filter((s) => {
     if (s === 'offline_access') removed.push({ scope: s, layer: 'no-refresh' });
     else if (registered && !registered.has(s)) removed.push({ scope: s, layer: 'not-registered' });
@@ -366,6 +426,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     // resource): the consent page showed exactly that, and a scope the user never saw must not reach an agent.
     else if (!f.client.firstParty && !f.consentedScopes.has(s)) removed.push({ scope: s, layer: 'consent' });
     else if (!nheScopes.has(s)) removed.push({ scope: s, layer: 'nhe-allowed-scopes' });
+    else if (needsApproval.has(s)) removed.push({ scope: s, layer: 'needs-approval' });
     else return true;
     return false;
   });
@@ -396,6 +457,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
         policyIds: policy.ids,
         actorAuth,
         ...(chain ? { chain } : {}),
+        ...(signIn ? { signIn } : {}),
       };
   }
   return {
@@ -408,6 +470,7 @@ export function decideDelegation(f: DelegationFacts): DelegationDecision {
     policyIds: policy.ids,
     actorAuth,
     ...(chain ? { chain } : {}),
+    ...(signIn ? { signIn } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import type {
   ResourceServerFacts,
   TenantFacts,
 } from './decision';
+import type { SignInFacts } from './sign-in';
 
 /**
  * Tenant, client and resource-server rows as a lean read returns them. Lean reads fill absent top-level fields with
@@ -57,6 +58,8 @@ export interface DelegationRequest {
   agentClient?: boolean;
   /** The subject token is itself a delegation token handed on (a delegation chain). */
   parent?: ParentToken;
+  /** The user's sign-in as the subject token states it (acr, amr, age from auth_time); absent: unknown. */
+  signIn?: SignInFacts;
 }
 
 /** The chain facts of a hand-on: the parent's actors as loaded, with the parent token's own (per-request) values. */
@@ -79,6 +82,8 @@ function policyFacts(p: {
   allowedScopes: string[];
   maxTokenLifetime?: number;
   maxChainDepth?: number;
+  phishingResistantSignInMaxAgeMinutes?: number | null;
+  approvalRequiredScopes?: string[] | null;
 }): PolicyFacts {
   return {
     id: String(p._id),
@@ -86,6 +91,10 @@ function policyFacts(p: {
     allowedScopes: p.allowedScopes,
     ...(typeof p.maxTokenLifetime === 'number' ? { maxTokenLifetime: p.maxTokenLifetime } : {}),
     ...(typeof p.maxChainDepth === 'number' ? { maxChainDepth: p.maxChainDepth } : {}),
+    ...(typeof p.phishingResistantSignInMaxAgeMinutes === 'number'
+      ? { phishingResistantSignInMaxAgeMinutes: p.phishingResistantSignInMaxAgeMinutes }
+      : {}),
+    ...(p.approvalRequiredScopes?.length ? { approvalRequiredScopes: p.approvalRequiredScopes } : {}),
   };
 }
 
@@ -101,6 +110,9 @@ export function tenantFacts(doc: StoredTenant): TenantFacts {
       requireDpop: nhe.requireDpop,
       requireActorProof: nhe.requireActorProof === true,
       maxChainDepth: typeof nhe.maxChainDepth === 'number' ? nhe.maxChainDepth : 1,
+      ...(typeof nhe.phishingResistantSignInMaxAgeMinutes === 'number'
+        ? { phishingResistantSignInMaxAgeMinutes: nhe.phishingResistantSignInMaxAgeMinutes }
+        : {}),
     },
   };
 }
@@ -199,6 +211,7 @@ export async function loadDelegationFacts(models: Models, r: DelegationRequest):
     consentedScopes: new Set(r.consentedScopes ?? []),
     requestedScopes: r.requestedScopes,
     ...(optOut ? { userOptedOut: true } : {}),
+    ...(r.signIn ? { signIn: r.signIn } : {}),
     ...(r.parent && chainDocs ? { chain: chainFactsOf(r.parent, chainActorsOf(r.parent, chainDocs, tenant)) } : {}),
   };
 }

@@ -49,6 +49,18 @@ export const forwardedAgentTokenSchema = z
     jkt: z.string().min(1).max(128).optional(),
     sourceIp: z.string().max(64),
     /**
+     * The user's sign-in as the redeemed code or device code records it (what the user's own access token would state
+     * as acr, amr and auth_time), for phishing-resistant delegation; absent for another organisation's assertion.
+     */
+    signIn: z
+      .object({
+        acr: z.string().min(1).max(256).optional(),
+        amr: z.array(z.string().max(64)).max(16).optional(),
+        authTime: z.number().int().nonnegative().optional(),
+      })
+      .strict()
+      .optional(),
+    /**
      * jwt-bearer only: the NHE the assertion's `act.sub` is mapped to by its trusted issuer's record (the client does
      * not pick its NHE by being linked to it; the client must still be one of that NHE's agent clients).
      */

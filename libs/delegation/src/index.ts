@@ -4,3 +4,5 @@ export * from './forwarded-exchange';
 export * from './actor-proof';
 export * from './agent-clients';
 export * from './chain';
+export * from './sign-in';
+export * from './forwarded-ciba';

@@ -70,6 +70,22 @@ export const nheTokenIssuedSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The person approved this token on their own device (OpenID CIBA Core 1.0): the request (a digest of auth_req_id),
+     * the RFC 9396 authorization details approved, when, and the sign-in it was approved under.
+     */
+    approval: z
+      .object({
+        requestId: z.string().min(1).max(128),
+        approvedAt: z.iso.datetime(),
+        authorizationDetails: z.array(z.record(z.string(), z.unknown())).max(16).optional(),
+        bindingMessage: z.string().max(256).optional(),
+        authTime: z.iso.datetime().optional(),
+        amr: z.array(z.string().max(64)).max(16).optional(),
+        acr: z.string().max(256).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

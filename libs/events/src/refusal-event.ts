@@ -21,8 +21,11 @@ export const REFUSAL_STREAM = 'IDP_REFUSALS';
 
 export const refusalSubject = (tenantId: number) => `${REFUSAL_SUBJECT_PREFIX}.${tenantId}`;
 
-/** The flows of the sidecar that refuse: RFC 8693 token exchange, or an agent client's token (code, device, jwt-bearer). */
-export type RefusalFlow = 'token-exchange' | 'agent-token';
+/**
+ * The flows of the sidecar that refuse: RFC 8693 token exchange, an agent client's token (code, device, jwt-bearer), or a
+ * backchannel authentication request (CIBA: refused before the person is asked, denied by the person, or at minting).
+ */
+export type RefusalFlow = 'token-exchange' | 'agent-token' | 'ciba';
 
 export const nheTokenRefusedSchema = z
   .object({
@@ -36,7 +39,7 @@ export const nheTokenRefusedSchema = z
     error: z.string().regex(/^[a-z_]{1,64}$/),
     /** The gate of the decision that refused (denied) or the stage that failed (rejected). */
     gate: z.string().regex(/^[a-z0-9-]{1,64}$/),
-    flow: z.enum(['token-exchange', 'agent-token']),
+    flow: z.enum(['token-exchange', 'agent-token', 'ciba']),
     /** The NHE the request authenticated or named from the tenant's registry; absent when it never got that far. */
     nheIdentifier: z.string().min(1).max(256).optional(),
     /** The authenticated client (oidc-core authenticated it before forwarding). */

@@ -46,6 +46,16 @@ export function toAuditRow(event: NheTokenIssued): TokenAuditDoc {
     ...(event.actorAuth ? { actorAuth: event.actorAuth } : {}),
     ...(event.parentJti ? { parentJti: event.parentJti, actorChain: event.actorChain ?? [] } : {}),
     ...(event.crossDomain ? { crossDomain: { ...event.crossDomain } } : {}),
+    // A person's approval on their own device (CIBA): kept as sent, times as dates.
+    ...(event.approval
+      ? {
+          approval: (({ authTime, approvedAt, ...rest }) => ({
+            ...rest,
+            approvedAt: new Date(approvedAt),
+            ...(authTime ? { authTime: new Date(authTime) } : {}),
+          }))(event.approval),
+        }
+      : {}),
   };
 }
 

@@ -29,6 +29,7 @@ import { userSessionRoutes } from './routes/user-sessions';
 import { scimCredentialRoutes } from './routes/scim-credentials';
 import { SCIM_PATH, scimRouter } from './scim/router';
 import { passwordResetRoutes } from './routes/password-resets';
+import { userPasskeyRoutes } from './routes/user-passkeys';
 import { ssfStreamRoutes } from './routes/ssf-streams';
 import { auditChainRoutes } from './routes/audit-chain';
 import { jobRoutes } from './routes/jobs';
@@ -89,6 +90,7 @@ export function managementRoutes(
       ...userSessionRoutes(d),
       ...scimCredentialRoutes(d),
       ...passwordResetRoutes(d),
+      ...userPasskeyRoutes(d),
       ...ssfStreamRoutes(d),
       ...delegationPolicyRoutes(d),
       ...tokenAuditRoutes(d),

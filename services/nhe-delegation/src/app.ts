@@ -14,6 +14,8 @@ import type { AgentTokenDeps } from './domain/agent-token';
 import { ID_JAG_ISSUED_PATH, idJagIssuedHandler, isIdJagIssuedRequest } from './routes/id-jag-issued';
 import type { NheTokenRefused } from '@idp/events';
 import { refusalPublisher } from './domain/refusal-publisher';
+import { CIBA_TOKEN_PATH, cibaDecisionLog, cibaTokenHandler, isCibaTokenRequest } from './routes/ciba-token';
+import { tenantEnabledLookup, type TenantEnabledLookup } from './domain/tenant-enabled';
 
 export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' | 'actors'> {
   /** NHE keys and workload issuers (main.ts passes one it invalidates); default: over `models`, fetching with `fetchJwks`. */
@@ -30,6 +32,8 @@ export interface AppDeps extends Omit<ExchangeDeps, 'onDecision' | 'dpopNonces' 
   publishRefusal?: (event: NheTokenRefused) => Promise<void>;
   /** Refusal publishes in flight at once before new ones are dropped (default 256). */
   refusalMaxInFlight?: number;
+  /** Tenant.enabled (main.ts passes one it invalidates); default: read from `models`, kept 5 s. */
+  tenantEnabled?: TenantEnabledLookup;
 }
 
 /** Gates of the decision that refuse before the named NHE is looked up: its name is then still the caller's string. */
@@ -152,8 +156,9 @@ export function createApp(deps: AppDeps) {
   // prelude); health, readiness, metrics and every other path are the express app.
   const actors =
     deps.actors ?? actorDirectory(deps.models, { fetchJwks: deps.fetchJwks ?? safeJwksFetcher(), ttlMs: 5000 });
+  const tenantEnabled = deps.tenantEnabled ?? tenantEnabledLookup(deps.models, 5000);
   const exchange = tokenExchangeHandler(
-    { ...deps, actors, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret) },
+    { ...deps, actors, onDecision, dpopNonces: dpopNonces(deps.sidecarSecret), tenantEnabled },
     deps.sidecarSecret,
     logger,
     (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
@@ -210,7 +215,7 @@ export function createApp(deps: AppDeps) {
     }
   };
   const agentToken = agentTokenHandler(
-    { ...deps, actors, onDecision: onAgentDecision },
+    { ...deps, actors, onDecision: onAgentDecision, tenantEnabled },
     deps.sidecarSecret,
     logger,
     (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
@@ -219,9 +224,17 @@ export function createApp(deps: AppDeps) {
   const idJagIssued = idJagIssuedHandler(deps, deps.sidecarSecret, logger, (err, req, res) =>
     errors(err, req as Request, res as Response, () => undefined),
   );
+  // A backchannel authentication request's check, its token after the person approved, their denial (CIBA).
+  const cibaTokenCall = cibaTokenHandler(
+    { ...deps, onDecision: cibaDecisionLog({ logger, decisions, refused }) },
+    deps.sidecarSecret,
+    logger,
+    (err, req, res) => errors(err, req as Request, res as Response, () => undefined),
+  );
   const listener: RequestListener = (req, res) => {
     if (isExchangeRequest(req)) prelude(req, res, EXCHANGE_PATH, () => exchange(req, res));
     else if (isAgentTokenRequest(req)) prelude(req, res, AGENT_TOKEN_PATH, () => agentToken(req, res));
+    else if (isCibaTokenRequest(req)) prelude(req, res, CIBA_TOKEN_PATH, () => cibaTokenCall(req, res));
     else if (isIdJagIssuedRequest(req)) prelude(req, res, ID_JAG_ISSUED_PATH, () => idJagIssued(req, res));
     else app(req, res);
   };

@@ -24,6 +24,7 @@ import { factsCache } from './domain/facts-cache';
 import { grantCache } from './domain/grant-cache';
 import { grantReader } from './domain/subject-grant';
 import { actorDirectory } from './domain/actor-directory';
+import { tenantEnabledLookup } from './domain/tenant-enabled';
 import { safeJwksFetcher } from './domain/jwks-fetch';
 
 async function main(): Promise<void> {
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     ttlMs: config.FACTS_CACHE_TTL_MS,
     jwksTtlMs: config.ACTOR_JWKS_CACHE_SECONDS * 1000,
   });
+  const tenantEnabled = tenantEnabledLookup(db.models, config.FACTS_CACHE_TTL_MS);
   const invalid = (err: unknown) =>
     logger.warn({ err: (err as Error | undefined)?.message }, 'invalid invalidation/revocation message ignored');
   const subs = [
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
         grants.invalidate(e.tenantId);
         facts.invalidateTenant(e.tenantId);
         actors.invalidateTenant(e.tenantId);
+        if (e.kind === 'tenant') tenantEnabled.invalidate(e.tenantId);
         if (e.kind === 'keys' || e.kind === 'tenant') keys.invalidate(e.tenantId);
       },
       { onInvalid: invalid },
@@ -98,6 +101,7 @@ async function main(): Promise<void> {
     facts.clear();
     grants.clear();
     actors.clear();
+    tenantEnabled.invalidate();
   });
   // Expired kill-switch entries are removed here (FerretDB has no TTL index; readers ignore expired rows anyway).
   const revocations = revocationStore(db.connection.collection(REVOCATION_COLLECTION));
@@ -116,6 +120,7 @@ async function main(): Promise<void> {
     loadFacts: facts.load,
     readGrant: grants.read,
     actors,
+    tenantEnabled,
     ...(config.ACTOR_JTI_STORE === 'jetstream'
       ? {
           actorJtiStore: (tenantId: number) =>

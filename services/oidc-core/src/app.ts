@@ -11,6 +11,7 @@ import { upstreamRoutes } from './upstream/routes';
 import { upstreamLogoutRoutes } from './upstream/logout';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from './domain/login-throttle';
 import { accountRoutes, type AccountDeps } from './account/routes';
+import { cibaApprovalRoutes } from './provider/ciba';
 import { formPostEndpoints } from './routes/form-post-endpoints';
 import { customClaimsScriptErrors, customClaimsScriptSkips } from './provider/claims-custom';
 import {
@@ -24,6 +25,7 @@ import type { TenantAdmissionLimits } from './domain/tenant-admission';
 import { logoutRoutes, providerPageHeaders } from './routes/logout';
 import { PROVIDER_CSP } from './views/pages';
 import { UnknownTenantError, type TenantContext } from './tenants/tenant-pool';
+import { disabledTenantRefusal, sendDisabledPage, wantsPage } from './tenants/tenant-disabled';
 
 export interface TenantResolver {
   get(tenantId: string): Promise<TenantContext>;
@@ -97,6 +99,12 @@ export function createApp(deps: AppDeps) {
       return;
     }
     (req as Request & { tenant: TenantContext }).tenant = tenant;
+    const refusal = disabledTenantRefusal(tenant.tenant, req.method, req.path);
+    if (refusal) {
+      if (wantsPage(req)) sendDisabledPage(res, tenant.tenant.name);
+      else next(refusal);
+      return;
+    }
     admit(req, res, String(tenant.tenantId), next, next);
   });
   const toProvider = (req: Request, res: Response) => {
@@ -108,6 +116,7 @@ export function createApp(deps: AppDeps) {
   tenantRouter.use(pageHeaders);
   tenantRouter.use(formPostEndpoints());
   tenantRouter.use(accountRoutes({ models: deps.models, logger: deps.logger, ...deps.account }));
+  tenantRouter.use(cibaApprovalRoutes({ models: deps.models, logger: deps.logger }));
   tenantRouter.use(passwordResetRoutes({ models: deps.models, logger: deps.logger }));
   const loginThrottle = deps.loginThrottle ?? new LoginThrottle(deps.models, DEFAULT_LOGIN_THROTTLE);
   tenantRouter.use(
@@ -142,6 +151,11 @@ export function createApp(deps: AppDeps) {
       deps.tenants.get(String(req.params.tenantId)).then(
         (tenant) => {
           (req as Request & { tenant: TenantContext }).tenant = tenant;
+          const refusal = disabledTenantRefusal(tenant.tenant, req.method, '/.well-known/openid-configuration');
+          if (refusal) {
+            next(refusal);
+            return;
+          }
           admit(req, res, String(tenant.tenantId), () => serveDiscovery(req, res), next);
         },
         (err: unknown) => next(tenantError(err)),
@@ -170,6 +184,11 @@ export function createApp(deps: AppDeps) {
     prelude(req, res, `${prefix ?? ''}/auth/:tenantId${m[3]}`, () => {
       deps.tenants.get(m[2]!).then(
         (tenant) => {
+          const refusal = disabledTenantRefusal(tenant.tenant, req.method ?? 'GET', m[3]!);
+          if (refusal) {
+            errors(refusal, req as Request, res as Response, () => undefined);
+            return;
+          }
           const raw = req as IncomingMessage & { originalUrl?: string; ip?: string };
           raw.originalUrl = req.url;
           raw.ip = clientIp(req);

@@ -5,6 +5,7 @@ import { createLogger } from '@idp/logger';
 import { KeyEncryptionKey, KeyStore } from '@idp/tokens';
 import { createApp } from './app';
 import { grantEndedPublisher, ledgerRevoker, userInvalidator } from './account/revoke';
+import { cibaRequestedSubject } from './provider/ciba';
 import { LoginThrottle } from './domain/login-throttle';
 import { readConfig } from './config';
 import { sidecarForwarder } from './provider/grants/sidecar-forwarder';
@@ -59,6 +60,14 @@ async function main(): Promise<void> {
     outbound: {
       allowLoopback: config.CIMD_ALLOW_LOOPBACK,
       maxInFlightPerTenant: config.OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_TENANT,
+    },
+    // A new backchannel authentication request (CIBA): a core NATS message for notifiers; never waited for.
+    cibaNotify: (event) => {
+      try {
+        nats?.nc.publish(cibaRequestedSubject(event.tenantId), JSON.stringify(event));
+      } catch (err) {
+        logger.warn({ err, tenantId: event.tenantId }, 'ciba: notification not published');
+      }
     },
     grantEnded: grantEndedPublisher(
       () => nats?.nc,

@@ -515,3 +515,90 @@ async function followAll(browser: Browser, location: string | undefined): Promis
     location = (await browser.go(new URL(location, browser.baseUrl).toString())).location;
   return location;
 }
+
+describe('an agent client under a phishing-resistant sign-in requirement', () => {
+  const requirement = (minutes: number | undefined) =>
+    app.db.models.DelegationPolicy.updateOne(
+      { tenantId: T, nheId: app.tenant.nhe.id },
+      minutes === undefined
+        ? { $unset: { phishingResistantSignInMaxAgeMinutes: 1 } }
+        : { $set: { phishingResistantSignInMaxAgeMinutes: minutes } },
+    );
+  beforeAll(async () => {
+    await requirement(10);
+    await forgetConsents(agent.clientId);
+    // Every earlier browser's session gone: the one signed in below is the only one.
+    await app.db.models.OidcPayload.deleteMany({ tenantId: T, model: 'Session' });
+  });
+  afterAll(() => requirement(undefined));
+
+  it('a password session is told on the consent page; once the sign-in is a recent passkey one, the consent page and the token endpoint both pass it on', async () => {
+    const browser = new Browser(app.baseUrl);
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = `/auth/${T}/authorize?${new URLSearchParams({
+      client_id: agent.clientId,
+      response_type: 'code',
+      redirect_uri: agent.redirectUri,
+      scope: 'openid orders:read',
+      resource: ORDERS,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })}`;
+    /** Follows redirects to the next interaction page (the consent page once signed in). */
+    const nextInteraction = async (location: string | undefined): Promise<string> => {
+      for (let i = 0; i < 10 && location; i++) {
+        const url = new URL(location, app.baseUrl);
+        if (/\/interaction\/[^/]+$/.test(url.pathname)) return url.pathname;
+        location = (await browser.go(url.toString())).location;
+      }
+      throw new Error('no interaction page');
+    };
+    const interactionOf = async (): Promise<string> => nextInteraction((await browser.go(authorize)).location);
+    const login = await interactionOf();
+    await browser.go(login);
+    const interaction1 = await nextInteraction(
+      (
+        await browser.go(`${login}/login`, {
+          form: { username: app.tenant.user.username, password: app.tenant.user.password },
+        })
+      ).location,
+    );
+    const refused = await browser.go(interaction1);
+    expect(refused.text).toContain(
+      'this delegation needs a phishing-resistant sign-in (passkey) within the last 10 minutes; the subject_token was signed in with acr urn:idp:acr:pwd',
+    );
+    expect(refused.text).not.toContain('>Allow</button>');
+
+    // What a passkey sign-in a minute ago records on the session (passkeys.int.test.ts signs in with one for real).
+    const [row] = await app.db.models.OidcPayload.find({ tenantId: T, model: 'Session' }).lean();
+    const session = JSON.parse(row!.payload) as Record<string, unknown>;
+    await app.db.models.OidcPayload.updateOne(
+      { _id: row!._id },
+      {
+        $set: {
+          payload: JSON.stringify({
+            ...session,
+            acr: 'phr',
+            amr: ['hwk', 'user', 'mfa'],
+            loginTs: Math.floor(Date.now() / 1000) - 60,
+          }),
+        },
+      },
+    );
+    const interaction = await interactionOf();
+    const page = await browser.go(interaction);
+    expect(page.text).toContain('>Allow</button>');
+    const allowed = await browser.go(`${interaction}/confirm`, { form: {} });
+    const location = await followAll(browser, allowed.location);
+    const code = new URL(location!).searchParams.get('code')!;
+    const body = ok(
+      await post(
+        app,
+        '/oidc/token',
+        { grant_type: 'authorization_code', code, redirect_uri: agent.redirectUri, code_verifier: verifier },
+        agent,
+      ),
+    );
+    expect(decodeJwt(body.access_token!)).toMatchObject({ act: { sub: 'nhe:orders-agent' }, scope: 'orders:read' });
+  });
+});

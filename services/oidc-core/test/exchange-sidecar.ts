@@ -5,7 +5,15 @@
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import { auditSubject, ensureAuditStream, publishAndAwaitAck, type NheTokenIssued } from '@idp/events';
+import {
+  auditSubject,
+  ensureAuditStream,
+  ensureRefusalStream,
+  publishAndAwaitAck,
+  refusalSubject,
+  type NheTokenIssued,
+  type NheTokenRefused,
+} from '@idp/events';
 import { listen, type Listening } from '@idp/http';
 import { createLogger } from '@idp/logger';
 import { testNats, type openTestDatabase } from '@idp/testing';
@@ -27,6 +35,8 @@ export interface ExchangeSidecar {
   stop: () => Promise<void>;
   /** Issuance events JetStream acknowledged, in order. */
   issued: NheTokenIssued[];
+  /** The decision log's refusal events JetStream acknowledged (published fire-and-forget, as main.ts does). */
+  refused: NheTokenRefused[];
   /** While true, publishing fails (JetStream unavailable): no token may be issued. */
   failPublish: boolean;
   /** The NATS server the sidecar publishes to (set once the forwarder is made), for a test's own audit consumer. */
@@ -40,6 +50,7 @@ export function exchangeSidecar(): ExchangeSidecar {
   const logger = createLogger({ service: 'test', level: (process.env.TEST_LOG as 'silent' | undefined) ?? 'silent' });
   const self: ExchangeSidecar = {
     issued: [],
+    refused: [],
     failPublish: false,
     async forwarder(db, keyStore, baseUrl) {
       nats = await testNats();
@@ -47,6 +58,7 @@ export function exchangeSidecar(): ExchangeSidecar {
       nc = await connect({ servers: nats.url });
       const js = jetstream(nc, { timeout: 2000 });
       await ensureAuditStream(nc, { replicas: 1, duplicateWindowSeconds: 120, maxAgeSeconds: 3600 });
+      await ensureRefusalStream(nc, { replicas: 1, duplicateWindowSeconds: 120, maxAgeSeconds: 3600 });
       const { listener } = createSidecarApp({
         logger,
         models: db.models,
@@ -57,6 +69,10 @@ export function exchangeSidecar(): ExchangeSidecar {
           if (self.failPublish) throw new Error('JetStream unavailable (test)');
           await publishAndAwaitAck(js, auditSubject(event.tenantId), event, event.jti, 1500);
           self.issued.push(event);
+        },
+        publishRefusal: async (event) => {
+          await publishAndAwaitAck(js, refusalSubject(event.tenantId), event, event.id, 1500);
+          self.refused.push(event);
         },
         readiness: [],
       });

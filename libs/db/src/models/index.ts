@@ -59,6 +59,14 @@ import { trustedIssuerSchema, type TrustedIssuerDoc } from './trusted-issuers';
 import { idJagAudienceSchema, type IdJagAudienceDoc } from './id-jag-audiences';
 import { passwordResetSchema, type PasswordResetDoc } from './password-resets';
 import {
+  passkeyRecoveryCodeSchema,
+  webauthnChallengeSchema,
+  webauthnCredentialSchema,
+  type PasskeyRecoveryCodeDoc,
+  type WebauthnChallengeDoc,
+  type WebauthnCredentialDoc,
+} from './webauthn-credentials';
+import {
   tokenRefusalCounterSchema,
   tokenRefusalEventSchema,
   type TokenRefusalCounterDoc,
@@ -71,6 +79,7 @@ export * from './saml-request-cache';
 export * from './trusted-issuers';
 export * from './id-jag-audiences';
 export * from './password-resets';
+export * from './webauthn-credentials';
 export * from './token-refusals';
 
 export interface Models {
@@ -105,6 +114,9 @@ export interface Models {
   TokenRefusalCounter: Model<TokenRefusalCounterDoc>;
   TokenRefusalEvent: Model<TokenRefusalEventDoc>;
   ScimCredential: Model<ScimCredentialDoc>;
+  WebauthnCredential: Model<WebauthnCredentialDoc>;
+  WebauthnChallenge: Model<WebauthnChallengeDoc>;
+  PasskeyRecoveryCode: Model<PasskeyRecoveryCodeDoc>;
 }
 
 // Typed as leanDefaults takes them (mongoose's default Schema): each schema's own document type differs.
@@ -140,6 +152,9 @@ const SCHEMAS: Array<import('mongoose').Schema> = [
   tokenRefusalCounterSchema,
   tokenRefusalEventSchema,
   scimCredentialSchema,
+  webauthnCredentialSchema,
+  webauthnChallengeSchema,
+  passkeyRecoveryCodeSchema,
 ];
 // Once per schema, before any model is compiled from it (createModels runs once per connection).
 for (const schema of SCHEMAS) schema.plugin(leanDefaults);
@@ -180,5 +195,8 @@ export function createModels(connection: Connection): Models {
     TokenRefusalCounter: m('TokenRefusalCounter', tokenRefusalCounterSchema),
     TokenRefusalEvent: m('TokenRefusalEvent', tokenRefusalEventSchema),
     ScimCredential: m('ScimCredential', scimCredentialSchema),
+    WebauthnCredential: m('WebauthnCredential', webauthnCredentialSchema),
+    WebauthnChallenge: m('WebauthnChallenge', webauthnChallengeSchema),
+    PasskeyRecoveryCode: m('PasskeyRecoveryCode', passkeyRecoveryCodeSchema),
   };
 }

@@ -21,6 +21,11 @@ export const NHE_SETTINGS_DEFAULTS = {
    * token is never a valid subject token (the spec's behaviour); at most {@link MAX_CHAIN_DEPTH}.
    */
   maxChainDepth: 1,
+  /**
+   * Phishing-resistant delegation: the default, for delegation policies without their own, of the maximum age in
+   * minutes of the phishing-resistant sign-in (acr phr/phrh) a subject token must come from. 0: no requirement.
+   */
+  phishingResistantSignInMaxAgeMinutes: 0,
 };
 
 /** Hard maximum of settings.nhe.maxChainDepth and of a delegation policy's maxChainDepth (delegation chains). */
@@ -38,6 +43,8 @@ export interface NheSettings {
   requireActorProof: boolean;
   /** Deepest delegation chain a token may carry (1 = no re-delegation, the spec's behaviour; at most 5). */
   maxChainDepth: number;
+  /** Token exchange needs a phishing-resistant sign-in (acr phr/phrh) within this many minutes; 0: none (default). */
+  phishingResistantSignInMaxAgeMinutes: number;
 }
 
 /** settings.claims: how claims are released. */
@@ -66,6 +73,17 @@ export interface SecuritySettings {
 }
 
 export const SECURITY_SETTINGS_DEFAULTS: SecuritySettings = { profile: 'standard' };
+
+/**
+ * settings.openidDynamicProfile: what the OpenID Connect Dynamic OP profile needs beyond the code flow (request objects
+ * by value and by reference, signed UserInfo, the id_token and `id_token token` response types for clients that
+ * register them, the PKCE choice at registration for confidential clients). Off by default; never with FAPI 2.0.
+ */
+export interface OpenidDynamicProfileSettings {
+  enabled: boolean;
+}
+
+export const OPENID_DYNAMIC_PROFILE_DEFAULTS: OpenidDynamicProfileSettings = { enabled: false };
 
 /**
  * settings.clientIdMetadataDocuments (OAuth Client ID Metadata Document draft): a `client_id` that is an https URL
@@ -120,16 +138,74 @@ export const REGISTRATION_SETTINGS_DEFAULTS: RegistrationSettings = {
   rateLimit: { maxPerWindow: 10, windowSeconds: 3600 },
 };
 
+/**
+ * settings.passkeys: WebAuthn passkeys (services/oidc-core/src/passkeys). Absent or `enabled: false`: no passkey
+ * anywhere (the default). `rpId` is fixed once the tenant has its first enrolment (a credential is bound to its RP ID).
+ */
+export interface PasskeySettings {
+  enabled: boolean;
+  /** WebAuthn RP ID; absent: the host of the tenant's public base URL. */
+  rpId?: string;
+  /** The login page offers only passkeys (and recovery codes); accounts are set up with one-time enrolment links. */
+  passkeyOnly: boolean;
+  /** WebAuthn userVerification of every ceremony. */
+  userVerification: 'required' | 'preferred';
+  /** WebAuthn attestation conveyance at registration. */
+  attestation: 'none' | 'direct';
+  /** The agent-client consent page asks for a fresh passkey confirmation (users with a passkey). */
+  confirmAgentConsent: boolean;
+}
+
+export const PASSKEY_SETTINGS_DEFAULTS: PasskeySettings = {
+  enabled: false,
+  passkeyOnly: false,
+  userVerification: 'required',
+  attestation: 'none',
+  confirmAgentConsent: false,
+};
+
+/**
+ * settings.backchannelAuthentication: OpenID CIBA Core 1.0 for agent clients (oidc-core provider/ciba). Off by default;
+ * absent on tenants that never set it (defaults below).
+ */
+export interface BackchannelAuthenticationSettings {
+  enabled: boolean;
+  /** Seconds a pending request waits for the person (CIBA Core section 7.3 `expires_in`); requested_expiry only shortens it. */
+  requestLifetimeSeconds: number;
+  /** Pending requests one person may have at once (no notification flooding); one more is refused. */
+  maxPendingPerUser: number;
+  /** Seconds a polling client waits between token requests (`interval`); faster polls are answered slow_down. */
+  pollIntervalSeconds: number;
+  /** When set, approving needs a sign-in no older than this many seconds (a fresh sign-in or passkey). */
+  approvalMaxAuthAgeSeconds?: number;
+}
+
+export const BACKCHANNEL_AUTHENTICATION_DEFAULTS: BackchannelAuthenticationSettings = {
+  enabled: false,
+  requestLifetimeSeconds: 300,
+  maxPendingPerUser: 5,
+  pollIntervalSeconds: 5,
+};
+
 export interface TenantDoc {
   _id: number;
   name: string;
   system: boolean;
+  /**
+   * false: the tenant is disabled: its OAuth and OpenID endpoints refuse every request, its tokens introspect as
+   * inactive and the sidecar exchanges none; only the platform's administrators manage it. Absent (tenants stored
+   * before the field existed): enabled.
+   */
+  enabled?: boolean;
   settings: {
     nhe: NheSettings;
     claims?: ClaimsSettings;
     security?: SecuritySettings;
     clientIdMetadataDocuments?: ClientIdMetadataDocumentSettings;
     registration?: RegistrationSettings;
+    backchannelAuthentication?: Partial<BackchannelAuthenticationSettings>;
+    passkeys?: Partial<PasskeySettings>;
+    openidDynamicProfile?: OpenidDynamicProfileSettings;
   };
   createdAt: Date;
   updatedAt: Date;
@@ -140,6 +216,7 @@ export const tenantSchema = new Schema<TenantDoc>(
     _id: { type: Number, required: true },
     name: { type: String, required: true },
     system: { type: Boolean, default: false },
+    enabled: { type: Boolean, default: true },
     settings: {
       nhe: {
         enabled: { type: Boolean, default: NHE_SETTINGS_DEFAULTS.enabled },
@@ -151,6 +228,10 @@ export const tenantSchema = new Schema<TenantDoc>(
         auditRetentionDays: { type: Number, default: NHE_SETTINGS_DEFAULTS.auditRetentionDays },
         requireActorProof: { type: Boolean, default: NHE_SETTINGS_DEFAULTS.requireActorProof },
         maxChainDepth: { type: Number, default: NHE_SETTINGS_DEFAULTS.maxChainDepth },
+        phishingResistantSignInMaxAgeMinutes: {
+          type: Number,
+          default: NHE_SETTINGS_DEFAULTS.phishingResistantSignInMaxAgeMinutes,
+        },
       },
       claims: {
         amrProfile: { type: String, enum: ['rfc8176', 'projected'], default: CLAIMS_SETTINGS_DEFAULTS.amrProfile },
@@ -198,10 +279,48 @@ export const tenantSchema = new Schema<TenantDoc>(
         ),
         required: false,
       },
+      // Absent on tenants that never set it (OPENID_DYNAMIC_PROFILE_DEFAULTS: off).
+      openidDynamicProfile: {
+        type: new Schema({ enabled: { type: Boolean } }, { _id: false }),
+        required: false,
+      },
+      // Absent on tenants that never set them (defaults in PASSKEY_SETTINGS_DEFAULTS).
+      passkeys: {
+        type: new Schema(
+          {
+            enabled: { type: Boolean },
+            rpId: { type: String },
+            passkeyOnly: { type: Boolean },
+            userVerification: { type: String, enum: ['required', 'preferred'] },
+            attestation: { type: String, enum: ['none', 'direct'] },
+            confirmAgentConsent: { type: Boolean },
+          },
+          { _id: false },
+        ),
+        required: false,
+      },
     },
   },
   { timestamps: true, collection: 'tenants', versionKey: false },
 );
+// Absent on tenants that never set it (defaults in BACKCHANNEL_AUTHENTICATION_DEFAULTS).
+tenantSchema.add({
+  settings: {
+    backchannelAuthentication: {
+      type: new Schema(
+        {
+          enabled: { type: Boolean },
+          requestLifetimeSeconds: { type: Number, min: 30, max: 3600 },
+          maxPendingPerUser: { type: Number, min: 1, max: 100 },
+          pollIntervalSeconds: { type: Number, min: 1, max: 60 },
+          approvalMaxAuthAgeSeconds: { type: Number, min: 30, max: 86400 },
+        },
+        { _id: false },
+      ),
+      required: false,
+    },
+  },
+});
 
 export interface ClientDoc {
   tenantId: number;
@@ -224,6 +343,9 @@ export interface ClientDoc {
   pkceRequired?: boolean;
   /** Authorization requests only through PAR (RFC 9126 `require_pushed_authorization_requests`). */
   requirePushedAuthorizationRequests?: boolean;
+  /** CIBA (grant type urn:openid:params:grant-type:ciba): poll (default) or ping, and where a ping goes (https). */
+  backchannelTokenDeliveryMode?: 'poll' | 'ping';
+  backchannelClientNotificationEndpoint?: string;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: string[];
@@ -261,6 +383,8 @@ export const clientSchema = new Schema<ClientDoc>(
     pkceRequired: { type: Boolean, default: true },
     /** Plain authorization requests are refused: only a pushed one (RFC 9126) starts the flow. */
     requirePushedAuthorizationRequests: { type: Boolean, default: false },
+    backchannelTokenDeliveryMode: { type: String, enum: ['poll', 'ping'] },
+    backchannelClientNotificationEndpoint: { type: String },
     redirectUris: { type: [String], default: [] },
     postLogoutRedirectUris: { type: [String], default: [] },
     grantTypes: { type: [String], default: ['authorization_code', 'refresh_token'] },
@@ -661,6 +785,17 @@ export interface DelegationPolicyDoc {
    * user or group target (no onward delegation), 2 for an NHE target (the hand-off itself, no further).
    */
   maxChainDepth?: number;
+  /**
+   * Phishing-resistant delegation: the subject token must come from a sign-in with acr phr or phrh (OpenID EAP ACR
+   * values) at most this many minutes old (its auth_time). 0: not required by this policy; absent: the tenant's
+   * settings.nhe.phishingResistantSignInMaxAgeMinutes.
+   */
+  phishingResistantSignInMaxAgeMinutes?: number;
+  /**
+   * Scopes of allowedScopes this policy grants only with the person's approval on their own device (OpenID CIBA,
+   * oidc-core provider/ciba): token exchange and agent clients' tokens leave them out (layer `needs-approval`).
+   */
+  approvalRequiredScopes?: string[];
 }
 
 export const delegationPolicySchema = new Schema<DelegationPolicyDoc>(
@@ -674,10 +809,12 @@ export const delegationPolicySchema = new Schema<DelegationPolicyDoc>(
     allowedScopes: { type: [String], default: [] },
     maxTokenLifetime: { type: Number },
     maxChainDepth: { type: Number },
+    phishingResistantSignInMaxAgeMinutes: { type: Number },
   },
   { timestamps: true, collection: 'delegation_policies', versionKey: false },
 );
 delegationPolicySchema.index({ tenantId: 1, nheId: 1 });
+delegationPolicySchema.add({ approvalRequiredScopes: { type: [String], default: undefined } });
 
 /**
  * A user's "block this agent for me" on their delegation ledger: while the row exists, the delegation decision refuses
@@ -728,6 +865,20 @@ export interface CrossDomainAudit {
   actors?: string[];
 }
 
+/** How a person approved a token (CIBA): the request, what they approved, when, and how they had signed in. */
+export interface ApprovalAudit {
+  /** The backchannel authentication request's id (a digest of auth_req_id: the id itself is a credential). */
+  requestId: string;
+  approvedAt: Date;
+  /** RFC 9396 authorization details the person approved (and the token carries). */
+  authorizationDetails?: Record<string, unknown>[];
+  bindingMessage?: string;
+  /** The sign-in the approval was made under: its time, methods (RFC 8176) and level. */
+  authTime?: Date;
+  amr?: string[];
+  acr?: string;
+}
+
 export interface TokenAuditDoc {
   tenantId: number;
   jti: string;
@@ -755,6 +906,8 @@ export interface TokenAuditDoc {
    * `peer`; `redeemed`, minted from an assertion of the trusted issuer `peer` (its jti, sub and act.sub kept).
    */
   crossDomain?: CrossDomainAudit;
+  /** The person approved this token on their own device (OpenID CIBA Core 1.0; RFC 9396 authorization details). */
+  approval?: ApprovalAudit;
   /** Position in the tenant's hash chain (1, 2, ...); absent only on rows written before the chain existed. */
   seq?: number;
   /** Hash of the tenant's previous row (or of the retention anchor / genesis); see libs/db/src/audit-chain.ts. */
@@ -815,6 +968,23 @@ export const tokenAuditSchema = new Schema<TokenAuditDoc>(
   },
   { collection: 'nhe_token_audit', versionKey: false },
 );
+tokenAuditSchema.add({
+  approval: {
+    type: new Schema<ApprovalAudit>(
+      {
+        requestId: { type: String, required: true },
+        approvedAt: { type: Date, required: true },
+        authorizationDetails: { type: [Schema.Types.Mixed], default: undefined },
+        bindingMessage: { type: String },
+        authTime: { type: Date },
+        amr: { type: [String], default: undefined },
+        acr: { type: String },
+      },
+      { _id: false },
+    ),
+    required: false,
+  },
+});
 tokenAuditSchema.index({ tenantId: 1, issuedAt: -1, _id: -1 });
 tokenAuditSchema.index({ tenantId: 1, userId: 1, issuedAt: -1 });
 tokenAuditSchema.index({ tenantId: 1, nheId: 1, issuedAt: -1 });
@@ -980,6 +1150,8 @@ export interface OidcPayloadDoc {
   consumed?: number;
   /** Device codes: when the client last polled (slow_down across replicas). */
   lastPolledAt?: Date;
+  /** Backchannel authentication requests (CIBA): the person asked, so pending requests are counted and listed per person. */
+  accountId?: string;
 }
 
 export const oidcPayloadSchema = new Schema<OidcPayloadDoc>(
@@ -994,6 +1166,7 @@ export const oidcPayloadSchema = new Schema<OidcPayloadDoc>(
     uid: { type: String },
     consumed: { type: Number },
     lastPolledAt: { type: Date },
+    accountId: { type: String },
   },
   { collection: 'oidc_payloads', versionKey: false, minimize: false },
 );
@@ -1001,6 +1174,8 @@ oidcPayloadSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 oidcPayloadSchema.index({ tenantId: 1, model: 1, grantId: 1 });
 oidcPayloadSchema.index({ tenantId: 1, model: 1, userCode: 1 });
 oidcPayloadSchema.index({ tenantId: 1, model: 1, uid: 1 });
+// A person's pending backchannel authentication requests (CIBA): their approval list and the per-person limit.
+oidcPayloadSchema.index({ tenantId: 1, model: 1, accountId: 1 });
 
 export interface CounterDoc {
   _id: string;

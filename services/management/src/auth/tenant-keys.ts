@@ -2,7 +2,7 @@ import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { Models } from '@idp/db';
 import type { KeyStore } from '@idp/tokens';
 
-/** The tenant's public keys, imported once per cached entry (never per request), and its system flag. */
+/** The tenant's public keys, imported once per cached entry (never per request), and its system flag; none while disabled. */
 export type TenantKeys = { keySet: ReturnType<typeof createLocalJWKSet>; system: boolean } | undefined;
 
 /** Fastest re-read of a tenant's keys forced by a token with an unknown kid (bounds the cost of forged kids). */
@@ -18,8 +18,9 @@ export function tenantKeyLookup(models: Models, keyStore: KeyStore, ttlMs: numbe
     const hit = cache.get(tenantId);
     if (hit && Date.now() - hit.at < ttlMs) return hit.value;
     const value = (async () => {
-      const tenant = await models.Tenant.findById(tenantId, { system: 1 }).lean();
-      if (!tenant) return undefined;
+      const tenant = await models.Tenant.findById(tenantId, { system: 1, enabled: 1 }).lean();
+      // A disabled tenant's tokens are refused like an unknown tenant's (the system tenant is never disabled).
+      if (!tenant || tenant.enabled === false) return undefined;
       const keys = await keyStore.load(tenantId);
       return { keySet: createLocalJWKSet(keys.publicJwks as JSONWebKeySet), system: tenant.system === true };
     })();

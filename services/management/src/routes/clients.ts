@@ -30,6 +30,8 @@ export const GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:device_code',
   GRANT_TYPE_TOKEN_EXCHANGE,
   GRANT_TYPE_JWT_BEARER,
+  // OpenID CIBA Core 1.0 (only where the tenant turned settings.backchannelAuthentication on).
+  'urn:openid:params:grant-type:ciba',
 ] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 const FIRST_PARTY = "a first-party client (it obtains signed-in users' tokens, for any API, without their consent)";
@@ -123,6 +125,15 @@ const fields = {
     .describe(
       'Authorization requests only through the pushed authorization request endpoint; a plain one is refused (RFC 9126 require_pushed_authorization_requests); default false',
     ),
+  backchannelTokenDeliveryMode: z
+    .enum(['poll', 'ping'])
+    .describe(
+      'CIBA clients (grant type urn:openid:params:grant-type:ciba): poll (default) or ping (CIBA Core section 5; push is not supported)',
+    ),
+  backchannelClientNotificationEndpoint: z
+    .url({ protocol: /^https$/ })
+    .max(2048)
+    .describe("A ping client's notification endpoint (https; CIBA Core section 10.2)"),
   config: clientConfig,
 };
 
@@ -140,6 +151,8 @@ const createBody = z
     pkceRequired: true,
     dpopBoundAccessTokens: true,
     requirePushedAuthorizationRequests: true,
+    backchannelTokenDeliveryMode: true,
+    backchannelClientNotificationEndpoint: true,
     config: true,
   })
   .strict();
@@ -166,6 +179,8 @@ export const clientSchema = z
     pkceRequired: z.boolean().describe('Always true for a public client (tokenEndpointAuthMethod none)'),
     dpopBoundAccessTokens: z.boolean(),
     requirePushedAuthorizationRequests: z.boolean(),
+    backchannelTokenDeliveryMode: z.enum(['poll', 'ping']).optional(),
+    backchannelClientNotificationEndpoint: z.string().optional(),
     registration: z
       .enum(['managed', 'dynamic'])
       .describe(
@@ -239,6 +254,10 @@ export function clientView(doc: ClientRow) {
     registration: doc.registration === 'dynamic' ? ('dynamic' as const) : ('managed' as const),
     dpopBoundAccessTokens: doc.requireDpop === true,
     requirePushedAuthorizationRequests: doc.requirePushedAuthorizationRequests === true,
+    ...(doc.backchannelTokenDeliveryMode ? { backchannelTokenDeliveryMode: doc.backchannelTokenDeliveryMode } : {}),
+    ...(doc.backchannelClientNotificationEndpoint
+      ? { backchannelClientNotificationEndpoint: doc.backchannelClientNotificationEndpoint }
+      : {}),
     config: {
       nhe: {
         delegationEnabled: c?.nhe?.delegationEnabled ?? false,
@@ -275,6 +294,8 @@ function checkClient(
     redirectUris: string[];
     jwks?: unknown;
     pkceRequired?: boolean | undefined;
+    backchannelTokenDeliveryMode?: string | undefined;
+    backchannelClientNotificationEndpoint?: string | undefined;
   },
   hardMax: number,
   nheMax: number | null | undefined,
@@ -288,6 +309,16 @@ function checkClient(
     });
   if (c.grantTypes.includes('authorization_code') && c.redirectUris.length === 0)
     invalid.push({ name: 'body.redirectUris', reason: 'authorization_code needs at least one redirect URI' });
+  // CIBA Core section 4: a ping client registers where it is notified.
+  if (
+    c.grantTypes.includes('urn:openid:params:grant-type:ciba') &&
+    c.backchannelTokenDeliveryMode === 'ping' &&
+    !c.backchannelClientNotificationEndpoint
+  )
+    invalid.push({
+      name: 'body.backchannelClientNotificationEndpoint',
+      reason: 'a ping client needs the https endpoint it is notified at',
+    });
   if (
     c.grantTypes.includes('refresh_token') &&
     !c.grantTypes.includes('authorization_code') &&
@@ -301,12 +332,14 @@ function checkClient(
     c.tokenEndpointAuthMethod === 'none' &&
     (c.grantTypes.includes('client_credentials') ||
       c.grantTypes.includes(GRANT_TYPE_TOKEN_EXCHANGE) ||
-      c.grantTypes.includes(GRANT_TYPE_JWT_BEARER))
+      c.grantTypes.includes(GRANT_TYPE_JWT_BEARER) ||
+      // CIBA Core section 7.1: the backchannel authentication request is authenticated.
+      c.grantTypes.includes('urn:openid:params:grant-type:ciba'))
   ) {
     invalid.push({
       name: 'body.grantTypes',
       reason:
-        'client_credentials, token exchange and jwt-bearer need a confidential client (tokenEndpointAuthMethod other than none)',
+        'client_credentials, token exchange, jwt-bearer and CIBA need a confidential client (tokenEndpointAuthMethod other than none)',
     });
   }
   if (c.tokenEndpointAuthMethod === 'private_key_jwt' && !c.jwks)
@@ -418,6 +451,8 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
             redirectUris: body.redirectUris ?? [],
             jwks: body.jwks,
             pkceRequired: body.pkceRequired,
+            backchannelTokenDeliveryMode: body.backchannelTokenDeliveryMode,
+            backchannelClientNotificationEndpoint: body.backchannelClientNotificationEndpoint,
           },
           settings.hardMaxTokenLifetime,
           body.config?.nhe?.maxTokenLifetime,
@@ -576,6 +611,9 @@ export function clientRoutes(deps: RouteDeps): RouteDef[] {
             redirectUris: body.redirectUris ?? existing.redirectUris!,
             jwks: body.jwks ?? existing.jwks,
             pkceRequired: body.pkceRequired,
+            backchannelTokenDeliveryMode: body.backchannelTokenDeliveryMode ?? existing.backchannelTokenDeliveryMode,
+            backchannelClientNotificationEndpoint:
+              body.backchannelClientNotificationEndpoint ?? existing.backchannelClientNotificationEndpoint,
           },
           settings.hardMaxTokenLifetime,
           body.config?.nhe?.maxTokenLifetime,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { DelegationPolicyDoc, Models } from '@idp/db';
 import { agentClientFacts, agentLinkOf, decideDelegation, loadDelegationFacts } from '@idp/delegation';
+import { MAX_SIGN_IN_AGE_MINUTES, PHISHING_RESISTANT_ACR_VALUES } from '@idp/delegation';
 import { MAX_CHAIN_DEPTH } from '@idp/db';
 import { NHE_MAX_TTL_SECONDS } from '@idp/tokens';
 import { problems } from '@idp/errors';
@@ -31,12 +32,42 @@ const maxChainDepth = z
       'Absent: 1 for a user or group target (the NHE may not hand on), 2 for an NHE target (the hand-off itself, no further). An NHE target needs at least 2',
   );
 
+/** Phishing-resistant delegation (libs/delegation sign-in.ts). */
+const phishingResistantSignInMaxAgeMinutes = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_SIGN_IN_AGE_MINUTES)
+  .describe(
+    `Token exchange through this policy needs a subject_token from a phishing-resistant sign-in (acr ${PHISHING_RESISTANT_ACR_VALUES.join(' or ')}, a passkey) ` +
+      'whose auth_time is at most this many minutes old; otherwise access_denied. 0: not required by this policy, even when the tenant requires it. ' +
+      "Absent: the tenant's settings.nhe.phishingResistantSignInMaxAgeMinutes (default 0, none). User and group targets only",
+  );
+
+/** Scopes kept for the person's approval (OpenID CIBA, oidc-core provider/ciba). */
+const approvalRequiredScopes = scopeList.describe(
+  "Scopes of allowedScopes granted only with the person's approval on their own device (a backchannel authentication " +
+    'request, OpenID CIBA, where the tenant turned settings.backchannelAuthentication on): token exchange and agent ' +
+    "clients' tokens leave them out (removed layer needs-approval). Absent or empty: none",
+);
+
+/** approvalRequiredScopes must be among allowedScopes (they narrow it, never widen it). */
+function checkApprovalScopes(allowed: string[], approval: string[] | null | undefined): void {
+  const beyond = (approval ?? []).filter((s) => !allowed.includes(s));
+  if (beyond.length)
+    throw problems.validation('approvalRequiredScopes must be among allowedScopes', [
+      { name: 'body.approvalRequiredScopes', reason: `not in allowedScopes: ${beyond.join(' ')}` },
+    ]);
+}
+
 const createBody = z
   .object({
     target,
     allowedScopes: scopeList,
     maxTokenLifetime: z.number().int().min(1).optional().describe('Seconds; at most settings.nhe.hardMaxTokenLifetime'),
     maxChainDepth: maxChainDepth.optional(),
+    phishingResistantSignInMaxAgeMinutes: phishingResistantSignInMaxAgeMinutes.optional(),
+    approvalRequiredScopes: approvalRequiredScopes.optional(),
   })
   .strict();
 
@@ -46,6 +77,11 @@ const patchBody = z
     allowedScopes: scopeList.optional(),
     maxTokenLifetime: z.number().int().min(1).nullable().optional().describe('null removes the policy lifetime'),
     maxChainDepth: maxChainDepth.nullable().optional().describe('null removes it (the default by target type applies)'),
+    phishingResistantSignInMaxAgeMinutes: phishingResistantSignInMaxAgeMinutes
+      .nullable()
+      .optional()
+      .describe("null removes it (the tenant's default applies)"),
+    approvalRequiredScopes: approvalRequiredScopes.optional(),
   })
   .strict();
 
@@ -57,6 +93,12 @@ export const policySchema = z
     allowedScopes: z.array(z.string()),
     maxTokenLifetime: z.number().int().optional(),
     maxChainDepth: z.number().int().optional(),
+    phishingResistantSignInMaxAgeMinutes: z
+      .number()
+      .int()
+      .optional()
+      .describe("Minutes; 0: not required by this policy; absent: the tenant's default"),
+    approvalRequiredScopes: z.array(z.string()).optional().describe("Granted only with the person's approval (CIBA)"),
     createdAt: isoDate,
     updatedAt: isoDate,
   })
@@ -72,6 +114,10 @@ function policyView(doc: PolicyRow) {
     allowedScopes: doc.allowedScopes,
     ...(typeof doc.maxTokenLifetime === 'number' ? { maxTokenLifetime: doc.maxTokenLifetime } : {}),
     ...(typeof doc.maxChainDepth === 'number' ? { maxChainDepth: doc.maxChainDepth } : {}),
+    ...(typeof doc.phishingResistantSignInMaxAgeMinutes === 'number'
+      ? { phishingResistantSignInMaxAgeMinutes: doc.phishingResistantSignInMaxAgeMinutes }
+      : {}),
+    ...(doc.approvalRequiredScopes?.length ? { approvalRequiredScopes: doc.approvalRequiredScopes } : {}),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -113,6 +159,27 @@ const simulationBody = z
         "Simulates handing a delegation token on to this NHE (a delegation chain) instead of a user's token. " +
           'The parent is assumed fresh, for the requested resource, each actor named; the decision explains each hop (decision.chain.hops).',
       ),
+    signIn: z
+      .object({
+        acr: z
+          .string()
+          .min(1)
+          .max(256)
+          .optional()
+          .describe(`The subject token's acr (${PHISHING_RESISTANT_ACR_VALUES.join(', ')}: phishing-resistant)`),
+        ageMinutes: z
+          .number()
+          .min(0)
+          .max(100_000)
+          .optional()
+          .describe("Minutes since the user signed in (now minus the subject token's auth_time)"),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The user's sign-in as the subject token would state it, for a policy or tenant that requires a recent phishing-resistant sign-in. " +
+          'Omitted (or a member omitted): the token states nothing, which never meets the requirement. The decision explains it (decision.signIn)',
+      ),
   })
   .strict();
 
@@ -136,6 +203,19 @@ const chainRecordSchema = z
   .optional()
   .describe('A delegation chain: each hop from the user, with the policies that allow it');
 
+const signInCheckSchema = z
+  .object({
+    maxAgeMinutes: z.number().int().describe('The sign-in must be at most this many minutes old'),
+    setBy: z.enum(['policy', 'tenant']).describe("A matching policy's own value, or the tenant's default"),
+    acr: z.string().optional().describe("The subject token's acr"),
+    ageSeconds: z.number().int().optional().describe("Seconds since the sign-in (the subject token's auth_time)"),
+    met: z.boolean(),
+  })
+  .optional()
+  .describe(
+    'Phishing-resistant delegation: the sign-in requirement in force and whether the sign-in met it (only when one applies)',
+  );
+
 const decisionSchema = z
   .discriminatedUnion('outcome', [
     z.object({
@@ -150,6 +230,7 @@ const decisionSchema = z
         .enum(['named', 'key', 'workload'])
         .describe('How the actor was authenticated (a dry run assumes named)'),
       chain: chainRecordSchema,
+      signIn: signInCheckSchema,
     }),
     z.object({
       outcome: z.literal('denied'),
@@ -158,6 +239,7 @@ const decisionSchema = z
       description: z.string(),
       scopes: z.array(z.string()).optional(),
       chain: chainRecordSchema,
+      signIn: signInCheckSchema,
     }),
   ])
   .meta({ id: 'DelegationDecision' });
@@ -204,6 +286,19 @@ async function checkTarget(models: Models, tenantId: number, t: Target, nheId: s
     throw problems.validation('the policy target does not exist', [
       { name: 'body.target.id', reason: `no ${t.type === 'nhe' ? 'NHE' : t.type} with this id in the tenant` },
     ]);
+}
+
+/**
+ * The sign-in requirement is about the user's own sign-in (the subject token of a user's exchange): a hand-on policy
+ * (NHE target) has no user sign-in to check, its parent was checked when minted.
+ */
+function checkSignInRequirement(type: Target['type'], minutes: number | null | undefined) {
+  if (type === 'nhe' && typeof minutes === 'number' && minutes > 0) {
+    throw problems.validation(
+      "phishingResistantSignInMaxAgeMinutes is about the user's own sign-in: it applies to user and group targets only",
+      [{ name: 'body.phishingResistantSignInMaxAgeMinutes', reason: 'must be absent or 0 for an NHE target' }],
+    );
+  }
 }
 
 /** An NHE -> NHE policy is a hand-off: it allows at least depth 2 (the user's NHE, then this one). */
@@ -267,6 +362,8 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
         checkLifetime(nheSettingsOf(await loadTenant(models, tenantId)).hardMaxTokenLifetime, body.maxTokenLifetime);
         await checkTarget(models, tenantId, body.target, params.nheId);
         checkChainDepth(body.target.type, body.maxChainDepth);
+        checkSignInRequirement(body.target.type, body.phishingResistantSignInMaxAgeMinutes);
+        checkApprovalScopes(body.allowedScopes, body.approvalRequiredScopes);
         await duplicateTarget(tenantId, params.nheId, body.target);
         const created = await models.DelegationPolicy.create({ ...body, tenantId, nheId: params.nheId });
         const id = String(created._id);
@@ -337,17 +434,34 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           (body.target ?? existing.target).type,
           body.maxChainDepth === undefined ? existing.maxChainDepth : body.maxChainDepth,
         );
-        const { maxTokenLifetime, maxChainDepth: depth, ...rest } = body;
+        checkSignInRequirement(
+          (body.target ?? existing.target).type,
+          body.phishingResistantSignInMaxAgeMinutes === undefined
+            ? existing.phishingResistantSignInMaxAgeMinutes
+            : body.phishingResistantSignInMaxAgeMinutes,
+        );
+        checkApprovalScopes(
+          body.allowedScopes ?? existing.allowedScopes,
+          body.approvalRequiredScopes ?? existing.approvalRequiredScopes,
+        );
+        const {
+          maxTokenLifetime,
+          maxChainDepth: depth,
+          phishingResistantSignInMaxAgeMinutes: signInAge,
+          ...rest
+        } = body;
         const update: Record<string, unknown> = {
           $set: {
             ...rest,
             ...(typeof maxTokenLifetime === 'number' ? { maxTokenLifetime } : {}),
             ...(typeof depth === 'number' ? { maxChainDepth: depth } : {}),
+            ...(typeof signInAge === 'number' ? { phishingResistantSignInMaxAgeMinutes: signInAge } : {}),
           },
         };
         const unset = {
           ...(maxTokenLifetime === null ? { maxTokenLifetime: 1 } : {}),
           ...(depth === null ? { maxChainDepth: 1 } : {}),
+          ...(signInAge === null ? { phishingResistantSignInMaxAgeMinutes: 1 } : {}),
         };
         if (Object.keys(unset).length) update.$unset = unset;
         const doc = await models.DelegationPolicy.findOneAndUpdate({ tenantId, _id: existing._id }, update, {
@@ -424,6 +538,15 @@ export function delegationPolicyRoutes(deps: RouteDeps): RouteDef[] {
           requestedScopes: body.scope.split(' ').filter(Boolean),
           ...(body.consentedScope !== undefined
             ? { consentedScopes: body.consentedScope.split(' ').filter(Boolean) }
+            : {}),
+          // The user's sign-in as the subject token would state it (phishing-resistant delegation).
+          ...(body.signIn
+            ? {
+                signIn: {
+                  ...(body.signIn.acr !== undefined ? { acr: body.signIn.acr } : {}),
+                  ...(body.signIn.ageMinutes !== undefined ? { ageSeconds: body.signIn.ageMinutes * 60 } : {}),
+                },
+              }
             : {}),
           // A hand-on (delegation chain): a fresh parent for this resource, each actor named.
           ...(body.parent && !asAgent

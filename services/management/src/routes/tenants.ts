@@ -11,17 +11,26 @@ import {
 } from '@idp/db';
 import {
   CIMD_SETTINGS_DEFAULTS,
+  OPENID_DYNAMIC_PROFILE_DEFAULTS,
   REGISTRATION_AUTH_METHODS,
   REGISTRATION_GRANT_TYPES,
   REGISTRATION_MODES,
   REGISTRATION_SETTINGS_DEFAULTS,
 } from '@idp/db';
 import { isDuplicateKeyError, ProblemError, problems } from '@idp/errors';
+import { MAX_SIGN_IN_AGE_MINUTES } from '@idp/delegation';
 import { NHE_MAX_TTL_SECONDS, NHE_MIN_TTL_SECONDS } from '@idp/tokens';
 import { defineRoute, type RouteDef } from '../openapi/route';
 import { CONSOLE_CLIENT_ID, ensureConsoleClient } from '../console/console-client';
 import { isoDate, tenantParams } from '../openapi/schemas';
 import { loadTenant, type RouteDeps, type StoredTenant } from './deps';
+import { passkeySettingsPatch, passkeySettingsUpdate, passkeySettingsView, passkeysView } from './tenant-passkeys';
+import {
+  backchannelSettingsPatch,
+  backchannelSettingsUpdate,
+  backchannelSettingsView,
+  backchannelView,
+} from './tenant-backchannel';
 
 /** Spec, "Limits": hard max NHE token TTL. */
 
@@ -55,6 +64,16 @@ const nheSettingsPatch = z
       .describe(
         "Deepest delegation chain (actors nested in act) a token of this tenant may carry; the ceiling over every delegation policy's maxChainDepth. " +
           "Default 1: an NHE token is not a valid subject_token (no re-delegation). 2 to 5: an NHE token may be exchanged for another NHE's token (RFC 8693 section 4.1 nested act) where policies allow it",
+      ),
+    phishingResistantSignInMaxAgeMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SIGN_IN_AGE_MINUTES)
+      .describe(
+        'Phishing-resistant delegation, the default of delegation policies without their own: token exchange needs a subject_token from a ' +
+          'phishing-resistant sign-in (acr phr or phrh, a passkey) whose auth_time is at most this many minutes old, else access_denied. ' +
+          'Default 0: no requirement. Applies to user and group policies (a hand-on is bounded by its parent)',
       ),
   })
   .partial()
@@ -163,6 +182,23 @@ const registrationSettingsPatch = z
   .strict()
   .describe(REGISTRATION_DESCRIPTION);
 
+const OPENID_DYNAMIC_PROFILE_DESCRIPTION =
+  'OpenID Connect Dynamic OP profile (OpenID Connect Core 1.0 section 15.2; what the OpenID Foundation Dynamic OP ' +
+  'certification tests), off by default. enabled true adds: signed request objects by value and by reference ' +
+  "(request, request_uri; RFC 9101; verified with the client's registered keys, asymmetric algorithms only; " +
+  'request_uri fetched through the same SSRF-safe, rate-bounded outbound layer as metadata documents), signed ' +
+  'UserInfo for clients that register userinfo_signed_response_alg (ES256, RS256), the id_token and ' +
+  '`id_token token` response types for clients that register them (discouraged by RFC 9700; never for agent ' +
+  'clients), and for a dynamically registered confidential client the choice to register without PKCE ' +
+  '(org.vendor.require_pkce false, its default there; public clients always use PKCE). Registration itself is ' +
+  'settings.registration. Not available with the fapi2 security profile or to the system tenant.';
+
+const openidDynamicProfilePatch = z
+  .object({ enabled: z.boolean() })
+  .partial()
+  .strict()
+  .describe(OPENID_DYNAMIC_PROFILE_DESCRIPTION);
+
 const settingsPatch = z
   .object({
     nhe: nheSettingsPatch,
@@ -170,6 +206,9 @@ const settingsPatch = z
     security: securitySettingsPatch,
     clientIdMetadataDocuments: cimdSettingsPatch,
     registration: registrationSettingsPatch,
+    openidDynamicProfile: openidDynamicProfilePatch,
+    passkeys: passkeySettingsPatch,
+    backchannelAuthentication: backchannelSettingsPatch,
   })
   .partial()
   .strict();
@@ -188,8 +227,20 @@ const createBody = z
   })
   .strict();
 
+const TENANT_ENABLED_DESCRIPTION =
+  'false: the tenant is disabled. Its authorization, token, UserInfo, discovery, JWKS, device and registration ' +
+  'endpoints and its sign-in and account pages answer 403 (access_denied, "tenant disabled"); introspection answers ' +
+  'active false for every token (RFC 7662 section 2.2); the delegation sidecar exchanges no token; its own ' +
+  "administrators' management tokens are refused. Revocation still works. The platform's (system-tenant) " +
+  'administrators keep managing it. true again restores everything; nothing is deleted. The system tenant cannot ' +
+  'be disabled. Default true.';
+
 const patchBody = z
-  .object({ name: z.string().min(1).max(128).optional(), settings: settingsPatch.optional() })
+  .object({
+    name: z.string().min(1).max(128).optional(),
+    enabled: z.boolean().optional().describe(TENANT_ENABLED_DESCRIPTION),
+    settings: settingsPatch.optional(),
+  })
   .strict();
 
 export const tenantSchema = z
@@ -197,6 +248,7 @@ export const tenantSchema = z
     id: z.number().int(),
     name: z.string(),
     system: z.boolean(),
+    enabled: z.boolean().describe(TENANT_ENABLED_DESCRIPTION),
     settings: z.object({
       nhe: z.object({
         enabled: z.boolean(),
@@ -208,6 +260,7 @@ export const tenantSchema = z
         auditRetentionDays: z.number().int(),
         requireActorProof: z.boolean(),
         maxChainDepth: z.number().int(),
+        phishingResistantSignInMaxAgeMinutes: z.number().int(),
       }),
       claims: z.object({
         amrProfile: z.enum(['rfc8176', 'projected']),
@@ -230,6 +283,9 @@ export const tenantSchema = z
           rateLimit: z.object({ maxPerWindow: z.number().int(), windowSeconds: z.number().int() }),
         })
         .describe(REGISTRATION_DESCRIPTION),
+      openidDynamicProfile: z.object({ enabled: z.boolean() }).describe(OPENID_DYNAMIC_PROFILE_DESCRIPTION),
+      passkeys: passkeySettingsView,
+      backchannelAuthentication: backchannelSettingsView,
     }),
     createdAt: isoDate,
     updatedAt: isoDate,
@@ -242,6 +298,8 @@ export function tenantView(doc: StoredTenant) {
     id: doc._id,
     name: doc.name,
     system: doc.system === true,
+    // A tenant stored before the field existed is enabled.
+    enabled: doc.enabled !== false,
     settings: {
       nhe: { ...NHE_SETTINGS_DEFAULTS, ...(doc.settings?.nhe ?? {}) },
       claims: {
@@ -255,6 +313,9 @@ export function tenantView(doc: StoredTenant) {
         ...definedOf(doc.settings?.registration),
         rateLimit: { ...REGISTRATION_SETTINGS_DEFAULTS.rateLimit, ...definedOf(doc.settings?.registration?.rateLimit) },
       },
+      openidDynamicProfile: { ...OPENID_DYNAMIC_PROFILE_DEFAULTS, ...definedOf(doc.settings?.openidDynamicProfile) },
+      passkeys: passkeysView(doc.settings?.passkeys),
+      backchannelAuthentication: backchannelView(doc.settings?.backchannelAuthentication),
     },
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
@@ -329,6 +390,36 @@ function settingsUpdate(current: StoredTenant | undefined, patch: SettingsPatch 
       },
     ]);
   }
+  if (patch?.openidDynamicProfile?.enabled !== undefined)
+    set['settings.openidDynamicProfile.enabled'] = patch.openidDynamicProfile.enabled;
+  // The OpenID Dynamic profile and FAPI 2.0 exclude each other: FAPI 2.0 allows no request object outside PAR, no
+  // response type but code and no public client. Checked on the merged settings, whichever of the two a patch turns on.
+  const dynamicOn = patch?.openidDynamicProfile?.enabled ?? current?.settings?.openidDynamicProfile?.enabled ?? false;
+  const profile =
+    patch?.security?.profile ?? current?.settings?.security?.profile ?? SECURITY_SETTINGS_DEFAULTS.profile;
+  if (dynamicOn && (patch?.openidDynamicProfile?.enabled === true || patch?.security?.profile !== undefined)) {
+    if (current?.system) {
+      throw problems.validation('the OpenID Dynamic profile is not available to the system tenant', [
+        {
+          name: 'body.settings.openidDynamicProfile.enabled',
+          reason:
+            "the system tenant issues the platform's management tokens: no request objects or implicit response types there",
+        },
+      ]);
+    }
+    if (profile === 'fapi2') {
+      throw problems.validation('the OpenID Dynamic profile cannot be combined with FAPI 2.0', [
+        {
+          name:
+            patch.openidDynamicProfile?.enabled === true
+              ? 'body.settings.openidDynamicProfile.enabled'
+              : 'body.settings.security.profile',
+          reason:
+            'a FAPI 2.0 tenant allows only pushed authorization requests, the code response type and private_key_jwt clients; turn settings.openidDynamicProfile off, or keep the standard security profile',
+        },
+      ]);
+    }
+  }
   // RFC 6749 section 4.4: client_credentials is for confidential clients. A policy may allow it beside public clients
   // (a registration then asks for one or the other); one that allows it with no confidential method could never
   // register such a client, so it is refused as contradictory (checked when a patch changes either list, so a policy
@@ -386,7 +477,11 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       },
       errors: [409],
       handler: async ({ body, req, audit, invalidate }) => {
-        const set = settingsUpdate(undefined, body.settings);
+        const set = {
+          ...settingsUpdate(undefined, body.settings),
+          ...(await passkeySettingsUpdate(models, undefined, undefined, body.settings?.passkeys)),
+          ...backchannelSettingsUpdate(false, body.settings?.backchannelAuthentication),
+        };
         let id = body.id;
         if (id !== undefined && (await models.Tenant.exists({ _id: id })))
           throw problems.conflict(`tenant ${id} already exists`);
@@ -479,8 +574,9 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
       method: 'patch',
       path: '/tenants/:tenantId',
       operationId: 'updateTenant',
-      summary: "Update a tenant's name or settings",
+      summary: "Update a tenant's name, enabled or settings",
       description:
+        'enabled false disables the whole tenant (system-tenant administrators only; see Tenant.enabled). ' +
         "Turning settings.nhe.enabled off also revokes every NHE token of the tenant already issued. A change of settings.security.profile applies to the next request of each client (the tenant's provider is rebuilt); access tokens already issued stay valid until they expire.",
       tag: TAG,
       scope: 'auth.tenants.update',
@@ -497,9 +593,20 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
           );
         }
         const current = await loadTenant(models, tenantId);
+        // Only the platform's administrators turn a tenant off or on: a tenant's own administrators could not turn it
+        // back on (their tokens are refused while it is off). The system tenant issues the platform's tokens.
+        if (body.enabled !== undefined && !caller.system)
+          throw new ProblemError('forbidden', 403, "only system-tenant administrators may change a tenant's enabled");
+        if (body.enabled === false && current.system)
+          throw problems.validation('the system tenant cannot be disabled', [
+            { name: 'body.enabled', reason: "the system tenant issues the platform's management tokens" },
+          ]);
         const set = {
           ...settingsUpdate(current, body.settings),
+          ...(await passkeySettingsUpdate(models, tenantId, current.settings?.passkeys, body.settings?.passkeys)),
+          ...backchannelSettingsUpdate(current.system === true, body.settings?.backchannelAuthentication),
           ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
         };
         const doc = Object.keys(set).length
           ? await models.Tenant.findOneAndUpdate(
@@ -563,6 +670,10 @@ export function tenantRoutes(deps: RouteDeps): RouteDef[] {
         await models.TrustedIssuer.deleteMany({ tenantId });
         await models.IdJagAudience.deleteMany({ tenantId });
         await models.PasswordReset.deleteMany({ tenantId });
+        // Passkey data left by users deleted before this code removed it with them, and unused challenges.
+        await models.WebauthnCredential.deleteMany({ tenantId });
+        await models.PasskeyRecoveryCode.deleteMany({ tenantId });
+        await models.WebauthnChallenge.deleteMany({ tenantId });
         await models.ScimCredential.deleteMany({ tenantId });
         await models.UpstreamProvider.deleteMany({ tenantId });
         await models.Tenant.deleteOne({ _id: tenantId });

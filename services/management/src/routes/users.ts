@@ -387,6 +387,10 @@ export function userRoutes(deps: RouteDeps): RouteDef[] {
         // Its upstream links go with it: the upstream identity may then link to, or create, another account.
         await models.UpstreamLink.deleteMany({ tenantId, userId: params.userId });
         await models.PasswordReset.deleteMany({ tenantId, userId: params.userId });
+        // Its passkeys, recovery codes and enrolment links (the public keys and digests are personal data).
+        await models.WebauthnCredential.deleteMany({ tenantId, userId: params.userId });
+        await models.PasskeyRecoveryCode.deleteMany({ tenantId, userId: params.userId });
+        await models.WebauthnChallenge.deleteMany({ tenantId, userId: params.userId });
         const policies = await models.DelegationPolicy.deleteMany({
           tenantId,
           'target.type': 'user',

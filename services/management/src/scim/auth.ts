@@ -58,10 +58,17 @@ export function scimAuthenticate(models: Models, accessToken: RequestHandler): R
         { $set: { lastUsedAt: new Date() } },
       )
         .lean()
-        .then((doc) => {
+        .then(async (doc) => {
           if (!doc) {
             res.setHeader('WWW-Authenticate', 'Bearer realm="scim", error="invalid_token"');
             next(scimErrors.unauthorized('the SCIM credential is unknown, revoked, or of another tenant'));
+            return;
+          }
+          // A disabled tenant (Tenant.enabled false) provisions nothing with its own credentials, as its own
+          // administrators' access tokens are refused (auth/tenant-keys.ts); the platform's administrators still can.
+          // Read on every request: a credential has no expiry, so a cached "enabled" would outlive the switch.
+          if (await models.Tenant.exists({ _id: tenantId, enabled: false })) {
+            next(scimErrors.forbidden('tenant disabled'));
             return;
           }
           (req as unknown as { scimPrincipal: ScimPrincipal }).scimPrincipal = {

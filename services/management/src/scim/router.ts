@@ -418,6 +418,10 @@ export function scimRouter(deps: ScimDeps): Router {
       await models.User.deleteOne({ tenantId, _id: existing._id });
       await models.UpstreamLink.deleteMany({ tenantId, userId });
       await models.PasswordReset.deleteMany({ tenantId, userId });
+      // Its passkeys, recovery codes and enrolment links.
+      await models.WebauthnCredential.deleteMany({ tenantId, userId });
+      await models.PasskeyRecoveryCode.deleteMany({ tenantId, userId });
+      await models.WebauthnChallenge.deleteMany({ tenantId, userId });
       await models.DelegationPolicy.deleteMany({ tenantId, 'target.type': 'user', 'target.id': userId });
       audit(req, 'scim.user.deleted', { userId, username: existing.username, offboarding: offboarded });
       await invalidate(tenantId, 'user', userId);

@@ -32,6 +32,7 @@ import type { NheTokenIssued } from '@idp/events';
 import type { ActorDirectory } from './actor-directory';
 import type { TenantKeyMaterial } from './tenant-keys';
 import { auditIssuance, signNheToken } from './mint';
+import { signInOfForwarded } from './subject-token';
 
 export interface AgentTokenDeps {
   models: Models;
@@ -76,7 +77,11 @@ export async function issueAgentToken(deps: AgentTokenDeps, input: ForwardedAgen
   if (!loaded) return reject(oauthErrors.invalidClient('tenant not found'), 'client');
   // The link is the client gate; the user consented to this agent on the consent page (always shown to it), or, for
   // another organisation's agent, at that organisation's IdP (the assertion's scope).
-  const facts: DelegationFacts = agentClientFacts(loaded, identifier, input.clientNumericId);
+  const facts: DelegationFacts = {
+    ...agentClientFacts(loaded, identifier, input.clientNumericId),
+    // The sign-in the redeemed code records, checked as a subject token's would be (phishing-resistant delegation).
+    ...(input.signIn ? { signIn: signInOfForwarded(input.signIn) } : {}),
+  };
   const decision = decideDelegation(facts);
   if (decision.outcome === 'denied') {
     deps.onDecision(decision, input, identifier);

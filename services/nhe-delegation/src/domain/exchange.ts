@@ -29,7 +29,7 @@ import type { DpopNonces } from './dpop-nonce';
 import { assertSubjectGrantLive, grantReader } from './subject-grant';
 import type { GrantReader } from './grant-cache';
 import type { TenantKeyMaterial } from './tenant-keys';
-import { verifySubjectToken } from './subject-token';
+import { signInOf, verifySubjectToken } from './subject-token';
 
 export type ExchangeInput = ForwardedExchange;
 
@@ -327,6 +327,8 @@ async function exchangeInner(deps: ExchangeDeps, input: ExchangeInput): Promise<
         resource: p.resource,
         requestedScopes: p.scopes,
         consentedScopes: consentedScopes(subject.payload, p.resource),
+        // What the subject token says of the user's sign-in (a policy may require a recent phishing-resistant one).
+        signIn: signInOf(subject.payload),
         ...(parent
           ? { parent: { actors: parent.actors, scopes: parent.scopes, audience: parent.audience, exp: parent.exp } }
           : {}),

@@ -50,6 +50,26 @@ describe('factsCache', () => {
     expect([...none!.consentedScopes]).toEqual([]);
   });
 
+  it("a hit carries the request's own sign-in (acr, age), never that of the request that filled the entry", async () => {
+    let calls = 0;
+    // As loadDelegationFacts does: the request's sign-in is copied into the facts it loads.
+    const cache = factsCache((r: DelegationRequest) => {
+      calls += 1;
+      return Promise.resolve({
+        userId: r.userId,
+        ...(r.signIn ? { signIn: r.signIn } : {}),
+      } as unknown as DelegationFacts);
+    }, 60_000);
+    await cache.load(request({ signIn: { acr: 'phr', ageSeconds: 10 } }));
+    const stale = await cache.load(request({ signIn: { acr: 'phr', ageSeconds: 3600 } }));
+    const password = await cache.load(request({ signIn: { acr: 'urn:idp:acr:pwd', ageSeconds: 5 } }));
+    const unknown = await cache.load(request());
+    expect(calls).toBe(1);
+    expect(stale!.signIn).toEqual({ acr: 'phr', ageSeconds: 3600 });
+    expect(password!.signIn).toEqual({ acr: 'urn:idp:acr:pwd', ageSeconds: 5 });
+    expect(unknown).not.toHaveProperty('signIn');
+  });
+
   it('an invalidation of the tenant drops its entries only', async () => {
     const l = counting();
     const cache = factsCache(l.loader, 60_000);

@@ -46,16 +46,19 @@ export function factsCache(
     byTenant.delete(tenantId);
   };
   // The request's own scopes are never cached: what it asks for and what its subject token was consented for.
-  // So are a parent token's own values (its scopes, audience, expiry and each actor's proof).
-  const withScopes = (facts: DelegationFacts | null, request: DelegationRequest): DelegationFacts | null =>
-    facts
-      ? {
-          ...facts,
-          requestedScopes: request.requestedScopes,
-          consentedScopes: new Set(request.consentedScopes ?? []),
-          ...(request.parent && facts.chain ? { chain: chainFactsOf(request.parent, facts.chain.actors) } : {}),
-        }
-      : null;
+  // So are a parent token's own values (its scopes, audience, expiry and each actor's proof), and the subject token's
+  // sign-in (its acr and age: phishing-resistant delegation), which is this request's alone.
+  const withScopes = (facts: DelegationFacts | null, request: DelegationRequest): DelegationFacts | null => {
+    if (!facts) return null;
+    const { signIn: _cached, ...rest } = facts;
+    return {
+      ...rest,
+      requestedScopes: request.requestedScopes,
+      consentedScopes: new Set(request.consentedScopes ?? []),
+      ...(request.parent && facts.chain ? { chain: chainFactsOf(request.parent, facts.chain.actors) } : {}),
+      ...(request.signIn ? { signIn: request.signIn } : {}),
+    };
+  };
   return {
     async load(request) {
       if (ttlMs <= 0) return loader(request);

@@ -39,6 +39,10 @@ export interface NheTokenInput {
   parent?: { jti: string; act: unknown; actors: ChainActor[]; exp: number } | undefined;
   /** Minted from another organisation's assertion (JWT bearer grant): kept in the audit record, never in the token. */
   crossDomain?: NheTokenIssued['crossDomain'];
+  /** RFC 9396 authorization details the person approved (CIBA): carried in the token (section 9.1). */
+  authorizationDetails?: Array<Record<string, unknown>> | undefined;
+  /** The person's approval (CIBA): kept in the audit record, never in the token. */
+  approval?: NheTokenIssued['approval'];
 }
 
 export interface SignedNheToken {
@@ -80,6 +84,7 @@ export function signNheToken(t: NheTokenInput): SignedNheToken {
       agent: { id: nhe.identifier, type: nhe.type, operator: nhe.operator, ...(nhe.model ? { model: nhe.model } : {}) },
       [CLAIM_NHE_DELEGATION]: true,
       ...(t.jkt ? { cnf: { jkt: t.jkt } } : {}),
+      ...(t.authorizationDetails ? { authorization_details: t.authorizationDetails } : {}),
       iss: t.issuer,
       sub: t.userId,
       aud: t.resource,
@@ -125,6 +130,7 @@ export async function auditIssuance(
           }
         : {}),
       ...(t.crossDomain ? { crossDomain: t.crossDomain } : {}),
+      ...(t.approval ? { approval: t.approval } : {}),
     });
   } catch (err) {
     // No durable audit record, no token (DESIGN.md).

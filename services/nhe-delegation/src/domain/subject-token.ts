@@ -2,7 +2,7 @@ import type { createLocalJWKSet, JWTPayload } from 'jose';
 import { oauthErrors } from '@idp/errors';
 import { ResourceServerError, verifyJwtAccessToken, type RefusalReason } from '@idp/resource-server';
 import { CLAIM_NHE_DELEGATION } from '@idp/tokens';
-import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT, type ParentToken } from '@idp/delegation';
+import { actorChainOf, MAX_CHAIN_DEPTH_LIMIT, type ParentToken, type SignInFacts } from '@idp/delegation';
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -101,4 +101,28 @@ export async function verifySubjectToken(
   }
   if (tokenClient !== clientId) throw oauthErrors.invalidGrant('subject_token was issued to another client');
   return { userId: sub, clientId: tokenClient, payload, ...(jkt ? { jkt } : {}), ...(parent ? { parent } : {}) };
+}
+
+/**
+ * The user's sign-in as the verified subject token states it (RFC 9068 section 2.2.1: `acr`, `amr`, `auth_time`),
+ * for phishing-resistant delegation: its acr, its amr and its age (now minus auth_time). Members the token lacks or
+ * has in another shape are left out (an unknown sign-in never meets a requirement).
+ */
+export function signInOf(payload: JWTPayload, nowSeconds = Date.now() / 1000): SignInFacts {
+  return signInOfForwarded({ acr: payload.acr, amr: payload.amr, authTime: payload.auth_time }, nowSeconds);
+}
+
+/** The same facts from oidc-core's forwarded sign-in (an agent client's redeemed code: acr, amr, auth time). */
+export function signInOfForwarded(
+  payload: { acr?: unknown; amr?: unknown; authTime?: unknown },
+  nowSeconds = Date.now() / 1000,
+): SignInFacts {
+  const amr = Array.isArray(payload.amr) ? payload.amr.filter((v): v is string => typeof v === 'string') : undefined;
+  return {
+    ...(typeof payload.acr === 'string' ? { acr: payload.acr } : {}),
+    ...(amr ? { amr } : {}),
+    ...(typeof payload.authTime === 'number' && Number.isFinite(payload.authTime)
+      ? { ageSeconds: nowSeconds - payload.authTime }
+      : {}),
+  };
 }

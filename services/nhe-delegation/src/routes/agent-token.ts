@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { forwardedAgentTokenSchema } from '@idp/delegation';
 import type { Logger } from '@idp/logger';
 import { issueAgentToken, type AgentTokenDeps } from '../domain/agent-token';
+import { tenantDisabledError, type TenantEnabledLookup } from '../domain/tenant-enabled';
 import { internalCallHandler, isPostTo, type ErrorResponder } from './internal-call';
 
 export const AGENT_TOKEN_PATH = '/internal/agent-token';
@@ -14,7 +15,7 @@ export const isAgentTokenRequest = (req: IncomingMessage): boolean => isPostTo(r
  * same internal-call checks as token exchange.
  */
 export function agentTokenHandler(
-  deps: AgentTokenDeps,
+  deps: AgentTokenDeps & { tenantEnabled: TenantEnabledLookup },
   sidecarSecret: string,
   logger: Logger,
   fail: ErrorResponder,
@@ -23,7 +24,11 @@ export function agentTokenHandler(
     {
       name: 'agent-token',
       schema: forwardedAgentTokenSchema,
-      run: async (input) => ({ body: await issueAgentToken(deps, input) }),
+      run: async (input) => {
+        // A disabled tenant mints no agent token (oidc-core refuses its token endpoint first).
+        if (!(await deps.tenantEnabled(input.tenantId))) throw tenantDisabledError();
+        return { body: await issueAgentToken(deps, input) };
+      },
     },
     sidecarSecret,
     logger,

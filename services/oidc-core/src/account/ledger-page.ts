@@ -4,6 +4,7 @@
  */
 import { escape, formatLifetime, layout } from '../views/pages';
 import type { Ledger, LedgerAgent, LedgerLink } from './ledger';
+import { renderPendingSection, type PendingSection } from '../provider/ciba';
 
 /** What the page says after a form (the `done` query parameter of the redirect). */
 export const DONE_MESSAGES = {
@@ -23,6 +24,8 @@ export interface LedgerPageOptions {
   csrf: string;
   now: Date;
   done?: { what: Done; agent: string };
+  /** Requests agents made for the person's approval (CIBA, provider/ciba): only where the tenant turned CIBA on. */
+  pending?: PendingSection;
 }
 
 const time = (d: Date) =>
@@ -133,13 +136,14 @@ export function renderLedgerPage(o: LedgerPageOptions): string {
     `<h1>Agents acting for you</h1>
 <p class="muted">Signed in as <strong>${escape(ledger.username)}</strong>. Automated agents act for you only as your organisation's delegation policies and your own consents allow; here you can end their access or block them.</p>
 ${done}
+${o.pending ? renderPendingSection(o.pending, o.base, o.csrf) : ''}
 ${agents}
 <h2>Your audit record</h2>
 <p class="muted">Every token issued for you to an agent, newest first (the last ${ledger.audit.length}).</p>
 ${audit}
 <nav aria-label="Your account">
 ${ledger.applications.length ? `<p>Back to: ${ledger.applications.map((a) => `<a href="${escape(a.url)}" rel="noreferrer">${escape(a.name)}</a>`).join(', ')}</p>` : ''}
-<p><a href="${escape(`${o.base}/account/identities`)}">Your linked identities</a> · <a href="${escape(`${o.base}/session/end`)}" id="sign-out">Sign out</a></p>
+<p><a href="${escape(`${o.base}/account/identities`)}">Your linked identities</a> · <a href="${escape(`${o.base}/account/passkeys`)}" id="passkeys-link">Your passkeys</a> · <a href="${escape(`${o.base}/session/end`)}" id="sign-out">Sign out</a></p>
 </nav>`,
     { tenantName: o.tenantName },
   );

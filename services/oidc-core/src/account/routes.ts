@@ -35,10 +35,12 @@ import type { TenantContext } from '../tenants/tenant-pool';
 import { pageCsp, renderErrorPage } from '../views/pages';
 import { isFapi2Tenant } from '../provider/fapi2';
 import { ACCOUNT_CLIENT_ID } from './account-client';
+import { cibaSettingsOf, ledgerCspWithPending, newNonce, pendingViews, type PendingSection } from '../provider/ciba';
 import { grantsOfAgent, loadLedger, rememberedGrants } from './ledger';
 import { DONE_MESSAGES, renderLedgerPage, type Done } from './ledger-page';
 import { loadLinkedIdentities, ONLY_WAY_IN, removeLinkedIdentity } from './linked-identities';
 import { renderLinkedIdentitiesPage } from './linked-identities-page';
+import { PASSKEYS_PATH, passkeyAccountRoutes } from '../passkeys/account-routes';
 
 export interface AccountDeps {
   models: Models;
@@ -65,7 +67,7 @@ export const LEDGER_PATH = '/account/agents';
 export const CALLBACK_PATH = '/account/callback';
 export const IDENTITIES_PATH = '/account/identities';
 /** The pages a sign-in started here returns to (named in the sign-in cookie, never taken from the callback's query). */
-const RETURN_PATHS = { agents: LEDGER_PATH, identities: IDENTITIES_PATH } as const;
+const RETURN_PATHS = { agents: LEDGER_PATH, identities: IDENTITIES_PATH, passkeys: PASSKEYS_PATH } as const;
 type ReturnTo = keyof typeof RETURN_PATHS;
 /** The sign-in in progress: state and PKCE verifier, for ten minutes. */
 const LOGIN_COOKIE_SECONDS = 600;
@@ -73,10 +75,10 @@ const LOGIN_COOKIE_SECONDS = 600;
 const tenantOf = (req: Request): TenantContext => (req as unknown as { tenant: TenantContext }).tenant;
 const loginCookie = (tenantId: number) => `_account_login_${tenantId}`;
 
-function send(res: Response, status: number, html: string): void {
+function send(res: Response, status: number, html: string, csp = pageCsp()): void {
   res
     .status(status)
-    .set({ 'Content-Security-Policy': pageCsp(), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
+    .set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' })
     .type('html')
     .send(html);
 }
@@ -95,14 +97,22 @@ const sameText = (a: string, b: string) => {
 interface SignedIn {
   accountId: string;
   sessionId: string;
+  /** When the user last authenticated in this session (seconds; OpenID Connect Core auth_time). */
+  authTime?: number;
 }
 
 /** The signed-in user of the provider's browser session, if any. */
 async function signedIn(req: Request, res: Response): Promise<SignedIn | undefined> {
   const { provider } = tenantOf(req);
   const session = (await provider.Session.get({ req, res, secure: req.secure } as never)) as
-    { accountId?: string; jti?: string } | undefined;
-  return session?.accountId && session.jti ? { accountId: session.accountId, sessionId: session.jti } : undefined;
+    { accountId?: string; jti?: string; loginTs?: number } | undefined;
+  return session?.accountId && session.jti
+    ? {
+        accountId: session.accountId,
+        sessionId: session.jti,
+        ...(typeof session.loginTs === 'number' ? { authTime: session.loginTs } : {}),
+      }
+    : undefined;
 }
 
 function cookieValue(req: Request, name: string): string | undefined {
@@ -138,8 +148,11 @@ export function accountRoutes(deps: AccountDeps): Router {
   const errorPage = (req: Request, res: Response, status: number, error: string, description: string) =>
     send(res, status, renderErrorPage(error, description, tenantOf(req).tenant.name));
 
-  /** No session: the tenant's sign-in with the page's built-in client, back to the callback, then to `returnTo`. */
-  const startSignIn = (req: Request, res: Response, returnTo: ReturnTo = 'agents') => {
+  /**
+   * No session: the tenant's sign-in with the page's built-in client, back to the callback, then to `returnTo`.
+   * `fresh`: the person signs in again even with a session (prompt=login, OpenID Connect Core 3.1.2.1).
+   */
+  const startSignIn = (req: Request, res: Response, returnTo: ReturnTo = 'agents', fresh = false) => {
     const { provider, tenantId, tenant } = tenantOf(req);
     // A FAPI 2.0 tenant has no public clients, so no built-in one: its users come with a session from an application.
     if (isFapi2Tenant(tenant))
@@ -168,6 +181,7 @@ export function accountRoutes(deps: AccountDeps): Router {
       state,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
+      ...(fresh ? { prompt: 'login' } : {}),
     });
     res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}/authorize?${params}`);
   };
@@ -185,6 +199,16 @@ export function accountRoutes(deps: AccountDeps): Router {
         typeof req.query.done === 'string' && req.query.done in DONE_MESSAGES ? (req.query.done as Done) : undefined;
       const agent =
         what && typeof req.query.nhe === 'string' ? ledger.agents.find((a) => a.nheId === req.query.nhe) : undefined;
+      // Requests agents made for this person's approval (CIBA), live on the page: its only script (nonce).
+      const ciba = cibaSettingsOf(tenant.tenant);
+      const pending: PendingSection | undefined = ciba.enabled
+        ? {
+            requests: await pendingViews(deps.models, tenant.tenantId, user.accountId),
+            nonce: newNonce(),
+            notice: typeof req.query.request === 'string' ? req.query.request : undefined,
+            pollSeconds: 2,
+          }
+        : undefined;
       send(
         res,
         200,
@@ -195,7 +219,9 @@ export function accountRoutes(deps: AccountDeps): Router {
           csrf: csrfToken(user.sessionId, tenant.tenantId, user.accountId),
           now,
           ...(what && agent ? { done: { what, agent: agent.identifier } } : {}),
+          ...(pending ? { pending } : {}),
         }),
+        pending ? ledgerCspWithPending(pending.nonce) : undefined,
       );
     } catch (err) {
       next(err);
@@ -255,7 +281,7 @@ export function accountRoutes(deps: AccountDeps): Router {
           'invalid_grant',
           'the sign-in does not match this browser session; open your agents page again',
         );
-      const back = returnTo === 'identities' ? RETURN_PATHS.identities : RETURN_PATHS.agents;
+      const back = returnTo === 'identities' || returnTo === 'passkeys' ? RETURN_PATHS[returnTo] : RETURN_PATHS.agents;
       res.set('Cache-Control', 'no-store').redirect(303, `${req.baseUrl}${back}`);
     } catch (err) {
       next(err);
@@ -469,8 +495,22 @@ export function accountRoutes(deps: AccountDeps): Router {
     }
   });
 
+  // The passkeys page (passkeys/account-routes.ts), with this file's session, sign-in and form checks.
   router.use(
-    [LEDGER_PATH, CALLBACK_PATH, IDENTITIES_PATH],
+    passkeyAccountRoutes({
+      models: deps.models,
+      logger: deps.logger,
+      signedIn,
+      startSignIn: (req, res, fresh) => startSignIn(req, res, 'passkeys', fresh),
+      formUser,
+      csrfToken,
+      errorPage,
+      sameOriginForm,
+    }),
+  );
+
+  router.use(
+    [LEDGER_PATH, CALLBACK_PATH, IDENTITIES_PATH, PASSKEYS_PATH],
     (err: unknown, req: Request, res: Response, _next: NextFunction) => {
       const status =
         (err as { statusCode?: number; status?: number }).statusCode ?? (err as { status?: number }).status ?? 500;

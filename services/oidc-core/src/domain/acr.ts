@@ -2,15 +2,20 @@
  * Authentication context class references (OpenID Connect Core 1.0 section 2, `acr`; `acr_values` and the claims
  * request parameter, section 5.5.1.1). The values say what the login actually did, and match its `amr`:
  * - `urn:idp:acr:pwd`: a password alone (amr `["pwd"]`);
- * - `urn:idp:acr:mfa`: a password and the TOTP second factor (amr `["pwd","otp","mfa"]`).
- * They are ordered: an `mfa` login also meets a requirement for `pwd`. (Neither is phishing-resistant, so the
- * `phr`/`phrh` names of the OpenID EAP profile are not used.)
+ * - `urn:idp:acr:mfa`: a password and the TOTP second factor (amr `["pwd","otp","mfa"]`);
+ * - `phr` (OpenID Extended Authentication Profile (EAP) ACR Values 1.0, "phishing-resistant"): a passkey with user
+ *   verification (amr `["hwk"|"swk","user","mfa"]`, passkeys/amr.ts);
+ * - `phrh` (EAP, "phishing-resistant hardware-protected"): the same with a device-bound key whose attestation was
+ *   verified at enrolment; with attestation `none` (the default) no key ever qualifies.
+ * They are ordered: a stronger login also meets a requirement for a weaker value.
  */
 export const ACR_PWD = 'urn:idp:acr:pwd';
 export const ACR_MFA = 'urn:idp:acr:mfa';
+export const ACR_PHR = 'phr';
+export const ACR_PHRH = 'phrh';
 
 /** Every supported value, weakest first (discovery's `acr_values_supported`). */
-export const ACR_VALUES: readonly string[] = [ACR_PWD, ACR_MFA];
+export const ACR_VALUES: readonly string[] = [ACR_PWD, ACR_MFA, ACR_PHR, ACR_PHRH];
 
 const RANK: ReadonlyMap<string, number> = new Map(ACR_VALUES.map((v, i) => [v, i]));
 
@@ -46,9 +51,12 @@ export function meetsEssentialAcr(achieved: unknown, request: unknown): boolean 
   return !values || values.some((v) => meetsAcr(achieved, v));
 }
 
-/** Whether any login this provider can do (a password and TOTP at most) could meet the essential request. */
-export function essentialAcrAttainable(request: unknown): boolean {
-  return meetsEssentialAcr(ACR_MFA, request);
+/**
+ * Whether any login this provider can do for the tenant could meet the essential request: `strongest` is the best
+ * it offers (`mfa` with a password and TOTP; `phr` or `phrh` where passkeys are on, passkeys/settings.ts).
+ */
+export function essentialAcrAttainable(request: unknown, strongest: string = ACR_MFA): boolean {
+  return meetsEssentialAcr(strongest, request);
 }
 
 /**

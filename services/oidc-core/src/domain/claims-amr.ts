@@ -1,21 +1,24 @@
 /**
  * Authentication method references (RFC 8176) released by the `amr` scope. The login records what the user did
- * (pwd, otp, hwk, swk, sc, mfa); a tenant's claims profile decides how that is shown to relying parties.
+ * (pwd, otp, hwk, swk, sc, user, mfa); a tenant's claims profile decides how that is shown to relying parties.
+ * A passkey sign-in records `hwk` (device-bound key) or `swk` (synced key), with `user` and `mfa` when the
+ * authenticator verified the user (passkeys/amr.ts).
  */
-export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'sc', 'mfa'] as const;
+export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'sc', 'user', 'mfa'] as const;
 export type AmrValue = (typeof AMR_VALUES)[number];
 
 /**
  * Tenant `settings.claims.amrProfile`:
  * - `rfc8176` (default): values as recorded at login;
  * - `projected`: for relying parties that only know hwk/mfa, a smart card (`sc`) is shown as `hwk` + `mfa` (a
- *   PIN-protected hardware key) and a software key (`swk`) as `mfa`.
+ *   PIN-protected hardware key) and a software key (`swk`) as `mfa`; `user` (user verification, which `mfa` already
+ *   states for a passkey) is left out. So a synced passkey reads `["mfa"]` and a device-bound one `["hwk","mfa"]`.
  */
 export type AmrProfile = 'rfc8176' | 'projected';
 
 export const DEFAULT_AMR: readonly string[] = ['pwd'];
 
-const PROJECTION: Record<string, string[]> = { sc: ['hwk', 'mfa'], swk: ['mfa'] };
+const PROJECTION: Record<string, string[]> = { sc: ['hwk', 'mfa'], swk: ['mfa'], user: [] };
 
 /**
  * The amr to release: known values only (anything else is dropped), de-duplicated in first-seen order, projected

@@ -168,3 +168,32 @@ describe('hostAllowed', () => {
     expect(hostAllowed(['*.example.com'], 'evilexample.com')).toBe(false);
   });
 });
+
+describe('clientPolicyProblem: the id_token response types (OpenID Dynamic profile)', () => {
+  const policy = {
+    grantTypes: ['authorization_code', 'refresh_token'],
+    tokenEndpointAuthMethods: ['none', 'private_key_jwt'],
+  };
+  const implicit = {
+    application_type: 'web',
+    grant_types: ['implicit'],
+    response_types: ['id_token', 'id_token token'],
+    token_endpoint_auth_method: 'none',
+    redirect_uris: ['https://rp.example.com/cb'],
+  };
+  it('refuses them, and the implicit grant, without the profile', () => {
+    expect(clientPolicyProblem(implicit, policy)).toMatch(/implicit not allowed/);
+    expect(clientPolicyProblem({ ...implicit, grant_types: [] }, policy)).toMatch(/response_types id_token/);
+  });
+  it('accepts them, with the implicit grant the provider adds, under the profile', () =>
+    expect(clientPolicyProblem(implicit, { ...policy, idTokenResponseTypes: true })).toBeUndefined());
+  it('never accepts implicit without an id_token response type, nor `token` alone', () => {
+    const on = { ...policy, idTokenResponseTypes: true };
+    expect(clientPolicyProblem({ ...implicit, response_types: ['code'] }, on)).toMatch(/implicit not allowed/);
+    expect(clientPolicyProblem({ ...implicit, response_types: ['token'] }, on)).toMatch(/not allowed/);
+    expect(clientPolicyProblem({ ...implicit, response_types: ['code id_token'] }, on)).toMatch(/not allowed/);
+    expect(clientPolicyProblem({ ...implicit, grant_types: [], response_types: ['token'] }, on)).toMatch(
+      /response_types token is not allowed/,
+    );
+  });
+});

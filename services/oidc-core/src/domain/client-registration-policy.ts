@@ -65,7 +65,16 @@ export interface SelfIntroducedClientPolicy {
   grantTypes: readonly string[];
   /** Client authentication methods it may use. */
   tokenEndpointAuthMethods: readonly string[];
+  /**
+   * Whether it may register the `id_token` and `id_token token` response types (and with them the `implicit` grant
+   * type): only under the OpenID Dynamic profile (OpenID Connect Core 1.0 section 15.2), and only for registration.
+   */
+  idTokenResponseTypes?: boolean;
 }
+
+/** Response types a self-introduced client may register: the code flow, and under the profile the ID token ones. */
+const CODE_ONLY = new Set(['code']);
+const WITH_ID_TOKEN = new Set(['code', 'id_token', 'id_token token']);
 
 /** The parts of node-oidc-provider's client metadata the policy reads. */
 export interface ClientMetadataView {
@@ -105,7 +114,10 @@ export function clientPolicyProblem(
     if (o.requireJwksUri ? m.jwks_uri === undefined : m.jwks_uri === undefined && m.jwks === undefined)
       return `private_key_jwt needs ${o.requireJwksUri ? 'jwks_uri' : 'jwks_uri or jwks'}`;
   }
-  const forbidden = grants.filter((g) => !policy.grantTypes.includes(g));
+  const responseTypes = strings(m.response_types);
+  // node-oidc-provider adds `implicit` to the grant types of a client registering an id_token response type.
+  const implicitAllowed = policy.idTokenResponseTypes === true && responseTypes.some((r) => r.startsWith('id_token'));
+  const forbidden = grants.filter((g) => !policy.grantTypes.includes(g) && !(g === 'implicit' && implicitAllowed));
   if (forbidden.length)
     return `grant_types ${forbidden.join(', ')} not allowed; allowed: ${policy.grantTypes.join(', ')}`;
   // RFC 6749 section 4.4: the client credentials grant is for confidential clients only; a public client would mint
@@ -113,7 +125,8 @@ export function clientPolicyProblem(
   if (method === 'none' && grants.includes('client_credentials')) {
     return 'client_credentials needs a confidential client (RFC 6749 section 4.4): token_endpoint_auth_method none cannot use it; use private_key_jwt';
   }
-  for (const r of strings(m.response_types)) if (r !== 'code') return `response_types ${r} is not allowed`;
+  const allowedResponseTypes = policy.idTokenResponseTypes === true ? WITH_ID_TOKEN : CODE_ONLY;
+  for (const r of responseTypes) if (!allowedResponseTypes.has(r)) return `response_types ${r} is not allowed`;
   const redirects = strings(m.redirect_uris);
   if (grants.includes('authorization_code') && !redirects.length) return 'redirect_uris must name at least one URI';
   if (redirects.length > 20) return 'at most 20 redirect_uris';

@@ -3,6 +3,7 @@ import type {
   ClientDoc,
   ClientIdMetadataDocumentSettings,
   NheSettings,
+  OpenidDynamicProfileSettings,
   RegistrationSettings,
   ResourceServerDoc,
   SecuritySettings,
@@ -27,6 +28,7 @@ export interface StoredTenantSettings {
   security?: Partial<SecuritySettings>;
   clientIdMetadataDocuments?: Partial<ClientIdMetadataDocumentSettings>;
   registration?: Partial<RegistrationSettings>;
+  openidDynamicProfile?: Partial<OpenidDynamicProfileSettings>;
 }
 
 /** The settings of a stored tenant (an empty object when it has none). */

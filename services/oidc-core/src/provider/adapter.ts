@@ -1,8 +1,20 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { insertClient, type ClientDoc, type Models, type RegistrationSettings } from '@idp/db';
+import { errors } from 'oidc-provider';
+import { insertClient, type ClientDoc, type Models } from '@idp/db';
+import { CIBA_MODEL } from './ciba/pending';
+import { firstTimeFor } from './single-use';
 import { clientMetadata } from './client-metadata';
-import { dynamicClientRecord } from './registration';
+import { dynamicClientRecord, type TenantRegistration } from './registration';
 import { RECORD_CACHE_MS, recordCache } from './record-cache';
+
+/** Records redeemed once at the token endpoint, and what an error calls them. */
+const REDEEMED_ONCE = new Map([
+  ['AuthorizationCode', 'authorization code'],
+  ['DeviceCode', 'device code'],
+  [CIBA_MODEL, 'backchannel authentication request'],
+]);
+/** How long the redemption marker of a code or device code is kept (both expire well before). */
+const REDEMPTION_MARKER_MS = 15 * 60_000;
 
 const GRANTABLE = new Set([
   'AccessToken',
@@ -23,7 +35,7 @@ export function createAdapterFactory(
   /** A client record as the provider sees it, or undefined where the tenant's profile has no place for it (provider/fapi2.ts). */
   clientView: (doc: ClientDoc) => Record<string, unknown> | undefined = clientMetadata,
   /** Dynamic Client Registration (provider/registration.ts): where registered clients are stored; absent: off. */
-  registration?: RegistrationSettings,
+  registration?: TenantRegistration,
   /** Told when a grant ends here (its id; undefined: several of the tenant's), after the store has it (ProviderDeps.grantEnded). */
   grantEnded?: GrantEnded,
 ): (name: string) => Adapter {
@@ -61,6 +73,14 @@ class MongoAdapter implements Adapter {
       ...(GRANTABLE.has(this.name) && payload.grantId ? { grantId: payload.grantId } : {}),
       ...(this.name === 'DeviceCode' && payload.userCode ? { userCode: payload.userCode } : {}),
       ...(this.name === 'Session' && payload.uid ? { uid: payload.uid } : {}),
+      // A backchannel authentication request (CIBA) names its person while nobody has decided it: their pending list
+      // and per-person limit (provider/ciba/pending.ts). Approved or denied, the record is rewritten without it.
+      ...(this.name === 'BackchannelAuthenticationRequest' &&
+      typeof payload.accountId === 'string' &&
+      !payload.grantId &&
+      !payload.error
+        ? { accountId: payload.accountId }
+        : {}),
     };
     await this.models.OidcPayload.replaceOne({ _id: this.key(id) }, doc, { upsert: true });
   }
@@ -70,7 +90,14 @@ class MongoAdapter implements Adapter {
     if (!doc) return undefined;
     // The sweeper runs once a minute: never hand out something that has expired meanwhile. Device codes are the
     // exception: the provider checks their expiry itself and answers `expired_token` (RFC 8628) to a late poll.
-    if (doc.expiresAt && doc.expiresAt.getTime() <= Date.now() && this.name !== 'DeviceCode') return undefined;
+    // Backchannel authentication requests likewise (CIBA Core section 11: `expired_token`).
+    if (
+      doc.expiresAt &&
+      doc.expiresAt.getTime() <= Date.now() &&
+      this.name !== 'DeviceCode' &&
+      this.name !== 'BackchannelAuthenticationRequest'
+    )
+      return undefined;
     return { ...(JSON.parse(doc.payload) as AdapterPayload), ...(doc.consumed ? { consumed: doc.consumed } : {}) };
   }
 
@@ -87,6 +114,22 @@ class MongoAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    // node-oidc-provider reads the record, checks `consumed`, then calls consume: two token requests with the same
+    // authorization code, device code or auth_req_id on two replicas could both pass that check. Exactly one redeems
+    // it (a unique key: provider/single-use.ts); the other gets invalid_grant (RFC 6749 sections 4.1.2 and 5.2, RFC
+    // 8628 section 3.5, CIBA Core section 11). The marker outlives the code (60 s) and the device code (10 min).
+    if (
+      REDEEMED_ONCE.has(this.name) &&
+      !(await firstTimeFor(
+        this.models,
+        this.tenantId,
+        this.name,
+        'redeemed',
+        id,
+        this.name === CIBA_MODEL ? undefined : new Date(Date.now() + REDEMPTION_MARKER_MS),
+      ))
+    )
+      throw new errors.InvalidGrant(`${REDEEMED_ONCE.get(this.name)} already used`);
     await this.models.OidcPayload.updateOne(
       { _id: this.key(id) },
       { $set: { consumed: Math.floor(Date.now() / 1000) } },
@@ -114,7 +157,7 @@ class ClientAdapter implements Adapter {
     private readonly tenantId: number,
     private readonly cache: ReturnType<typeof recordCache<AdapterPayload | undefined>>,
     private readonly view: (doc: ClientDoc) => Record<string, unknown> | undefined,
-    private readonly registration?: RegistrationSettings,
+    private readonly registration?: TenantRegistration,
     private readonly grantEnded?: GrantEnded,
   ) {}
 

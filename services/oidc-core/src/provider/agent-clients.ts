@@ -20,6 +20,7 @@ import type Provider from 'oidc-provider';
 import { agentLinkOf, type AgentLink, type ForwardedAgentToken } from '@idp/delegation';
 import type { Models } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
+import { acrForAmr } from '../domain/acr';
 import { LOGIN_SCOPES } from './claims';
 import { userinfoAudience } from './userinfo-audience';
 import { clientAddress } from './client-address';
@@ -114,7 +115,7 @@ export function registerAgentClientTokens(
     if (resource === MANAGEMENT_AUDIENCE || resource === SSF_AUDIENCE)
       return fail(400, 'invalid_target', 'an agent client cannot obtain tokens for this audience');
     const code = (c.oidc.entities.AuthorizationCode ?? c.oidc.entities.DeviceCode) as unknown as
-      { scope?: string } | undefined;
+      { scope?: string; acr?: unknown; amr?: unknown; authTime?: unknown } | undefined;
     const grant = c.oidc.entities.Grant as unknown as { getResourceScope(r: string): string } | undefined;
     const consented = (grant?.getResourceScope(resource) ?? '').split(' ').filter(Boolean);
     const consentedSet = new Set(consented);
@@ -132,6 +133,7 @@ export function registerAgentClientTokens(
       grantType: grantType as ForwardedAgentToken['grantType'],
       ...(at.jkt ? { jkt: at.jkt } : {}),
       sourceIp: clientAddress(ctx),
+      ...(code ? { signIn: signInOfCode(code) } : {}),
     });
     ctx.set('Cache-Control', 'no-store');
     if (result.status !== 200 || typeof result.body.access_token !== 'string') {
@@ -149,6 +151,25 @@ export function registerAgentClientTokens(
       scope: mergeScope(body.scope, String(result.body.scope ?? '')),
     };
   });
+}
+
+/**
+ * The sign-in the code records, as the user's own access token states it (claims-account.ts userTokenClaims): the
+ * sidecar checks it against a phishing-resistant delegation requirement exactly as a subject token's.
+ */
+function signInOfCode(code: {
+  acr?: unknown;
+  amr?: unknown;
+  authTime?: unknown;
+}): NonNullable<ForwardedAgentToken['signIn']> {
+  const amr = Array.isArray(code.amr) ? code.amr.filter((v): v is string => typeof v === 'string') : undefined;
+  return {
+    acr: typeof code.acr === 'string' && code.acr ? code.acr : acrForAmr(amr),
+    ...(amr ? { amr } : {}),
+    ...(typeof code.authTime === 'number' && Number.isSafeInteger(code.authTime) && code.authTime >= 0
+      ? { authTime: code.authTime }
+      : {}),
+  };
 }
 
 /** The response's scope: the login scopes the provider granted (openid, profile, ...) and the delegated scopes. */

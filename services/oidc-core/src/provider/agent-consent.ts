@@ -7,7 +7,14 @@
  * The inputs are those the token endpoint will forward (provider/agent-clients.ts): the requested scopes the grant
  * will hold for the resource (the scopes this page shows, `carried`) are requested and consented alike.
  */
-import { agentClientFacts, agentLinkOf, decideDelegation, loadDelegationFacts, type ScopeLayer } from '@idp/delegation';
+import {
+  agentClientFacts,
+  agentLinkOf,
+  decideDelegation,
+  loadDelegationFacts,
+  type ScopeLayer,
+  type SignInFacts,
+} from '@idp/delegation';
 import type { Models } from '@idp/db';
 import { MANAGEMENT_AUDIENCE, SSF_AUDIENCE } from '@idp/tokens';
 
@@ -40,6 +47,8 @@ export interface AgentConsentRequest {
   requestedScopes: string[];
   /** Resource → the scopes the consent page shows (what the grant will record). */
   carried: Record<string, string[]>;
+  /** The session's sign-in (acr, amr, age), decided on as the token endpoint will (phishing-resistant delegation). */
+  signIn?: SignInFacts;
   /** Resource → requested scopes the token will not carry because the user does not hold them (honest consent). */
   withheld?: Record<string, string[]>;
   /** The tenant's UserInfo audience: tokens for it stay ordinary identity tokens. */
@@ -75,7 +84,10 @@ export async function agentConsentOf(models: Models, r: AgentConsentRequest): Pr
       apis.push({ resource, outcome: 'denied', reason: 'tenant not found' });
       continue;
     }
-    const decision = decideDelegation(agentClientFacts(loaded, nhe.identifier, r.clientNumericId));
+    const decision = decideDelegation({
+      ...agentClientFacts(loaded, nhe.identifier, r.clientNumericId),
+      ...(r.signIn ? { signIn: r.signIn } : {}),
+    });
     if (decision.outcome === 'granted') {
       const withheld = (r.withheld?.[resource] ?? []).map((scope) => ({ scope, layer: 'user-permissions' as const }));
       apis.push({

@@ -181,14 +181,24 @@ export function createFindAccount(resolver: ClaimsResolver): FindAccount {
   };
 }
 
-/** Claims added to every user access token: the released `amr` of the login (RFC 9068 section 2.2.1). */
+/**
+ * Claims added to every user access token (RFC 9068 section 2.2.1): the released `amr` of the login, its `acr` (the
+ * value the ID token states, findAccount above) and its `auth_time`. A resource server, and the token exchange's
+ * phishing-resistant delegation, can then tell how and when the user signed in.
+ */
 export function userTokenClaims(
   ctx: KoaContextWithOIDC | undefined,
   token: { accountId?: string },
   profile: AmrProfile,
 ): Record<string, unknown> {
   if (!token.accountId || !ctx?.oidc) return {};
-  const e = ctx.oidc.entities as Record<string, { amr?: unknown } | undefined>;
+  const e = ctx.oidc.entities as Record<string, { amr?: unknown; acr?: unknown; authTime?: unknown } | undefined>;
   const source = e.AuthorizationCode ?? e.DeviceCode ?? e.RefreshToken ?? e.BackchannelAuthenticationRequest;
-  return source ? { amr: releasedAmr(source.amr, profile) } : {};
+  if (!source) return {};
+  const amr = releasedAmr(source.amr, profile);
+  return {
+    amr,
+    acr: typeof source.acr === 'string' ? source.acr : acrForAmr(amr),
+    ...(typeof source.authTime === 'number' ? { auth_time: source.authTime } : {}),
+  };
 }

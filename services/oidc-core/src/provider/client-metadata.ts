@@ -76,6 +76,17 @@ export function clientMetadata(doc: ClientDoc): Record<string, unknown> {
     id_token_signed_response_alg: doc.idTokenSignedResponseAlg ?? 'ES256',
     dpop_bound_access_tokens: doc.requireDpop === true,
     require_pushed_authorization_requests: doc.requirePushedAuthorizationRequests === true,
+    // CIBA clients (provider/ciba): the delivery mode, and a ping client's notification endpoint.
+    ...(doc.grantTypes.includes('urn:openid:params:grant-type:ciba')
+      ? {
+          backchannel_token_delivery_mode: doc.backchannelTokenDeliveryMode ?? 'poll',
+          // RFC 9396 section 10: the authorization-detail types this client may send (provider/ciba/settings.ts).
+          authorization_details_types: ['urn:idp:agent-action'],
+          ...(doc.backchannelClientNotificationEndpoint
+            ? { backchannel_client_notification_endpoint: doc.backchannelClientNotificationEndpoint }
+            : {}),
+        }
+      : {}),
     [CLIENT_PROPS.numericId]: doc.numericId,
     [CLIENT_PROPS.firstParty]: doc.firstParty,
     [CLIENT_PROPS.requireAuthorizationScopesInRequest]: toggles?.requireAuthorizationScopesInRequest ?? false,

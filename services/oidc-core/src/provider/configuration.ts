@@ -9,12 +9,12 @@ import {
 } from '@idp/delegation';
 import { CLAIM_TENANT_ID, CLAIM_TENANT_NAME, MANAGEMENT_AUDIENCE, SSF_AUDIENCE, type PrivateJwk } from '@idp/tokens';
 import { errors } from 'oidc-provider';
-import { ACR_VALUES } from '../domain/acr';
+import { acrValuesFor } from '../passkeys/settings';
 import { withAcrChecks } from './acr-policy';
 import { createAdapterFactory, type GrantEnded } from './adapter';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES } from './claims';
 import { ClaimsResolver, createFindAccount, userTokenClaims } from './claims-account';
-import { CLIENT_PROPS, isSelfIntroduced, pkceRequiredFor, selfIntroducedProps } from './client-metadata';
+import { CLIENT_PROPS, isSelfIntroduced, selfIntroducedProps } from './client-metadata';
 import {
   cimdSettingsOf,
   clientIdMetadataDocumentFeature,
@@ -24,6 +24,7 @@ import {
 } from './client-id-metadata';
 import { OutboundFetches } from './outbound-fetches';
 import { registrationFeatures, registrationSettingsOf } from './registration';
+import { cibaFeatures, cibaParams, cibaTtl } from './ciba';
 import { consentPolicy } from './consent';
 import { agentClientParams } from './agent-clients';
 import { defaultResourceScopeParams } from './default-resource-scope';
@@ -43,6 +44,16 @@ import {
   fapi2ClientMetadata,
   isFapi2Tenant,
 } from './fapi2';
+import {
+  dynamicProfileConfiguration,
+  idTokenResponseParams,
+  OPENID_DYNAMIC_CLIENT_PROPS,
+  openidDynamicProfileOn,
+  pkceRequired,
+  REQUIRE_PKCE_METADATA,
+  requestUriParams,
+  validatePkceChoice,
+} from './openid-dynamic';
 
 export interface ProviderDeps {
   models: Models;
@@ -90,6 +101,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   // A tenant under FAPI 2.0 (settings.security.profile `fapi2`, provider/fapi2.ts): private_key_jwt only, with
   // PS256, ES256 or EdDSA.
   const fapi2 = isFapi2Tenant(tenant);
+  // The OpenID Dynamic profile (provider/openid-dynamic): request objects, signed UserInfo, the id_token response
+  // types for clients that register them, the PKCE choice at registration; off unless the tenant turns it on.
+  const dynamicProfile = openidDynamicProfileOn(tenant);
+  const dynamic = dynamicProfileConfiguration(dynamicProfile);
   const clientAuthMethods: NonNullable<Configuration['clientAuthMethods']> = fapi2
     ? [...FAPI2_CLIENT_AUTH_METHODS]
     : ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
@@ -100,7 +115,11 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
   // Dynamic Client Registration (provider/registration.ts), each off unless the tenant's settings turn it on; never
   // in the system tenant (the management API refuses them there too).
   const cimd = { ...cimdSettingsOf(tenant), ...(tenant.system ? { enabled: false } : {}) };
-  const registration = { ...registrationSettingsOf(tenant), ...(tenant.system ? { mode: 'off' as const } : {}) };
+  const registration = {
+    ...registrationSettingsOf(tenant),
+    ...(tenant.system ? { mode: 'off' as const } : {}),
+    idTokenResponseTypes: dynamicProfile,
+  };
   const fetches = deps.fetches ?? new OutboundFetches(deps.outbound);
   const resourceInfo = resourceServerInfo(models, tenantId);
 
@@ -132,7 +151,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     // claims move to UserInfo, and only while the access token can call it.
     conformIdTokenClaims: false,
     // acr_values and the claims parameter (OpenID Connect Core 5.5): domain/acr.ts, provider/acr-policy.ts.
-    acrValues: [...ACR_VALUES],
+    // phr/phrh only where the tenant's passkeys can reach them (passkeys/settings.ts).
+    acrValues: acrValuesFor(tenant),
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
@@ -140,12 +160,26 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       id_token_signed_response_alg: 'ES256',
     },
     extraClientMetadata: {
-      properties: Object.values(CLIENT_PROPS),
+      properties: [...Object.values(CLIENT_PROPS), ...OPENID_DYNAMIC_CLIENT_PROPS],
       // A metadata document or a registration request cannot set our own properties: such a client is a third
       // party (consent page), with PKCE, without a numeric id (so no NHE delegation).
       validator(ctx, key, _value, metadata) {
         // Also called outside the provider's routes (a client loaded by an interaction page): no `oidc` there.
         const route = (ctx as { oidc?: { route: string } } | undefined)?.oidc?.route;
+        if (key === REQUIRE_PKCE_METADATA) {
+          const registration = (metadata as Record<string, unknown>)[CLIENT_PROPS.registration];
+          return validatePkceChoice(metadata as Record<string, unknown>, {
+            profile: dynamicProfile,
+            registering: route !== undefined && REGISTERING_ROUTES.has(route),
+            selfIntroduced: isMetadataDocumentClientId(metadata.client_id)
+              ? 'metadata_document'
+              : route && REGISTERING_ROUTES.has(route)
+                ? 'dynamic'
+                : registration === 'dynamic'
+                  ? 'dynamic'
+                  : undefined,
+          });
+        }
         const own = isMetadataDocumentClientId(metadata.client_id)
           ? selfIntroducedProps('metadata_document')
           : route && REGISTERING_ROUTES.has(route)
@@ -171,14 +205,20 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     extraParams: {
       ...defaultResourceScopeParams(),
       ...agentClientParams(models, tenantId),
+      ...idTokenResponseParams(models, tenantId),
+      ...requestUriParams(),
       [IDP_HINT_PARAM]: null,
       [KC_IDP_HINT_PARAM]: null,
+      // CIBA's backchannel authentication request names its NHE (provider/ciba): only where the tenant turned it on.
+      ...cibaParams(tenant),
     },
-    // The code flow only (no implicit or hybrid); client authentication as above.
-    responseTypes: ['code'],
+    // The code flow only; under the OpenID Dynamic profile also id_token and `id_token token`, for clients that
+    // register them (provider/openid-dynamic/profile.ts). Client authentication as above.
+    responseTypes: dynamic.responseTypes,
     clientAuthMethods,
     enabledJWA: {
       clientAuthSigningAlgValues,
+      ...dynamic.enabledJWA,
       ...(fapi2
         ? { dPoPSigningAlgValues: [...FAPI2_SIGNING_ALGS], idTokenSigningAlgValues: [...FAPI2_ID_TOKEN_ALGS] }
         : {}),
@@ -191,7 +231,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       revocation_endpoint_auth_signing_alg_values_supported: [...clientAuthSigningAlgValues],
       introspection_endpoint_auth_methods_supported: [...clientAuthMethods],
       introspection_endpoint_auth_signing_alg_values_supported: [...clientAuthSigningAlgValues],
-      // No request objects (JAR): said explicitly, as request_uri_parameter_supported already is.
+      // No request objects (JAR) unless the OpenID Dynamic profile turns them on (the provider then writes true
+      // itself; this is only a default): said explicitly, as request_uri_parameter_supported already is.
       request_parameter_supported: false,
       // Token exchange's actor_token_type values: the spec's nhe-id and a JWT proving the actor.
       [DISCOVERY_ACTOR_TOKEN_TYPES]: [...ACTOR_TOKEN_TYPES_SUPPORTED],
@@ -203,7 +244,8 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
     // A code_challenge that is sent is enforced whatever the setting (the provider checks the code_verifier).
     // A FAPI 2.0 tenant requires it of every client.
     pkce: {
-      required: (_ctx, client) => fapi2 || pkceRequiredFor(client as unknown as Parameters<typeof pkceRequiredFor>[0]),
+      required: (_ctx, client) =>
+        fapi2 || pkceRequired(dynamicProfile, client as unknown as Parameters<typeof pkceRequired>[1]),
     },
     features: {
       devInteractions: { enabled: false },
@@ -233,6 +275,10 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
         fetches,
       }),
       ...registrationFeatures(registration),
+      // OpenID CIBA Core 1.0 + RFC 9396 for agents asking a person (provider/ciba), off unless the tenant turns it on.
+      ...cibaFeatures(tenant, models),
+      // Request objects and signed UserInfo under the OpenID Dynamic profile (provider/openid-dynamic/profile.ts).
+      ...dynamic.features,
       // FAPI 2.0 Security Profile for tenants that ask for it (provider/fapi2.ts); PAR for every client there.
       ...(fapi2 ? { fapi: { enabled: true, profile: '2.0' as const } } : {}),
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: fapi2 },
@@ -321,6 +367,7 @@ export function providerConfiguration(tenant: TenantDoc, keys: PrivateJwk[], dep
       Session: SESSION_TTL,
       Grant: 14 * 24 * 3600,
       RefreshToken: 14 * 24 * 3600,
+      ...cibaTtl(tenant),
     },
     renderError: (ctx, out) => {
       ctx.type = 'html';

@@ -23,6 +23,8 @@ export interface IntrospectionDeps {
   publicJwks: JSONWebKeySet;
   /** Deny-list store of the NHE kill switch; default: the `nhe_revocations` collection of the models' connection. */
   revocations?: RevocationStore;
+  /** false: the tenant is disabled (Tenant.enabled): every token it issued is inactive. Default true. */
+  tenantEnabled?: boolean;
 }
 
 type JwtCustomizer = (
@@ -84,6 +86,13 @@ export function registerIntrospection(provider: Provider, tenantId: number, deps
     const token = oidc?.params?.token;
     // Without an authenticated caller the provider's error (invalid_client, invalid_request) stands.
     if (!caller || typeof token !== 'string') return;
+    // A disabled tenant's tokens are not active (RFC 7662 section 2.2), whatever they are: the caller, once
+    // authenticated, learns nothing else.
+    if (deps.tenantEnabled === false) {
+      ctx.status = 200;
+      ctx.body = INACTIVE;
+      return;
+    }
     const body = ctx.body as
       { active?: boolean; error?: string; client_id?: unknown; sub?: unknown; aud?: unknown } | undefined;
     if (ctx.status === 400 && body?.error === 'unsupported_token_type') {

@@ -36,7 +36,12 @@ import {
   type RegistrationSettings,
   type TenantDoc,
 } from '@idp/db';
-import { clientPolicyProblem, registrableMetadata } from '../domain/client-registration-policy';
+import {
+  clientPolicyProblem,
+  registrableMetadata,
+  type SelfIntroducedClientPolicy,
+} from '../domain/client-registration-policy';
+import { REQUIRE_PKCE_METADATA } from './openid-dynamic/client-choices';
 import { storedSettingsOf } from '../domain/stored-docs';
 import { clientAddress } from './client-address';
 import { LOGIN_SCOPES } from './claims';
@@ -52,6 +57,12 @@ export function registrationSettingsOf(tenant: Pick<TenantDoc, 'settings'>): Reg
     rateLimit: { ...REGISTRATION_SETTINGS_DEFAULTS.rateLimit, ...(s?.rateLimit ?? {}) },
   };
 }
+
+/**
+ * The tenant's registration settings as its provider applies them: with the OpenID Dynamic profile on, a client may
+ * also register the id_token response types (domain/client-registration-policy.ts).
+ */
+export type TenantRegistration = RegistrationSettings & Pick<SelfIntroducedClientPolicy, 'idTokenResponseTypes'>;
 
 /** Client ids of registered clients: `dyn_` and 24 url-safe characters (the management API's client id form). */
 export const dynamicClientId = (): string => `dyn_${randomBytes(18).toString('base64url')}`;
@@ -86,7 +97,7 @@ function invalidMetadata(description: string): never {
  * (InvalidClientMetadata otherwise, which the provider answers as 400 invalid_client_metadata).
  */
 export function dynamicClientRecord(
-  settings: RegistrationSettings,
+  settings: TenantRegistration,
   metadata: Record<string, unknown>,
 ): Partial<ClientDoc> {
   if (settings.mode === 'off') invalidMetadata('client registration is not enabled');
@@ -110,7 +121,8 @@ export function dynamicClientRecord(
     grantTypes: (metadata.grant_types as string[] | undefined) ?? [],
     responseTypes: (metadata.response_types as string[] | undefined) ?? [],
     requireDpop: metadata.dpop_bound_access_tokens === true,
-    pkceRequired: true,
+    // A confidential client's choice under the OpenID Dynamic profile (provider/openid-dynamic/client-choices.ts).
+    pkceRequired: metadata[REQUIRE_PKCE_METADATA] !== false,
     roleIds: [],
     firstParty: false,
     registration: 'dynamic',

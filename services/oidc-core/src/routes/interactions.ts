@@ -1,9 +1,10 @@
 import express, { Router, type Request, type Response } from 'express';
 import { errors } from 'oidc-provider';
 import type { Models } from '@idp/db';
+import type { SignInFacts } from '@idp/delegation';
 import type { Logger } from '@idp/logger';
 import { DUMMY_PASSWORD_HASH, verifyPassword, type KeyEncryptionKey } from '@idp/tokens';
-import { ACR_MFA, ACR_PWD, claimsRequestOf, essentialAcrAttainable, meetsEssentialAcr } from '../domain/acr';
+import { ACR_MFA, ACR_PWD, acrForAmr, claimsRequestOf, essentialAcrAttainable, meetsEssentialAcr } from '../domain/acr';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle } from '../domain/login-throttle';
 import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
@@ -15,6 +16,7 @@ import { isMetadataDocumentClientId } from '../provider/client-id-metadata';
 import { findResourceServer } from '../provider/resource-servers';
 import { agentConsentOf } from '../provider/agent-consent';
 import { userinfoAudience } from '../provider/userinfo-audience';
+import { registeredClientPresentation } from '../provider/openid-dynamic';
 import {
   pageCsp,
   renderConsentPage,
@@ -28,6 +30,19 @@ import { interactionErrorPage } from './interaction-errors';
 import { directedProvider, enabledProviders, passwordSignInAllowed, providerForEmail } from '../upstream/providers';
 import { upstreamStartPath } from '../upstream/routes';
 import { renderContinuePage } from '../upstream/pages';
+import {
+  enabledPasskeys,
+  loginPagePasskeyPart,
+  passkeyLoginRoutes,
+  passkeyStepUpWanted,
+  sendPasskeyStepUp,
+} from '../passkeys/login-routes';
+import { strongestAcr } from '../passkeys/settings';
+import {
+  consentConfirmationPart,
+  consentConfirmationRequired,
+  verifyConsentConfirmation,
+} from '../passkeys/consent-confirmation';
 
 export interface InteractionDeps {
   models: Models;
@@ -65,11 +80,28 @@ const MAX_FIELD = 256;
 
 type Details = Awaited<ReturnType<TenantContext['provider']['interactionDetails']>>;
 
-function send(res: Response, status: number, html: string, formTargets: string[] = [], images: string[] = []): void {
+/** A session's sign-in for the delegation decision: its acr (or the one its amr implies), amr and age. */
+function signInOfSession(session: { acr?: unknown; amr?: unknown; loginTs?: unknown }): SignInFacts {
+  const amr = Array.isArray(session.amr) ? session.amr.filter((v): v is string => typeof v === 'string') : undefined;
+  return {
+    acr: typeof session.acr === 'string' && session.acr ? session.acr : acrForAmr(amr),
+    ...(amr ? { amr } : {}),
+    ...(typeof session.loginTs === 'number' ? { ageSeconds: Date.now() / 1000 - session.loginTs } : {}),
+  };
+}
+
+function send(
+  res: Response,
+  status: number,
+  html: string,
+  formTargets: string[] = [],
+  images: string[] = [],
+  nonce?: string,
+): void {
   res
     .status(status)
     .set({
-      'Content-Security-Policy': pageCsp({ formTargets, images }),
+      'Content-Security-Policy': pageCsp({ formTargets, images, nonce, connect: Boolean(nonce) }),
       'Cache-Control': 'no-store',
       'X-Frame-Options': 'DENY',
     })
@@ -157,12 +189,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       }
       return { name, host: url.host, source: 'metadata_document', ...(logoUri ? { logoUri } : {}) };
     }
-    return {
-      name,
-      ...((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.registration] === 'dynamic'
-        ? { source: 'dynamic' as const }
-        : {}),
-    };
+    // A registered client's logo, policy and terms links (https only; provider/openid-dynamic/client-presentation.ts).
+    return (client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.registration] === 'dynamic'
+      ? { name, source: 'dynamic' as const, ...registeredClientPresentation(client) }
+      : { name };
   };
 
   /**
@@ -180,7 +210,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     if (!accountId) return undefined;
     const client = await tenant.provider.Client.find(clientId);
     const numericId = Number((client as { [key: string]: unknown } | undefined)?.[CLIENT_PROPS.numericId]);
+    // The session's sign-in, as the code will record it (the token endpoint forwards the same to the sidecar).
+    const session = details.session?.cookie ? await tenant.provider.Session.find(details.session.cookie) : undefined;
     const agent = await agentConsentOf(deps.models, {
+      ...(session ? { signIn: signInOfSession(session) } : {}),
       tenantId: tenant.tenantId,
       clientId,
       clientNumericId: Number.isSafeInteger(numericId) && numericId >= 0 ? numericId : 0,
@@ -222,6 +255,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   ) => {
     const tenant = tenantOf(req);
     const providers = await enabledProviders(deps.models, tenant.tenantId);
+    const passkey = loginPagePasskeyPart(req, details);
     send(
       res,
       status,
@@ -233,11 +267,14 @@ export function interactionRoutes(deps: InteractionDeps): Router {
           displayName: p.displayName,
           href: upstreamStartPath(req.baseUrl, details.uid, p.alias),
         })),
-        passwordSignIn: passwordSignInAllowed(providers),
+        passwordSignIn: passwordSignInAllowed(providers) && !passkey?.only,
         homeRealmDiscovery: providers.some((p) => p.emailDomains.length > 0),
+        ...(passkey ? { passkey } : {}),
         ...extra,
       }),
       redirectTargets(details),
+      [],
+      passkey?.nonce,
     );
   };
 
@@ -275,7 +312,9 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const details = await tenant.provider.interactionDetails(req, res);
       if (details.prompt.name === 'login') {
         // An essential acr nothing here can reach fails at once (unknown values).
-        if (!essentialAcrAttainable(claimsRequestOf(details.params))) return await unmet(req, res, ACR_UNSUPPORTED);
+        const passkeys = enabledPasskeys(tenant);
+        if (!essentialAcrAttainable(claimsRequestOf(details.params), passkeys ? strongestAcr(passkeys) : ACR_MFA))
+          return await unmet(req, res, ACR_UNSUPPORTED);
         const pending = pendingMfa(details);
         const fresh = pending && Date.now() / 1000 - pending.at < PENDING_MFA_SECONDS;
         const stepUp = stepUpAccount(details);
@@ -287,7 +326,11 @@ export function interactionRoutes(deps: InteractionDeps): Router {
             { enabled: 1, totpSecret: 1 },
           ).lean();
           if (user?.enabled) {
-            if (!user.totpSecret) return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
+            // A passkey where the request needs a phishing-resistant login (acr phr) or the user has no TOTP.
+            const mfaEnough = meetsEssentialAcr(ACR_MFA, claimsRequestOf(details.params));
+            if (await passkeyStepUpWanted(deps.models, tenant, stepUp, Boolean(user.totpSecret), mfaEnough))
+              return await sendPasskeyStepUp(req, res, details, await clientNameOf(tenant, details));
+            if (!user.totpSecret || !mfaEnough) return await unmet(req, res, ACR_NEEDS_SECOND_FACTOR);
             if (!fresh || pending.accountId !== stepUp) {
               details.result = {
                 ...(details.result ?? {}),
@@ -325,6 +368,17 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const carried = consentScopes?.carried ?? {};
       const client = await consentClientOf(tenant, details);
       const agent = await agentConsentPart(tenant, details, carried, consentScopes?.withheld ?? {});
+      const passkeyConfirm =
+        agent && details.session?.accountId
+          ? (await consentConfirmationRequired(
+              deps.models,
+              tenant,
+              String(details.params.client_id),
+              details.session.accountId,
+            ))
+            ? consentConfirmationPart(req.baseUrl, details.uid)
+            : undefined
+          : undefined;
       send(
         res,
         200,
@@ -342,9 +396,11 @@ export function interactionRoutes(deps: InteractionDeps): Router {
             Object.entries(carried).map(([resource, scopes]) => consentResource(deps.models, tenant, resource, scopes)),
           ),
           ...(agent ? { agent, ledgerUrl: `${req.baseUrl}/account/agents` } : {}),
+          ...(passkeyConfirm ? { passkeyConfirm } : {}),
         }),
         redirectTargets(details),
         client.logoUri ? [client.logoUri] : [],
+        passkeyConfirm?.nonce,
       );
     } catch (err) {
       next(err);
@@ -376,6 +432,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       }
       if (!passwordSignInAllowed(providers))
         throw new errors.InvalidRequest('this tenant signs people in through its identity provider only');
+      if (enabledPasskeys(tenant)?.passkeyOnly)
+        throw new errors.InvalidRequest('this tenant signs people in with passkeys only');
       if (!username || !password) {
         await loginPage(res, req, details, 400, { error: 'Enter your username and password.', username });
         return;
@@ -476,6 +534,32 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const details = await provider.interactionDetails(req, res);
       if (details.prompt.name !== 'consent' || !details.session)
         throw new errors.InvalidRequest('this interaction does not expect consent');
+      // An agent consent of a tenant that asks for it: a fresh passkey assertion of this user came with the form.
+      if (
+        (await consentConfirmationRequired(
+          deps.models,
+          tenant,
+          String(details.params.client_id),
+          details.session.accountId,
+        )) &&
+        !(await verifyConsentConfirmation(
+          deps.models,
+          tenant,
+          details.uid,
+          details.session.accountId,
+          typeof (req.body as Record<string, unknown> | undefined)?.credential === 'string'
+            ? String((req.body as Record<string, unknown>).credential).slice(0, 16_384)
+            : '',
+        ))
+      ) {
+        await provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: 'the agent was not allowed: no passkey confirmation' },
+          { mergeWithLastSubmission: false },
+        );
+        return;
+      }
       const d = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
@@ -523,6 +607,16 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       next(err);
     }
   });
+
+  router.use(
+    passkeyLoginRoutes({
+      models: deps.models,
+      loginThrottle: throttle,
+      logger: deps.logger,
+      clientName: clientNameOf,
+      loginPage: (req, res, details, status, error) => loginPage(res, req, details, status, { error }),
+    }),
+  );
 
   router.use(interactionErrorPage);
 

@@ -19,13 +19,19 @@ import type { IdJagAuditForwarder } from '../provider/grants/sidecar-forwarder';
 import { registerAgentClientTokens, type AgentTokenForwarder } from '../provider/agent-clients';
 import { registerProviderEvents } from '../provider/events';
 import { enforceDevicePollingInterval } from '../provider/device-polling';
+import { registerCiba, type CibaForwarder, type CibaRequested } from '../provider/ciba';
 import { ClaimsResolver } from '../provider/claims-account';
 import type { CustomClaimsRunner } from '../provider/claims-custom';
 import { registerJwtUserinfo } from '../provider/claims-userinfo';
 import { registerIntrospection } from '../provider/introspection';
 import { advertiseLogoutConfirmation } from '../provider/logout';
 import { isFapi2Tenant } from '../provider/fapi2';
-import type { OutboundOptions } from '../provider/client-id-metadata';
+import { outboundFetch, type OutboundOptions } from '../provider/client-id-metadata';
+import {
+  openidDynamicProfileOn,
+  registerAuthorizationRequests,
+  registerPublishedMetadata,
+} from '../provider/openid-dynamic';
 import { OutboundFetches } from '../provider/outbound-fetches';
 import { registerClientRegistration, registrationSettingsOf } from '../provider/registration';
 
@@ -65,6 +71,8 @@ export interface TenantPoolOptions {
   outbound?: OutboundOptions;
   /** The operator's policy for what tenants configure (trusted issuers' key sets; UPSTREAM_ALLOW_*): default public https only. */
   upstreamPolicy?: OutboundPolicy;
+  /** Told of each new backchannel authentication request (CIBA), fire-and-forget (main.ts: core NATS publish). */
+  cibaNotify?: (event: CibaRequested) => void;
 }
 
 export class UnknownTenantError extends Error {
@@ -83,9 +91,16 @@ export class TenantPool {
   private readonly unknown: LRUCache<string, true>;
   /** The limits on outbound fetches, per tenant across its provider's rebuilds. */
   private readonly fetches: OutboundFetches;
+  /**
+   * The same limits, counted apart, for request objects fetched by request_uri (provider/openid-dynamic): any
+   * client_id of the tenant, which is no secret, can send one, so their fetches must not take the in-flight slots the
+   * tenant's clients' jwks_uri and metadata documents need.
+   */
+  private readonly requestObjectFetches: OutboundFetches;
 
   constructor(private readonly options: TenantPoolOptions) {
     this.fetches = new OutboundFetches(options.outbound);
+    this.requestObjectFetches = new OutboundFetches(options.outbound);
     this.cache = new LRUCache({ max: options.maxTenants, ttl: options.ttlMs, updateAgeOnGet: false });
     this.unknown = new LRUCache({ max: 10_000, ttl: options.negativeTtlMs });
   }
@@ -158,6 +173,15 @@ export class TenantPool {
     releaseRequestAfterResponse(provider);
     keySetRefreshAwayFromSlot(provider);
     oauthAnswers(provider);
+    // The JWKS as published (retired keys unchanged), errors in the requested response mode, and under the OpenID
+    // Dynamic profile request_uri by reference through the tenant's outbound layer (provider/openid-dynamic).
+    registerPublishedMetadata(provider, { profile: openidDynamicProfileOn(tenant) });
+    registerAuthorizationRequests(provider, {
+      profile: openidDynamicProfileOn(tenant),
+      fetch: outboundFetch(tenantId, this.requestObjectFetches, this.options.outbound) as unknown as Parameters<
+        typeof registerAuthorizationRequests
+      >[1]['fetch'],
+    });
     if (!tenant.system) registerClientRegistration(provider, tenantId, registrationSettingsOf(tenant), models);
     advertiseLogoutConfirmation(provider);
     registerTokenExchange(provider, tenantId, this.options.forwardTokenExchange, {
@@ -183,9 +207,21 @@ export class TenantPool {
       fapi2: isFapi2Tenant(tenant),
     });
     registerAgentClientTokens(provider, tenantId, models, agentToken);
-    registerIntrospection(provider, tenantId, { models, publicJwks: keys.publicJwks as import('jose').JSONWebKeySet });
+    registerIntrospection(provider, tenantId, {
+      models,
+      publicJwks: keys.publicJwks as import('jose').JSONWebKeySet,
+      tenantEnabled: tenant.enabled !== false,
+    });
     registerProviderEvents(provider, this.options.logger.child({ tenantId }));
     enforceDevicePollingInterval(provider, models, tenantId);
+    // CIBA (provider/ciba): interval, slow_down and the delegation token from the sidecar's fourth call.
+    registerCiba(provider, {
+      models,
+      tenant,
+      forward: (this.options.forwardTokenExchange as { cibaToken?: CibaForwarder }).cibaToken,
+      logger: this.options.logger.child({ tenantId }),
+      notify: this.options.cibaNotify,
+    });
     registerJwtUserinfo(provider, keys.publicJwks, claims);
     this.options.logger.info({ tenantId }, 'tenant provider built');
     return { tenantId, tenant, provider, callback: provider.callback() };

@@ -24,6 +24,7 @@ import { normaliseTotpCode, verifyUserTotp } from '../domain/totp';
 import type { TenantContext } from '../tenants/tenant-pool';
 import { interactionErrorPage } from '../routes/interaction-errors';
 import { pageCsp, renderErrorPage } from '../views/pages';
+import { passkeySettingsOf } from '../passkeys/settings';
 import { applyProfile, createAccount, createLink, resolveAccount } from './accounts';
 import { emailDomainOf, mapProfile, type UpstreamAssertion } from './mappers';
 import {
@@ -339,6 +340,16 @@ export function upstreamRoutes(deps: UpstreamDeps): Router {
       const details = await tenant.provider.interactionDetails(req, res);
       const pending = details.prompt.name === 'login' ? pendingIdentity(details) : undefined;
       if (!pending) return errorPage(req, res, 400, 'invalid_request', 'the sign-in has expired: start again');
+      // A passkey-only tenant accepts no password anywhere: linking by password would be a way round it.
+      const passkeys = passkeySettingsOf(tenant.tenant, tenant.provider.issuer);
+      if (passkeys.enabled && passkeys.passkeyOnly)
+        return errorPage(
+          req,
+          res,
+          403,
+          'access_denied',
+          'this organisation signs people in with passkeys only: ask your administrator to link this account',
+        );
       const username = field(req.body, 'username');
       const password = field(req.body, 'password');
       if (!username || !password)

@@ -48,17 +48,33 @@ export interface Page {
 }
 
 /**
+ * A host an image source may name: letters, digits, `-`, `_` and dots, or an IP literal. The URL parser accepts hosts
+ * such as `*` (a wildcard in a CSP host-part, CSP Level 3 section 2.3.1: every host) or `a;b`; those are left out.
+ */
+const PLAIN_IMAGE_HOST = /^(?:[a-z0-9_-]+\.)*[a-z0-9_-]+\.?$|^\[[0-9a-f:.]+\]$/;
+
+/**
  * CSP of a page. `formTargets` are extra origins forms may submit or be redirected to after submission (the
  * client's redirect URI after login, the post-logout URI); `nonce` allows that response's own scripts.
  */
-export function pageCsp(options: { nonce?: string; formTargets?: string[]; images?: string[] } = {}): string {
+export function pageCsp(
+  options: { nonce?: string; formTargets?: string[]; images?: string[]; connect?: boolean } = {},
+): string {
   const targets = [...new Set((options.formTargets ?? []).map(originOf).filter((o): o is string => Boolean(o)))];
   // Images: this origin, plus exactly the URLs a page shows (a client's logo), never a whole origin.
   const images = [
     ...new Set(
       (options.images ?? [])
-        .filter((u) => originOf(u)?.startsWith('https://'))
-        .map((u) => u.replace(/[;,\s']/g, encodeURIComponent)),
+        .filter((u) => originOf(u)?.startsWith('https://') && PLAIN_IMAGE_HOST.test(new URL(u).hostname))
+        // Without query and fragment: a CSP source expression has none (CSP Level 3 section 2.3.1, path-part), and
+        // its path matching ignores the query of the URL the browser loads.
+        .map((u) => {
+          const url = new URL(u);
+          url.search = '';
+          url.hash = '';
+          // encodeURIComponent leaves `'` as it is: each of these is written as its percent-encoding.
+          return url.href.replace(/[;,\s']/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+        }),
     ),
   ];
   return [
@@ -66,6 +82,8 @@ export function pageCsp(options: { nonce?: string; formTargets?: string[]; image
     `script-src ${options.nonce ? `'nonce-${options.nonce}'` : NO_SCRIPT}`,
     `style-src ${STYLE_HASH}`,
     `img-src 'self' data:${images.length ? ` ${images.join(' ')}` : ''}`,
+    // Passkey pages fetch their WebAuthn options from this origin (passkeys/).
+    ...(options.connect ? ["connect-src 'self'"] : []),
     "base-uri 'none'",
     `form-action 'self'${targets.length ? ` ${targets.join(' ')}` : ''}`,
     "frame-ancestors 'none'",
@@ -167,6 +185,8 @@ export interface LoginPageOptions {
   passwordSignIn?: boolean;
   /** A work email alone may be typed (home-realm discovery sends it to its provider): the password is not required. */
   homeRealmDiscovery?: boolean;
+  /** Passkey sign-in (passkeys/pages.ts): its button and form, and the script allowed by the response's nonce. */
+  passkey?: { html: string; script: string; nonce: string };
 }
 
 /** The providers, each a link (not a form: the upstream's origin need not be a form-action target). */
@@ -187,19 +207,19 @@ export function renderLoginPage(o: LoginPageOptions): string {
     `<h1>Sign in</h1>
 <p class="muted">to continue to <strong>${escape(o.clientName)}</strong></p>
 ${errorBox(o.error)}
-${providerLinks(o.providers, o.passwordSignIn !== false)}${
+${providerLinks(o.providers, o.passwordSignIn !== false)}${o.passkey ? `\n${o.passkey.html}` : ''}${
       o.passwordSignIn === false
         ? ''
         : `
 <form method="post" action="${escape(o.action)}" autocomplete="on">
   <label for="username">Username</label>
-  <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required maxlength="256"${describedBy} ${o.username ? '' : 'autofocus '}value="${escape(o.username ?? '')}">
+  <input id="username" name="username" autocomplete="${o.passkey ? 'username webauthn' : 'username'}" autocapitalize="none" spellcheck="false" required maxlength="256"${describedBy} ${o.username ? '' : 'autofocus '}value="${escape(o.username ?? '')}">
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password"${o.homeRealmDiscovery ? '' : ' required'} maxlength="256"${describedBy}${o.username ? ' autofocus' : ''}>
   <div class="actions"><button type="submit">Sign in</button></div>
 </form>`
     }`,
-    { tenantName: o.tenantName },
+    { tenantName: o.tenantName, ...(o.passkey ? { nonce: o.passkey.nonce, script: o.passkey.script } : {}) },
   );
 }
 
@@ -253,8 +273,28 @@ export interface ConsentClient {
   source?: 'metadata_document' | 'dynamic';
   /** The host of a metadata document's client_id URL. */
   host?: string;
-  /** The document's logo_uri, only when it has the client_id URL's origin. */
+  /**
+   * The logo: a metadata document's logo_uri only when it has the client_id URL's origin; a registered client's
+   * https logo_uri. Loaded by the browser (the page's CSP grants img-src that origin), never by the server.
+   */
   logoUri?: string;
+  /** A registered client's https policy_uri and tos_uri (RFC 7591 section 2), shown as links. */
+  policyUri?: string;
+  tosUri?: string;
+}
+
+/** A registered client's privacy policy and terms of service, as links that carry no referrer and no opener. */
+function clientLinks(client?: ConsentClient): string {
+  const links: Array<[string, string, string]> = [];
+  if (client?.policyUri) links.push(['client-policy', client.policyUri, 'Privacy policy']);
+  if (client?.tosUri) links.push(['client-tos', client.tosUri, 'Terms of service']);
+  if (!links.length) return '';
+  return `<p class="muted">${links
+    .map(
+      ([id, href, text]) =>
+        `<a id="${id}" href="${escape(href)}" target="_blank" rel="noopener noreferrer">${escape(text)}</a>`,
+    )
+    .join(' · ')} (provided by ${escape(client?.name ?? '')})</p>\n`;
 }
 
 /** An API of an agent client's consent page: what its delegation token would carry, or why there is none. */
@@ -280,6 +320,7 @@ const LEFT_OUT: Record<string, string> = {
   'user-permissions': 'you do not hold this permission',
   consent: 'not part of this consent',
   'nhe-allowed-scopes': 'this agent is not allowed it',
+  'needs-approval': 'the agent must ask you on your device each time',
 };
 
 /** A lifetime in minutes (and seconds where it is not a whole number of minutes). */
@@ -309,6 +350,8 @@ export function renderConsentPage(o: {
   claims?: string[];
   /** Every API of the request, with every scope its token will carry. */
   resources: ConsentResource[];
+  /** An agent consent that needs a fresh passkey confirmation (passkeys/consent-confirmation.ts). */
+  passkeyConfirm?: { html: string; script: string; nonce: string };
 }): string {
   const item = (scope: string, description?: string) => {
     const text = description ?? SCOPE_DESCRIPTIONS[scope];
@@ -328,7 +371,7 @@ export function renderConsentPage(o: {
   return layout(
     `Allow access – ${o.tenantName}`,
     `${o.client?.logoUri ? `<img src="${escape(o.client.logoUri)}" alt="" width="64" height="64" id="client-logo">\n` : ''}<h1>Allow ${escape(o.clientName)} to access your account?</h1>
-${identity(o.client)}<h2>Your information</h2>${list(
+${identity(o.client)}${clientLinks(o.client)}<h2>Your information</h2>${list(
       [
         ...o.scopes.map((s) => item(s)),
         ...(o.claims ?? []).map((c) => `<li>${escape(c)} <span class="muted">(claim)</span></li>`),
@@ -376,8 +419,8 @@ function renderAgentConsent(
     ? `<div class="actions">
 <form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny and go back</button></form>
 </div>`
-    : `<div class="actions">
-<form method="post" action="${escape(o.action)}"><button type="submit">Allow</button></form>
+    : `${o.passkeyConfirm ? o.passkeyConfirm.html : ''}<div class="actions">
+<form method="post" action="${escape(o.action)}"${o.passkeyConfirm ? ' id="allow-form"><input type="hidden" name="credential" value=""' : ''}><button type="submit">Allow</button></form>
 <form method="post" action="${escape(o.abortAction)}"><button type="submit" class="secondary">Deny</button></form>
 </div>`;
   return layout(
@@ -403,7 +446,10 @@ ${a.apis.length ? a.apis.map(api).join('\n') : '<p class="muted" id="agent-no-ap
         : ''
     }an administrator of ${escape(o.tenantName)} can also disable this agent or change its delegation policy.</p>
 ${actions}`,
-    { tenantName: o.tenantName },
+    {
+      tenantName: o.tenantName,
+      ...(o.passkeyConfirm && !denied.length ? { nonce: o.passkeyConfirm.nonce, script: o.passkeyConfirm.script } : {}),
+    },
   );
 }
 

@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
 import type { Logger } from '@idp/logger';
-import type { ForwardedAgentToken } from '@idp/delegation';
+import type { ForwardedAgentToken, ForwardedCiba } from '@idp/delegation';
 import type { NheTokenIssued } from '@idp/events';
 import type { AgentTokenForwarder } from '../agent-clients';
 import type { TokenExchangeForwarder, TokenExchangeResponse } from './token-exchange';
@@ -25,7 +25,11 @@ export function sidecarForwarder(
   secret: string,
   logger: Logger,
   timeoutMs = 10_000,
-): TokenExchangeForwarder & { agentToken: AgentTokenForwarder; idJagIssued: IdJagAuditForwarder } {
+): TokenExchangeForwarder & {
+  agentToken: AgentTokenForwarder;
+  idJagIssued: IdJagAuditForwarder;
+  cibaToken: (request: ForwardedCiba) => Promise<TokenExchangeResponse>;
+} {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
   const exchange = sidecarCall<Parameters<TokenExchangeForwarder>[0]>(
     url,
@@ -41,6 +45,8 @@ export function sidecarForwarder(
     // Its third: the audit record of an ID-JAG issued for an agent (grants/id-jag-issuer.ts), published by the sidecar
     // on the delegation tokens' JetStream path.
     idJagIssued: sidecarCall<NheTokenIssued>(url, '/internal/id-jag-issued', secret, logger, agent, timeoutMs),
+    // Its fourth: a backchannel authentication request's check, its token once the person approved, their denial.
+    cibaToken: sidecarCall<ForwardedCiba>(url, '/internal/ciba-token', secret, logger, agent, timeoutMs),
   });
 }
 
