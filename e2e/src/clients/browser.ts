@@ -92,23 +92,26 @@ export function outputDir(...parts: string[]): string {
   return dir;
 }
 
-/** Saves `name`-1280x800.png and `name`-390x844.png (full page) and restores the desktop size. */
 /**
- * Waits until the page's height stays the same across two animation frames (at most about a second). A full-page
+ * Waits until the page's height stays the same across two reads 50 ms apart (at most about a second). A full-page
  * capture taken while the page still reflows after a viewport change, or while a section is still loading, is
- * stitched from tiles of different layouts: a tall phone capture then shows an empty band.
+ * stitched from tiles of different layouts: a tall phone capture then shows an empty band. No animation frames: a
+ * context with JavaScript disabled never runs them (its pages are captured too).
  */
 async function settled(page: Page): Promise<void> {
   let last = -1;
-  for (let i = 0; i < 30; i++) {
-    const height = await page.evaluate<number>(
-      'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(document.documentElement.scrollHeight))))',
-    );
+  for (let i = 0; i < 20; i++) {
+    const height = await Promise.race([
+      page.evaluate<number>('document.documentElement.scrollHeight'),
+      new Promise<number>((resolve) => setTimeout(() => resolve(last), 500)),
+    ]);
     if (height === last) return;
     last = height;
+    await page.waitForTimeout(50);
   }
 }
 
+/** Saves `name`-1280x800.png and `name`-390x844.png (full page) and restores the desktop size. */
 export async function screenshots(page: Page, name: string): Promise<string[]> {
   const dir = outputDir('browser');
   const files: string[] = [];
