@@ -1,44 +1,10 @@
+import { grantedFacts } from '../test/granted-facts';
 import { decideDelegation, type DelegationFacts } from './decision';
 import { checkSignIn, signInRefusal, signInRequirement } from './sign-in';
 
 /** A request that is granted when no sign-in requirement applies: one user policy, a group policy beside it. */
 function baseFacts(patch: (f: DelegationFacts) => void = () => undefined): DelegationFacts {
-  const f: DelegationFacts = {
-    tenant: {
-      id: 7,
-      name: 'tenant-7',
-      nhe: { enabled: true, hardMaxTokenLifetime: 900, allowedNheTypes: ['llm-assistive'], requireDpop: false },
-    },
-    client: {
-      clientId: 'demo-app',
-      numericId: 11,
-      firstParty: true,
-      nhe: { delegationEnabled: true, allowedNheIdentifiers: [] },
-    },
-    resourceServer: {
-      identifier: 'https://api.orders.example',
-      accessTokenLifetime: 3600,
-      nhe: { acceptDelegationTokens: true, allowedNheTypes: [] },
-    },
-    nhe: {
-      id: 'nhe-1',
-      identifier: 'orders-agent',
-      type: 'llm-assistive',
-      allowedScopes: ['orders:read', 'orders:write'],
-      maxTokenLifetime: 300,
-      enabled: true,
-      operator: 'Demo Operations',
-    },
-    userId: 'user-1',
-    userActive: true,
-    userGroupIds: ['group-a', 'group-b'],
-    policies: [
-      { id: 'policy-user', target: { type: 'user', id: 'user-1' }, allowedScopes: ['orders:read', 'orders:write'] },
-    ],
-    userPermissions: new Set(['orders:read', 'orders:write']),
-    consentedScopes: new Set(),
-    requestedScopes: ['orders:read'],
-  };
+  const f: DelegationFacts = { ...grantedFacts(), userGroupIds: ['group-a', 'group-b'] };
   patch(f);
   return f;
 }
