@@ -1,5 +1,6 @@
 import {
   customClaimsSandbox,
+  CustomClaimsSandbox,
   CustomClaimsScriptError,
   DEFAULT_SANDBOX_LIMITS,
   runCustomClaimsScript,
@@ -124,5 +125,34 @@ describe('customizeUserInfoClaims sandbox', () => {
     await expect(runCustomClaimsScript('return { leaked: typeof globalThis.leak };', {})).resolves.toEqual({
       leaked: 'undefined',
     });
+  });
+});
+
+describe('the hard kill and a host that was busy', () => {
+  it('takes an answer that arrived in time rather than killing the worker when the host thread was blocked', async () => {
+    const sandbox = new CustomClaimsSandbox({ size: 1 });
+    try {
+      const limits = { ...DEFAULT_SANDBOX_LIMITS, timeLimitMs: 50, hardKillGraceMs: 50 };
+      await sandbox.run('return {}', {}, limits);
+      const call = sandbox.run('return { dept: input.dept };', { dept: 'ops' }, limits);
+      // The worker answers within milliseconds on its own thread, while this thread is busy (in a check-phase
+      // callback) for longer than the deadline: the next turn of the event loop runs the due hard-kill timer before
+      // it reads the answer that has been waiting since.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const until = performance.now() + 4 * (limits.timeLimitMs + limits.hardKillGraceMs);
+          while (performance.now() < until) {
+            /* a host thread busy with other requests */
+          }
+          resolve();
+        }),
+      );
+      await expect(call).resolves.toEqual({ dept: 'ops' });
+      // The worker was kept: a loop is still stopped by its own deadline.
+      await expect(sandbox.run('while (true) {}', {}, limits)).rejects.toMatchObject({ reason: 'timeout' });
+      await expect(sandbox.run('return { ok: 1 };', {}, limits)).resolves.toEqual({ ok: 1 });
+    } finally {
+      await sandbox.close();
+    }
   });
 });
