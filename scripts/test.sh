@@ -2,18 +2,15 @@
 # The whole test suite: tools, type-check, format, lint, docs, build (e2e runs the built services), then unit,
 # integration and e2e tests.
 #
-# The machine has two cores and no single step keeps both busy, so the full run uses two lanes once the type-check
-# has passed: unit + integration tests (in-process, no build needed, one database and NATS of their own per file)
-# run beside the format, lint, docs and build steps and then beside the e2e tests. The load tests (e2e/tests/ha:
+# The machine has two cores and no single step keeps both busy, so the full run uses two lanes: unit + integration
+# tests (in-process, no build needed, one database and NATS of their own per file) start as soon as the store and
+# NATS are built and run beside the other tools, the type-check, format, lint, docs and build steps and then beside
+# the e2e tests (a failed check stops them too). The load tests (e2e/tests/ha:
 # replica loss, partitions, rolling restarts) and the Kubernetes control-plane tests run last, alone, so that their
 # timing is never shared with another suite. `npm test -- <jest arguments>` runs one jest with those arguments after
 # the same checks, as before.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/tools.sh ferretdb nats-server helm chromium python-interop py-mcp py-scim keycloak simplesamlphp
-# The upstream identity providers of the upstream sign-in tests (scripts/counterparts.sh: Keycloak, SimpleSAMLphp),
-# started now so that Keycloak's start (20-40 s) overlaps the type-check and lint, and stopped on exit (also when
-# this script is killed: OWNER_PID). The jest runs below get their URLs.
 counterparts="$(mktemp -d "${TMPDIR:-/tmp}/idp-counterparts.XXXXXX")"
 lane=""
 cleanup() {
@@ -22,6 +19,20 @@ cleanup() {
   bash scripts/counterparts.sh stop "$counterparts"
 }
 trap cleanup EXIT
+# The store and NATS first: the unit and integration tests need nothing else (below).
+bash scripts/tools.sh ferretdb nats-server
+out=test-output/jest
+rm -rf "$out" && mkdir -p "$out"
+if [[ $# -eq 0 ]]; then
+  setsid npx jest --ci --selectProjects unit integration --json --outputFile="$out/unit-integration.json" \
+    >"$out/unit-integration.log" 2>&1 &
+  lane=$!
+  echo "test.sh: unit and integration tests started beside the checks and e2e tests (their output follows the e2e tests')"
+fi
+bash scripts/tools.sh helm chromium python-interop py-mcp py-scim keycloak simplesamlphp
+# The upstream identity providers of the upstream sign-in tests (scripts/counterparts.sh: Keycloak, SimpleSAMLphp),
+# started now so that Keycloak's start (20-40 s) overlaps the type-check and lint, and stopped on exit (also when
+# this script is killed: OWNER_PID). The jest runs below get their URLs.
 OWNER_PID=$$ bash scripts/counterparts.sh start "$counterparts" keycloak simplesamlphp
 # The Kubernetes control plane of the chart tests (e2e/tests/chart/kube-*.e2e.test.ts): several minutes to build the
 # first time. IDP_SKIP_KUBE=1 neither builds it nor runs those tests (and says so).
@@ -36,15 +47,6 @@ else
   bash scripts/tools.sh kube
 fi
 npx tsc -p tsconfig.json
-
-out=test-output/jest
-rm -rf "$out" && mkdir -p "$out"
-if [[ $# -eq 0 ]]; then
-  setsid npx jest --ci --selectProjects unit integration --json --outputFile="$out/unit-integration.json" \
-    >"$out/unit-integration.log" 2>&1 &
-  lane=$!
-  echo "test.sh: unit and integration tests started beside the checks and e2e tests (their output follows the e2e tests')"
-fi
 
 # Format and lint (eslint.config.mjs: typescript-eslint's type-checked rules), before any e2e test runs.
 npx prettier --check . --log-level warn
