@@ -3,8 +3,9 @@
  * sets "Needs a passkey sign-in within" on a user's delegation policy (a value the API refuses is shown at the field,
  * then 10 minutes is saved and read back through the API), and the delegation simulator explains the requirement from
  * the sign-in it is given: a password sign-in is refused by the gate sign-in-not-phishing-resistant with the
- * requirement named, a passkey sign-in (acr phr) 3 minutes ago is granted. Each screen is checked with axe (no serious
- * or critical violation) and captured at 1280x800 and 390x844 (test-output/browser/phr-*.png).
+ * requirement named, a passkey sign-in (acr phr) 3 minutes ago is granted. On the user's page the administrator sees the
+ * person's passkeys (name, synced or device-bound, last use) and removes one after confirming. Each screen is checked
+ * with axe (no serious or critical violation) and captured at 1280x800 and 390x844 (test-output/browser/phr-*.png).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +29,7 @@ let cspViolations: string[];
 let tenantId = 0;
 let nheId = '';
 let policyId = '';
+let patId = '';
 const ADMIN = { username: 'phr-admin', password: 'the phr administrator password 1' };
 const RS = 'https://orders.phr.example';
 
@@ -87,6 +89,7 @@ beforeAll(async () => {
   expect(reader.status).toBe(201);
   const pat = await api('POST', `${t}/users`, { username: 'pat', password: 'pat the delegating user 1' });
   expect(pat.status).toBe(201);
+  patId = String(pat.body.id);
   expect((await api('PUT', `${t}/users/${String(pat.body.id)}/roles/${String(reader.body.id)}`)).status).toBe(204);
   const client = await api('POST', `${t}/clients`, {
     name: 'Agent host',
@@ -196,5 +199,54 @@ test('the simulator explains the requirement: a password sign-in is refused, a f
   expect(await page.locator('.decision .layer.sign-in').getAttribute('data-met')).toBe('true');
   expect(await page.locator('.decision .layer.granted').textContent()).toContain('orders:read');
   await checkScreen('simulator-granted');
+  expect(cspViolations).toEqual([]);
+});
+
+test("the user's passkeys: seen on the user's page, one removed after confirming, the other kept", async () => {
+  // Two passkeys as enrolment stores them (e2e/tests/passkeys enrols through Chromium's virtual authenticator): a
+  // synced one used yesterday and a device-bound one never used.
+  const { WebauthnCredential } = h.db.models;
+  const stored = {
+    tenantId,
+    userId: patId,
+    publicKey: 'pQECAyYgASFYIA',
+    counter: 0,
+    transports: ['internal'],
+    attestationFormat: 'none',
+  };
+  await WebauthnCredential.create([
+    {
+      ...stored,
+      credentialId: 'cred-phone',
+      name: "Pat's phone",
+      deviceType: 'multiDevice',
+      backedUp: true,
+      lastUsedAt: new Date(Date.now() - 86_400_000),
+    },
+    { ...stored, credentialId: 'cred-key', name: 'Security key', deviceType: 'singleDevice', backedUp: false },
+  ]);
+  await open('Users');
+  await page.locator('tr[data-user="pat"]').getByRole('link', { name: 'pat' }).click();
+  const detail = page.locator('article.detail');
+  await detail.getByRole('heading', { name: 'User pat' }).waitFor();
+  const phone = detail.locator('tr[data-passkey="cred-phone"]');
+  const key = detail.locator('tr[data-passkey="cred-key"]');
+  await phone.waitFor();
+  expect(await phone.locator('td').nth(1).textContent()).toBe('Synced (amr swk)');
+  expect(await phone.locator('td').nth(3).textContent()).not.toBe('never');
+  expect(await key.locator('td').nth(1).textContent()).toBe('Device-bound (amr hwk)');
+  expect(await key.locator('td').nth(3).textContent()).toBe('never');
+  await checkScreen('user-passkeys');
+
+  await phone.getByRole('button', { name: "Remove passkey Pat's phone" }).click();
+  const dialog = page.getByRole('dialog', { name: "Remove the passkey Pat's phone of pat?" });
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Really remove the passkey' }).click();
+  await detail.getByText("Removed the passkey Pat's phone of pat.").waitFor();
+  await phone.waitFor({ state: 'detached' });
+  expect((await WebauthnCredential.find({ tenantId, userId: patId }).lean()).map((c) => c.credentialId)).toEqual([
+    'cred-key',
+  ]);
+  expect(await key.count()).toBe(1);
   expect(cspViolations).toEqual([]);
 });

@@ -42,7 +42,7 @@ describe('phishing-resistant delegation: a policy that requires it', () => {
       outcome: 'denied',
       error: 'access_denied',
       gate: 'sign-in-not-phishing-resistant',
-      description: `${NEEDS_10}; the subject_token was signed in with acr urn:idp:acr:mfa: sign the user in again with a passkey`,
+      description: `${NEEDS_10}; the user signed in with acr urn:idp:acr:mfa: sign the user in again with a passkey`,
       signIn: { maxAgeMinutes: 10, setBy: 'policy', acr: 'urn:idp:acr:mfa', ageSeconds: 30, met: false },
     });
   });
@@ -53,7 +53,7 @@ describe('phishing-resistant delegation: a policy that requires it', () => {
       outcome: 'denied',
       error: 'access_denied',
       gate: 'sign-in-not-phishing-resistant',
-      description: `${NEEDS_10}; the subject_token does not state its sign-in (no acr): sign the user in again with a passkey`,
+      description: `${NEEDS_10}; the user's sign-in is not stated (no acr): sign the user in again with a passkey`,
     });
   });
 
@@ -94,7 +94,7 @@ describe('phishing-resistant delegation: a policy that requires it', () => {
       outcome: 'denied',
       error: 'access_denied',
       gate: 'sign-in-too-old',
-      description: `${NEEDS_10}; the subject_token comes from a sign-in 10 minutes ago: sign the user in again with a passkey`,
+      description: `${NEEDS_10}; the user signed in 10 minutes ago: sign the user in again with a passkey`,
       signIn: { maxAgeMinutes: 10, setBy: 'policy', acr: 'phr', ageSeconds: 601, met: false },
     });
   });
@@ -109,7 +109,7 @@ describe('phishing-resistant delegation: a policy that requires it', () => {
     expect(d).toMatchObject({
       gate: 'sign-in-too-old',
       description:
-        'this delegation needs a phishing-resistant sign-in (passkey) within the last 1 minute; the subject_token does not state when the user signed in (no auth_time): sign the user in again with a passkey',
+        "this delegation needs a phishing-resistant sign-in (passkey) within the last 1 minute; the time of the user's sign-in is not stated (no auth_time): sign the user in again with a passkey",
     });
   });
 
@@ -273,8 +273,8 @@ describe('phishing-resistant delegation: the tenant default and several policies
       expect(signInRefusal(check)).toEqual({
         gate: 'sign-in-too-old',
         description:
-          'this delegation needs a phishing-resistant sign-in (passkey) within the last 1440 minutes; the subject_token ' +
-          'states a sign-in in the future (auth_time): sign the user in again with a passkey',
+          'this delegation needs a phishing-resistant sign-in (passkey) within the last 1440 minutes; ' +
+          "the user's sign-in is stated in the future (auth_time): sign the user in again with a passkey",
       });
     }
   });

@@ -91,7 +91,11 @@ function printable(value: string): string {
   return value.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?').slice(0, 128);
 }
 
-/** The error_description of a refusal: the requirement, then what the sign-in was (RFC 6749 5.2 characters only). */
+/**
+ * The error_description of a refusal: the requirement, then what the sign-in was (RFC 6749 5.2 characters only).
+ * Worded for every way a sign-in reaches the check (a subject_token, an agent client's authorization, a CIBA
+ * approval), so it names the user's sign-in rather than the token that carried it.
+ */
 export function signInRefusal(check: SignInCheck): {
   gate: 'sign-in-not-phishing-resistant' | 'sign-in-too-old';
   description: string;
@@ -99,21 +103,24 @@ export function signInRefusal(check: SignInCheck): {
   const minutes = check.maxAgeMinutes;
   const need = `this delegation needs a phishing-resistant sign-in (passkey) within the last ${minutes} minute${minutes === 1 ? '' : 's'}`;
   if (check.acr === undefined || !PHISHING_RESISTANT_ACR_VALUES.includes(check.acr)) {
-    const was = check.acr === undefined ? 'does not state its sign-in (no acr)' : `was signed in with acr ${check.acr}`;
+    const was =
+      check.acr === undefined
+        ? "the user's sign-in is not stated (no acr)"
+        : `the user signed in with acr ${check.acr}`;
     return {
       gate: 'sign-in-not-phishing-resistant',
-      description: `${need}; the subject_token ${was}: sign the user in again with a passkey`,
+      description: `${need}; ${was}: sign the user in again with a passkey`,
     };
   }
   // A phishing-resistant acr and an age within the maximum that still failed: auth_time is in the future (checkSignIn).
   const was =
     check.ageSeconds === undefined
-      ? 'does not state when the user signed in (no auth_time)'
+      ? "the time of the user's sign-in is not stated (no auth_time)"
       : check.ageSeconds <= minutes * 60
-        ? 'states a sign-in in the future (auth_time)'
-        : `comes from a sign-in ${Math.floor(check.ageSeconds / 60)} minutes ago`;
+        ? "the user's sign-in is stated in the future (auth_time)"
+        : `the user signed in ${Math.floor(check.ageSeconds / 60)} minutes ago`;
   return {
     gate: 'sign-in-too-old',
-    description: `${need}; the subject_token ${was}: sign the user in again with a passkey`,
+    description: `${need}; ${was}: sign the user in again with a passkey`,
   };
 }

@@ -128,7 +128,7 @@ describe('the dry run explains the requirement from the sign-in it is given', ()
       outcome: 'denied',
       error: 'access_denied',
       gate: 'sign-in-not-phishing-resistant',
-      description: `${NEEDS_10}; the subject_token does not state its sign-in (no acr): sign the user in again with a passkey`,
+      description: `${NEEDS_10}; the user's sign-in is not stated (no acr): sign the user in again with a passkey`,
       signIn: { maxAgeMinutes: 10, setBy: 'policy', met: false },
     });
   });
@@ -148,7 +148,7 @@ describe('the dry run explains the requirement from the sign-in it is given', ()
       outcome: 'denied',
       error: 'access_denied',
       gate: 'sign-in-too-old',
-      description: `${NEEDS_10}; the subject_token comes from a sign-in 12 minutes ago: sign the user in again with a passkey`,
+      description: `${NEEDS_10}; the user signed in 12 minutes ago: sign the user in again with a passkey`,
     });
   });
 

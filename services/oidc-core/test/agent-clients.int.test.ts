@@ -565,7 +565,7 @@ describe('an agent client under a phishing-resistant sign-in requirement', () =>
     );
     const refused = await browser.go(interaction1);
     expect(refused.text).toContain(
-      'this delegation needs a phishing-resistant sign-in (passkey) within the last 10 minutes; the subject_token was signed in with acr urn:idp:acr:pwd',
+      'this delegation needs a phishing-resistant sign-in (passkey) within the last 10 minutes; the user signed in with acr urn:idp:acr:pwd',
     );
     expect(refused.text).not.toContain('>Allow</button>');
 

@@ -144,7 +144,7 @@ describe('a policy that requires a phishing-resistant sign-in within 10 minutes'
       status: 400,
       body: {
         error: 'access_denied',
-        error_description: `${NEEDS}; the subject_token was signed in with acr urn:idp:acr:pwd: sign the user in again with a passkey`,
+        error_description: `${NEEDS}; the user signed in with acr urn:idp:acr:pwd: sign the user in again with a passkey`,
       },
     });
     expect(sidecar.issued).toHaveLength(0);
@@ -185,7 +185,7 @@ describe('a policy that requires a phishing-resistant sign-in within 10 minutes'
       status: 400,
       body: {
         error: 'access_denied',
-        error_description: `${NEEDS}; the subject_token comes from a sign-in 11 minutes ago: sign the user in again with a passkey`,
+        error_description: `${NEEDS}; the user signed in 11 minutes ago: sign the user in again with a passkey`,
       },
     });
     expect(sidecar.issued).toHaveLength(1);
