@@ -2693,10 +2693,11 @@ export interface components {
             id: number;
             name: string;
             settings: {
-                /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
+                /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `maxPendingPerClient` (default 100): undecided requests one client may have over all the people it asks; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
                 backchannelAuthentication: {
                     approvalMaxAuthAgeSeconds: number | null;
                     enabled: boolean;
+                    maxPendingPerClient: number;
                     maxPendingPerUser: number;
                     pollIntervalSeconds: number;
                     requestLifetimeSeconds: number;
@@ -3772,11 +3773,12 @@ export interface operations {
                     id?: number;
                     name: string;
                     settings?: {
-                        /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
+                        /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `maxPendingPerClient` (default 100): undecided requests one client may have over all the people it asks; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
                         backchannelAuthentication?: {
                             /** @description null: any sign-in */
                             approvalMaxAuthAgeSeconds?: number | null;
                             enabled?: boolean;
+                            maxPendingPerClient?: number;
                             maxPendingPerUser?: number;
                             pollIntervalSeconds?: number;
                             requestLifetimeSeconds?: number;
@@ -4099,11 +4101,12 @@ export interface operations {
                     enabled?: boolean;
                     name?: string;
                     settings?: {
-                        /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
+                        /** @description Human approval of agents (OpenID CIBA Core 1.0, poll and ping, with RFC 9396 authorization details of type urn:idp:agent-action). `enabled` (default false): {issuer}/backchannel accepts backchannel authentication requests from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; the token is an NHE delegation token decided, minted and audited like a token exchange. `requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): undecided requests one person may have; one more is refused. `maxPendingPerClient` (default 100): undecided requests one client may have over all the people it asks; one more is refused. `pollIntervalSeconds` (default 5): the `interval` clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): approving needs a sign-in no older than this. Not available to the system tenant. */
                         backchannelAuthentication?: {
                             /** @description null: any sign-in */
                             approvalMaxAuthAgeSeconds?: number | null;
                             enabled?: boolean;
+                            maxPendingPerClient?: number;
                             maxPendingPerUser?: number;
                             pollIntervalSeconds?: number;
                             requestLifetimeSeconds?: number;

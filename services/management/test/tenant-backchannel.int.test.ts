@@ -21,6 +21,7 @@ const DEFAULTS = {
   enabled: false,
   requestLifetimeSeconds: 300,
   maxPendingPerUser: 5,
+  maxPendingPerClient: 100,
   pollIntervalSeconds: 5,
   approvalMaxAuthAgeSeconds: null,
 };
@@ -55,6 +56,7 @@ it('a tenant admin turns it on with its limits; the change invalidates the tenan
 it.each([
   [{ requestLifetimeSeconds: 5 }, 'body.settings.backchannelAuthentication.requestLifetimeSeconds'],
   [{ maxPendingPerUser: 0 }, 'body.settings.backchannelAuthentication.maxPendingPerUser'],
+  [{ maxPendingPerClient: 10_001 }, 'body.settings.backchannelAuthentication.maxPendingPerClient'],
   [{ pollIntervalSeconds: 120 }, 'body.settings.backchannelAuthentication.pollIntervalSeconds'],
   [{ push: true }, 'body.settings.backchannelAuthentication'],
 ])('refuses %j naming the field', async (patch, name) => {

@@ -390,6 +390,29 @@ describe('refused before the person is asked', () => {
     expect(fourth.body.error_description).toMatch(/3 requests waiting/);
   });
 
+  it('the per-client limit: one client cannot keep more requests waiting than the tenant allows; another client can', async () => {
+    const m = app.db.models;
+    await m.Tenant.updateOne({ _id: T }, { $set: { 'settings.backchannelAuthentication.maxPendingPerClient': 2 } });
+    app.pool.evict(T);
+    try {
+      for (let i = 0; i < 2; i++) expect((await backchannel({})).status).toBe(200);
+      // Alice has 2 of her 3: the client's limit is what refuses, before anything is stored or anyone is asked.
+      const third = await backchannel({});
+      expect([third.status, third.body.error]).toEqual([400, 'access_denied']);
+      expect(third.body.error_description).toBe(
+        "this client already has 2 requests waiting for people's decisions; retry after they answer or the requests expire",
+      );
+      expect(await pendingCount()).toBe(2);
+      // Another client (a ping client, which names its notification token) still asks her.
+      const other = await backchannel({ client_notification_token: 'notify-me-limit' }, pingApp);
+      expect([other.status, other.body.error]).toEqual([200, undefined]);
+      expect(await pendingCount()).toBe(3);
+    } finally {
+      await m.Tenant.updateOne({ _id: T }, { $unset: { 'settings.backchannelAuthentication.maxPendingPerClient': 1 } });
+      app.pool.evict(T);
+    }
+  });
+
   it('malformed authorization details and unreadable binding messages are refused in the CIBA error format', async () => {
     const bad = await backchannel({
       authorization_details: JSON.stringify([{ type: ACTION, secret: 'x', actions: ['a'] }]),

@@ -174,6 +174,11 @@ export interface BackchannelAuthenticationSettings {
   requestLifetimeSeconds: number;
   /** Pending requests one person may have at once (no notification flooding); one more is refused. */
   maxPendingPerUser: number;
+  /**
+   * Pending requests one client may have at once, over all the people it asks (a client cannot prompt every person of
+   * the tenant at once); one more is refused.
+   */
+  maxPendingPerClient: number;
   /** Seconds a polling client waits between token requests (`interval`); faster polls are answered slow_down. */
   pollIntervalSeconds: number;
   /** When set, approving needs a sign-in no older than this many seconds (a fresh sign-in or passkey). */
@@ -184,6 +189,7 @@ export const BACKCHANNEL_AUTHENTICATION_DEFAULTS: BackchannelAuthenticationSetti
   enabled: false,
   requestLifetimeSeconds: 300,
   maxPendingPerUser: 5,
+  maxPendingPerClient: 100,
   pollIntervalSeconds: 5,
 };
 
@@ -312,6 +318,7 @@ tenantSchema.add({
           enabled: { type: Boolean },
           requestLifetimeSeconds: { type: Number, min: 30, max: 3600 },
           maxPendingPerUser: { type: Number, min: 1, max: 100 },
+          maxPendingPerClient: { type: Number, min: 1, max: 10000 },
           pollIntervalSeconds: { type: Number, min: 1, max: 60 },
           approvalMaxAuthAgeSeconds: { type: Number, min: 30, max: 86400 },
         },
@@ -1152,6 +1159,8 @@ export interface OidcPayloadDoc {
   lastPolledAt?: Date;
   /** Backchannel authentication requests (CIBA): the person asked, so pending requests are counted and listed per person. */
   accountId?: string;
+  /** Backchannel authentication requests (CIBA): the client that asked, so pending requests are counted per client. */
+  clientId?: string;
 }
 
 export const oidcPayloadSchema = new Schema<OidcPayloadDoc>(
@@ -1167,6 +1176,7 @@ export const oidcPayloadSchema = new Schema<OidcPayloadDoc>(
     consumed: { type: Number },
     lastPolledAt: { type: Date },
     accountId: { type: String },
+    clientId: { type: String },
   },
   { collection: 'oidc_payloads', versionKey: false, minimize: false },
 );
@@ -1176,6 +1186,8 @@ oidcPayloadSchema.index({ tenantId: 1, model: 1, userCode: 1 });
 oidcPayloadSchema.index({ tenantId: 1, model: 1, uid: 1 });
 // A person's pending backchannel authentication requests (CIBA): their approval list and the per-person limit.
 oidcPayloadSchema.index({ tenantId: 1, model: 1, accountId: 1 });
+// ... and the per-client limit.
+oidcPayloadSchema.index({ tenantId: 1, model: 1, clientId: 1 });
 
 export interface CounterDoc {
   _id: string;

@@ -12,7 +12,8 @@ export const BACKCHANNEL_DESCRIPTION =
   'from clients with the grant type urn:openid:params:grant-type:ciba; the person answers on {issuer}/account/agents; ' +
   'the token is an NHE delegation token decided, minted and audited like a token exchange. ' +
   '`requestLifetimeSeconds` (default 300): how long a request waits for the person. `maxPendingPerUser` (default 5): ' +
-  'undecided requests one person may have; one more is refused. `pollIntervalSeconds` (default 5): the `interval` ' +
+  'undecided requests one person may have; one more is refused. `maxPendingPerClient` (default 100): undecided ' +
+  'requests one client may have over all the people it asks; one more is refused. `pollIntervalSeconds` (default 5): the `interval` ' +
   'clients must keep; faster polls are answered slow_down. `approvalMaxAuthAgeSeconds` (absent: any sign-in): ' +
   'approving needs a sign-in no older than this. Not available to the system tenant.';
 
@@ -21,6 +22,7 @@ export const backchannelSettingsPatch = z
     enabled: z.boolean(),
     requestLifetimeSeconds: z.number().int().min(30).max(3600),
     maxPendingPerUser: z.number().int().min(1).max(100),
+    maxPendingPerClient: z.number().int().min(1).max(10_000),
     pollIntervalSeconds: z.number().int().min(1).max(60),
     approvalMaxAuthAgeSeconds: z.number().int().min(30).max(86_400).nullable().describe('null: any sign-in'),
   })
@@ -33,6 +35,7 @@ export const backchannelSettingsView = z
     enabled: z.boolean(),
     requestLifetimeSeconds: z.number().int(),
     maxPendingPerUser: z.number().int(),
+    maxPendingPerClient: z.number().int(),
     pollIntervalSeconds: z.number().int(),
     approvalMaxAuthAgeSeconds: z.number().int().nullable(),
   })

@@ -73,13 +73,17 @@ class MongoAdapter implements Adapter {
       ...(GRANTABLE.has(this.name) && payload.grantId ? { grantId: payload.grantId } : {}),
       ...(this.name === 'DeviceCode' && payload.userCode ? { userCode: payload.userCode } : {}),
       ...(this.name === 'Session' && payload.uid ? { uid: payload.uid } : {}),
-      // A backchannel authentication request (CIBA) names its person while nobody has decided it: their pending list
-      // and per-person limit (provider/ciba/pending.ts). Approved or denied, the record is rewritten without it.
+      // A backchannel authentication request (CIBA) names its person and its client while nobody has decided it: the
+      // person's pending list, the per-person and per-client limits (provider/ciba/pending.ts). Approved or denied,
+      // the record is rewritten without them.
       ...(this.name === 'BackchannelAuthenticationRequest' &&
       typeof payload.accountId === 'string' &&
       !payload.grantId &&
       !payload.error
-        ? { accountId: payload.accountId }
+        ? {
+            accountId: payload.accountId,
+            ...(typeof payload.clientId === 'string' ? { clientId: payload.clientId } : {}),
+          }
         : {}),
     };
     await this.models.OidcPayload.replaceOne({ _id: this.key(id) }, doc, { upsert: true });

@@ -26,7 +26,7 @@ import { CLIENT_PROPS } from '../client-metadata';
 import { clientAddress } from '../client-address';
 import { userinfoAudience } from '../userinfo-audience';
 import { validateAgentAction } from './authorization-details';
-import { countPending, parseDetails, requestHandle } from './pending';
+import { countPending, countPendingOfClient, parseDetails, requestHandle } from './pending';
 import { cibaRuntimeOf } from './runtime';
 import { AGENT_ACTION_TYPE, cibaSettingsOf } from './settings';
 
@@ -194,6 +194,12 @@ async function checkBeforeAsking(ctx: KoaContextWithOIDC, models: Models, tenant
     throw refuse(
       'access_denied',
       `this person already has ${runtime.settings.maxPendingPerUser} requests waiting for their decision; retry after they answer or the requests expire`,
+    );
+  // Nor by one client over many people: a client has at most maxPendingPerClient undecided requests.
+  if ((await countPendingOfClient(models, tenantId, client.clientId)) >= runtime.settings.maxPendingPerClient)
+    throw refuse(
+      'access_denied',
+      `this client already has ${runtime.settings.maxPendingPerClient} requests waiting for people's decisions; retry after they answer or the requests expire`,
     );
   const numericId = Number(client[CLIENT_PROPS.numericId]);
   const details = parseDetails(params.authorization_details);

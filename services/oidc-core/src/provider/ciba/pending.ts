@@ -51,6 +51,16 @@ export function countPending(models: Models, tenantId: number, accountId: string
   return models.OidcPayload.countDocuments({ tenantId, model: CIBA_MODEL, accountId, expiresAt: { $gt: now } });
 }
 
+/** Undecided, unexpired requests of one client, over every person it asked (the per-client limit). */
+export function countPendingOfClient(
+  models: Models,
+  tenantId: number,
+  clientId: string,
+  now = new Date(),
+): Promise<number> {
+  return models.OidcPayload.countDocuments({ tenantId, model: CIBA_MODEL, clientId, expiresAt: { $gt: now } });
+}
+
 /** The person's undecided, unexpired requests, oldest first. */
 export async function listPending(
   models: Models,

@@ -7,7 +7,8 @@ export const CIBA_GRANT_TYPE = 'urn:openid:params:grant-type:ciba';
 export const AGENT_ACTION_TYPE = 'urn:idp:agent-action';
 
 /**
- * settings.backchannelAuthentication with its defaults (off, 5 minutes, 5 pending per person, poll every 5 s).
+ * settings.backchannelAuthentication with its defaults (off, 5 minutes, 5 pending per person and 100 per client, poll
+ * every 5 s).
  * Never in the system tenant: its users are administrators, not people agents act for.
  */
 export function cibaSettingsOf(tenant: Pick<TenantDoc, 'settings' | 'system'>): BackchannelAuthenticationSettings {
