@@ -54,7 +54,10 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   memoryLimitBytes: 8 * 1024 * 1024,
   maxStackBytes: 256 * 1024,
   maxOutputBytes: 16 * 1024,
-  hardKillGraceMs: 250,
+  // Wall-clock time: generous, because a worker of a busy node (or of a CPU-throttled container) may get little CPU
+  // in that time, and a kill fails an honest script (and counts towards its breaker). A truly stuck call holds one
+  // worker of its own tenant's share this long at most.
+  hardKillGraceMs: 1000,
 };
 
 /** Largest script accepted (characters); longer scripts are refused without running. */
@@ -334,7 +337,6 @@ export class CustomClaimsSandbox {
       stderr: true,
     });
     worker.unref();
-    answers.unref();
     const slot: Slot = { worker, answers, ready: false };
     worker.on('message', (status: { ready: boolean; message?: string }) => {
       if (status.ready) {
@@ -346,6 +348,9 @@ export class CustomClaimsSandbox {
       }
     });
     answers.on('message', (answer: WorkerAnswer) => this.answered(slot, answer));
+    // After the listener: adding a 'message' listener refs the port again, and a pool nobody closed must not keep
+    // the process alive (the worker itself is unref'd too).
+    answers.unref();
     worker.on('error', (err) => {
       const wasReady = slot.ready;
       void this.retire(slot, 'sandbox worker failed', 'unavailable');
