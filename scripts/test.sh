@@ -10,7 +10,7 @@
 # timing is never shared with another suite. `npm test -- <jest arguments>` runs one jest with those arguments after
 # the same checks, as before. Each run ends with --forceExit once its results are written: with one worker jest runs
 # the files in its own process, and a timer a test file leaves behind (seen once on Node 22) must not hold the whole
-# command until CI's time limit; jest still says so in its output ("Force exiting Jest").
+# command until CI's time limit. (Jest prints "Force exiting Jest" whenever the flag is given, leak or not.)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 counterparts="$(mktemp -d "${TMPDIR:-/tmp}/idp-counterparts.XXXXXX")"
