@@ -348,8 +348,8 @@ export class CustomClaimsSandbox {
       }
     });
     answers.on('message', (answer: WorkerAnswer) => this.answered(slot, answer));
-    // After the listener: adding a 'message' listener refs the port again, and a pool nobody closed must not keep
-    // the process alive (the worker itself is unref'd too).
+    // After the listener, which refs the port again: the port alone should not keep the process alive (the worker is
+    // unref'd too). A pool nobody closed still did in a standalone script here, before this change as after; close it.
     answers.unref();
     worker.on('error', (err) => {
       const wasReady = slot.ready;
